@@ -1,0 +1,30 @@
+# One-command set-up: every target installs what it needs into .venv first.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: setup demo test bench bench-locomo clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test,bench]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: setup
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash scripts/demo.sh
+
+test: setup
+	$(PY) -m pytest -q
+
+bench: setup
+	$(PY) bench/perf.py
+
+bench-locomo: setup
+	$(PY) bench/locomo.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info server/*.egg-info

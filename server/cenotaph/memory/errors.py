@@ -1,0 +1,31 @@
+"""Domain errors. Each edge (CLI, LSP, MCP) translates them once."""
+
+from __future__ import annotations
+
+
+class CenotaphError(Exception):
+    """Base of every error the domain raises on purpose."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}" if self.field else self.message
+
+
+class InvalidInput(CenotaphError):
+    """A caller's argument is out of bounds; names the field."""
+
+
+class NotFound(CenotaphError):
+    """An id that names nothing."""
+
+
+class Conflict(CenotaphError):
+    """The operation does not apply to the record as it is now (e.g. a forbidden transition)."""
+
+
+class Unavailable(CenotaphError):
+    """A component this operation needs cannot run here (model, SQLite binding)."""

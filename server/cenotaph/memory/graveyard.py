@@ -1,0 +1,213 @@
+"""The graveyard: approaches abandoned in a project or everywhere, keyed on normalized names,
+and the fast lookup every editor keystroke and agent suggestion goes through."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from cenotaph.memory import validate
+from cenotaph.memory.context import Context
+from cenotaph.memory.errors import InvalidInput, NotFound
+from cenotaph.memory.models import AbandonResult, Actor, ApproachCheck
+from cenotaph.nlp import names
+from cenotaph.store import approaches, events, memories, suppressions
+from cenotaph.store.records import ApproachRow, SuppressionRow
+
+_GO_MODULE = re.compile(r"^[a-z0-9.-]+\.[a-z]{2,}/\S+$")
+
+
+def guess_ecosystem(name: str) -> str:
+    if name.startswith("@") and "/" in name:
+        return "npm"
+    if _GO_MODULE.match(name):
+        return "go"
+    return "pypi"
+
+
+def _spelling_pattern(folded: str) -> re.Pattern[str]:
+    """A folded name as people write it: any of '-', '_', '.' (or nothing) where it has '-',
+    never as part of a longer name."""
+    parts = [re.escape(p) for p in folded.split("-")]
+    return re.compile(r"(?<![\w@/.-])" + r"[-_.]?".join(parts) + r"(?![\w/-]|\.\w)", re.IGNORECASE)
+
+
+def _tag_mentions(conn, project: str, key: str, spellings: set[str]) -> None:
+    """Memories written before `key` entered the graveyard name it too: record it as their
+    entity, so a recall suppression on `key` reaches them."""
+    projects = [project] if project == "" else None
+    for spelling in spellings:
+        tokens = [t for t in re.split(r"[^\w]+", spelling) if t]
+        if not tokens:
+            continue
+        phrase = "content : NEAR(" + " ".join('"' + t.replace('"', '""') + '"' for t in tokens) + ", 2)"
+        pattern = _spelling_pattern(spelling)
+        rows = memories.rows_matching(conn, phrase, projects or [project, ""]) if len(tokens) > 1 else \
+            memories.rows_matching(conn, 'content : "' + tokens[0].replace('"', '""') + '"', projects or [project, ""])
+        memories.add_entity(conn, [rid for rid, content in rows if pattern.search(content)], key)
+
+
+@dataclass(slots=True)
+class _Index:
+    seq: int
+    by_key: dict[str, list[ApproachRow]]
+    diagnostic_suppressions: dict[str, list[SuppressionRow]]
+    recall_suppressions: dict[str, list[SuppressionRow]]
+    vocabulary: frozenset[str]
+
+
+class Graveyard:
+    """Reads come from an in-memory index rebuilt only when the event log has moved, so a
+    lookup costs a dictionary access plus one `MAX(seq)` query."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self._index: _Index | None = None
+        self._lock = threading.Lock()
+
+    # --- reads -------------------------------------------------------------------------------
+
+    def index(self) -> _Index:
+        seq = events.last_seq(self.ctx.store.conn)
+        current = self._index
+        if current is not None and current.seq == seq:
+            return current
+        with self._lock, self.ctx.store.read() as conn:
+            seq = events.last_seq(conn)
+            by_key: dict[str, list[ApproachRow]] = defaultdict(list)
+            vocabulary: set[str] = set()
+            for approach in approaches.all_rows(conn):
+                keys = {approach.name, names.fold(approach.name), names.fold(approach.display_name)}
+                keys.update(names.fold(a) for a in approach.aliases)
+                keys.update(names.aliases_for(approach.name))
+                for key in keys:
+                    by_key[key].append(approach)
+                if approach.status == "abandoned":
+                    vocabulary.update(keys)
+            diag: dict[str, list[SuppressionRow]] = defaultdict(list)
+            rec: dict[str, list[SuppressionRow]] = defaultdict(list)
+            for s in suppressions.active(conn):
+                (diag if s.kind == "diagnostic" else rec)[s.value].append(s)
+            self._index = _Index(seq, dict(by_key), dict(diag), dict(rec), frozenset(vocabulary))
+        return self._index
+
+    def vocabulary(self) -> frozenset[str]:
+        return self.index().vocabulary
+
+    def check(self, names_to_check: Iterable[str], project: str, *, include_other_projects: bool = True,
+              ecosystem: str | None = None) -> list[ApproachCheck]:
+        """One verdict per name: this project's record wins over a global one, which wins over
+        another project's; an abandoned record wins over a reinstated one in the same scope."""
+        index = self.index()
+        verdicts = []
+        for raw in names_to_check:
+            keys = names.lookup_keys(raw, ecosystem)
+            found: dict[int, ApproachRow] = {}
+            for key in keys:
+                for approach in index.by_key.get(key, ()):
+                    found[approach.id] = approach
+            verdicts.append(self._verdict(raw, keys[0] if keys else raw, list(found.values()), project,
+                                          include_other_projects, index))
+        return verdicts
+
+    def _verdict(self, raw: str, key: str, found: list[ApproachRow], project: str, include_other: bool,
+                 index: _Index) -> ApproachCheck:
+        def rank(a: ApproachRow) -> tuple[int, int]:
+            scope_rank = 0 if a.project == project else 1 if a.project == "" else 2
+            return scope_rank, 0 if a.status == "abandoned" else 1
+
+        candidates = sorted((a for a in found if include_other or a.project in (project, "")), key=rank)
+        if not candidates:
+            return ApproachCheck(name=raw, key=key, status="clear")
+        best = candidates[0]
+        scope = "project" if best.project == project else "global" if best.project == "" else "other_project"
+        suppressed = any(
+            s.project in ("", project) for k in {best.name, key} for s in index.diagnostic_suppressions.get(k, ())
+        )
+        return ApproachCheck(name=raw, key=best.name, status=best.status, scope=scope, approach=best,
+                             diagnostic_suppressed=suppressed)
+
+    def recall_suppressed_values(self, project: str) -> set[str]:
+        return {v for v, rows in self.index().recall_suppressions.items() if any(s.project in ("", project) for s in rows)}
+
+    def in_scope(self, project: str, *, status: str | None = "abandoned") -> list[ApproachRow]:
+        with self.ctx.store.read() as conn:
+            rows = approaches.all_rows(conn, status=status)
+        return [a for a in rows if a.project in (project, "")]
+
+    def get(self, approach_id: int) -> ApproachRow:
+        with self.ctx.store.read() as conn:
+            found = approaches.get(conn, approach_id)
+        if found is None:
+            raise NotFound(f"no approach #{approach_id}", field="approach_id")
+        return found
+
+    def find(self, name: str, project: str) -> ApproachRow:
+        verdict = self.check([name], project, include_other_projects=False)[0]
+        if verdict.approach is None:
+            raise NotFound(f"{name!r} is not in the graveyard of this project or the global one", field="name")
+        return verdict.approach
+
+    # --- writes ------------------------------------------------------------------------------
+
+    def abandon(self, actor: Actor, name: str, *, reason: str, project: str, effort: int | None = None,
+                ecosystem: str | None = None, aliases: Iterable[str] = (), memory_id: int | None = None,
+                outcome: str = "abandoned") -> AbandonResult:
+        name = validate.text(name, "name", max_length=300).strip()
+        reason = validate.text(reason, "reason")
+        project = validate.project(project)
+        effort = validate.optional_integer(effort, "effort", low=1, high=5)
+        if ecosystem is not None:
+            validate.choice(ecosystem, "ecosystem", names.ECOSYSTEMS)
+        ecosystem = ecosystem or guess_ecosystem(name)
+        key = names.normalize(name, ecosystem)
+        if not key:
+            raise InvalidInput("does not contain a package or tool name", field="name")
+        alias_keys = {names.fold(a) for a in validate.text_list(list(aliases), "aliases")}
+        alias_keys.update(names.aliases_for(key))
+        if names.fold(name) != key:
+            alias_keys.add(names.fold(name))
+        alias_keys.discard(key)
+        now = self.ctx.now()
+        with self.ctx.store.write() as tx:
+            before = approaches.find(tx, project, key)
+            approach_id = approaches.upsert(
+                tx, project=project, name=key, display_name=name, ecosystem=ecosystem, reason=reason, effort=effort,
+                outcome=outcome, memory_id=memory_id, actor=actor.name, at=now,
+            )
+            approaches.add_aliases(tx, approach_id, sorted(alias_keys))
+            _tag_mentions(tx, project, key, {key, names.fold(name), *alias_keys})
+            self.ctx.event(
+                tx, actor=actor.name, action="abandon", target=f"approach:{approach_id}", project=project,
+                before=None if before is None else {"status": before.status, "reason": before.reason},
+                after={"name": key, "status": "abandoned", "effort": effort, "ecosystem": ecosystem}, reason=reason,
+            )
+            recall_suppressed = effort is not None and effort >= 4
+            if recall_suppressed:
+                suppressions.add(tx, project=project, kind="recall", value=key,
+                                 reason=f"abandoned at effort {effort}/5: {reason}", actor=actor.name, at=now)
+                self.ctx.event(tx, actor=actor.name, action="suppress", target=f"suppression:{key}", project=project,
+                               after={"kind": "recall", "value": key, "automatic": True}, reason=reason)
+            approach = approaches.get(tx, approach_id)
+        assert approach is not None
+        return AbandonResult(approach=approach, memory_id=memory_id, recall_suppressed=recall_suppressed)
+
+    def reinstate(self, actor: Actor, name: str, *, reason: str, project: str) -> ApproachRow:
+        reason = validate.text(reason, "reason")
+        approach = self.find(name, validate.project(project))
+        now = self.ctx.now()
+        with self.ctx.store.write() as tx:
+            approaches.set_status(tx, approach.id, "reinstated", reason, actor.name, now)
+            self.ctx.event(tx, actor=actor.name, action="reinstate", target=f"approach:{approach.id}",
+                           project=approach.project, before={"status": approach.status},
+                           after={"status": "reinstated"}, reason=reason)
+            # A reinstated approach no longer keeps its memories out of recall.
+            for s in suppressions.active(tx, kind="recall"):
+                if s.value == approach.name and s.project == approach.project:
+                    suppressions.lift(tx, s.id, reason=f"reinstated: {reason}", actor=actor.name, at=now)
+            found = approaches.get(tx, approach.id)
+        assert found is not None
+        return found

@@ -1,0 +1,169 @@
+"""Text analysis with spaCy, offline: a blank English pipeline with a lookup lemmatizer (the
+English table of spacy-lookups-data, shipped in this package), a PhraseMatcher on LOWER for
+approach names and aliases, and Matcher rules for polarity. `import spacy` costs about two
+seconds, so nothing here is loaded until first use."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from cenotaph.nlp.names import fold
+
+# Polarity vocabulary: a recommendation for something vs. one against it.
+_FOR_LEMMAS = ["use", "prefer", "recommend", "adopt", "keep", "choose", "pick", "enable", "stick", "work", "rely"]
+_AGAINST_LEMMAS = [
+    "avoid", "abandon", "drop", "remove", "ditch", "deprecate", "ban", "disable", "fail", "crash", "break",
+    "hang", "leak", "segfault", "revert", "uninstall", "forbid",
+]
+_AGAINST_WORDS = ["broken", "unusable", "flaky", "unstable", "incompatible", "buggy"]
+_NEGATORS = ["not", "n't", "never", "no", "nobody", "without"]
+
+# Names in prose that look like packages even when the vocabulary does not know them yet.
+_PACKAGE_SHAPED = re.compile(r"(?<![\w@/.-])(@[a-z0-9][\w.-]*/[a-z0-9][\w.-]*|[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)(?![\w/-])")
+_BACKTICKED = re.compile(r"`([A-Za-z0-9@][\w@/.\-]*)`")
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    lemmas: str
+    polarity: int  # +1 recommends, -1 recommends against, 0 neither
+    entities: frozenset[str]
+
+
+class Analyzer:
+    """One spaCy pipeline per process, built on first use; thread-safe."""
+
+    def __init__(self) -> None:
+        self._nlp: Any = None
+        self._matcher: Any = None
+        self._phrases: Any = None
+        self._vocabulary: frozenset[str] = frozenset()
+        self._lock = threading.RLock()
+
+    @property
+    def loaded(self) -> bool:
+        return self._nlp is not None
+
+    def preload(self) -> threading.Thread:
+        thread = threading.Thread(target=self._load, name="cenotaph-analyzer", daemon=True)
+        thread.start()
+        return thread
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._nlp is not None:
+                return self._nlp
+            import spacy
+            from spacy.language import Language
+            from spacy.lookups import Lookups
+            from spacy.matcher import Matcher
+
+            table_path = resources.files("cenotaph.nlp") / "data" / "en_lemma_lookup.json.gz"
+            table: dict[str, str] = json.loads(gzip.decompress(table_path.read_bytes()))
+            nlp = spacy.blank("en")
+            lookups = Lookups()
+            lookups.add_table("lemma_lookup", table)
+            nlp.add_pipe("lemmatizer", config={"mode": "lookup"}).initialize(lookups=lookups)
+
+            # The lookup table is keyed on lower-case words; a capitalised word ("Switched") missed it.
+            if "cenotaph_lower_lemma" not in Language.factories:
+
+                @Language.component("cenotaph_lower_lemma")
+                def lower_lemma(doc):  # type: ignore[no-untyped-def]
+                    for token in doc:
+                        lemma = token.lemma_
+                        if lemma == token.text and token.lower_ != token.text:
+                            lemma = table.get(token.lower_, token.lower_)
+                        token.lemma_ = lemma.lower()
+                    return doc
+
+            nlp.add_pipe("cenotaph_lower_lemma")
+
+            matcher = Matcher(nlp.vocab)
+            matcher.add("FOR", [[{"LEMMA": {"IN": _FOR_LEMMAS}}], [{"LEMMA": "switch"}, {"LOWER": "to"}],
+                                [{"LOWER": "always"}], [{"LEMMA": "go"}, {"LOWER": "with"}]])
+            matcher.add("AGAINST", [
+                [{"LEMMA": {"IN": _AGAINST_LEMMAS}}],
+                [{"LOWER": {"IN": _AGAINST_WORDS}}],
+                [{"LOWER": {"IN": _NEGATORS}}, {"IS_ALPHA": True, "OP": "?"}, {"LEMMA": {"IN": _FOR_LEMMAS}}],
+                [{"LEMMA": {"IN": ["switch", "move", "migrate", "stay"]}}, {"LOWER": "away"}],
+                [{"LEMMA": "get"}, {"LOWER": "rid"}],
+                [{"LOWER": "no"}, {"LOWER": "longer"}],
+                [{"LOWER": "stop"}, {"LEMMA": "use"}],
+                [{"LOWER": "never"}],
+            ])
+            self._matcher = matcher
+            self._nlp = nlp
+            return nlp
+
+    def set_vocabulary(self, names: Iterable[str]) -> None:
+        """Approach names and aliases (any spelling) that entity extraction recognises."""
+        vocabulary = frozenset(fold(n) for n in names if n.strip())
+        with self._lock:
+            if vocabulary == self._vocabulary and self._phrases is not None:
+                return
+            nlp = self._load()
+            from spacy.matcher import PhraseMatcher
+
+            phrases = PhraseMatcher(nlp.vocab, attr="LOWER")
+            patterns = [nlp.make_doc(v) for v in vocabulary]
+            # Folding maps '_' and '.' to '-'; match the other spellings people write too.
+            patterns += [nlp.make_doc(v.replace("-", sep)) for v in vocabulary if "-" in v for sep in ("_", ".", "")]
+            if patterns:
+                phrases.add("NAME", patterns)
+            self._phrases = phrases
+            self._vocabulary = vocabulary
+
+    def lemmas(self, text: str) -> str:
+        nlp = self._load()
+        with self._lock:
+            doc = nlp(text)
+        return " ".join(t.lemma_ for t in doc if not t.is_punct and not t.is_space)
+
+    def analyze(self, text: str) -> Analysis:
+        nlp = self._load()
+        with self._lock:
+            doc = nlp(text)
+            lemmas = " ".join(t.lemma_ for t in doc if not t.is_punct and not t.is_space)
+            polarity = self._polarity(doc)
+            entities = {fold(doc[start:end].text) for start, end in self._name_spans(doc)}
+        entities.update(fold(m) for m in _PACKAGE_SHAPED.findall(text))
+        entities.update(fold(m) for m in _BACKTICKED.findall(text))
+        return Analysis(lemmas=lemmas, polarity=polarity, entities=frozenset(entities))
+
+    def _name_spans(self, doc: Any) -> list[tuple[int, int]]:
+        """Vocabulary matches that stand alone: "onnx" in "onnx-tools" is another name."""
+        if self._phrases is None:
+            return []
+        spans = []
+        for _, start, end in sorted(self._phrases(doc), key=lambda m: m[1]):
+            glued_before = start > 0 and not doc[start - 1].whitespace_ and doc[start - 1].text in "-_/@."
+            glued_after = end < len(doc) - 1 and not doc[end - 1].whitespace_ and doc[end].text in "-_/"
+            if not (glued_before or glued_after):
+                spans.append((start, end))
+        return spans
+
+    def _polarity(self, doc: Any) -> int:
+        for_spans: list[tuple[int, int]] = []
+        against_spans: list[tuple[int, int]] = []
+        for match_id, start, end in self._matcher(doc):
+            label = doc.vocab.strings[match_id]
+            (for_spans if label == "FOR" else against_spans).append((start, end))
+        # A recommendation inside a negation ("don't use") counts against, not for.
+        for_spans = [s for s in for_spans if not any(a[0] <= s[0] < a[1] for a in against_spans)]
+        score = len(for_spans) - len(against_spans)
+        return (score > 0) - (score < 0)
+
+    def names_in(self, text: str) -> list[str]:
+        """Vocabulary names (folded) that occur in `text` as whole names, in order of appearance."""
+        nlp = self._load()
+        with self._lock:
+            doc = nlp.make_doc(text)
+            return list(dict.fromkeys(fold(doc[s:e].text) for s, e in self._name_spans(doc)))

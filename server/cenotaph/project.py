@@ -1,0 +1,74 @@
+"""Which project a call is about: `--project`, else `.cenotaph.toml`'s `project` in the
+repository root, else the normalized git `origin` URL, else the repository's absolute path."""
+
+from __future__ import annotations
+
+import configparser
+import re
+import tomllib
+from pathlib import Path
+
+ROOT_MARKERS = (".git", ".cenotaph.toml")
+
+
+def repository_root(start: Path) -> Path | None:
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if any((folder / marker).exists() for marker in ROOT_MARKERS):
+            return folder
+    return None
+
+
+def normalize_remote(url: str) -> str:
+    """`git@github.com:Owner/Repo.git`, `https://user@github.com/Owner/Repo/` → `github.com/owner/repo`."""
+    url = url.strip()
+    scp = re.match(r"^(?:[\w.-]+@)?([\w.-]+):(?!//)(.+)$", url)
+    if scp and "://" not in url:
+        host, path = scp.groups()
+    else:
+        match = re.match(r"^[a-z+]+://(?:[^@/]+@)?([^/:]+)(?::\d+)?/(.+)$", url, re.IGNORECASE)
+        if not match:
+            return url.rstrip("/").removesuffix(".git").lower()
+        host, path = match.groups()
+    path = path.strip("/").removesuffix(".git")
+    return f"{host.lower()}/{path.lower()}"
+
+
+def _origin_url(root: Path) -> str | None:
+    git = root / ".git"
+    if git.is_file():  # a worktree or submodule: "gitdir: <path>"
+        text = git.read_text(encoding="utf-8", errors="replace").strip()
+        if text.startswith("gitdir:"):
+            gitdir = (root / text.split(":", 1)[1].strip()).resolve()
+            common = gitdir / "commondir"
+            git = (gitdir / common.read_text().strip()).resolve() if common.exists() else gitdir
+    config_file = git / "config"
+    if not config_file.is_file():
+        return None
+    parser = configparser.ConfigParser(strict=False, interpolation=None)
+    try:
+        parser.read(config_file, encoding="utf-8")
+    except configparser.Error:
+        return None
+    section = 'remote "origin"'
+    return parser.get(section, "url", fallback=None) if parser.has_section(section) else None
+
+
+def resolve(explicit: str | None, start: Path) -> str:
+    if explicit is not None:
+        return explicit
+    root = repository_root(start)
+    if root is None:
+        return str(start.resolve())
+    settings = root / ".cenotaph.toml"
+    if settings.is_file():
+        try:
+            declared = tomllib.loads(settings.read_text(encoding="utf-8")).get("project")
+        except tomllib.TOMLDecodeError:
+            declared = None
+        if isinstance(declared, str) and declared.strip():
+            return declared.strip()
+    origin = _origin_url(root)
+    if origin:
+        return normalize_remote(origin)
+    return str(root)

@@ -1,0 +1,78 @@
+"""The store: one SQLite file shared by every Cenotaph process."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from cenotaph.store import migrations
+from cenotaph.store.connect import open_connection, versions
+
+
+class Store:
+    """A connection with its migrations applied. Writes go through `write()` (BEGIN IMMEDIATE,
+    so concurrent writers queue on the busy timeout instead of failing on upgrade), reads through
+    `read()` (one snapshot)."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path) if str(path) != ":memory:" else path
+        self.conn = open_connection(path)
+        self._lock = threading.RLock()
+        self._depth = 0
+        self.schema_version = migrations.migrate(self.conn)
+
+    def close(self) -> None:
+        with self._lock:
+            self.conn.close()
+
+    @contextmanager
+    def write(self) -> Iterator[Any]:
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self.conn
+                finally:
+                    self._depth -= 1
+                return
+            self.conn.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield self.conn
+            except BaseException:
+                self._depth = 0
+                self.conn.execute("ROLLBACK")
+                raise
+            self._depth = 0
+            self.conn.execute("COMMIT")
+
+    @contextmanager
+    def read(self) -> Iterator[Any]:
+        with self._lock:
+            if self._depth:
+                yield self.conn
+                return
+            self.conn.execute("BEGIN")
+            self._depth = 1
+            try:
+                yield self.conn
+            finally:
+                self._depth = 0
+                self.conn.execute("COMMIT")
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, conn: Any, key: str, value: str) -> None:
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def versions(self) -> tuple[str, str]:
+        with self._lock:
+            return versions(self.conn)

@@ -1,0 +1,67 @@
+"""SQL for the append-only, hash-chained event log (audit trail and change feed)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from cenotaph.store.records import EventRow
+
+GENESIS = "0" * 64
+_COLUMNS = "seq, at, actor, action, target, project, before, after, reason, prev_hash, hash"
+
+
+def event_hash(prev_hash: str, at: str, actor: str, action: str, target: str, project: str,
+               before: str | None, after: str | None, reason: str | None) -> str:
+    payload = json.dumps([prev_hash, at, actor, action, target, project, before, after, reason], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def append(conn: Any, *, at: str, actor: str, action: str, target: str, project: str,
+           before: Any = None, after: Any = None, reason: str | None = None) -> int:
+    """Append one event inside the caller's write transaction; returns its sequence number."""
+    last = conn.execute("SELECT hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+    prev_hash = last[0] if last else GENESIS
+    before_json = None if before is None else json.dumps(before, ensure_ascii=False, sort_keys=True)
+    after_json = None if after is None else json.dumps(after, ensure_ascii=False, sort_keys=True)
+    digest = event_hash(prev_hash, at, actor, action, target, project, before_json, after_json, reason)
+    cur = conn.execute(
+        "INSERT INTO events (at, actor, action, target, project, before, after, reason, prev_hash, hash) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (at, actor, action, target, project, before_json, after_json, reason, prev_hash, digest),
+    )
+    return cur.lastrowid
+
+
+def last_seq(conn: Any) -> int:
+    return conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
+
+
+def since(conn: Any, seq: int, limit: int = 1000) -> list[EventRow]:
+    rows = conn.execute(f"SELECT {_COLUMNS} FROM events WHERE seq > ? ORDER BY seq LIMIT ?", (seq, limit))
+    return [EventRow(*r) for r in rows]
+
+
+def query(conn: Any, *, target: str | None, since_at: str | None, limit: int) -> list[EventRow]:
+    clauses, params = ["1"], []
+    if target is not None:
+        clauses.append("target = ?")
+        params.append(target)
+    if since_at is not None:
+        clauses.append("at >= ?")
+        params.append(since_at)
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM events WHERE {' AND '.join(clauses)} ORDER BY seq LIMIT ?", [*params, limit]
+    )
+    return [EventRow(*r) for r in rows]
+
+
+def iterate(conn: Any, batch: int = 5000):
+    seq = 0
+    while True:
+        rows = since(conn, seq, batch)
+        if not rows:
+            return
+        yield from rows
+        seq = rows[-1].seq

@@ -1,0 +1,208 @@
+"""SQL for memory rows, their full-text index and their extracted entities."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cenotaph.store.records import MemoryRow
+
+COLUMNS = (
+    "id, memory_id, version, project, kind, content, content_hash, tags, source, actor, state, state_reason, "
+    "reinstate_hints, trust, trust_reason, polarity, valid_from, valid_to, recorded_at, superseded_at, effort, "
+    "outcome, iterations, breakthrough, gotchas, recall_count, last_recalled_at, lemmas, context"
+)
+_M_COLUMNS = ", ".join(f"m.{c.strip()}" for c in COLUMNS.split(","))
+_JSON_LIST_FIELDS = {"tags", "reinstate_hints", "gotchas"}
+
+
+def _row(values: Sequence[Any]) -> MemoryRow:
+    names = [c.strip() for c in COLUMNS.split(",")]
+    data = dict(zip(names, values, strict=True))
+    for name in _JSON_LIST_FIELDS:
+        data[name] = json.loads(data[name])
+    return MemoryRow(**data)
+
+
+@dataclass(slots=True)
+class Scope:
+    """Which rows a read may see. `as_of` reads what the store held then (record time);
+    `valid_at` reads what held in the world then (valid time)."""
+
+    projects: tuple[str, ...]
+    states: tuple[str, ...] = ("active", "deprioritised")
+    include_refuted: bool = False
+    as_of: str | None = None
+    valid_at: str | None = None
+    kinds: tuple[str, ...] = ()
+    extra_params: list[Any] = field(default_factory=list)
+
+    def where(self, alias: str = "m") -> tuple[str, list[Any]]:
+        clauses = [f"{alias}.project IN ({','.join('?' * len(self.projects))})"]
+        params: list[Any] = list(self.projects)
+        if self.as_of is None:
+            clauses.append(f"{alias}.superseded_at IS NULL")
+            clauses.append(f"{alias}.state IN ({','.join('?' * len(self.states))})")
+            params.extend(self.states)
+            if not self.include_refuted:
+                clauses.append(f"{alias}.trust <> 'refuted'")
+        else:
+            # State and trust as they were then are replayed from transitions by the caller.
+            clauses.append(f"{alias}.recorded_at <= ? AND ({alias}.superseded_at IS NULL OR {alias}.superseded_at > ?)")
+            params.extend([self.as_of, self.as_of])
+        if self.valid_at is not None:
+            clauses.append(f"{alias}.valid_from <= ? AND ({alias}.valid_to IS NULL OR {alias}.valid_to > ?)")
+            params.extend([self.valid_at, self.valid_at])
+        if self.kinds:
+            clauses.append(f"{alias}.kind IN ({','.join('?' * len(self.kinds))})")
+            params.extend(self.kinds)
+        return " AND ".join(clauses), params
+
+
+def next_memory_id(conn: Any) -> int:
+    return conn.execute("SELECT COALESCE(MAX(memory_id), 0) + 1 FROM memories").fetchone()[0]
+
+
+def insert(conn: Any, row: MemoryRow) -> int:
+    """Insert a version row; returns its row id."""
+    cur = conn.execute(
+        """INSERT INTO memories (memory_id, version, project, kind, content, content_hash, lemmas, context, tags,
+               source, actor, state, state_reason, reinstate_hints, trust, trust_reason, polarity, valid_from,
+               valid_to, recorded_at, superseded_at, effort, outcome, iterations, breakthrough, gotchas)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        (
+            row.memory_id, row.version, row.project, row.kind, row.content, row.content_hash, row.lemmas,
+            row.context, json.dumps(row.tags), row.source, row.actor, row.state, row.state_reason,
+            json.dumps(row.reinstate_hints), row.trust, row.trust_reason, row.polarity, row.valid_from,
+            row.valid_to, row.recorded_at, row.superseded_at, row.effort, row.outcome, row.iterations,
+            row.breakthrough, json.dumps(row.gotchas),
+        ),
+    )
+    return cur.lastrowid
+
+
+def current(conn: Any, memory_id: int) -> MemoryRow | None:
+    """The live version of a memory (deleted ones included: their tombstone row stays)."""
+    found = conn.execute(
+        f"SELECT {COLUMNS} FROM memories WHERE memory_id = ? AND superseded_at IS NULL", (memory_id,)
+    ).fetchone()
+    return _row(found) if found else None
+
+
+def versions(conn: Any, memory_id: int) -> list[MemoryRow]:
+    rows = conn.execute(f"SELECT {COLUMNS} FROM memories WHERE memory_id = ? ORDER BY version", (memory_id,))
+    return [_row(r) for r in rows]
+
+
+def by_row_ids(conn: Any, row_ids: Iterable[int]) -> dict[int, MemoryRow]:
+    ids = list(row_ids)
+    if not ids:
+        return {}
+    rows = conn.execute(f"SELECT {COLUMNS} FROM memories WHERE id IN ({','.join('?' * len(ids))})", ids)
+    return {r[0]: _row(r) for r in rows}
+
+
+def list_rows(conn: Any, scope: Scope, *, limit: int, order: str = "m.recorded_at DESC") -> list[MemoryRow]:
+    where, params = scope.where()
+    rows = conn.execute(f"SELECT {_M_COLUMNS} FROM memories m WHERE {where} ORDER BY {order} LIMIT ?", [*params, limit])
+    return [_row(r) for r in rows]
+
+
+def fts_search(conn: Any, match: str, scope: Scope, limit: int) -> list[tuple[int, float]]:
+    """(row id, BM25 score, larger is better) of rows matching an FTS5 expression."""
+    where, params = scope.where()
+    rows = conn.execute(
+        f"""SELECT m.id, -bm25(memory_fts, 1.0, 0.6, 0.25) AS score
+            FROM memory_fts JOIN memories m ON m.id = memory_fts.rowid
+            WHERE memory_fts MATCH ? AND {where}
+            ORDER BY score DESC LIMIT ?""",
+        [match, *params, limit],
+    )
+    return [(r[0], r[1]) for r in rows]
+
+
+def substring_search(conn: Any, needle: str, scope: Scope, limit: int) -> list[int]:
+    """Row ids whose content contains `needle` byte for byte (the exact lane's last resort)."""
+    where, params = scope.where()
+    rows = conn.execute(
+        f"SELECT m.id FROM memories m WHERE instr(m.content, ?) > 0 AND {where} ORDER BY m.recorded_at DESC LIMIT ?",
+        [needle, *params, limit],
+    )
+    return [r[0] for r in rows]
+
+
+def set_fields(conn: Any, row_id: int, **fields: Any) -> None:
+    for name in _JSON_LIST_FIELDS & fields.keys():
+        fields[name] = json.dumps(fields[name])
+    assignments = ", ".join(f"{name} = ?" for name in fields)
+    conn.execute(f"UPDATE memories SET {assignments} WHERE id = ?", [*fields.values(), row_id])
+
+
+def bump_recalled(conn: Any, memory_ids: Sequence[int], at: str) -> None:
+    conn.executemany(
+        "UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = ? "
+        "WHERE memory_id = ? AND superseded_at IS NULL",
+        [(at, mid) for mid in memory_ids],
+    )
+
+
+def live_with_hash(conn: Any, project: str, kind: str, content_hash: str) -> int | None:
+    found = conn.execute(
+        "SELECT memory_id FROM memories WHERE project = ? AND kind = ? AND content_hash = ? "
+        "AND superseded_at IS NULL AND state IN ('active','deprioritised') LIMIT 1",
+        (project, kind, content_hash),
+    ).fetchone()
+    return found[0] if found else None
+
+
+def replace_entities(conn: Any, row_id: int, values: Iterable[str]) -> None:
+    conn.execute("DELETE FROM memory_entities WHERE memory_row = ?", (row_id,))
+    conn.executemany(
+        "INSERT OR IGNORE INTO memory_entities (memory_row, value) VALUES (?, ?)", [(row_id, v) for v in values]
+    )
+
+
+def rows_with_entities(conn: Any, row_ids: Sequence[int], values: Sequence[str]) -> set[int]:
+    if not row_ids or not values:
+        return set()
+    rows = conn.execute(
+        f"SELECT DISTINCT memory_row FROM memory_entities WHERE memory_row IN ({','.join('?' * len(row_ids))}) "
+        f"AND value IN ({','.join('?' * len(values))})",
+        [*row_ids, *values],
+    )
+    return {r[0] for r in rows}
+
+
+def count_current(conn: Any) -> int:
+    return conn.execute("SELECT COUNT(*) FROM memories WHERE superseded_at IS NULL").fetchone()[0]
+
+
+def all_current(conn: Any) -> list[MemoryRow]:
+    rows = conn.execute(f"SELECT {COLUMNS} FROM memories WHERE superseded_at IS NULL AND state <> 'deleted' ORDER BY id")
+    return [_row(r) for r in rows]
+
+
+def fts_rowids(conn: Any) -> set[int]:
+    return {r[0] for r in conn.execute("SELECT rowid FROM memory_fts")}
+
+
+def all_row_ids(conn: Any) -> set[int]:
+    return {r[0] for r in conn.execute("SELECT id FROM memories")}
+
+
+def add_entity(conn: Any, row_ids: Iterable[int], value: str) -> None:
+    conn.executemany(
+        "INSERT OR IGNORE INTO memory_entities (memory_row, value) VALUES (?, ?)", [(rid, value) for rid in row_ids]
+    )
+
+
+def rows_matching(conn: Any, match: str, projects: Sequence[str]) -> list[tuple[int, str]]:
+    """(row id, content) of current rows in `projects` matching an FTS5 expression."""
+    rows = conn.execute(
+        f"""SELECT m.id, m.content FROM memory_fts JOIN memories m ON m.id = memory_fts.rowid
+            WHERE memory_fts MATCH ? AND m.superseded_at IS NULL AND m.project IN ({','.join('?' * len(projects))})""",
+        [match, *projects],
+    )
+    return [(r[0], r[1]) for r in rows]

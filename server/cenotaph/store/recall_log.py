@@ -1,0 +1,26 @@
+"""SQL for the recall log (kept 30 days): what was recalled, by whom, with which results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cenotaph.store.records import RecallLogRow
+
+
+def append(conn: Any, *, at: str, actor: str, project: str, query: str, results: str) -> None:
+    conn.execute(
+        "INSERT INTO recall_log (at, actor, project, query, results) VALUES (?, ?, ?, ?, ?)",
+        (at, actor, project, query, results),
+    )
+
+
+def prune(conn: Any, before: str) -> None:
+    conn.execute("DELETE FROM recall_log WHERE at < ?", (before,))
+
+
+def since(conn: Any, project: str, at: str) -> list[RecallLogRow]:
+    rows = conn.execute(
+        "SELECT id, at, actor, project, query, results FROM recall_log WHERE project IN (?, '') AND at >= ? ORDER BY id",
+        (project, at),
+    )
+    return [RecallLogRow(*r) for r in rows]

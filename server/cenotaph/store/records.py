@@ -1,0 +1,96 @@
+"""Rows as the store hands them out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class MemoryRow:
+    id: int
+    memory_id: int
+    version: int
+    project: str
+    kind: str
+    content: str
+    content_hash: str
+    tags: list[str]
+    source: str
+    actor: str
+    state: str
+    state_reason: str | None
+    reinstate_hints: list[str]
+    trust: str
+    trust_reason: str | None
+    polarity: int
+    valid_from: str
+    valid_to: str | None
+    recorded_at: str
+    superseded_at: str | None
+    effort: int | None
+    outcome: str | None
+    iterations: int | None
+    breakthrough: str | None
+    gotchas: list[str]
+    recall_count: int
+    last_recalled_at: str | None
+    lemmas: str = ""
+    context: str = ""
+
+
+@dataclass(slots=True)
+class ApproachRow:
+    id: int
+    project: str
+    name: str
+    display_name: str
+    ecosystem: str
+    reason: str
+    effort: int | None
+    outcome: str
+    status: str
+    status_reason: str | None
+    memory_id: int | None
+    actor: str
+    created_at: str
+    updated_at: str
+    aliases: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class SuppressionRow:
+    id: int
+    project: str
+    kind: str
+    value: str
+    reason: str
+    actor: str
+    created_at: str
+    lifted_at: str | None
+    lifted_reason: str | None
+    lifted_by: str | None
+
+
+@dataclass(slots=True)
+class EventRow:
+    seq: int
+    at: str
+    actor: str
+    action: str
+    target: str
+    project: str
+    before: str | None
+    after: str | None
+    reason: str | None
+    prev_hash: str
+    hash: str
+
+
+@dataclass(slots=True)
+class RecallLogRow:
+    id: int
+    at: str
+    actor: str
+    project: str
+    query: str
+    results: str

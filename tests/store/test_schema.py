@@ -1,0 +1,120 @@
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cenotaph.store import memories, migrations, vectors
+from cenotaph.store.connect import binding, open_connection
+from cenotaph.store.db import Store
+from cenotaph.store.records import MemoryRow
+
+EXPECTED_TABLES = {
+    "meta", "memories", "memory_fts", "memory_entities", "transitions", "tombstones", "approaches",
+    "approach_aliases", "suppressions", "contradictions", "dismissals", "proposals", "recall_log", "events",
+    "schema_migrations",
+}
+EXPECTED_TRIGGERS = {"memories_fts_insert", "memories_fts_delete", "memories_fts_update", "events_no_update",
+                     "events_no_delete"}
+
+
+def _tables(conn) -> set[str]:
+    rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'memory_fts_%'")
+    return {r[0] for r in rows if not r[0].startswith("sqlite_")}
+
+
+def test_empty_database_migrates_to_the_expected_schema(tmp_path: Path):
+    store = Store(tmp_path / "s.db")
+    assert store.schema_version == len(migrations.MIGRATIONS)
+    assert _tables(store.conn) == EXPECTED_TABLES
+    triggers = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    assert triggers == EXPECTED_TRIGGERS
+    recorded = store.conn.execute("SELECT version, name FROM schema_migrations ORDER BY version").fetchall()
+    assert recorded == [(1, "m0001_initial")]
+    columns = {r[1] for r in store.conn.execute("PRAGMA table_info(memories)")}
+    assert {"valid_from", "valid_to", "recorded_at", "superseded_at", "trust", "state", "effort", "outcome"} <= columns
+
+
+def test_pragmas_wal_foreign_keys_busy_timeout(tmp_path: Path):
+    store = Store(tmp_path / "s.db")
+    assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert store.conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
+
+
+def test_migrating_twice_applies_nothing_new(tmp_path: Path):
+    Store(tmp_path / "s.db").close()
+    store = Store(tmp_path / "s.db")
+    assert store.conn.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0] == len(migrations.MIGRATIONS)
+
+
+def test_a_newer_schema_is_refused(tmp_path: Path):
+    store = Store(tmp_path / "s.db")
+    store.conn.execute("INSERT INTO schema_migrations VALUES (999, 'future', 'x')")
+    store.close()
+    with pytest.raises(migrations.SchemaTooNew):
+        Store(tmp_path / "s.db")
+
+
+def test_binding_loads_sqlite_vec():
+    conn = open_connection(":memory:")
+    assert conn.execute("SELECT vec_version()").fetchone()[0].startswith("v0.1")
+    assert binding().name in {"sqlite3", "sqlean", "pysqlite3"}
+
+
+def _row(memory_id: int, content: str) -> MemoryRow:
+    return MemoryRow(
+        id=0, memory_id=memory_id, version=1, project="p", kind="note", content=content, content_hash=str(memory_id),
+        tags=[], source="human", actor="t", state="active", state_reason=None, reinstate_hints=[], trust="confirmed",
+        trust_reason=None, polarity=0, valid_from="2026-01-01T00:00:00.000000Z", valid_to=None,
+        recorded_at="2026-01-01T00:00:00.000000Z", superseded_at=None, effort=None, outcome=None, iterations=None,
+        breakthrough=None, gotchas=[], recall_count=0, last_recalled_at=None, lemmas="", context="",
+    )
+
+
+def test_fts_and_vectors_stay_in_step_on_insert_update_delete(tmp_path: Path):
+    store = Store(tmp_path / "s.db")
+    with store.write() as conn:
+        vectors.create(conn, 4)
+        ids = []
+        for i, text in enumerate(["alpha beta", "gamma delta", "epsilon"], start=1):
+            rid = memories.insert(conn, _row(i, text))
+            vectors.insert(conn, rid, "p", np.array([1, i, 0, 0], dtype=np.float32))
+            ids.append(rid)
+    conn = store.conn
+    assert memories.fts_rowids(conn) == set(ids) == vectors.row_ids(conn)
+    with store.write() as conn:
+        memories.set_fields(conn, ids[0], content="zeta eta")
+    hits = {r[0] for r in conn.execute("SELECT rowid FROM memory_fts WHERE memory_fts MATCH 'zeta'")}
+    assert hits == {ids[0]}
+    stale = {r[0] for r in conn.execute("SELECT rowid FROM memory_fts WHERE memory_fts MATCH 'alpha'")}
+    assert stale == set()
+    with store.write() as conn:
+        conn.execute("DELETE FROM memories WHERE id = ?", (ids[1],))
+    assert memories.fts_rowids(conn) == {ids[0], ids[2]} == vectors.row_ids(conn)
+
+
+def test_events_are_append_only(tmp_path: Path):
+    from cenotaph.store import events
+
+    store = Store(tmp_path / "s.db")
+    with store.write() as conn:
+        events.append(conn, at="t", actor="a", action="x", target="y", project="p")
+    with pytest.raises(Exception, match="append-only"):
+        with store.write() as conn:
+            conn.execute("UPDATE events SET actor = 'b'")
+    with pytest.raises(Exception, match="append-only"):
+        with store.write() as conn:
+            conn.execute("DELETE FROM events")
+    assert store.conn.execute("SELECT actor FROM events").fetchall() == [("a",)]
+
+
+def test_failed_write_rolls_back_everything(tmp_path: Path):
+    store = Store(tmp_path / "s.db")
+    with pytest.raises(RuntimeError):
+        with store.write() as conn:
+            memories.insert(conn, _row(1, "kept only if committed"))
+            raise RuntimeError("boom")
+    assert store.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 0
+    with store.write() as conn:
+        memories.insert(conn, _row(1, "committed"))
+    assert store.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 1
