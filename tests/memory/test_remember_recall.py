@@ -1,0 +1,242 @@
+"""Rules of remember, recall, the graveyard and check_approaches (issue 2), on the real model."""
+
+from __future__ import annotations
+
+import pytest
+
+from cenotaph.memory.errors import InvalidInput
+from cenotaph.memory.recall import experience_weight, is_syntax_shaped
+from tests.conftest import AGENT, HUMAN
+
+P = "github.com/acme/app"
+
+
+def ids(response, result_type="memory"):
+    return [r.id for r in response.results if r.result_type == result_type]
+
+
+def test_content_round_trips_verbatim_and_exact_lane_finds_it(memory):
+    tricky = "if a < b && c: print('<b>ok</b> &amp; \"quoted\"')\n\ttab and trailing space "
+    stored = memory.remember(HUMAN, tricky, project=P)
+    memory.remember(HUMAN, "Unrelated note about deployment windows", project=P)
+    assert stored.memory.content == tricky
+    response = memory.recall(HUMAN, "if a < b && c", project=P)
+    assert response.lane == "exact"
+    assert response.results[0].id == stored.id
+    assert response.results[0].content == tricky
+    assert response.results[0].lane == "exact"
+
+
+def test_near_duplicate_is_refused_with_the_existing_id_and_force_stores_it(memory):
+    first = memory.remember(HUMAN, "The CI runs on two cores with 24 GiB of memory", project=P)
+    again = memory.remember(HUMAN, "The CI runs on two cores with 24 GiB of memory.", project=P)
+    assert not again.stored and again.duplicate_of == first.id and again.similarity >= 0.92
+    forced = memory.remember(HUMAN, "The CI runs on two cores with 24 GiB of memory.", project=P, force=True)
+    assert forced.stored and forced.id != first.id
+    # Another kind or another project is not a duplicate.
+    assert memory.remember(HUMAN, "The CI runs on two cores with 24 GiB of memory", project=P, kind="fact").stored
+    assert memory.remember(HUMAN, "The CI runs on two cores with 24 GiB of memory", project="other").stored
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"content": ""}, "content"),
+        ({"content": "   "}, "content"),
+        ({"content": "x" * 50_001}, "content"),
+        ({"content": "nul\x00byte"}, "content"),
+        ({"content": "lone \ud800 surrogate"}, "content"),
+        ({"kind": "rumour"}, "kind"),
+        ({"valid_from": "the day before yesterday"}, "valid_from"),
+        ({"valid_from": "2026-13-45"}, "valid_from"),
+        ({"tags": "not-a-list"}, "tags"),
+    ],
+)
+def test_bad_input_names_the_field_and_writes_nothing(memory, kwargs, field):
+    args = {"content": "a valid memory", **kwargs}
+    content = args.pop("content")
+    with pytest.raises(InvalidInput) as caught:
+        memory.remember(HUMAN, content, project=P, **args)
+    assert caught.value.field == field
+    assert memory.ctx.store.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 0
+    assert memory.ctx.store.conn.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 0
+    # Positive control: the same call with valid input is stored.
+    assert memory.remember(HUMAN, "a valid memory", project=P).stored
+
+
+def test_content_of_exactly_the_limit_is_accepted(memory):
+    assert memory.remember(HUMAN, "y" * 50_000, project=P).stored
+
+
+def test_effort_outside_one_to_five_is_refused(memory):
+    with pytest.raises(InvalidInput) as caught:
+        memory.abandon(HUMAN, "left-pad", reason="gone", project=P, effort=6)
+    assert caught.value.field == "effort"
+    with pytest.raises(InvalidInput):
+        memory.record_experience(HUMAN, "tried", project=P, outcome="success", effort=0)
+    assert memory.check_approaches(["left-pad"], project=P)[0].status == "clear"
+    assert memory.abandon(HUMAN, "left-pad", reason="gone", project=P, effort=5).approach.effort == 5
+
+
+def test_recall_never_crosses_projects_but_includes_global_marked(memory):
+    mine = memory.remember(HUMAN, "Deploys go through the blue-green pipeline", project=P)
+    theirs = memory.remember(HUMAN, "Deploys go through the blue-green pipeline on Fridays", project="other/repo")
+    shared = memory.remember(HUMAN, "Deploys must never happen during a freeze window", project="")
+    response = memory.recall(HUMAN, "how do deploys work", project=P)
+    found = ids(response)
+    assert mine.id in found and shared.id in found
+    assert theirs.id not in found
+    by_id = {r.id: r for r in response.results}
+    assert by_id[shared.id].is_global and not by_id[mine.id].is_global
+
+
+def test_graveyard_warning_comes_first_with_its_reason(memory):
+    memory.remember(HUMAN, "Embeddings are computed with a small ONNX model on CPU", project=P)
+    memory.abandon(HUMAN, "onnxruntime", reason="SIGILL on Alpine musl", project=P, effort=4)
+    response = memory.recall(HUMAN, "should we use onnxruntime for embeddings", project=P)
+    first = response.results[0]
+    assert first.result_type == "abandoned_warning"
+    assert first.name == "onnxruntime" and first.reason == "SIGILL on Alpine musl" and first.lane == "graveyard"
+    assert any(r.result_type == "memory" for r in response.results[1:])
+
+
+def test_graveyard_warning_only_for_names_in_the_query(memory):
+    memory.abandon(HUMAN, "onnxruntime", reason="SIGILL", project=P)
+    memory.abandon(HUMAN, "left-pad", reason="unpublished", project=P)
+    response = memory.recall(HUMAN, "is left-pad still a good idea", project=P)
+    assert [r.name for r in response.results if r.result_type == "abandoned_warning"] == ["left-pad"]
+
+
+def test_other_projects_abandonment_does_not_warn_in_recall(memory):
+    memory.abandon(HUMAN, "celery", reason="too heavy for us", project="other/repo")
+    memory.abandon(HUMAN, "rq", reason="lost jobs", project=P)
+    response = memory.recall(HUMAN, "celery or rq for background jobs", project=P)
+    assert [r.name for r in response.results if r.result_type == "abandoned_warning"] == ["rq"]
+
+
+def test_import_name_aliases_resolve_to_the_distribution(memory):
+    memory.abandon(HUMAN, "PyYAML", reason="use the stdlib tomllib instead", project=P)
+    memory.abandon(HUMAN, "opencv-python", reason="wheels too large", project=P)
+    checks = {c.name: c for c in memory.check_approaches(["yaml", "cv2", "pyyaml", "py_yaml", "numpy"], project=P)}
+    assert checks["yaml"].status == "abandoned" and checks["yaml"].key == "pyyaml"
+    assert checks["cv2"].status == "abandoned" and checks["cv2"].key == "opencv-python"
+    assert checks["pyyaml"].status == "abandoned"
+    assert checks["numpy"].status == "clear"
+
+
+def test_pep503_normalization_of_abandoned_names(memory):
+    memory.abandon(HUMAN, "Scikit_Learn", reason="heavy", project=P)
+    checks = memory.check_approaches(["scikit-learn", "sklearn", "scikit.learn", "scikit"], project=P)
+    assert [c.status for c in checks] == ["abandoned", "abandoned", "abandoned", "clear"]
+
+
+def test_check_prefers_project_over_global_over_other(memory):
+    memory.abandon(HUMAN, "requests", reason="global reason", project="")
+    memory.abandon(HUMAN, "httpx", reason="other project's reason", project="other/repo")
+    memory.abandon(HUMAN, "requests", reason="project reason", project=P)
+    requests, httpx = memory.check_approaches(["requests", "httpx"], project=P)
+    assert requests.scope == "project" and requests.approach.reason == "project reason"
+    assert httpx.scope == "other_project"
+    (httpx_strict,) = memory.check_approaches(["httpx"], project=P, include_other_projects=False)
+    assert httpx_strict.status == "clear"
+
+
+def test_reinstated_approach_stops_warning(memory):
+    memory.abandon(HUMAN, "onnxruntime", reason="SIGILL", project=P, effort=2)
+    memory.reinstate_approach(HUMAN, "onnxruntime", reason="fixed in 1.20", project=P)
+    (check,) = memory.check_approaches(["onnxruntime"], project=P)
+    assert check.status == "reinstated"
+    response = memory.recall(HUMAN, "should we use onnxruntime", project=P)
+    assert not [r for r in response.results if r.result_type == "abandoned_warning"]
+
+
+def test_high_effort_abandonment_keeps_its_memories_out_of_recall(memory):
+    about = memory.remember(HUMAN, "onnxruntime needs AVX2 on this CPU", project=P)
+    longer_word = memory.remember(HUMAN, "onnxruntimes plural is not the package name, AVX2 CPU", project=P)
+    result = memory.abandon(HUMAN, "onnxruntime", reason="SIGILL", project=P, effort=5)
+    assert result.recall_suppressed
+    found = ids(memory.recall(HUMAN, "AVX2 CPU requirements", project=P))
+    assert about.id not in found
+    assert longer_word.id in found
+
+
+def test_low_effort_abandonment_does_not_suppress(memory):
+    about = memory.remember(HUMAN, "onnxruntime needs AVX2 on this CPU", project=P)
+    result = memory.abandon(HUMAN, "onnxruntime", reason="SIGILL", project=P, effort=2)
+    assert not result.recall_suppressed
+    assert about.id in ids(memory.recall(HUMAN, "AVX2 CPU requirements", project=P))
+
+
+def test_record_experience_writes_the_graveyard(memory):
+    result = memory.record_experience(
+        AGENT, "Tried three vector stores for the embeddings cache", project=P, outcome="partial", effort=3,
+        iterations=4, breakthrough="sqlite-vec partitions", gotchas=["faiss wheels lack AVX512"],
+        abandoned=[("faiss-cpu", "no wheels for musl"), ("chromadb", "pulls a server")],
+    )
+    assert len(result.abandoned) == 2
+    checks = {c.name: c for c in memory.check_approaches(["faiss", "chromadb", "sqlite-vec"], project=P)}
+    assert checks["faiss"].status == "abandoned" and checks["faiss"].approach.memory_id == result.id
+    assert checks["chromadb"].approach.reason == "pulls a server"
+    assert checks["sqlite-vec"].status == "clear"
+    stored = memory.recall(AGENT, "vector stores for the embeddings cache", project=P).results
+    mine = [r for r in stored if r.id == result.id]
+    assert mine and mine[0].trust == "unverified"
+
+
+def test_agent_writes_are_unverified_and_human_writes_confirmed(memory):
+    a = memory.remember(AGENT, "The build uses ninja", project=P)
+    h = memory.remember(HUMAN, "The release is cut on Tuesdays", project=P)
+    assert a.memory.trust == "unverified" and a.memory.source == "agent" and a.memory.actor == "mcp:test-agent"
+    assert h.memory.trust == "confirmed" and h.memory.source == "human"
+
+
+def test_results_carry_lane_and_score_components_in_rank_order(memory):
+    memory.remember(HUMAN, "Postgres connection pool is capped at 20", project=P)
+    memory.remember(HUMAN, "Redis is only a cache, never the source of truth", project=P)
+    response = memory.recall(HUMAN, "what is the database connection limit", project=P)
+    scores = [r.score for r in response.results]
+    assert scores == sorted(scores, reverse=True)
+    top = response.results[0]
+    assert "connection pool" in top.content
+    assert top.lane == "semantic" and top.components.cosine is not None
+    c = top.components
+    assert top.score == pytest.approx(c.relevance * c.state_factor * c.trust_factor * c.recency
+                                      * c.experience_weight * c.temporal_boost, rel=1e-4)
+
+
+def test_recall_is_logged_and_counts_bumped(memory):
+    m = memory.remember(HUMAN, "Feature flags live in LaunchDarkly", project=P)
+    memory.recall(HUMAN, "where do feature flags live", project=P)
+    conn = memory.ctx.store.conn
+    assert conn.execute("SELECT COUNT(*) FROM recall_log").fetchone()[0] == 1
+    assert conn.execute("SELECT recall_count FROM memories WHERE memory_id = ?", (m.id,)).fetchone()[0] == 1
+
+
+def test_experience_weight_amplifies_success_never_failure():
+    assert experience_weight("success", 5) == pytest.approx(1.8)
+    assert experience_weight("success", 1) == pytest.approx(1.0)
+    assert experience_weight("abandoned", 5) == pytest.approx(0.1)
+    assert experience_weight("abandoned", 1) == pytest.approx(0.1)
+    assert experience_weight("failed", 5) < 1.0
+    assert experience_weight(None, None) == 1.0
+
+
+@pytest.mark.parametrize("query", ["src/cenotaph/cli.py", "--force", "MAX_CONTENT_LENGTH", "open_memory(",
+                                   "cenotaph.store.db", "a && b", "x == y"])
+def test_syntax_shaped_queries(query):
+    assert is_syntax_shaped(query)
+
+
+@pytest.mark.parametrize("query", ["should we use onnxruntime for embeddings", "why did the deploy fail",
+                                   "what did Caroline say about adoption"])
+def test_prose_queries_are_semantic(query):
+    assert not is_syntax_shaped(query)
+
+
+def test_every_write_appends_a_chained_event(memory):
+    memory.remember(HUMAN, "first", project=P)
+    memory.abandon(HUMAN, "left-pad", reason="gone", project=P)
+    rows = memory.ctx.store.conn.execute("SELECT seq, action, prev_hash, hash FROM events ORDER BY seq").fetchall()
+    assert [r[1] for r in rows] == ["remember", "remember", "abandon"]
+    assert all(rows[i][2] == rows[i - 1][3] for i in range(1, len(rows)))
+    assert memory.change_seq() == rows[-1][0]
