@@ -17,6 +17,9 @@ from cenotaph.nlp import names
 from cenotaph.store import approaches, events, memories, suppressions
 from cenotaph.store.records import ApproachRow, SuppressionRow
 
+# Event targets that change what the index holds.
+GRAVEYARD_TARGETS = ("approach:", "suppression:")
+
 _GO_MODULE = re.compile(r"^[a-z0-9.-]+\.[a-z]{2,}/\S+$")
 
 
@@ -77,6 +80,10 @@ class Graveyard:
             return current
         with self._lock, self.ctx.store.read() as conn:
             seq = events.last_seq(conn)
+            if self._index is not None and not events.touches_since(conn, self._index.seq, GRAVEYARD_TARGETS):
+                # Only memories changed: the graveyard is as it was.
+                self._index.seq = seq
+                return self._index
             by_key: dict[str, list[ApproachRow]] = defaultdict(list)
             vocabulary: set[str] = set()
             for approach in approaches.all_rows(conn):

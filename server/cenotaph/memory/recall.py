@@ -210,7 +210,7 @@ class Recaller:
                 relevance = 1.0 if c.exact else 0.5 * bm25.get(row.id, 0.0) + 0.4
             else:
                 relevance = BM25_WEIGHT * bm25.get(row.id, 0.0) + (1 - BM25_WEIGHT) * cosine.get(row.id, 0.0)
-            recorded = datetime.strptime(row.recorded_at, TIME_FORMAT).replace(tzinfo=now.tzinfo)
+            recorded = datetime.fromisoformat(row.recorded_at)
             age_days = max(0.0, (now - recorded).total_seconds() / 86400)
             components = ScoreComponents(
                 relevance=round(relevance, 6), bm25=c.bm25, cosine=c.cosine,

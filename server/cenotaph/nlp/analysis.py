@@ -45,6 +45,7 @@ class Analyzer:
         self._matcher: Any = None
         self._phrases: Any = None
         self._vocabulary: frozenset[str] = frozenset()
+        self._source: object = None  # the last collection handed to set_vocabulary, to skip re-folding it
         self._lock = threading.RLock()
 
     @property
@@ -105,8 +106,11 @@ class Analyzer:
 
     def set_vocabulary(self, names: Iterable[str]) -> None:
         """Approach names and aliases (any spelling) that entity extraction recognises."""
+        if names is self._source:
+            return
         vocabulary = frozenset(fold(n) for n in names if n.strip())
         with self._lock:
+            self._source = names
             if vocabulary == self._vocabulary and self._phrases is not None:
                 return
             nlp = self._load()

@@ -96,7 +96,12 @@ def lookup_keys(name: str, ecosystem: str | None = None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(k for k in keys if k))
 
 
+_IMPORT_NAMES_BY_DISTRIBUTION: Final[dict[str, tuple[str, ...]]] = {
+    dist: tuple(sorted(a for a, d in PYTHON_IMPORT_ALIASES.items() if d == dist and a != dist))
+    for dist in set(PYTHON_IMPORT_ALIASES.values())
+}
+
+
 def aliases_for(name: str) -> tuple[str, ...]:
     """Import names known to stand for the distribution `name` (e.g. `pyyaml` → `yaml`)."""
-    key = fold(name)
-    return tuple(sorted(alias for alias, dist in PYTHON_IMPORT_ALIASES.items() if dist == key and alias != key))
+    return _IMPORT_NAMES_BY_DISTRIBUTION.get(fold(name), ())

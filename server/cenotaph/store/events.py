@@ -65,3 +65,12 @@ def iterate(conn: Any, batch: int = 5000):
             return
         yield from rows
         seq = rows[-1].seq
+
+
+def touches_since(conn: Any, seq: int, prefixes: tuple[str, ...]) -> bool:
+    """Whether any event after `seq` targets a record whose target starts with one of `prefixes`."""
+    clause = " OR ".join("target LIKE ?" for _ in prefixes)
+    found = conn.execute(
+        f"SELECT 1 FROM events WHERE seq > ? AND ({clause}) LIMIT 1", [seq, *(p + "%" for p in prefixes)]
+    ).fetchone()
+    return found is not None

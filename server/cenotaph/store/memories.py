@@ -14,16 +14,17 @@ COLUMNS = (
     "reinstate_hints, trust, trust_reason, polarity, valid_from, valid_to, recorded_at, superseded_at, effort, "
     "outcome, iterations, breakthrough, gotchas, recall_count, last_recalled_at, lemmas, context"
 )
-_M_COLUMNS = ", ".join(f"m.{c.strip()}" for c in COLUMNS.split(","))
+_NAMES = tuple(c.strip() for c in COLUMNS.split(","))
+_M_COLUMNS = ", ".join(f"m.{name}" for name in _NAMES)
 _JSON_LIST_FIELDS = {"tags", "reinstate_hints", "gotchas"}
+_JSON_POSITIONS = tuple(i for i, name in enumerate(_NAMES) if name in _JSON_LIST_FIELDS)
 
 
 def _row(values: Sequence[Any]) -> MemoryRow:
-    names = [c.strip() for c in COLUMNS.split(",")]
-    data = dict(zip(names, values, strict=True))
-    for name in _JSON_LIST_FIELDS:
-        data[name] = json.loads(data[name])
-    return MemoryRow(**data)
+    fields = list(values)
+    for i in _JSON_POSITIONS:
+        fields[i] = json.loads(fields[i]) if fields[i] != "[]" else []
+    return MemoryRow(*fields)
 
 
 @dataclass(slots=True)
@@ -206,3 +207,30 @@ def rows_matching(conn: Any, match: str, projects: Sequence[str]) -> list[tuple[
         [match, *projects],
     )
     return [(r[0], r[1]) for r in rows]
+
+
+def entities_of(conn: Any, row_id: int) -> list[str]:
+    return [r[0] for r in conn.execute("SELECT value FROM memory_entities WHERE memory_row = ? ORDER BY value", (row_id,))]
+
+
+def row_ids_of(conn: Any, memory_id: int) -> list[int]:
+    return [r[0] for r in conn.execute("SELECT id FROM memories WHERE memory_id = ? ORDER BY version", (memory_id,))]
+
+
+def erase_content(conn: Any, memory_id: int) -> None:
+    """Remove what a forgotten memory said from every version (its hash stays, for the tombstone)."""
+    conn.execute(
+        "UPDATE memories SET content = '', lemmas = '', context = '', tags = '[]', breakthrough = NULL, "
+        "gotchas = '[]' WHERE memory_id = ?",
+        (memory_id,),
+    )
+    conn.execute("DELETE FROM memory_entities WHERE memory_row IN (SELECT id FROM memories WHERE memory_id = ?)",
+                 (memory_id,))
+
+
+def projects(conn: Any) -> list[str]:
+    return [r[0] for r in conn.execute("SELECT DISTINCT project FROM memories ORDER BY project")]
+
+
+def memory_ids(conn: Any) -> list[int]:
+    return [r[0] for r in conn.execute("SELECT DISTINCT memory_id FROM memories ORDER BY memory_id")]

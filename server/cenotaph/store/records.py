@@ -94,3 +94,59 @@ class RecallLogRow:
     project: str
     query: str
     results: str
+
+
+@dataclass(slots=True)
+class ProposalRow:
+    """An agent's destructive or epistemic verb, waiting for a person to accept or reject it."""
+
+    id: int
+    project: str
+    action: str
+    target: str
+    arguments: dict
+    reason: str
+    actor: str
+    status: str
+    created_at: str
+    decided_at: str | None
+    decided_by: str | None
+    decision_reason: str | None
+
+
+@dataclass(slots=True)
+class ContradictionRow:
+    id: int
+    project: str
+    memory_a: int
+    memory_b: int
+    found_by: str
+    explanation: str
+    status: str
+    resolution: str | None
+    reason: str | None
+    actor: str
+    created_at: str
+    decided_at: str | None
+    decided_by: str | None
+
+
+@dataclass(slots=True)
+class TransitionRow:
+    id: int
+    memory_id: int
+    field: str
+    from_value: str | None
+    to_value: str
+    reason: str | None
+    actor: str
+    at: str
+
+
+@dataclass(slots=True)
+class TombstoneRow:
+    memory_id: int
+    content_hash: str
+    reason: str
+    actor: str
+    at: str

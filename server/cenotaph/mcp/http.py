@@ -1,0 +1,250 @@
+"""MCP over Streamable HTTP from inside another process's event loop (the language server's:
+its stdio belongs to the editor), behind a per-start bearer token, with Origin/Host checks;
+and the endpoint files that let agents on this machine find it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import ipaddress
+import logging
+import os
+import secrets
+import socket
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import uvicorn
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+from pydantic import BaseModel, ValidationError
+from starlette.requests import Request
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from cenotaph import paths
+from cenotaph.mcp.server import build_server
+from cenotaph.memory.errors import InvalidInput
+from cenotaph.memory.service import Memory
+
+log = logging.getLogger(__name__)
+
+MCP_PATH = "/mcp"
+SHUTDOWN_GRACE_SECONDS = 1
+
+
+class EndpointReport(BaseModel):
+    """What the language server tells its editor client (shared_schema/endpoint.schema.json)."""
+
+    url: str
+    token: str
+    project: str
+
+
+class EndpointRecord(EndpointReport):
+    """One endpoint file: the report plus the process that serves it."""
+
+    pid: int
+    started_at: str
+
+
+# --- the server ----------------------------------------------------------------------------------
+
+
+class _BearerToken:
+    """The SDK's TokenVerifier for the one token this start accepts (constant-time compare)."""
+
+    def __init__(self, token: str) -> None:
+        self._token = token.encode()
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        if hmac.compare_digest(token.encode(), self._token):
+            return AccessToken(token=token, client_id="cenotaph-local", scopes=[])
+        return None
+
+
+class _HostOriginGuard:
+    """DNS-rebinding checks on every request, before authentication: a page from a foreign
+    origin learns nothing, not even whether a token would have worked."""
+
+    def __init__(self, app: ASGIApp, settings: TransportSecuritySettings) -> None:
+        self.app = app
+        self._checks = TransportSecurityMiddleware(settings)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            refusal = await self._checks.validate_request(Request(scope), is_post=False)
+            if refusal is not None:
+                await refusal(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+class _EmbeddedServer(uvicorn.Server):
+    """uvicorn without its signal handlers: the host process (the language server) owns them."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+@dataclass(slots=True)
+class HttpEndpoint:
+    url: str
+    token: str
+    project: str
+    endpoint_file: Path | None
+    _server: _EmbeddedServer = field(repr=False)
+    _task: asyncio.Task[None] = field(repr=False)
+
+    def report(self) -> EndpointReport:
+        return EndpointReport(url=self.url, token=self.token, project=self.project)
+
+    async def stop(self) -> None:
+        """Stop serving (open streams get SHUTDOWN_GRACE_SECONDS) and remove the endpoint file."""
+        if self.endpoint_file is not None:
+            self.endpoint_file.unlink(missing_ok=True)
+            self.endpoint_file = None
+        self._server.should_exit = True
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def _security(host: str, port: int) -> TransportSecuritySettings:
+    hosts = [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
+    origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+    if not _is_loopback(host):
+        hosts.append(f"{_url_host(host)}:{port}")
+        origins.append(f"http://{_url_host(host)}:{port}")
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
+
+
+async def serve_http(memory: Memory, *, project: str, host: str = "127.0.0.1", port: int = 0,
+                     token: str | None = None, allow_remote: bool = False,
+                     endpoint_file: bool = True) -> HttpEndpoint:
+    """Serve the MCP tools on `http://host:port/mcp` as a task on the running loop. `port` 0
+    lets the OS choose; the token is random per start unless given. A non-loopback `host` is
+    refused unless `allow_remote` and an explicit `token` are both given. With
+    `endpoint_file`, `{url, token, project, pid}` is written to a 0600 file (see
+    `write_endpoint_file`) that `stop()` removes."""
+    if not _is_loopback(host) and not (allow_remote and token):
+        raise InvalidInput(f"{host!r} is not a loopback address; serving MCP beyond this machine needs "
+                           "allow_remote and an explicit token", field="host")
+    if token is not None and len(token) < 16:
+        raise InvalidInput("a bearer token needs at least 16 characters", field="token")
+    token = token or secrets.token_urlsafe(32)
+
+    # Bound before uvicorn starts, so the URL is known and a failed bind raises here (uvicorn
+    # would call sys.exit inside the host's loop).
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.create_server((host, port), family=family)
+    port = sock.getsockname()[1]
+    url = f"http://{_url_host(host)}:{port}{MCP_PATH}"
+
+    # No resource_server_url: there is no OAuth server to point clients at, only the token.
+    auth = AuthSettings(issuer_url=f"http://{_url_host(host)}:{port}", resource_server_url=None)
+    mcp = build_server(memory, project=project, token_verifier=_BearerToken(token), auth=auth)
+    security = _security(host, port)
+    app = _HostOriginGuard(mcp.streamable_http_app(streamable_http_path=MCP_PATH, transport_security=security,
+                                                   host=host), security)
+    config = uvicorn.Config(app, log_config=None, access_log=False, log_level="warning", lifespan="on",
+                            timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS)
+    server = _EmbeddedServer(config)
+    task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]), name="cenotaph-mcp-http")
+    while not server.started:
+        if task.done():
+            sock.close()
+            try:
+                task.result()
+            except SystemExit:  # uvicorn's way of reporting a failed startup
+                pass
+            raise RuntimeError("the MCP HTTP server stopped while starting (see the log)")
+        await asyncio.sleep(0.01)
+    path = write_endpoint_file(url, token, project, os.getpid()) if endpoint_file else None
+    log.info("MCP over HTTP at %s for project %r", url, project)
+    return HttpEndpoint(url=url, token=token, project=project, endpoint_file=path, _server=server, _task=task)
+
+
+# --- endpoint files ------------------------------------------------------------------------------
+
+
+def endpoints_dir() -> Path:
+    return paths.state_dir() / "endpoints"
+
+
+def _private_dir(folder: Path) -> None:
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)  # mkdir's mode is filtered by the umask and ignored for existing folders
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process: alive
+    with contextlib.suppress(OSError, IndexError):
+        # A zombie (exited, not yet reaped) serves nothing either.
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.rsplit(")", 1)[1].split()[0] != "Z"
+    return True
+
+
+def write_endpoint_file(url: str, token: str, project: str, pid: int) -> Path:
+    """Write `<pid>.json` (0600, in a 0700 folder) atomically; stale files of dead processes
+    in the folder, and an earlier file of a reused pid, are replaced or removed."""
+    folder = endpoints_dir()
+    _private_dir(folder)
+    read_endpoints()  # prunes the stale ones
+    record = EndpointRecord(url=url, token=token, project=project, pid=pid,
+                            started_at=datetime.now(UTC).isoformat(timespec="seconds"))
+    target = folder / f"{pid}.json"
+    fd, temporary = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")  # mkstemp creates 0600
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(record.model_dump_json(indent=2))
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def read_endpoints(project: str | None = None) -> list[EndpointRecord]:
+    """The live endpoints on this machine (of `project`, when given); files left by processes
+    that are gone are removed."""
+    folder = endpoints_dir()
+    found = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            record = EndpointRecord.model_validate_json(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, ValidationError):
+            continue  # being written, or not ours
+        if not _pid_alive(record.pid):
+            log.info("removing stale MCP endpoint file %s (process %d is gone)", path, record.pid)
+            path.unlink(missing_ok=True)
+            continue
+        if project is None or record.project == project:
+            found.append(record)
+    return found
+

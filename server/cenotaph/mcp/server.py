@@ -1,0 +1,62 @@
+"""The MCP server: the domain verbs as typed tools. `cenotaph mcp` serves them over stdio; the
+language server serves the same tools over Streamable HTTP (`cenotaph.mcp.http`)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from mcp.server.auth.provider import TokenVerifier
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import MCPServer
+
+from cenotaph import __version__
+from cenotaph.mcp.tools import briefing, contradictions, graveyard, lifecycle, memories, suppressions, trust
+from cenotaph.mcp.tools.base import ToolEnv
+from cenotaph.memory.service import Memory
+
+log = logging.getLogger(__name__)
+
+TOOL_GROUPS = (briefing, memories, graveyard, lifecycle, trust, contradictions, suppressions)
+
+INSTRUCTIONS = """\
+Cenotaph is the memory this project's people and agents share.
+Call `briefing` when you start on the project, `check_approaches` before suggesting a library or tool,
+and `recall` before re-deriving a decision. Record what you learn with `remember`, `record_experience`
+and `abandon`. Your writes are attributed to you; forgetting, refuting, resolving and lifting
+suppressions become proposals a person accepts in the editor."""
+
+
+def build_server(memory: Memory, *, project: str, client_actor_prefix: str = "mcp",
+                 token_verifier: TokenVerifier | None = None, auth: AuthSettings | None = None) -> MCPServer:
+    """An MCP server whose tools act on `memory` for `project` (`""`: the global scope)."""
+    server = MCPServer("cenotaph", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING",
+                       token_verifier=token_verifier, auth=auth)
+    env = ToolEnv(memory=memory, project=project, actor_prefix=client_actor_prefix)
+    for group in TOOL_GROUPS:
+        group.register(server, env)
+    return server
+
+
+def main(args: argparse.Namespace) -> int:
+    """`cenotaph mcp`: stdio belongs to the protocol, so everything else goes to stderr."""
+    from cenotaph import project as project_resolution
+    from cenotaph.app import open_memory
+    from cenotaph.memory.errors import CenotaphError
+    from cenotaph.store.connect import StoreUnavailable
+    from cenotaph.store.migrations import SchemaTooNew
+
+    project = args.project if args.project is not None else project_resolution.resolve(None, Path.cwd())
+    try:
+        memory = open_memory(args.db)
+    except (CenotaphError, StoreUnavailable, SchemaTooNew) as exc:
+        sys.stderr.write(f"cenotaph: error: {exc}\n")
+        return 2
+    log.info("serving MCP over stdio for project %r on %s", project, memory.ctx.store.path)
+    try:
+        build_server(memory, project=project).run("stdio")
+    finally:
+        memory.ctx.store.close()
+    return 0

@@ -1,0 +1,57 @@
+"""What every tool module shares: the store it serves, who is calling, and the one place where
+domain errors become MCP error results."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Annotated
+
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from cenotaph.memory.errors import CenotaphError
+from cenotaph.memory.models import Actor
+from cenotaph.memory.service import Memory
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
+
+# Argument types shared by several tools; the SDK checks them and names the field on failure.
+MemoryId = Annotated[int, Field(ge=1, description="The memory's id (as returned by remember or recall).")]
+Reason = Annotated[str, Field(min_length=1, max_length=2000, description="Why: kept with the change in the audit log.")]
+GlobalScope = Annotated[bool, Field(description="True: applies in every project, not only this one.")]
+
+
+@dataclass(slots=True)
+class ToolEnv:
+    """The store and project a server instance works on. Tool calls are serialised: sync tools
+    run on worker threads, and the domain objects share one SQLite connection."""
+
+    memory: Memory
+    project: str
+    actor_prefix: str = "mcp"
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def actor(self, ctx: Context) -> Actor:
+        """`mcp:<client name>` from the client's `clientInfo`."""
+        params = ctx.session.client_params
+        name = params.client_info.name.strip() if params is not None else ""
+        return Actor(name=f"{self.actor_prefix}:{name or 'unknown'}", kind="agent")
+
+    def scope(self, global_scope: bool = False) -> str:
+        return "" if global_scope else self.project
+
+    @contextmanager
+    def domain(self) -> Iterator[Memory]:
+        """Run domain calls; a domain error becomes an error result that names its field."""
+        with self._lock:
+            try:
+                yield self.memory
+            except CenotaphError as exc:
+                raise ToolError(str(exc)) from None

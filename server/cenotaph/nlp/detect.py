@@ -1,0 +1,1191 @@
+"""Where a document names a package, tool or image: imports in code, declarations in manifests
+and Dockerfiles, plain mentions in prose, each with its exact LSP range.
+
+Every scanner works on the raw text and tolerates files that are mid-edit: nothing here relies
+on a parser succeeding. Scanners yield character offsets into the text; `detect` turns them into
+(line, UTF-16 column) positions once, at the end.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Literal, NamedTuple
+from urllib.parse import unquote
+
+from cenotaph.nlp.names import fold, normalize
+
+MentionKind = Literal["import", "declaration", "mention"]
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    name: str  # the name as written in the document
+    key: str  # names.normalize(name, ecosystem); names.fold(name) for prose mentions
+    ecosystem: str
+    kind: MentionKind
+    line: int  # 0-based
+    start: int  # 0-based column in UTF-16 code units
+    end: int  # exclusive, UTF-16 code units
+
+
+class _Hit(NamedTuple):
+    start: int  # offset into the text
+    end: int
+    ecosystem: str
+    kind: MentionKind
+
+
+# ---------------------------------------------------------------------------------------------
+# Document kinds
+
+_NAME_KINDS: Mapping[str, str] = {
+    "agents.md": "instructions",
+    "claude.md": "instructions",
+    ".cursorrules": "instructions",
+    "pyproject.toml": "pyproject",
+    "package.json": "package_json",
+    "cargo.toml": "cargo_toml",
+    "go.mod": "go_mod",
+    "dockerfile": "dockerfile",
+    "containerfile": "dockerfile",
+}
+
+_SUFFIX_KINDS: Mapping[str, str] = {
+    ".py": "python",
+    ".pyi": "python",
+    **dict.fromkeys((".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts"), "javascript"),
+    ".go": "go",
+    ".rs": "rust",
+    ".md": "markdown",
+    ".markdown": "markdown",
+}
+
+
+def document_kind(path: str) -> str | None:
+    """Classify a file path (or URI path) into the kind of scan it gets, or None when the file
+    is not scanned."""
+    parts = PurePosixPath(unquote(path.replace("\\", "/"))).parts
+    if not parts:
+        return None
+    name = parts[-1].lower()
+    parent = parts[-2].lower() if len(parts) > 1 else ""
+    if name in _NAME_KINDS:
+        return _NAME_KINDS[name]
+    if name == "copilot-instructions.md" and parent == ".github":
+        return "instructions"
+    if name.startswith(("dockerfile.", "containerfile.")) or name.endswith(".dockerfile"):
+        return "dockerfile"
+    stem, _, extension = name.rpartition(".")
+    suffix = f".{extension}" if stem else ""
+    if suffix in (".txt", ".in") and (
+        "requirements" in stem or stem.startswith("constraints") or parent == "requirements"
+    ):
+        return "requirements"
+    return _SUFFIX_KINDS.get(suffix)
+
+
+# ---------------------------------------------------------------------------------------------
+# Positions
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")  # the three line breaks LSP recognises
+
+
+def utf16_column(line: str, index: int) -> int:
+    """The LSP column of `line[index]`: characters outside the BMP count as two code units."""
+    return len(line[:index].encode("utf-16-le", "surrogatepass")) // 2
+
+
+class _Positions:
+    """Offsets into a text → (line, UTF-16 column)."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._line_starts = [0] + [line_break.end() for line_break in _NEWLINE.finditer(text)]
+        self._ascii = text.isascii()
+
+    def __call__(self, offset: int) -> tuple[int, int]:
+        line = bisect_right(self._line_starts, offset) - 1
+        line_start = self._line_starts[line]
+        if self._ascii:
+            return line, offset - line_start
+        return line, utf16_column(self._text[line_start:offset], offset - line_start)
+
+
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, content) of every line, the content without its line break."""
+    position = 0
+    for line_break in _NEWLINE.finditer(text):
+        yield position, text[position : line_break.start()]
+        position = line_break.end()
+    yield position, text[position:]
+
+
+# ---------------------------------------------------------------------------------------------
+# Lexing code: comments and string contents are blanked out (offsets and line breaks kept) so
+# that import patterns can be matched on what is really code.
+
+# A closer receives the text and the match of a token's opening delimiter and returns
+# (end of the token's body, end of the token), or None when the delimiter turned out not to
+# open a token (a Rust lifetime, a JavaScript division).
+_Closer = Callable[[str, re.Match[str]], tuple[int, int] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class _Syntax:
+    openers: re.Pattern[str]
+    comments: Mapping[str, _Closer]  # keyed by opening delimiter
+    strings: Mapping[str, _Closer]
+
+
+def _syntax(comments: Mapping[str, _Closer], strings: Mapping[str, _Closer]) -> _Syntax:
+    # A plain alternation of literals, longest first: `re` then finds their first characters at
+    # C speed, which a group around each delimiter would prevent.
+    delimiters = sorted([*comments, *strings], key=len, reverse=True)
+    return _Syntax(re.compile("|".join(map(re.escape, delimiters))), comments, strings)
+
+
+@dataclass(frozen=True, slots=True)
+class _Lexed:
+    code: str  # the text with comments and string contents blanked; quotes are kept
+    strings: dict[int, tuple[int, int, int]]  # opening offset -> (content start, content end, end)
+
+
+_NOT_LINE_BREAK = re.compile(r"[^\r\n]")
+
+
+def _blank(source: str) -> str:
+    """`source` with every character but line breaks replaced by a space."""
+    if "\n" in source or "\r" in source:
+        return _NOT_LINE_BREAK.sub(" ", source)
+    return " " * len(source)
+
+
+def _lex(text: str, syntax: _Syntax) -> _Lexed:
+    pieces: list[str] = []
+    strings: dict[int, tuple[int, int, int]] = {}
+    copied = 0  # text[:copied] is already in pieces
+    scan = 0
+    while opener := syntax.openers.search(text, scan):
+        comment_closer = syntax.comments.get(opener.group())
+        closed = (comment_closer or syntax.strings[opener.group()])(text, opener)
+        if closed is None:
+            scan = opener.end()
+            continue
+        body_end, end = closed
+        if comment_closer:
+            blank_start, blank_end = opener.start(), end
+        else:
+            blank_start, blank_end = opener.end(), body_end
+            strings[opener.start()] = (opener.end(), body_end, end)
+        pieces.append(text[copied:blank_start])
+        pieces.append(_blank(text[blank_start:blank_end]))
+        copied = blank_end
+        scan = end
+    pieces.append(text[copied:])
+    return _Lexed("".join(pieces), strings)
+
+
+def _closed_by(pattern: str) -> _Closer:
+    """A closer for tokens whose rest matches `pattern`; its group `close` is the terminator."""
+    rest_pattern = re.compile(pattern, re.S)
+
+    def close(text: str, opener: re.Match[str]) -> tuple[int, int] | None:
+        rest = rest_pattern.match(text, opener.end())
+        return None if rest is None else (rest.start("close"), rest.end())
+
+    return close
+
+
+def _single_line_string(quote: str) -> _Closer:
+    # An unterminated string ends with its line, so a stray quote mid-edit damages one line only.
+    return _closed_by(rf"(?:[^{quote}\\\r\n]++|\\(?:\r\n|.)?)*+(?P<close>{quote}|(?=[\r\n])|\Z)")
+
+
+def _multi_line_string(quote: str) -> _Closer:
+    return _closed_by(rf"(?:[^{quote}\\]++|\\.?)*+(?P<close>{quote}|\Z)")
+
+
+def _triple_quoted(quote: str) -> _Closer:
+    return _closed_by(rf"(?:[^{quote}\\]++|\\.?|{quote}(?!{quote}{quote}))*+(?P<close>{quote * 3}|\Z)")
+
+
+_LINE_COMMENT = _closed_by(r"[^\r\n]*+(?P<close>)")
+_BLOCK_COMMENT = _closed_by(r".*?(?P<close>\*/|\Z)")
+
+_JS_REGEX_BODY = re.compile(
+    r"(?:[^/\\\[\r\n]++|\\[^\r\n]?|\[(?:[^\]\\\r\n]++|\\[^\r\n]?)*+\]?)*+(?P<close>/|(?=[\r\n])|\Z)"
+)
+_JS_OPERAND_EXPECTED_AFTER = frozenset("(,=:[!&|?{};")
+
+
+def _js_regex_literal(text: str, opener: re.Match[str]) -> tuple[int, int] | None:
+    # A '/' opens a regular expression only where an operand is expected; elsewhere it divides.
+    # Reading a quote inside a regex as a string would swallow the code that follows.
+    before = opener.start() - 1
+    while before >= 0 and text[before] in " \t\r\n":
+        before -= 1
+    if before >= 0 and text[before] not in _JS_OPERAND_EXPECTED_AFTER:
+        return None
+    body = _JS_REGEX_BODY.match(text, opener.end())
+    assert body is not None  # every part of the pattern may match empty
+    return body.end(), body.end()
+
+
+_RUST_COMMENT_DELIMITER = re.compile(r"/\*|\*/")
+
+
+def _rust_block_comment(text: str, opener: re.Match[str]) -> tuple[int, int]:
+    depth = 1  # Rust block comments nest
+    for delimiter in _RUST_COMMENT_DELIMITER.finditer(text, opener.end()):
+        depth += 1 if delimiter.group() == "/*" else -1
+        if depth == 0:
+            return delimiter.end(), delimiter.end()
+    return len(text), len(text)
+
+
+_RUST_ESCAPED_STRING = _multi_line_string('"')
+_WORD_CHARACTER = re.compile(r"\w")
+
+
+def _rust_string(text: str, opener: re.Match[str]) -> tuple[int, int] | None:
+    """A string, raw (`r"…"`, `br#"…"#`, no escapes) when `r` and any '#' come right before."""
+    quote = opener.start()
+    hashes = 0
+    while quote - hashes > 0 and text[quote - hashes - 1] == "#":
+        hashes += 1
+    r = quote - hashes - 1
+    prefix = r - 1 if r > 0 and text[r - 1] in "bc" else r
+    if r < 0 or text[r] != "r" or (prefix > 0 and _WORD_CHARACTER.match(text, prefix - 1)):
+        return _RUST_ESCAPED_STRING(text, opener)
+    terminator = '"' + "#" * hashes
+    body_end = text.find(terminator, opener.end())
+    if body_end < 0:
+        return len(text), len(text)
+    return body_end, body_end + len(terminator)
+
+
+_PYTHON = _syntax(
+    comments={"#": _LINE_COMMENT},
+    strings={
+        '"""': _triple_quoted('"'),
+        "'''": _triple_quoted("'"),
+        '"': _single_line_string('"'),
+        "'": _single_line_string("'"),
+    },
+)
+
+_JAVASCRIPT = _syntax(
+    comments={"//": _LINE_COMMENT, "/*": _BLOCK_COMMENT, "/": _js_regex_literal},
+    strings={'"': _single_line_string('"'), "'": _single_line_string("'"), "`": _multi_line_string("`")},
+)
+
+_GO = _syntax(
+    comments={"//": _LINE_COMMENT, "/*": _BLOCK_COMMENT},
+    strings={'"': _single_line_string('"'), "`": _closed_by(r"[^`]*+(?P<close>`|\Z)"), "'": _single_line_string("'")},
+)
+
+_RUST = _syntax(
+    comments={"//": _LINE_COMMENT, "/*": _rust_block_comment},
+    strings={
+        '"': _rust_string,
+        # A quote that does not close a character literal is a lifetime or a label: no token.
+        "'": _closed_by(r"(?:\\(?:u\{[0-9A-Fa-f]{1,6}\}|x[0-9A-Fa-f]{2}|[^\r\n])|[^'\\\r\n])(?P<close>')"),
+    },
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared name grammars
+
+_REQUIREMENT_NAME = re.compile(
+    r"[ \t]*(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)[ \t]*(?=[\[(<>=!~;@]|--|\Z)"
+)
+_ARCHIVE_SUFFIXES = (".whl", ".zip", ".gz", ".bz2", ".xz", ".tgz", ".tar")
+
+
+def _requirement_name_span(requirement: str) -> tuple[int, int] | None:
+    """The PEP 508 name at the start of `requirement` (specifiers, extras, markers, `@ url` and
+    pip's `--hash` options may follow), or None when it starts with a path or URL."""
+    match = _REQUIREMENT_NAME.match(requirement)
+    if match is None or match["name"].lower().endswith(_ARCHIVE_SUFFIXES):
+        return None
+    return match.span("name")
+
+
+_NPM_NAME = re.compile(r"(?:@[\w.~-]+/)?[A-Za-z0-9][\w.~-]*", re.ASCII)
+
+
+def _npm_name_length(spec: str, followers: str) -> int | None:
+    """Length of the npm package name (`@scope/name` or `name`) at the start of `spec` when one of
+    `followers` or the end comes after it."""
+    match = _NPM_NAME.match(spec)
+    if match is None or (match.end() < len(spec) and spec[match.end()] not in followers):
+        return None
+    if spec[: match.end()].lower().endswith((".tgz", ".tar.gz")):
+        return None
+    return match.end()
+
+
+def _image_name_length(reference: str) -> int:
+    """Length of an image reference without its `:tag` and `@digest` (a registry port stays)."""
+    name = reference.split("@", 1)[0]
+    colon = name.rfind(":")
+    return colon if colon > name.rfind("/") else len(name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Python
+
+_PY_SPACE = r"(?:[ \t\f]|\\(?:\r\n|\r|\n))"
+# Scanning for the keywords first and checking what precedes them in Python is several times
+# faster than a pattern that starts with a lookbehind or an anchor alternation.
+_PY_STATEMENT = re.compile(rf"(?P<keyword>import|from){_PY_SPACE}+")
+_PY_IMPORTED_MODULE = re.compile(
+    rf"(?P<top>\w+)(?:{_PY_SPACE}*\.{_PY_SPACE}*\w+)*(?:{_PY_SPACE}+as{_PY_SPACE}+\w+)?{_PY_SPACE}*(?P<more>,{_PY_SPACE}*)?"
+)
+_PY_NOT_A_LIBRARY = frozenset({"__future__"})
+
+
+def _starts_python_statement(code: str, index: int) -> bool:
+    """Only blanks since the start of the line, a ';', or the ':' of a compound statement
+    (`try: import x`) precede code[index]."""
+    while index > 0 and code[index - 1] in " \t\f":
+        index -= 1
+    return index == 0 or code[index - 1] in "\r\n;:"
+
+
+def _python_hits(text: str) -> Iterator[_Hit]:
+    code = _lex(text, _PYTHON).code
+    for statement in _PY_STATEMENT.finditer(code):
+        if not _starts_python_statement(code, statement.start()):
+            continue
+        position = statement.end()
+        # After `from`, a relative module (`from . import x`) starts with a dot: no match.
+        while module := _PY_IMPORTED_MODULE.match(code, position):
+            if module["top"] not in _PY_NOT_A_LIBRARY:
+                yield _Hit(*module.span("top"), "pypi", "import")
+            if statement["keyword"] == "from" or module["more"] is None:
+                break
+            position = module.end()
+
+
+def _continues_word(code: str, index: int, joiners: str = "") -> bool:
+    """Whether the character before code[index] makes a keyword found there part of a longer
+    name (`transform`, `Array.from`, `r#use`)."""
+    return index > 0 and (code[index - 1].isalnum() or code[index - 1] in "_" + joiners)
+
+
+# ---------------------------------------------------------------------------------------------
+# JavaScript / TypeScript
+
+# `from "p"` (import and export declarations), `import "p"`, `import("p")`, `require("p")`;
+# the quote is left to the lookahead so that its offset finds the string literal.
+_JS_SPECIFIER = re.compile(r"""(?P<keyword>from|import|require)\s*(?P<call>\(\s*)?(?=["'`])""")
+_JS_IMPORT_FORMS = frozenset({("from", False), ("import", False), ("import", True), ("require", True)})
+
+_NODE_BUILTINS = frozenset(
+    "assert async_hooks buffer child_process cluster console constants crypto dgram "
+    "diagnostics_channel dns domain events fs http http2 https inspector module net os path "
+    "perf_hooks process punycode querystring readline repl stream string_decoder sys timers tls "
+    "trace_events tty url util v8 vm wasi worker_threads zlib".split()
+)
+
+
+def _javascript_hits(text: str) -> Iterator[_Hit]:
+    lexed = _lex(text, _JAVASCRIPT)
+    for specifier in _JS_SPECIFIER.finditer(lexed.code):
+        form = (specifier["keyword"], specifier["call"] is not None)
+        if form not in _JS_IMPORT_FORMS or _continues_word(lexed.code, specifier.start(), "$."):
+            continue
+        literal = lexed.strings.get(specifier.end())
+        if literal is None:
+            continue
+        content_start, content_end, _ = literal
+        spec = text[content_start:content_end]
+        # Relative, absolute, `node:`/URL and aliased (`~/`, `#internal`) specifiers do not match.
+        length = _npm_name_length(spec, "/")
+        if length and spec[:length] not in _NODE_BUILTINS:
+            yield _Hit(content_start, content_start + length, "npm", "import")
+
+
+# ---------------------------------------------------------------------------------------------
+# Go
+
+_GO_IMPORT = re.compile(r"^[ \t]*import[ \t]*(?:(?P<block>\()|(?=[\w.\"`]))", re.M)
+_GO_IMPORT_SPEC = re.compile(r"[\s;]*(?:[\w.]+[ \t]*)?(?=[\"`])")
+
+
+def _go_hits(text: str) -> Iterator[_Hit]:
+    lexed = _lex(text, _GO)
+    for declaration in _GO_IMPORT.finditer(lexed.code):
+        position = declaration.end()
+        while (spec := _GO_IMPORT_SPEC.match(lexed.code, position)) and (literal := lexed.strings.get(spec.end())):
+            content_start, content_end, position = literal
+            path = text[content_start:content_end]
+            # The standard library's paths have no dot in their first element.
+            if "." in path.split("/", 1)[0]:
+                yield _Hit(content_start, content_end, "go", "import")
+            if not declaration["block"]:
+                break
+
+
+# ---------------------------------------------------------------------------------------------
+# Rust
+
+_RUST_USE = re.compile(r"use\s+(?:::\s*)?(?:(?P<crate>\w+)|(?P<group>\{))")
+_RUST_EXTERN_CRATE = re.compile(r"extern\s+crate\s+(?P<crate>\w+)")
+_RUST_GROUP_TOKEN = re.compile(r"\w+|[{},;]")
+_RUST_LOCAL_ITEM = re.compile(r"(?:mod|enum)\s+(?P<name>\w+)")
+_RUST_NOT_CRATES = frozenset({"std", "core", "alloc", "proc_macro", "crate", "self", "super", "Self"})
+
+
+def _rust_group_roots(code: str, position: int) -> Iterator[tuple[int, int]]:
+    """The first path segment of each item in a root `use {a::b, c}` group."""
+    depth = 1
+    expects_item = True
+    for token in _RUST_GROUP_TOKEN.finditer(code, position):
+        match token.group():
+            case "{":
+                depth += 1
+            case "}":
+                depth -= 1
+                if depth == 0:
+                    return
+            case ",":
+                expects_item = depth == 1
+            case ";":
+                return
+            case _ if expects_item and depth == 1:
+                expects_item = False
+                yield token.span()
+
+
+def _rust_hits(text: str) -> Iterator[_Hit]:
+    code = _lex(text, _RUST).code
+    # `use parser::X` names a module of this crate when the file declares `mod parser`.
+    local = _RUST_NOT_CRATES | {
+        item["name"] for item in _RUST_LOCAL_ITEM.finditer(code) if not _continues_word(code, item.start(), "#")
+    }
+    spans = [m.span("crate") for m in _RUST_EXTERN_CRATE.finditer(code) if not _continues_word(code, m.start(), "#")]
+    for use in _RUST_USE.finditer(code):
+        if _continues_word(code, use.start(), "#"):
+            continue
+        if use["crate"]:
+            spans.append(use.span("crate"))
+        else:
+            spans.extend(_rust_group_roots(code, use.end()))
+    for start, end in spans:
+        if code[start:end] not in local:
+            yield _Hit(start, end, "cargo", "import")
+
+
+# ---------------------------------------------------------------------------------------------
+# requirements.txt and friends
+
+_REQUIREMENTS_COMMENT = re.compile(r"(?:^|[ \t])#")  # pip: a '#' at the start or after a blank
+_EGG_FRAGMENT = re.compile(r"#egg=(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def _requirements_hits(text: str) -> Iterator[_Hit]:
+    starts_requirement = True  # False on the continuation lines of a requirement
+    for offset, line in _lines(text):
+        comment = _REQUIREMENTS_COMMENT.search(line)
+        content = line[: comment.start()] if comment else line.rstrip()
+        # As in pip, a line carrying a comment never continues onto the next one.
+        continues = comment is None and content.endswith("\\")
+        if continues:
+            content = content[:-1]
+        if starts_requirement and content.strip():
+            yield from _requirement_line_hits(offset, content)
+            starts_requirement = False
+        if not continues:
+            starts_requirement = True
+
+
+def _requirement_line_hits(offset: int, content: str) -> Iterator[_Hit]:
+    option = content.lstrip()
+    if option.startswith("-") and not option.startswith(("-e", "--editable")):
+        return  # -r, -c, --index-url and the other options name no package
+    span = None if option.startswith("-") else _requirement_name_span(content)
+    if span is None:
+        # An editable or URL requirement is named by its `#egg=` fragment, if any.
+        egg = _EGG_FRAGMENT.search(content)
+        span = egg.span("name") if egg else None
+    if span:
+        yield _Hit(offset + span[0], offset + span[1], "pypi", "declaration")
+
+
+# ---------------------------------------------------------------------------------------------
+# TOML (pyproject.toml, Cargo.toml): a forgiving scan that keeps the offsets tomllib drops.
+
+_TOML_TOKEN = re.compile(
+    r"(?P<space>[ \t]+|#[^\r\n]*)"
+    r"|(?P<newline>\r\n|\r|\n)"
+    r'|(?P<multiline>"""(?:[^"\\]++|\\.?|"(?!""))*+(?:"""|\Z)'
+    r"|'''(?:[^']++|'(?!''))*+(?:'''|\Z))"
+    r'|(?P<string>"(?:[^"\\\r\n]++|\\[^\r\n]?)*+"?'
+    r"|'[^'\r\n]*+'?)"
+    r"|(?P<bare>[\w-]+)"
+    r"|(?P<punct>[\[\]{}=,.])"
+    r"|(?P<other>.)",
+    re.S,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Span:
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class _TomlEntry:
+    path: tuple[_Span, ...]  # table header keys followed by the (dotted) key
+    strings: tuple[_Span, ...]  # a string value, or the top-level strings of an array value
+
+
+class _TomlScan:
+    """Table headers and keys with their values' strings, in document order. Every key of an
+    inline table is an entry of its own, under the path of the key that holds the table."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._tokens = [
+            (m.lastgroup, m.start(), m.end()) for m in _TOML_TOKEN.finditer(text) if m.lastgroup != "space"
+        ]
+        self.entries: list[_TomlEntry] = []
+        table: tuple[_Span, ...] = ()
+        i = 0
+        while i < len(self._tokens):
+            header = self._header(i)
+            if header is not None:
+                table, i = header
+                self.entries.append(_TomlEntry(table, ()))
+                continue
+            keys, after_keys = self._key(i)
+            if keys and self._is_punct(after_keys, "="):
+                i = self._value(after_keys + 1, table + keys)
+                if self._at_line_start(i):
+                    continue
+            i = self._next_line(i)
+
+    def _is_punct(self, i: int, char: str) -> bool:
+        return i < len(self._tokens) and self._tokens[i][0] == "punct" and self._text[self._tokens[i][1]] == char
+
+    def _is_newline(self, i: int) -> bool:
+        return i < len(self._tokens) and self._tokens[i][0] == "newline"
+
+    def _at_line_start(self, i: int) -> bool:
+        return i == 0 or self._is_newline(i - 1)
+
+    def _next_line(self, i: int) -> int:
+        while i < len(self._tokens) and not self._is_newline(i):
+            i += 1
+        return i + 1
+
+    def _span(self, i: int) -> _Span:
+        kind, start, end = self._tokens[i]
+        if kind == "string":
+            terminated = end - start >= 2 and self._text[end - 1] == self._text[start]
+            start, end = start + 1, end - 1 if terminated else end
+        return _Span(self._text[start:end], start, end)
+
+    def _key(self, i: int) -> tuple[tuple[_Span, ...], int]:
+        keys: list[_Span] = []
+        while i < len(self._tokens) and self._tokens[i][0] in ("bare", "string"):
+            keys.append(self._span(i))
+            i += 1
+            if not self._is_punct(i, "."):
+                break
+            i += 1
+        return tuple(keys), i
+
+    def _header(self, i: int) -> tuple[tuple[_Span, ...], int] | None:
+        """The keys of the `[table]` or `[[array.of.tables]]` header at token i, and the index
+        after it; None unless a whole line there has the shape of a header."""
+        if not (self._at_line_start(i) and self._is_punct(i, "[")):
+            return None
+        doubled = self._is_punct(i + 1, "[")
+        keys, j = self._key(i + 1 + doubled)
+        for _ in range(1 + doubled):
+            if not self._is_punct(j, "]"):
+                return None
+            j += 1
+        if not keys or (j < len(self._tokens) and not self._is_newline(j)):
+            return None
+        return keys, j
+
+    def _value(self, i: int, path: tuple[_Span, ...]) -> int:
+        if i < len(self._tokens) and self._tokens[i][0] == "string":
+            self.entries.append(_TomlEntry(path, (self._span(i),)))
+            return i + 1
+        if self._is_punct(i, "["):
+            strings, i = self._array(i + 1)
+            self.entries.append(_TomlEntry(path, strings))
+            return i
+        self.entries.append(_TomlEntry(path, ()))
+        if self._is_punct(i, "{"):
+            return self._inline_table(i + 1, path)
+        while i < len(self._tokens) and not (self._is_newline(i) or any(self._is_punct(i, c) for c in ",]}")):
+            i += 1
+        return i
+
+    def _array(self, i: int) -> tuple[tuple[_Span, ...], int]:
+        strings: list[_Span] = []
+        depth, braces = 1, 0
+        while i < len(self._tokens):
+            kind, start, _ = self._tokens[i]
+            char = self._text[start]
+            if kind == "newline" and self._header(i + 1) is not None:
+                return tuple(strings), i + 1  # an array left open mid-edit ends at the next table
+            if kind == "string" and depth == 1 and braces == 0:
+                strings.append(self._span(i))
+            elif kind == "punct" and char in "[]{}":
+                depth += {"[": 1, "]": -1}.get(char, 0)
+                braces = max(0, braces + {"{": 1, "}": -1}.get(char, 0))
+                if depth == 0:
+                    return tuple(strings), i + 1
+            i += 1
+        return tuple(strings), i
+
+    def _inline_table(self, i: int, path: tuple[_Span, ...]) -> int:
+        while i < len(self._tokens):
+            if self._is_punct(i, "}"):
+                return i + 1
+            if self._is_newline(i) and self._header(i + 1) is not None:
+                return i + 1
+            keys, after_keys = self._key(i)
+            if keys and self._is_punct(after_keys, "="):
+                i = self._value(after_keys + 1, path + keys)
+            else:
+                i += 1
+        return i
+
+
+def _table(value: object) -> dict[str, object]:
+    return value if isinstance(value, dict) else {}
+
+
+def _array(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
+
+
+def _pyproject_declared(text: str) -> set[str] | None:
+    """Folded names of everything the file declares, or None when it does not parse."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+    project = _table(data.get("project"))
+    requirements = [
+        *_array(project.get("dependencies")),
+        *(r for group in _table(project.get("optional-dependencies")).values() for r in _array(group)),
+        *(r for group in _table(data.get("dependency-groups")).values() for r in _array(group)),
+        *_array(_table(data.get("build-system")).get("requires")),
+    ]
+    declared = set()
+    for requirement in requirements:
+        if isinstance(requirement, str) and (span := _requirement_name_span(requirement)):
+            declared.add(fold(requirement[span[0] : span[1]]))
+    poetry = _table(_table(data.get("tool")).get("poetry"))
+    poetry_tables = [
+        poetry.get("dependencies"),
+        poetry.get("dev-dependencies"),
+        *(_table(group).get("dependencies") for group in _table(poetry.get("group")).values()),
+    ]
+    declared.update(fold(name) for table in poetry_tables for name in _table(table))
+    return declared
+
+
+def _is_requirement_array(path: tuple[str, ...]) -> bool:
+    return (
+        path in (("project", "dependencies"), ("build-system", "requires"))
+        or (len(path) == 3 and path[:2] == ("project", "optional-dependencies"))
+        or (len(path) == 2 and path[0] == "dependency-groups")
+    )
+
+
+def _poetry_table_depth(path: tuple[str, ...]) -> int:
+    """How many keys of `path` name a Poetry dependency table (0 when none does)."""
+    if path[:3] in (("tool", "poetry", "dependencies"), ("tool", "poetry", "dev-dependencies")):
+        return 3
+    if len(path) >= 5 and path[:3] == ("tool", "poetry", "group") and path[4] == "dependencies":
+        return 5
+    return 0
+
+
+def _pyproject_hits(text: str) -> Iterator[_Hit]:
+    declared = _pyproject_declared(text)
+    reported: set[int] = set()
+    for entry in _TomlScan(text).entries:
+        path = tuple(key.text for key in entry.path)
+        names: list[tuple[int, int]] = []
+        if _is_requirement_array(path):
+            for string in entry.strings:
+                if span := _requirement_name_span(string.text):
+                    names.append((string.start + span[0], string.start + span[1]))
+        elif (depth := _poetry_table_depth(path)) and len(path) > depth and path[depth].lower() != "python":
+            names.append((entry.path[depth].start, entry.path[depth].end))
+        for start, end in names:
+            # The scan sees every occurrence; when the file parses, tomllib says which count.
+            if start not in reported and (declared is None or fold(text[start:end]) in declared):
+                reported.add(start)
+                yield _Hit(start, end, "pypi", "declaration")
+
+
+_CARGO_DEPENDENCY_TABLES = frozenset(
+    {"dependencies", "dev-dependencies", "build-dependencies", "dev_dependencies", "build_dependencies"}
+)
+
+
+def _cargo_table_depth(path: tuple[str, ...]) -> int:
+    """How many keys of `path` name a Cargo dependency table (0 when none does)."""
+    if path[:1] and path[0] in _CARGO_DEPENDENCY_TABLES:
+        return 1
+    if path[:2] == ("workspace", "dependencies"):
+        return 2
+    if len(path) >= 3 and path[0] == "target" and path[2] in _CARGO_DEPENDENCY_TABLES:
+        return 3
+    return 0
+
+
+def _cargo_toml_hits(text: str) -> Iterator[_Hit]:
+    dependencies: list[tuple[tuple[str, ...], _Span]] = []  # (dependency's full path, its key)
+    renamed: dict[tuple[str, ...], _Span] = {}  # dependency's full path -> `package = "real"`
+    for entry in _TomlScan(text).entries:
+        path = tuple(key.text for key in entry.path)
+        depth = _cargo_table_depth(path)
+        if not depth or len(path) <= depth:
+            continue
+        dependencies.append((path[: depth + 1], entry.path[depth]))
+        if path[depth + 1 :] == ("package",) and entry.strings:
+            renamed[path[: depth + 1]] = entry.strings[0]
+    reported: set[int] = set()
+    for dependency, key in dependencies:
+        name = renamed.get(dependency, key)
+        if name.start not in reported:
+            reported.add(name.start)
+            yield _Hit(name.start, name.end, "cargo", "declaration")
+
+
+# ---------------------------------------------------------------------------------------------
+# package.json: a forgiving scan, so that a missing comma or brace mid-edit loses little.
+
+_JSON_TOKEN = re.compile(r'"(?:[^"\\\r\n]++|\\.)*+"?|[{}\[\]:,]')
+
+
+@dataclass(slots=True)
+class _JsonContainer:
+    path: tuple[str, ...]  # keys leading from the root object to this container
+    is_object: bool
+    expects_key: bool = True
+    key: str = ""  # the latest key read in this object
+
+
+def _json_strings(text: str) -> Iterator[tuple[tuple[str, ...], bool, int, int]]:
+    """(path, is a key, content start, content end) of each string: a key's path is its object's,
+    a value's path ends with its key."""
+    stack: list[_JsonContainer] = []
+    for token in _JSON_TOKEN.finditer(text):
+        char = token.group()[0]
+        top = stack[-1] if stack else None
+        if char in "{[":
+            path = () if top is None else top.path + ((top.key,) if top.is_object else ())
+            stack.append(_JsonContainer(path, char == "{"))
+        elif char in "}]":
+            if stack:
+                stack.pop()
+            if stack and stack[-1].is_object:
+                stack[-1].expects_key = True
+        elif char in ":,":
+            if top and top.is_object:
+                top.expects_key = char == ","
+        elif top is not None:
+            terminated = token.end() - token.start() >= 2 and token.group().endswith('"')
+            start, end = token.start() + 1, token.end() - terminated
+            if top.is_object and top.expects_key:
+                top.key = text[start:end]
+                top.expects_key = False
+                yield top.path, True, start, end
+            else:
+                yield top.path + ((top.key,) if top.is_object else ()), False, start, end
+                # After a value the next string is a key even if the comma is still missing.
+                top.expects_key = top.is_object
+
+
+_NPM_DEPENDENCY_OBJECTS = frozenset({"dependencies", "devDependencies", "peerDependencies", "optionalDependencies"})
+_NPM_BUNDLED_ARRAYS = frozenset({"bundleDependencies", "bundledDependencies"})
+_NPM_OVERRIDE_OBJECTS = frozenset({"overrides", "resolutions"})
+
+
+def _npm_override_target(selector: str) -> tuple[int, int] | None:
+    """The package an `overrides`/`resolutions` key applies to: the last package of a yarn path
+    such as `**/parent/@scope/child@1`, without its version."""
+    segments: list[tuple[int, int]] = []
+    position = 0
+    parts = selector.split("/")
+    while parts:
+        part = parts.pop(0)
+        length = len(part)
+        if part.startswith("@") and parts:
+            length += 1 + len(parts.pop(0))
+        if part not in ("**", "*"):
+            segments.append((position, position + length))
+        position += length + 1
+    if not segments:
+        return None
+    start, end = segments[-1]
+    length = _npm_name_length(selector[start:end], "@")
+    return (start, start + length) if length else None
+
+
+def _package_json_hits(text: str) -> Iterator[_Hit]:
+    dependencies: dict[tuple[str, str], tuple[int, int]] = {}  # (section, key) -> name span
+    others: list[tuple[int, int]] = []
+    for path, is_key, start, end in _json_strings(text):
+        value = text[start:end]
+        if is_key and len(path) == 1 and path[0] in _NPM_DEPENDENCY_OBJECTS:
+            dependencies[(path[0], value)] = (start, end)
+        elif not is_key and len(path) == 2 and path[0] in _NPM_DEPENDENCY_OBJECTS and value.startswith("npm:"):
+            # `"alias": "npm:real@^1"` installs `real`.
+            if length := _npm_name_length(value[4:], "@"):
+                dependencies[(path[0], path[1])] = (start + 4, start + 4 + length)
+        elif not is_key and len(path) == 1 and path[0] in _NPM_BUNDLED_ARRAYS:
+            others.append((start, end))
+        elif is_key and len(path) == 1 and path[0] in _NPM_OVERRIDE_OBJECTS:
+            if target := _npm_override_target(value):
+                others.append((start + target[0], start + target[1]))
+    for start, end in [*dependencies.values(), *others]:
+        if end > start:
+            yield _Hit(start, end, "npm", "declaration")
+
+
+# ---------------------------------------------------------------------------------------------
+# go.mod
+
+_GO_MOD_DIRECTIVE = re.compile(r"[ \t]*(?P<verb>require|replace)\b[ \t]*(?P<block>\()?")
+_GO_MOD_PATH = re.compile(r'[ \t]*"?(?P<path>[^\s"]+)')
+
+
+def _go_mod_hits(text: str) -> Iterator[_Hit]:
+    block_verb = None  # the directive of the `( ... )` block being read
+    for offset, line in _lines(text):
+        code = line.split("//", 1)[0]
+        if block_verb:
+            if code.strip().startswith(")"):
+                block_verb = None
+                continue
+            verb, position = block_verb, 0
+        elif directive := _GO_MOD_DIRECTIVE.match(code):
+            if directive["block"]:
+                block_verb = directive["verb"]
+                continue
+            verb, position = directive["verb"], directive.end()
+        else:
+            continue
+        if verb == "replace":
+            # The replacement is what gets built; a local directory names no module.
+            arrow = code.find("=>", position)
+            if arrow < 0:
+                continue
+            position = arrow + 2
+        module = _GO_MOD_PATH.match(code, position)
+        if module and not module["path"].startswith((".", "/")):
+            yield _Hit(offset + module.start("path"), offset + module.end("path"), "go", "declaration")
+
+
+# ---------------------------------------------------------------------------------------------
+# Dockerfile
+
+_DOCKER_DIRECTIVE = re.compile(r"#\s*(?P<name>\w+)\s*=\s*(?P<value>\S*)\s*\Z")
+_DOCKER_WORD = re.compile(r"\S+")
+_SHELL_TOKEN = re.compile(
+    r"""&&|\|\||[;&|()<>]|(?:[^\s;&|()<>"'\\]++|\\.?|"(?:[^"\\]++|\\.?)*+"?|'[^']*+'?)+"""
+)
+_SHELL_COMMAND_PREFIXES = frozenset({"sudo", "env", "nohup", "time", "exec", "command"})
+_ASSIGNMENT = re.compile(r"\w+=")
+
+
+class _Word(NamedTuple):
+    text: str
+    start: int  # offset into the document
+
+
+@dataclass(frozen=True, slots=True)
+class _Installer:
+    ecosystem: str
+    subcommands: frozenset[str]
+    options_with_argument: frozenset[str]
+    package_length: Callable[[str], int | None]  # length of the name an argument installs
+
+
+def _pattern_length(pattern: str) -> Callable[[str], int | None]:
+    compiled = re.compile(pattern)
+
+    def length(argument: str) -> int | None:
+        match = compiled.match(argument)
+        return match.end() if match else None
+
+    return length
+
+
+def _pip_package_length(argument: str) -> int | None:
+    span = _requirement_name_span(argument)
+    return span[1] if span and span[0] == 0 else None
+
+
+_APT = _Installer(
+    "apt",
+    frozenset({"install"}),
+    frozenset({"-o", "-t", "-c", "--option", "--target-release", "--config-file"}),
+    _pattern_length(r"[a-z0-9][a-z0-9+.-]*+(?=[=/:]|\Z)"),
+)
+_APK = _Installer(
+    "apk",
+    frozenset({"add"}),
+    frozenset({"-t", "--virtual", "-X", "--repository", "-p", "--root", "--repositories-file", "--keys-dir", "--arch", "--cache-dir"}),
+    _pattern_length(r"[A-Za-z0-9][\w+.-]*+(?=[=<>~@]|\Z)"),
+)
+_PIP = _Installer(
+    "pypi",
+    frozenset({"install"}),
+    frozenset(
+        "-r --requirement -c --constraint -e --editable -i --index-url --extra-index-url -f "
+        "--find-links -t --target --prefix --root --src --platform --python-version "
+        "--implementation --abi --trusted-host --cache-dir --upgrade-strategy --progress-bar "
+        "--only-binary --no-binary -C --config-settings --global-option --log --proxy --retries "
+        "--timeout --exists-action --cert --client-cert --report --root-user-action --python".split()
+    ),
+    _pip_package_length,
+)
+_NPM = _Installer(
+    "npm",
+    frozenset({"install", "i", "add"}),
+    frozenset({"--prefix", "--registry", "--cache", "--userconfig", "-w", "--workspace", "--tag", "--omit", "--include"}),
+    lambda argument: _npm_name_length(argument, "@"),
+)
+_INSTALLERS: Mapping[str, _Installer] = {
+    "apt-get": _APT,
+    "apt": _APT,
+    "aptitude": _APT,
+    "apk": _APK,
+    "pip": _PIP,
+    "npm": _NPM,
+    "pnpm": _NPM,
+    "yarn": _NPM,
+}
+_PIP_PROGRAM = re.compile(r"pip[\d.]*")
+_PYTHON_PROGRAM = re.compile(r"python[\d.]*")
+
+
+def _unquoted(word: _Word) -> _Word:
+    text = word.text
+    if text[:1] in ("'", '"'):
+        return _Word(text[1:-1] if len(text) > 1 and text[-1] == text[0] else text[1:], word.start + 1)
+    return word
+
+
+def _install_hits(command: list[_Word]) -> Iterator[_Hit]:
+    words = [_unquoted(word) for word in command]
+    i = 0
+    while i < len(words) and (
+        words[i].text in _SHELL_COMMAND_PREFIXES or words[i].text.startswith("-") or _ASSIGNMENT.match(words[i].text)
+    ):
+        i += 1
+    if i >= len(words):
+        return
+    program = words[i].text.rsplit("/", 1)[-1]
+    following = [word.text for word in words[i + 1 : i + 3]]
+    if _PYTHON_PROGRAM.fullmatch(program) and following == ["-m", "pip"]:
+        program, i = "pip", i + 2
+    elif program == "uv" and following[:1] == ["pip"]:
+        program, i = "pip", i + 1
+    installer = _INSTALLERS.get("pip" if _PIP_PROGRAM.fullmatch(program) else program)
+    if installer is None:
+        return
+    installing = False
+    skip_argument = False
+    for word in words[i + 1 :]:
+        if skip_argument:
+            skip_argument = False
+        elif word.text.startswith("-"):
+            skip_argument = word.text in installer.options_with_argument
+        elif not installing:
+            if word.text not in installer.subcommands:
+                return
+            installing = True
+        elif length := installer.package_length(word.text):
+            yield _Hit(word.start, word.start + length, installer.ecosystem, "declaration")
+
+
+def _run_hits(pieces: list[tuple[int, str]]) -> Iterator[_Hit]:
+    words: list[_Word] = []
+    for offset, content in pieces:
+        for token in _SHELL_TOKEN.finditer(content):
+            if token.group().startswith("#"):
+                break  # a shell comment runs to the end of the physical line
+            words.append(_Word(token.group(), offset + token.start()))
+    words = words[1:]  # the RUN keyword
+    while words and words[0].text.startswith("--"):
+        words = words[1:]  # --mount=…, --network=…
+    if words and words[0].text.startswith("["):
+        return  # exec form: a JSON array, not a shell command
+    command: list[_Word] = []
+    for word in [*words, _Word(";", -1)]:
+        if word.text in ("&&", "||", ";", "|", "&", "(", ")", "<", ">"):
+            yield from _install_hits(command)
+            command = []
+        else:
+            command.append(word)
+
+
+def _image_hit(word: _Word, stages: set[str]) -> _Hit | None:
+    length = _image_name_length(word.text)
+    name = word.text[:length].lower()
+    if not name or "$" in name or name == "scratch" or word.text.lower() in stages:
+        return None
+    return _Hit(word.start, word.start + length, "container", "declaration")
+
+
+def _instruction_hits(pieces: list[tuple[int, str]], stages: set[str]) -> Iterator[_Hit]:
+    words = [_Word(m.group(), offset + m.start()) for offset, content in pieces for m in _DOCKER_WORD.finditer(content)]
+    if words and words[0].text.upper() == "ONBUILD":
+        words = words[1:]
+    if not words:
+        return
+    instruction = words[0].text.upper()
+    if instruction == "FROM":
+        arguments = [word for word in words[1:] if not word.text.startswith("--")]  # --platform=…
+        if arguments and (hit := _image_hit(arguments[0], stages)):
+            yield hit
+        if len(arguments) >= 3 and arguments[1].text.lower() == "as":
+            stages.add(arguments[2].text.lower())
+    elif instruction in ("COPY", "ADD"):
+        for word in words[1:]:
+            if word.text.lower().startswith("--from="):
+                source = _Word(word.text[7:], word.start + 7)
+                if not source.text.isdigit() and (hit := _image_hit(source, stages)):
+                    yield hit
+    elif instruction == "RUN":
+        # Drop the ONBUILD prefix, if any, by starting at the RUN keyword.
+        first_offset, first_content = pieces[0]
+        keyword_at = words[0].start - first_offset
+        yield from _run_hits([(first_offset + keyword_at, first_content[keyword_at:]), *pieces[1:]])
+
+
+def _dockerfile_hits(text: str) -> Iterator[_Hit]:
+    escape = "\\"
+    reading_directives = True  # parser directives are only honoured before anything else
+    stages: set[str] = set()  # `FROM … AS name` stages, which later FROM/COPY may refer to
+    pieces: list[tuple[int, str]] = []  # physical lines of the instruction being read
+    for offset, line in _lines(text):
+        stripped = line.strip()
+        if reading_directives:
+            directive = _DOCKER_DIRECTIVE.match(stripped)
+            if directive:
+                if directive["name"].lower() == "escape" and directive["value"] in ("\\", "`"):
+                    escape = directive["value"]
+                continue
+            reading_directives = False
+        if not stripped or stripped.startswith("#"):
+            continue  # comment and blank lines are dropped, even inside a continued instruction
+        content = line.rstrip()
+        continues = content.endswith(escape)
+        pieces.append((offset, content[:-1] if continues else content))
+        if not continues:
+            yield from _instruction_hits(pieces, stages)
+            pieces = []
+    if pieces:
+        yield from _instruction_hits(pieces, stages)
+
+
+# ---------------------------------------------------------------------------------------------
+# Prose (Markdown, agent instructions)
+
+# A token runs over word characters joined by '.', '+', '-' and '/', so that `scikit-learn`,
+# `@scope/pkg` and `github.com/mattn/go-sqlite3` are whole tokens and `onnx` never matches
+# inside `onnxruntime`.
+_PROSE_TOKEN = re.compile(r"@?\w[\w.+-]*(?:/\w[\w.+-]*)*")
+
+
+def _path_segments(token: str) -> Iterator[tuple[int, int]]:
+    """Offsets of the '/'-separated segments of `token`, `@scope/name` kept together."""
+    parts = token.split("/")
+    position = 0
+    while parts:
+        part = parts.pop(0)
+        length = len(part)
+        if part.startswith("@") and parts:
+            length += 1 + len(parts.pop(0))
+        yield position, position + length
+        position += length + 1
+
+
+def _prose_key(word: str) -> str:
+    # fold() without its regular expression for the common word without separators: prose
+    # documents have thousands of words.
+    lower = word.lower()
+    return fold(lower) if "-" in lower or "_" in lower or "." in lower else lower
+
+
+def _prose_hits(text: str, vocabulary: frozenset[str]) -> Iterator[_Hit]:
+    if not vocabulary:
+        return
+    for token in _PROSE_TOKEN.finditer(text):
+        word = token.group().rstrip(".-")  # sentence punctuation
+        start = token.start()
+        if _prose_key(word) in vocabulary:
+            yield _Hit(start, start + len(word), "other", "mention")
+        elif "/" in word:
+            # A path or URL mentions each package it is made of (`github.com/psf/requests`).
+            for segment_start, segment_end in _path_segments(word):
+                if _prose_key(word[segment_start:segment_end]) in vocabulary:
+                    yield _Hit(start + segment_start, start + segment_end, "other", "mention")
+
+
+# ---------------------------------------------------------------------------------------------
+
+_SCANNERS: Mapping[str, Callable[[str], Iterable[_Hit]]] = {
+    "python": _python_hits,
+    "javascript": _javascript_hits,
+    "go": _go_hits,
+    "rust": _rust_hits,
+    "requirements": _requirements_hits,
+    "pyproject": _pyproject_hits,
+    "package_json": _package_json_hits,
+    "cargo_toml": _cargo_toml_hits,
+    "go_mod": _go_mod_hits,
+    "dockerfile": _dockerfile_hits,
+}
+
+
+def detect(path: str, text: str, vocabulary: frozenset[str] = frozenset()) -> list[Mention]:
+    """All places in `text` that name a package, tool or image, with exact ranges, sorted by
+    (line, start). `vocabulary` holds the folded names (names.fold) that prose is matched
+    against, case-insensitively and on whole tokens, in Markdown and instruction files."""
+    kind = document_kind(path)
+    if kind is None:
+        return []
+    hits = _prose_hits(text, vocabulary) if kind in ("markdown", "instructions") else _SCANNERS[kind](text)
+    position = _Positions(text)
+    keys: dict[tuple[str, str], str] = {}  # a file names the same few packages over and over
+    mentions = []
+    for hit in hits:
+        name = text[hit.start : hit.end]
+        if not name:
+            continue
+        line, start = position(hit.start)
+        key = keys.get((name, hit.ecosystem))
+        if key is None:
+            key = fold(name) if hit.kind == "mention" else normalize(name, hit.ecosystem)
+            keys[(name, hit.ecosystem)] = key
+        end = start + len(name.encode("utf-16-le", "surrogatepass")) // 2
+        mentions.append(Mention(name, key, hit.ecosystem, hit.kind, line, start, end))
+    mentions.sort(key=lambda mention: (mention.line, mention.start, mention.end))
+    return mentions
