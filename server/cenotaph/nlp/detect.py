@@ -138,8 +138,8 @@ _Closer = Callable[[str, re.Match[str]], tuple[int, int] | None]
 @dataclass(frozen=True, slots=True)
 class _Syntax:
     openers: re.Pattern[str]
-    comments: Mapping[str, _Closer]  # keyed by opening delimiter
-    strings: Mapping[str, _Closer]
+    comments: Mapping[str, _Closer]  # blanked whole: comments, and JavaScript regex literals
+    strings: Mapping[str, _Closer]  # blanked inside their quotes; both keyed by opening delimiter
 
 
 def _syntax(comments: Mapping[str, _Closer], strings: Mapping[str, _Closer]) -> _Syntax:
@@ -211,7 +211,8 @@ def _multi_line_string(quote: str) -> _Closer:
 
 
 def _triple_quoted(quote: str) -> _Closer:
-    return _closed_by(rf"(?:[^{quote}\\]++|\\.?|{quote}(?!{quote}{quote}))*+(?P<close>{quote * 3}|\Z)")
+    body = rf"(?:[^{quote}\\]++|\\.?|{quote}(?!{quote}{quote}))*+"
+    return _closed_by(rf"{body}(?P<close>{quote * 3}|\Z)")
 
 
 _LINE_COMMENT = _closed_by(r"[^\r\n]*+(?P<close>)")
@@ -281,12 +282,20 @@ _PYTHON = _syntax(
 
 _JAVASCRIPT = _syntax(
     comments={"//": _LINE_COMMENT, "/*": _BLOCK_COMMENT, "/": _js_regex_literal},
-    strings={'"': _single_line_string('"'), "'": _single_line_string("'"), "`": _multi_line_string("`")},
+    strings={
+        '"': _single_line_string('"'),
+        "'": _single_line_string("'"),
+        "`": _multi_line_string("`"),
+    },
 )
 
 _GO = _syntax(
     comments={"//": _LINE_COMMENT, "/*": _BLOCK_COMMENT},
-    strings={'"': _single_line_string('"'), "`": _closed_by(r"[^`]*+(?P<close>`|\Z)"), "'": _single_line_string("'")},
+    strings={
+        '"': _single_line_string('"'),
+        "`": _closed_by(r"[^`]*+(?P<close>`|\Z)"),
+        "'": _single_line_string("'"),
+    },
 )
 
 _RUST = _syntax(
@@ -294,7 +303,9 @@ _RUST = _syntax(
     strings={
         '"': _rust_string,
         # A quote that does not close a character literal is a lifetime or a label: no token.
-        "'": _closed_by(r"(?:\\(?:u\{[0-9A-Fa-f]{1,6}\}|x[0-9A-Fa-f]{2}|[^\r\n])|[^'\\\r\n])(?P<close>')"),
+        "'": _closed_by(
+            r"(?:\\(?:u\{[0-9A-Fa-f]{1,6}\}|x[0-9A-Fa-f]{2}|[^\r\n])|[^'\\\r\n])(?P<close>')"
+        ),
     },
 )
 
@@ -346,7 +357,9 @@ _PY_SPACE = r"(?:[ \t\f]|\\(?:\r\n|\r|\n))"
 # faster than a pattern that starts with a lookbehind or an anchor alternation.
 _PY_STATEMENT = re.compile(rf"(?P<keyword>import|from){_PY_SPACE}+")
 _PY_IMPORTED_MODULE = re.compile(
-    rf"(?P<top>\w+)(?:{_PY_SPACE}*\.{_PY_SPACE}*\w+)*(?:{_PY_SPACE}+as{_PY_SPACE}+\w+)?{_PY_SPACE}*(?P<more>,{_PY_SPACE}*)?"
+    rf"(?P<top>\w+)(?:{_PY_SPACE}*\.{_PY_SPACE}*\w+)*"  # a.b.c
+    rf"(?:{_PY_SPACE}+as{_PY_SPACE}+\w+)?"  # as alias
+    rf"{_PY_SPACE}*(?P<more>,{_PY_SPACE}*)?"
 )
 _PY_NOT_A_LIBRARY = frozenset({"__future__"})
 
@@ -386,7 +399,9 @@ def _continues_word(code: str, index: int, joiners: str = "") -> bool:
 # `from "p"` (import and export declarations), `import "p"`, `import("p")`, `require("p")`;
 # the quote is left to the lookahead so that its offset finds the string literal.
 _JS_SPECIFIER = re.compile(r"""(?P<keyword>from|import|require)\s*(?P<call>\(\s*)?(?=["'`])""")
-_JS_IMPORT_FORMS = frozenset({("from", False), ("import", False), ("import", True), ("require", True)})
+_JS_IMPORT_FORMS = frozenset(
+    {("from", False), ("import", False), ("import", True), ("require", True)}  # (keyword, call)
+)
 
 _NODE_BUILTINS = frozenset(
     "assert async_hooks buffer child_process cluster console constants crypto dgram "
@@ -418,17 +433,22 @@ def _javascript_hits(text: str) -> Iterator[_Hit]:
 
 _GO_IMPORT = re.compile(r"^[ \t]*import[ \t]*(?:(?P<block>\()|(?=[\w.\"`]))", re.M)
 _GO_IMPORT_SPEC = re.compile(r"[\s;]*(?:[\w.]+[ \t]*)?(?=[\"`])")
+_GO_IMPORT_PATH = re.compile(r"[^\s\"`\\]+")
 
 
 def _go_hits(text: str) -> Iterator[_Hit]:
     lexed = _lex(text, _GO)
     for declaration in _GO_IMPORT.finditer(lexed.code):
         position = declaration.end()
-        while (spec := _GO_IMPORT_SPEC.match(lexed.code, position)) and (literal := lexed.strings.get(spec.end())):
+        while spec := _GO_IMPORT_SPEC.match(lexed.code, position):
+            literal = lexed.strings.get(spec.end())
+            if literal is None:
+                break
             content_start, content_end, position = literal
             path = text[content_start:content_end]
-            # The standard library's paths have no dot in their first element.
-            if "." in path.split("/", 1)[0]:
+            # The standard library's paths have no dot in their first element; a path left
+            # unterminated mid-edit runs into the code after it.
+            if "." in path.split("/", 1)[0] and _GO_IMPORT_PATH.fullmatch(path):
                 yield _Hit(content_start, content_end, "go", "import")
             if not declaration["block"]:
                 break
@@ -441,7 +461,9 @@ _RUST_USE = re.compile(r"use\s+(?:::\s*)?(?:(?P<crate>\w+)|(?P<group>\{))")
 _RUST_EXTERN_CRATE = re.compile(r"extern\s+crate\s+(?P<crate>\w+)")
 _RUST_GROUP_TOKEN = re.compile(r"\w+|[{},;]")
 _RUST_LOCAL_ITEM = re.compile(r"(?:mod|enum)\s+(?P<name>\w+)")
-_RUST_NOT_CRATES = frozenset({"std", "core", "alloc", "proc_macro", "crate", "self", "super", "Self"})
+_RUST_NOT_CRATES = frozenset(
+    {"std", "core", "alloc", "proc_macro", "crate", "self", "super", "Self"}
+)
 
 
 def _rust_group_roots(code: str, position: int) -> Iterator[tuple[int, int]]:
@@ -468,13 +490,12 @@ def _rust_group_roots(code: str, position: int) -> Iterator[tuple[int, int]]:
 def _rust_hits(text: str) -> Iterator[_Hit]:
     code = _lex(text, _RUST).code
     # `use parser::X` names a module of this crate when the file declares `mod parser`.
-    local = _RUST_NOT_CRATES | {
-        item["name"] for item in _RUST_LOCAL_ITEM.finditer(code) if not _continues_word(code, item.start(), "#")
-    }
-    spans = [m.span("crate") for m in _RUST_EXTERN_CRATE.finditer(code) if not _continues_word(code, m.start(), "#")]
-    for use in _RUST_USE.finditer(code):
-        if _continues_word(code, use.start(), "#"):
-            continue
+    def keyword_matches(pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
+        return (m for m in pattern.finditer(code) if not _continues_word(code, m.start(), "#"))
+
+    local = _RUST_NOT_CRATES | {item["name"] for item in keyword_matches(_RUST_LOCAL_ITEM)}
+    spans = [extern.span("crate") for extern in keyword_matches(_RUST_EXTERN_CRATE)]
+    for use in keyword_matches(_RUST_USE):
         if use["crate"]:
             spans.append(use.span("crate"))
         else:
@@ -509,9 +530,12 @@ def _requirements_hits(text: str) -> Iterator[_Hit]:
 
 def _requirement_line_hits(offset: int, content: str) -> Iterator[_Hit]:
     option = content.lstrip()
-    if option.startswith("-") and not option.startswith(("-e", "--editable")):
+    if not option.startswith("-"):
+        span = _requirement_name_span(content)
+    elif option.startswith(("-e", "--editable")):
+        span = None
+    else:
         return  # -r, -c, --index-url and the other options name no package
-    span = None if option.startswith("-") else _requirement_name_span(content)
     if span is None:
         # An editable or URL requirement is named by its `#egg=` fragment, if any.
         egg = _EGG_FRAGMENT.search(content)
@@ -557,7 +581,9 @@ class _TomlScan:
     def __init__(self, text: str) -> None:
         self._text = text
         self._tokens = [
-            (m.lastgroup, m.start(), m.end()) for m in _TOML_TOKEN.finditer(text) if m.lastgroup != "space"
+            (token.lastgroup, token.start(), token.end())
+            for token in _TOML_TOKEN.finditer(text)
+            if token.lastgroup != "space"
         ]
         self.entries: list[_TomlEntry] = []
         table: tuple[_Span, ...] = ()
@@ -576,7 +602,10 @@ class _TomlScan:
             i = self._next_line(i)
 
     def _is_punct(self, i: int, char: str) -> bool:
-        return i < len(self._tokens) and self._tokens[i][0] == "punct" and self._text[self._tokens[i][1]] == char
+        if i >= len(self._tokens):
+            return False
+        kind, start, _ = self._tokens[i]
+        return kind == "punct" and self._text[start] == char
 
     def _is_newline(self, i: int) -> bool:
         return i < len(self._tokens) and self._tokens[i][0] == "newline"
@@ -611,9 +640,9 @@ class _TomlScan:
         after it; None unless a whole line there has the shape of a header."""
         if not (self._at_line_start(i) and self._is_punct(i, "[")):
             return None
-        doubled = self._is_punct(i + 1, "[")
-        keys, j = self._key(i + 1 + doubled)
-        for _ in range(1 + doubled):
+        brackets = 2 if self._is_punct(i + 1, "[") else 1
+        keys, j = self._key(i + brackets)
+        for _ in range(brackets):
             if not self._is_punct(j, "]"):
                 return None
             j += 1
@@ -632,8 +661,10 @@ class _TomlScan:
         self.entries.append(_TomlEntry(path, ()))
         if self._is_punct(i, "{"):
             return self._inline_table(i + 1, path)
-        while i < len(self._tokens) and not (self._is_newline(i) or any(self._is_punct(i, c) for c in ",]}")):
-            i += 1
+        while i < len(self._tokens) and not (
+            self._is_newline(i) or any(self._is_punct(i, char) for char in ",]}")
+        ):
+            i += 1  # a number, boolean or date
         return i
 
     def _array(self, i: int) -> tuple[tuple[_Span, ...], int]:
@@ -645,12 +676,19 @@ class _TomlScan:
             if kind == "newline" and self._header(i + 1) is not None:
                 return tuple(strings), i + 1  # an array left open mid-edit ends at the next table
             if kind == "string" and depth == 1 and braces == 0:
-                strings.append(self._span(i))
-            elif kind == "punct" and char in "[]{}":
-                depth += {"[": 1, "]": -1}.get(char, 0)
-                braces = max(0, braces + {"{": 1, "}": -1}.get(char, 0))
-                if depth == 0:
-                    return tuple(strings), i + 1
+                strings.append(self._span(i))  # strings inside inline tables are not items
+            elif kind == "punct":
+                match char:
+                    case "[":
+                        depth += 1
+                    case "]":
+                        depth -= 1
+                        if depth == 0:
+                            return tuple(strings), i + 1
+                    case "{":
+                        braces += 1
+                    case "}":
+                        braces = max(0, braces - 1)
             i += 1
         return tuple(strings), i
 
@@ -676,6 +714,11 @@ def _array(value: object) -> list[object]:
     return value if isinstance(value, list) else []
 
 
+def _grouped(value: object) -> list[object]:
+    """The items of every array in a table of named groups."""
+    return [item for group in _table(value).values() for item in _array(group)]
+
+
 def _pyproject_declared(text: str) -> set[str] | None:
     """Folded names of everything the file declares, or None when it does not parse."""
     try:
@@ -685,8 +728,8 @@ def _pyproject_declared(text: str) -> set[str] | None:
     project = _table(data.get("project"))
     requirements = [
         *_array(project.get("dependencies")),
-        *(r for group in _table(project.get("optional-dependencies")).values() for r in _array(group)),
-        *(r for group in _table(data.get("dependency-groups")).values() for r in _array(group)),
+        *_grouped(project.get("optional-dependencies")),
+        *_grouped(data.get("dependency-groups")),
         *_array(_table(data.get("build-system")).get("requires")),
     ]
     declared = set()
@@ -730,8 +773,11 @@ def _pyproject_hits(text: str) -> Iterator[_Hit]:
             for string in entry.strings:
                 if span := _requirement_name_span(string.text):
                     names.append((string.start + span[0], string.start + span[1]))
-        elif (depth := _poetry_table_depth(path)) and len(path) > depth and path[depth].lower() != "python":
-            names.append((entry.path[depth].start, entry.path[depth].end))
+        elif (depth := _poetry_table_depth(path)) and len(path) > depth:
+            key = entry.path[depth]
+            is_name = _requirement_name_span(key.text) == (0, len(key.text))
+            if is_name and key.text.lower() != "python":  # python: the interpreter, no package
+                names.append((key.start, key.end))
         for start, end in names:
             # The scan sees every occurrence; when the file parses, tomllib says which count.
             if start not in reported and (declared is None or fold(text[start:end]) in declared):
@@ -740,7 +786,8 @@ def _pyproject_hits(text: str) -> Iterator[_Hit]:
 
 
 _CARGO_DEPENDENCY_TABLES = frozenset(
-    {"dependencies", "dev-dependencies", "build-dependencies", "dev_dependencies", "build_dependencies"}
+    # Cargo still accepts the underscore spellings of older manifests.
+    "dependencies dev-dependencies build-dependencies dev_dependencies build_dependencies".split()
 )
 
 
@@ -753,6 +800,9 @@ def _cargo_table_depth(path: tuple[str, ...]) -> int:
     if len(path) >= 3 and path[0] == "target" and path[2] in _CARGO_DEPENDENCY_TABLES:
         return 3
     return 0
+
+
+_CRATE_NAME = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def _cargo_toml_hits(text: str) -> Iterator[_Hit]:
@@ -769,7 +819,7 @@ def _cargo_toml_hits(text: str) -> Iterator[_Hit]:
     reported: set[int] = set()
     for dependency, key in dependencies:
         name = renamed.get(dependency, key)
-        if name.start not in reported:
+        if name.start not in reported and _CRATE_NAME.fullmatch(name.text):
             reported.add(name.start)
             yield _Hit(name.start, name.end, "cargo", "declaration")
 
@@ -808,7 +858,7 @@ def _json_strings(text: str) -> Iterator[tuple[tuple[str, ...], bool, int, int]]
                 top.expects_key = char == ","
         elif top is not None:
             terminated = token.end() - token.start() >= 2 and token.group().endswith('"')
-            start, end = token.start() + 1, token.end() - terminated
+            start, end = token.start() + 1, token.end() - 1 if terminated else token.end()
             if top.is_object and top.expects_key:
                 top.key = text[start:end]
                 top.expects_key = False
@@ -819,7 +869,9 @@ def _json_strings(text: str) -> Iterator[tuple[tuple[str, ...], bool, int, int]]
                 top.expects_key = top.is_object
 
 
-_NPM_DEPENDENCY_OBJECTS = frozenset({"dependencies", "devDependencies", "peerDependencies", "optionalDependencies"})
+_NPM_DEPENDENCY_OBJECTS = frozenset(
+    {"dependencies", "devDependencies", "peerDependencies", "optionalDependencies"}
+)
 _NPM_BUNDLED_ARRAYS = frozenset({"bundleDependencies", "bundledDependencies"})
 _NPM_OVERRIDE_OBJECTS = frozenset({"overrides", "resolutions"})
 
@@ -850,20 +902,23 @@ def _package_json_hits(text: str) -> Iterator[_Hit]:
     others: list[tuple[int, int]] = []
     for path, is_key, start, end in _json_strings(text):
         value = text[start:end]
-        if is_key and len(path) == 1 and path[0] in _NPM_DEPENDENCY_OBJECTS:
-            dependencies[(path[0], value)] = (start, end)
-        elif not is_key and len(path) == 2 and path[0] in _NPM_DEPENDENCY_OBJECTS and value.startswith("npm:"):
+        section = path[0] if path else ""
+        if is_key and len(path) == 1 and section in _NPM_DEPENDENCY_OBJECTS:
+            if _npm_name_length(value, ""):  # the whole key is a package name
+                dependencies[(section, value)] = (start, end)
+        elif not is_key and len(path) == 2 and section in _NPM_DEPENDENCY_OBJECTS:
             # `"alias": "npm:real@^1"` installs `real`.
-            if length := _npm_name_length(value[4:], "@"):
-                dependencies[(path[0], path[1])] = (start + 4, start + 4 + length)
-        elif not is_key and len(path) == 1 and path[0] in _NPM_BUNDLED_ARRAYS:
-            others.append((start, end))
-        elif is_key and len(path) == 1 and path[0] in _NPM_OVERRIDE_OBJECTS:
+            length = _npm_name_length(value[4:], "@") if value.startswith("npm:") else None
+            if length:
+                dependencies[(section, path[1])] = (start + 4, start + 4 + length)
+        elif not is_key and len(path) == 1 and section in _NPM_BUNDLED_ARRAYS:
+            if _npm_name_length(value, ""):
+                others.append((start, end))
+        elif is_key and len(path) == 1 and section in _NPM_OVERRIDE_OBJECTS:
             if target := _npm_override_target(value):
                 others.append((start + target[0], start + target[1]))
     for start, end in [*dependencies.values(), *others]:
-        if end > start:
-            yield _Hit(start, end, "npm", "declaration")
+        yield _Hit(start, end, "npm", "declaration")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -897,7 +952,8 @@ def _go_mod_hits(text: str) -> Iterator[_Hit]:
             position = arrow + 2
         module = _GO_MOD_PATH.match(code, position)
         if module and not module["path"].startswith((".", "/")):
-            yield _Hit(offset + module.start("path"), offset + module.end("path"), "go", "declaration")
+            start, end = module.span("path")
+            yield _Hit(offset + start, offset + end, "go", "declaration")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -905,8 +961,10 @@ def _go_mod_hits(text: str) -> Iterator[_Hit]:
 
 _DOCKER_DIRECTIVE = re.compile(r"#\s*(?P<name>\w+)\s*=\s*(?P<value>\S*)\s*\Z")
 _DOCKER_WORD = re.compile(r"\S+")
+# Operators end a simple command; a redirection (`2>&1`, `> log`) ends what is parsed of it.
+_SHELL_OPERATOR = re.compile(r"&&|\|\||\d*[<>]+&?\d*-?|[;&|()]")
 _SHELL_TOKEN = re.compile(
-    r"""&&|\|\||[;&|()<>]|(?:[^\s;&|()<>"'\\]++|\\.?|"(?:[^"\\]++|\\.?)*+"?|'[^']*+'?)+"""
+    rf"""{_SHELL_OPERATOR.pattern}|(?:[^\s;&|()<>"'\\]++|\\.?|"(?:[^"\\]++|\\.?)*+"?|'[^']*+'?)+"""
 )
 _SHELL_COMMAND_PREFIXES = frozenset({"sudo", "env", "nohup", "time", "exec", "command"})
 _ASSIGNMENT = re.compile(r"\w+=")
@@ -949,7 +1007,10 @@ _APT = _Installer(
 _APK = _Installer(
     "apk",
     frozenset({"add"}),
-    frozenset({"-t", "--virtual", "-X", "--repository", "-p", "--root", "--repositories-file", "--keys-dir", "--arch", "--cache-dir"}),
+    frozenset(
+        "-t --virtual -X --repository -p --root --repositories-file --keys-dir --arch "
+        "--cache-dir".split()
+    ),
     _pattern_length(r"[A-Za-z0-9][\w+.-]*+(?=[=<>~@]|\Z)"),
 )
 _PIP = _Installer(
@@ -960,14 +1021,17 @@ _PIP = _Installer(
         "--find-links -t --target --prefix --root --src --platform --python-version "
         "--implementation --abi --trusted-host --cache-dir --upgrade-strategy --progress-bar "
         "--only-binary --no-binary -C --config-settings --global-option --log --proxy --retries "
-        "--timeout --exists-action --cert --client-cert --report --root-user-action --python".split()
+        "--timeout --exists-action --cert --client-cert --report --root-user-action "
+        "--python".split()
     ),
     _pip_package_length,
 )
 _NPM = _Installer(
     "npm",
     frozenset({"install", "i", "add"}),
-    frozenset({"--prefix", "--registry", "--cache", "--userconfig", "-w", "--workspace", "--tag", "--omit", "--include"}),
+    frozenset(
+        "--prefix --registry --cache --userconfig -w --workspace --tag --omit --include".split()
+    ),
     lambda argument: _npm_name_length(argument, "@"),
 )
 _INSTALLERS: Mapping[str, _Installer] = {
@@ -986,16 +1050,19 @@ _PYTHON_PROGRAM = re.compile(r"python[\d.]*")
 
 def _unquoted(word: _Word) -> _Word:
     text = word.text
-    if text[:1] in ("'", '"'):
-        return _Word(text[1:-1] if len(text) > 1 and text[-1] == text[0] else text[1:], word.start + 1)
-    return word
+    if text[:1] not in ("'", '"'):
+        return word
+    closed = len(text) > 1 and text[-1] == text[0]
+    return _Word(text[1:-1] if closed else text[1:], word.start + 1)
 
 
 def _install_hits(command: list[_Word]) -> Iterator[_Hit]:
     words = [_unquoted(word) for word in command]
-    i = 0
+    i = 0  # skip `sudo -E`, `env`, `DEBIAN_FRONTEND=noninteractive` and the like
     while i < len(words) and (
-        words[i].text in _SHELL_COMMAND_PREFIXES or words[i].text.startswith("-") or _ASSIGNMENT.match(words[i].text)
+        words[i].text in _SHELL_COMMAND_PREFIXES
+        or words[i].text.startswith("-")
+        or _ASSIGNMENT.match(words[i].text)
     ):
         i += 1
     if i >= len(words):
@@ -1031,30 +1098,38 @@ def _run_hits(pieces: list[tuple[int, str]]) -> Iterator[_Hit]:
             if token.group().startswith("#"):
                 break  # a shell comment runs to the end of the physical line
             words.append(_Word(token.group(), offset + token.start()))
-    words = words[1:]  # the RUN keyword
+    words = words[1 + next(i for i, word in enumerate(words) if word.text.upper() == "RUN") :]
     while words and words[0].text.startswith("--"):
         words = words[1:]  # --mount=…, --network=…
     if words and words[0].text.startswith("["):
         return  # exec form: a JSON array, not a shell command
     command: list[_Word] = []
     for word in [*words, _Word(";", -1)]:
-        if word.text in ("&&", "||", ";", "|", "&", "(", ")", "<", ">"):
+        if _SHELL_OPERATOR.fullmatch(word.text):
             yield from _install_hits(command)
             command = []
         else:
             command.append(word)
 
 
+# [registry[:port]/]path/components; `${VAR}` references and other oddities do not match.
+_IMAGE_NAME = re.compile(r"\w[\w.-]*(?::\d+)?(?:/\w[\w.-]*)*")
+
+
 def _image_hit(word: _Word, stages: set[str]) -> _Hit | None:
     length = _image_name_length(word.text)
     name = word.text[:length].lower()
-    if not name or "$" in name or name == "scratch" or word.text.lower() in stages:
+    if not _IMAGE_NAME.fullmatch(name) or name == "scratch" or word.text.lower() in stages:
         return None
     return _Hit(word.start, word.start + length, "container", "declaration")
 
 
 def _instruction_hits(pieces: list[tuple[int, str]], stages: set[str]) -> Iterator[_Hit]:
-    words = [_Word(m.group(), offset + m.start()) for offset, content in pieces for m in _DOCKER_WORD.finditer(content)]
+    words = [
+        _Word(word.group(), offset + word.start())
+        for offset, content in pieces
+        for word in _DOCKER_WORD.finditer(content)
+    ]
     if words and words[0].text.upper() == "ONBUILD":
         words = words[1:]
     if not words:
@@ -1073,10 +1148,7 @@ def _instruction_hits(pieces: list[tuple[int, str]], stages: set[str]) -> Iterat
                 if not source.text.isdigit() and (hit := _image_hit(source, stages)):
                     yield hit
     elif instruction == "RUN":
-        # Drop the ONBUILD prefix, if any, by starting at the RUN keyword.
-        first_offset, first_content = pieces[0]
-        keyword_at = words[0].start - first_offset
-        yield from _run_hits([(first_offset + keyword_at, first_content[keyword_at:]), *pieces[1:]])
+        yield from _run_hits(pieces)
 
 
 def _dockerfile_hits(text: str) -> Iterator[_Hit]:
@@ -1172,14 +1244,15 @@ def detect(path: str, text: str, vocabulary: frozenset[str] = frozenset()) -> li
     kind = document_kind(path)
     if kind is None:
         return []
-    hits = _prose_hits(text, vocabulary) if kind in ("markdown", "instructions") else _SCANNERS[kind](text)
+    if kind in ("markdown", "instructions"):
+        hits = _prose_hits(text, vocabulary)
+    else:
+        hits = _SCANNERS[kind](text)
     position = _Positions(text)
     keys: dict[tuple[str, str], str] = {}  # a file names the same few packages over and over
     mentions = []
     for hit in hits:
         name = text[hit.start : hit.end]
-        if not name:
-            continue
         line, start = position(hit.start)
         key = keys.get((name, hit.ecosystem))
         if key is None:
