@@ -15,7 +15,6 @@ import socket
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 import uvicorn
@@ -35,6 +34,7 @@ log = logging.getLogger(__name__)
 
 MCP_PATH = "/mcp"
 SHUTDOWN_GRACE_SECONDS = 1
+MIN_TOKEN_LENGTH = 32
 
 
 class EndpointReport(BaseModel):
@@ -46,10 +46,9 @@ class EndpointReport(BaseModel):
 
 
 class EndpointRecord(EndpointReport):
-    """One endpoint file: the report plus the process that serves it."""
+    """A live endpoint: the report plus the process serving it (the file's name)."""
 
     pid: int
-    started_at: str
 
 
 # --- the server ----------------------------------------------------------------------------------
@@ -142,13 +141,13 @@ async def serve_http(memory: Memory, *, project: str, host: str = "127.0.0.1", p
     """Serve the MCP tools on `http://host:port/mcp` as a task on the running loop. `port` 0
     lets the OS choose; the token is random per start unless given. A non-loopback `host` is
     refused unless `allow_remote` and an explicit `token` are both given. With
-    `endpoint_file`, `{url, token, project, pid}` is written to a 0600 file (see
+    `endpoint_file`, `{url, token, project}` is written to `<pid>.json`, a 0600 file (see
     `write_endpoint_file`) that `stop()` removes."""
     if not _is_loopback(host) and not (allow_remote and token):
         raise InvalidInput(f"{host!r} is not a loopback address; serving MCP beyond this machine needs "
                            "allow_remote and an explicit token", field="host")
-    if token is not None and len(token) < 16:
-        raise InvalidInput("a bearer token needs at least 16 characters", field="token")
+    if token is not None and len(token) < MIN_TOKEN_LENGTH:
+        raise InvalidInput(f"a bearer token needs at least {MIN_TOKEN_LENGTH} characters", field="token")
     token = token or secrets.token_urlsafe(32)
 
     # Bound before uvicorn starts, so the URL is known and a failed bind raises here (uvicorn
@@ -160,7 +159,13 @@ async def serve_http(memory: Memory, *, project: str, host: str = "127.0.0.1", p
 
     # No resource_server_url: there is no OAuth server to point clients at, only the token.
     auth = AuthSettings(issuer_url=f"http://{_url_host(host)}:{port}", resource_server_url=None)
-    mcp = build_server(memory, project=project, token_verifier=_BearerToken(token), auth=auth)
+    try:
+        # Off the loop: the first build of the tool schemas takes a noticeable fraction of a second.
+        mcp = await asyncio.to_thread(build_server, memory, project=project, token_verifier=_BearerToken(token),
+                                      auth=auth)
+    except BaseException:
+        sock.close()
+        raise
     security = _security(host, port)
     app = _HostOriginGuard(mcp.streamable_http_app(streamable_http_path=MCP_PATH, transport_security=security,
                                                    host=host), security)
@@ -211,18 +216,18 @@ def _pid_alive(pid: int) -> bool:
 
 
 def write_endpoint_file(url: str, token: str, project: str, pid: int) -> Path:
-    """Write `<pid>.json` (0600, in a 0700 folder) atomically; stale files of dead processes
-    in the folder, and an earlier file of a reused pid, are replaced or removed."""
+    """Write `{url, token, project}` to `<pid>.json` (0600, in a 0700 folder), atomically.
+    Files of processes that are gone are removed first; an earlier file of a reused pid is
+    replaced."""
     folder = endpoints_dir()
     _private_dir(folder)
     read_endpoints()  # prunes the stale ones
-    record = EndpointRecord(url=url, token=token, project=project, pid=pid,
-                            started_at=datetime.now(UTC).isoformat(timespec="seconds"))
+    report = EndpointReport(url=url, token=token, project=project)
     target = folder / f"{pid}.json"
     fd, temporary = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")  # mkstemp creates 0600
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(record.model_dump_json(indent=2))
+            handle.write(report.model_dump_json(indent=2))
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -231,20 +236,22 @@ def write_endpoint_file(url: str, token: str, project: str, pid: int) -> Path:
 
 
 def read_endpoints(project: str | None = None) -> list[EndpointRecord]:
-    """The live endpoints on this machine (of `project`, when given); files left by processes
-    that are gone are removed."""
+    """The live endpoints on this machine (of `project`, when given). A file whose process is
+    gone (a crash) is stale: it is removed."""
     folder = endpoints_dir()
     found = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        try:
-            record = EndpointRecord.model_validate_json(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, ValidationError):
-            continue  # being written, or not ours
-        if not _pid_alive(record.pid):
-            log.info("removing stale MCP endpoint file %s (process %d is gone)", path, record.pid)
+        if not path.stem.isdigit():
+            continue
+        pid = int(path.stem)
+        if not _pid_alive(pid):
+            log.info("removing stale MCP endpoint file %s (process %d is gone)", path, pid)
             path.unlink(missing_ok=True)
             continue
-        if project is None or record.project == project:
-            found.append(record)
+        try:
+            report = EndpointReport.model_validate_json(path.read_text(encoding="utf-8"))
+        except (OSError, ValidationError):
+            continue
+        if project is None or report.project == project:
+            found.append(EndpointRecord(pid=pid, **report.model_dump()))
     return found
-

@@ -4,18 +4,27 @@ language server serves the same tools over Streamable HTTP (`cenotaph.mcp.http`)
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.tools import Tool
 
 from cenotaph import __version__
+from cenotaph import project as project_resolution
+from cenotaph.app import open_memory
 from cenotaph.mcp.tools import briefing, contradictions, graveyard, lifecycle, memories, suppressions, trust
 from cenotaph.mcp.tools.base import ToolEnv
+from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.service import Memory
+from cenotaph.store.connect import StoreUnavailable
+from cenotaph.store.migrations import SchemaTooNew
 
 log = logging.getLogger(__name__)
 
@@ -29,25 +38,29 @@ and `abandon`. Your writes are attributed to you; forgetting, refuting, resolvin
 suppressions become proposals a person accepts in the editor."""
 
 
+@functools.cache
+def tools() -> tuple[Tool, ...]:
+    """The tools and their JSON schemas, built once per process (it takes a noticeable fraction
+    of a second); each server finds its store and project in its lifespan context."""
+    return tuple(Tool.from_function(fn, annotations=annotations)
+                 for group in TOOL_GROUPS for fn, annotations in group.TOOLS.entries)
+
+
 def build_server(memory: Memory, *, project: str, client_actor_prefix: str = "mcp",
                  token_verifier: TokenVerifier | None = None, auth: AuthSettings | None = None) -> MCPServer:
     """An MCP server whose tools act on `memory` for `project` (`""`: the global scope)."""
-    server = MCPServer("cenotaph", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING",
-                       token_verifier=token_verifier, auth=auth)
     env = ToolEnv(memory=memory, project=project, actor_prefix=client_actor_prefix)
-    for group in TOOL_GROUPS:
-        group.register(server, env)
-    return server
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer) -> AsyncIterator[ToolEnv]:
+        yield env
+
+    return MCPServer("cenotaph", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING",
+                     token_verifier=token_verifier, auth=auth, tools=list(tools()), lifespan=lifespan)
 
 
 def main(args: argparse.Namespace) -> int:
     """`cenotaph mcp`: stdio belongs to the protocol, so everything else goes to stderr."""
-    from cenotaph import project as project_resolution
-    from cenotaph.app import open_memory
-    from cenotaph.memory.errors import CenotaphError
-    from cenotaph.store.connect import StoreUnavailable
-    from cenotaph.store.migrations import SchemaTooNew
-
     project = args.project if args.project is not None else project_resolution.resolve(None, Path.cwd())
     try:
         memory = open_memory(args.db)

@@ -4,14 +4,14 @@ domain errors become MCP error results."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Annotated
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
+from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from cenotaph.memory.errors import CenotaphError
@@ -22,10 +22,28 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempot
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
 
+MAX_CLIENT_NAME = 100  # the name is the client's to choose; the audit log keeps it short
+
 # Argument types shared by several tools; the SDK checks them and names the field on failure.
 MemoryId = Annotated[int, Field(ge=1, description="The memory's id (as returned by remember or recall).")]
 Reason = Annotated[str, Field(min_length=1, max_length=2000, description="Why: kept with the change in the audit log.")]
 GlobalScope = Annotated[bool, Field(description="True: applies in every project, not only this one.")]
+
+
+class ToolGroup:
+    """A module's tool functions and their annotations. The SDK turns each into a `Tool` (its
+    schemas) once per process; every server instance shares them and finds its own `ToolEnv`
+    in its lifespan context."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[Callable[..., object], ToolAnnotations]] = []
+
+    def add(self, annotations: ToolAnnotations) -> Callable[[Callable[..., object]], Callable[..., object]]:
+        def decorator(fn: Callable[..., object]) -> Callable[..., object]:
+            self.entries.append((fn, annotations))
+            return fn
+
+        return decorator
 
 
 @dataclass(slots=True)
@@ -38,10 +56,14 @@ class ToolEnv:
     actor_prefix: str = "mcp"
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
+    @staticmethod
+    def of(ctx: Context) -> ToolEnv:
+        return ctx.request_context.lifespan_context
+
     def actor(self, ctx: Context) -> Actor:
         """`mcp:<client name>` from the client's `clientInfo`."""
         params = ctx.session.client_params
-        name = params.client_info.name.strip() if params is not None else ""
+        name = params.client_info.name.strip()[:MAX_CLIENT_NAME] if params is not None else ""
         return Actor(name=f"{self.actor_prefix}:{name or 'unknown'}", kind="agent")
 
     def scope(self, global_scope: bool = False) -> str:

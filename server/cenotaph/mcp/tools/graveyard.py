@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from pydantic import BaseModel, Field
 
-from cenotaph.mcp.tools.base import READ_ONLY, WRITE, GlobalScope, Reason, ToolEnv
+from cenotaph.mcp.tools.base import READ_ONLY, WRITE, GlobalScope, Reason, ToolEnv, ToolGroup
 from cenotaph.mcp.tools.models import (
     AbandonOutcome,
     ApproachChecks,
@@ -34,70 +34,79 @@ def _abandon_outcome(result: AbandonResult) -> AbandonOutcome:
     return AbandonOutcome(approach=ApproachView.model_validate(result.approach), memory_id=result.memory_id,
                           recall_suppressed=result.recall_suppressed)
 
+TOOLS = ToolGroup()
 
-def register(server: MCPServer, env: ToolEnv) -> None:
-    @server.tool(annotations=READ_ONLY)
-    def check_approaches(
-        names: Annotated[list[ApproachName], Field(min_length=1, max_length=100)],
-        ecosystem: Ecosystem = None,
-        include_other_projects: Annotated[bool, Field(description="Also report records from other projects.")] = True,
-    ) -> ApproachChecks:
-        """Call before suggesting, installing or importing a library, package, tool or container
-        image: tells whether it was abandoned here before (and why), reinstated, or never
-        recorded. Do not suggest an `abandoned` one without telling the user its reason."""
-        with env.domain() as memory:
-            verdicts = memory.check_approaches(names, project=env.project, ecosystem=ecosystem,
-                                               include_other_projects=include_other_projects)
-        return ApproachChecks(results=[ApproachVerdict.of(v) for v in verdicts])
 
-    @server.tool(annotations=WRITE)
-    def abandon(
-        ctx: Context,
-        name: ApproachName,
-        reason: Reason,
-        effort: Effort | None = None,
-        ecosystem: Ecosystem = None,
-        aliases: Annotated[list[str] | None, Field(description="Other names it goes by (e.g. its import name).")] = None,
-        global_scope: GlobalScope = False,
-    ) -> AbandonOutcome:
-        """Record that a library, package, tool or approach was tried and must not be used again
-        here, with the reason. Editors then flag every import or dependency declaration of it.
-        Call it when the user or the evidence rules something out for good; at effort 4–5 its
-        memories also leave recall."""
-        with env.domain() as memory:
-            result = memory.abandon(env.actor(ctx), name, reason=reason, project=env.scope(global_scope), effort=effort,
-                                    ecosystem=ecosystem, aliases=aliases or ())
-        return _abandon_outcome(result)
+@TOOLS.add(READ_ONLY)
+def check_approaches(
+    ctx: Context,
+    names: Annotated[list[ApproachName], Field(min_length=1, max_length=100)],
+    ecosystem: Ecosystem = None,
+    include_other_projects: Annotated[bool, Field(description="Also report records from other projects.")] = True,
+) -> ApproachChecks:
+    """Call before suggesting, installing or importing a library, package, tool or container
+    image: tells whether it was abandoned here before (and why), reinstated, or never
+    recorded. Do not suggest an `abandoned` one without telling the user its reason."""
+    env = ToolEnv.of(ctx)
+    with env.domain() as memory:
+        verdicts = memory.check_approaches(names, project=env.project, ecosystem=ecosystem,
+                                           include_other_projects=include_other_projects)
+    return ApproachChecks(results=[ApproachVerdict.of(v) for v in verdicts])
 
-    @server.tool(annotations=WRITE)
-    def reinstate(ctx: Context, name: ApproachName, reason: Reason, global_scope: GlobalScope = False) -> ApproachView:
-        """Take an approach out of the graveyard, with the reason it is acceptable again (e.g.
-        the bug that killed it was fixed). Editors stop flagging it."""
-        with env.domain() as memory:
-            approach = memory.reinstate_approach(env.actor(ctx), name, reason=reason, project=env.scope(global_scope))
-        return ApproachView.model_validate(approach)
 
-    @server.tool(annotations=WRITE)
-    def record_experience(
-        ctx: Context,
-        summary: Annotated[str, Field(description="What was attempted and what happened, verbatim.")],
-        outcome: Literal[OUTCOMES],  # type: ignore[valid-type]
-        effort: Effort,
-        iterations: Annotated[int | None, Field(ge=0, description="How many attempts it took.")] = None,
-        breakthrough: Annotated[str | None, Field(description="What finally made it work.")] = None,
-        gotchas: list[str] | None = None,
-        abandoned: Annotated[list[AbandonedApproach] | None,
-                             Field(max_length=50, description="Approaches dropped along the way, each with its reason.")] = None,
-        tags: list[str] | None = None,
-    ) -> ExperienceOutcome:
-        """Record how a piece of work went once it is done or given up: outcome, effort, what
-        broke through, the gotchas, and the approaches abandoned on the way (each enters the
-        graveyard). Call it at the end of a substantial task so the next session does not
-        repeat the dead ends."""
-        with env.domain() as memory:
-            result = memory.record_experience(
-                env.actor(ctx), summary, project=env.project, outcome=outcome, effort=effort, iterations=iterations,
-                breakthrough=breakthrough, gotchas=gotchas, tags=tags,
-                abandoned=[(a.name, a.reason) for a in abandoned or []],
-            )
-        return ExperienceOutcome(id=result.id, abandoned=[_abandon_outcome(r) for r in result.abandoned])
+@TOOLS.add(WRITE)
+def abandon(
+    ctx: Context,
+    name: ApproachName,
+    reason: Reason,
+    effort: Effort | None = None,
+    ecosystem: Ecosystem = None,
+    aliases: Annotated[list[str] | None, Field(description="Other names it goes by (e.g. its import name).")] = None,
+    global_scope: GlobalScope = False,
+) -> AbandonOutcome:
+    """Record that a library, package, tool or approach was tried and must not be used again
+    here, with the reason. Editors then flag every import or dependency declaration of it.
+    Call it when the user or the evidence rules something out for good; at effort 4–5 its
+    memories also leave recall."""
+    env = ToolEnv.of(ctx)
+    with env.domain() as memory:
+        result = memory.abandon(env.actor(ctx), name, reason=reason, project=env.scope(global_scope), effort=effort,
+                                ecosystem=ecosystem, aliases=aliases or ())
+    return _abandon_outcome(result)
+
+
+@TOOLS.add(WRITE)
+def reinstate(ctx: Context, name: ApproachName, reason: Reason, global_scope: GlobalScope = False) -> ApproachView:
+    """Take an approach out of the graveyard, with the reason it is acceptable again (e.g.
+    the bug that killed it was fixed). Editors stop flagging it."""
+    env = ToolEnv.of(ctx)
+    with env.domain() as memory:
+        approach = memory.reinstate_approach(env.actor(ctx), name, reason=reason, project=env.scope(global_scope))
+    return ApproachView.model_validate(approach)
+
+
+@TOOLS.add(WRITE)
+def record_experience(
+    ctx: Context,
+    summary: Annotated[str, Field(description="What was attempted and what happened, verbatim.")],
+    outcome: Literal[OUTCOMES],  # type: ignore[valid-type]
+    effort: Effort,
+    iterations: Annotated[int | None, Field(ge=0, description="How many attempts it took.")] = None,
+    breakthrough: Annotated[str | None, Field(description="What finally made it work.")] = None,
+    gotchas: list[str] | None = None,
+    abandoned: Annotated[list[AbandonedApproach] | None,
+                         Field(max_length=50, description="Approaches dropped along the way, each with its reason.")] = None,
+    tags: list[str] | None = None,
+) -> ExperienceOutcome:
+    """Record how a piece of work went once it is done or given up: outcome, effort, what
+    broke through, the gotchas, and the approaches abandoned on the way (each enters the
+    graveyard). Call it at the end of a substantial task so the next session does not
+    repeat the dead ends."""
+    env = ToolEnv.of(ctx)
+    with env.domain() as memory:
+        result = memory.record_experience(
+            env.actor(ctx), summary, project=env.project, outcome=outcome, effort=effort, iterations=iterations,
+            breakthrough=breakthrough, gotchas=gotchas, tags=tags,
+            abandoned=[(a.name, a.reason) for a in abandoned or []],
+        )
+    return ExperienceOutcome(id=result.id, abandoned=[_abandon_outcome(r) for r in result.abandoned])

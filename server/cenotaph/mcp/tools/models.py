@@ -3,13 +3,20 @@ content. They translate the domain's dataclasses; nothing here decides anything.
 
 from __future__ import annotations
 
-import dataclasses
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from cenotaph.memory.models import ApproachCheck, RecallResponse, RememberResult
-from cenotaph.store.records import MemoryRow
+from cenotaph.memory.models import (
+    ApproachCheck,
+    ContradictionView,
+    ForgetPreview,
+    MemoryHistory,
+    RecallResponse,
+    RememberResult,
+)
+from cenotaph.store.records import EventRow, MemoryRow, ProposalRow, SuppressionRow
 
 BRIEF_CHARS = 280
 
@@ -114,40 +121,43 @@ class ProposalView(_FromRow):
     decision_reason: str | None = None
 
 
+class ForgetPreviewView(_FromRow):
+    """What forget would remove: the content of every version, its links and graveyard records."""
+
+    memory_id: int
+    project: str
+    kind: str
+    content: str
+    versions: int
+    open_contradictions: list[int]
+    approaches: list[str]
+
+
 class ChangeOutcome(BaseModel):
-    """`applied`: done now. `proposed`: recorded as a proposal a person accepts or rejects.
-    `preview`: nothing changed; what would change (call again with confirm=true)."""
+    """`applied`: done now, the changed record is returned. `proposed`: recorded as a proposal
+    that a person accepts or rejects in the editor. `preview`: nothing changed yet."""
 
     status: Literal["applied", "proposed", "preview"]
     memory: MemoryView | None = None
     suppression: SuppressionView | None = None
+    contradiction: ContradictionItem | None = None
     proposal: ProposalView | None = None
-    preview: dict[str, Any] | None = None
+    forget_preview: ForgetPreviewView | None = None
 
     @classmethod
-    def of(cls, result: Any, *, preview: bool = False) -> ChangeOutcome:
-        """Sort a domain verb's return value (a row, a proposal or a preview) into its slot."""
-        kind = type(result).__name__
-        if kind == "ProposalRow":
+    def of(cls, result: MemoryRow | SuppressionRow | ProposalRow | ContradictionView | ForgetPreview) -> ChangeOutcome:
+        """Sort what a domain verb returned into its slot."""
+        if isinstance(result, ProposalRow):
             return cls(status="proposed", proposal=ProposalView.model_validate(result))
+        if isinstance(result, ForgetPreview):
+            return cls(status="preview", forget_preview=ForgetPreviewView.model_validate(result))
         if isinstance(result, MemoryRow):
-            return cls(status="preview" if preview else "applied", memory=MemoryView.of(result))
-        if kind == "SuppressionRow":
+            return cls(status="applied", memory=MemoryView.of(result))
+        if isinstance(result, SuppressionRow):
             return cls(status="applied", suppression=SuppressionView.model_validate(result))
-        data = _plain(result)
-        return cls(status="preview" if preview else "applied",
-                   preview=data if isinstance(data, dict) else {"result": data})
-
-
-def _plain(value: Any) -> Any:
-    """A JSON-shaped copy of a dataclass tree."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    return value
+        if isinstance(result, ContradictionView):
+            return cls(status="applied", contradiction=ContradictionItem.of(result))
+        raise TypeError(f"no slot for a {type(result).__name__}")
 
 
 # --- remember / recall ----------------------------------------------------------------------------
@@ -280,25 +290,115 @@ class ExperienceOutcome(BaseModel):
 class ContradictionSide(BaseModel):
     id: int
     content: str
-    trust: str | None = None
-    recorded_at: str | None = None
+    trust: str
+    state: str
+    recorded_at: str
+
+    @classmethod
+    def of(cls, row: MemoryRow, *, compact: bool) -> ContradictionSide:
+        return cls(id=row.memory_id, content=brief(row.content) if compact else row.content, trust=row.trust,
+                   state=row.state, recorded_at=row.recorded_at)
 
 
 class ContradictionItem(BaseModel):
+    """Two memories that seem to say opposite things; `a` or `b` is null once forgotten."""
+
     id: int
     project: str
-    status: str
-    found_by: str | None = None
-    explanation: str | None = None
-    resolution: str | None = None
-    a: ContradictionSide | None = None
-    b: ContradictionSide | None = None
-    created_at: str | None = None
+    status: Literal["open", "resolved", "dismissed"]
+    found_by: str
+    explanation: str
+    resolution: Literal["keep_a", "keep_b", "both", "neither"] | None = None
+    reason: str | None = None
+    a: ContradictionSide | None
+    b: ContradictionSide | None
+    created_at: str
+
+    @classmethod
+    def of(cls, view: ContradictionView, *, compact: bool = False) -> ContradictionItem:
+        def side(row: MemoryRow | None) -> ContradictionSide | None:
+            return None if row is None else ContradictionSide.of(row, compact=compact)
+
+        return cls(id=view.id, project=view.project, status=view.status, found_by=view.found_by,
+                   explanation=view.explanation, resolution=view.resolution, reason=view.reason,
+                   a=side(view.memory_a), b=side(view.memory_b), created_at=view.created_at)
 
 
 class ContradictionList(BaseModel):
     contradictions: list[ContradictionItem]
     more: int = 0
+
+
+# --- history and why -----------------------------------------------------------------------------
+
+
+class TransitionView(_FromRow):
+    field: str
+    from_value: str | None
+    to_value: str
+    reason: str | None
+    actor: str
+    at: str
+
+
+class EventView(BaseModel):
+    seq: int
+    at: str
+    actor: str
+    action: str
+    target: str
+    before: Any = None
+    after: Any = None
+    reason: str | None = None
+
+    @classmethod
+    def of(cls, event: EventRow) -> EventView:
+        return cls(seq=event.seq, at=event.at, actor=event.actor, action=event.action, target=event.target,
+                   before=None if event.before is None else json.loads(event.before),
+                   after=None if event.after is None else json.loads(event.after), reason=event.reason)
+
+
+class TombstoneView(_FromRow):
+    content_hash: str
+    reason: str
+    actor: str
+    at: str
+
+
+class HistoryOutput(BaseModel):
+    """Versions oldest first (content edits); transitions (state and trust changes, each with
+    its reason); the audit events that touched it; a tombstone if it was forgotten."""
+
+    memory_id: int
+    versions: list[MemoryView]
+    transitions: list[TransitionView]
+    events: list[EventView]
+    tombstone: TombstoneView | None = None
+
+    @classmethod
+    def of(cls, history: MemoryHistory) -> HistoryOutput:
+        return cls(memory_id=history.memory_id, versions=[MemoryView.of(v) for v in history.versions],
+                   transitions=[TransitionView.model_validate(t) for t in history.transitions],
+                   events=[EventView.of(e) for e in history.events],
+                   tombstone=None if history.tombstone is None else TombstoneView.model_validate(history.tombstone))
+
+
+class WhyRecallView(_FromRow):
+    at: str
+    actor: str
+    query: str
+    memory_ids: list[int]
+    scores: list[float]
+    approaches: list[str]
+
+
+class WhyOutput(_FromRow):
+    """The recalls since `since` whose results mention the topic: who asked what, and what came back."""
+
+    topic: str
+    project: str
+    since: str
+    recalls: list[WhyRecallView]
 
 
 # --- briefing ------------------------------------------------------------------------------------
@@ -322,7 +422,8 @@ class ProposalBrief(BaseModel):
 
 
 class Briefing(BaseModel):
-    """What to know before working on this project. Lists are capped; `more` counts what was left out."""
+    """What to know before working on this project. Lists are capped; `truncated` names those
+    that hold more than shown."""
 
     project: str
     graveyard: list[GraveyardEntry]
@@ -330,4 +431,4 @@ class Briefing(BaseModel):
     pending_proposals: list[ProposalBrief]
     preferences: list[MemoryBrief]
     recent_decisions: list[MemoryBrief]
-    more: dict[str, int] = {}
+    truncated: list[str] = []

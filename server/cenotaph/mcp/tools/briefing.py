@@ -1,0 +1,46 @@
+"""briefing: what to know before working on this project, in one compact call."""
+
+from __future__ import annotations
+
+from mcp.server.mcpserver import Context
+
+from cenotaph.mcp.tools.base import READ_ONLY, ToolEnv, ToolGroup
+from cenotaph.mcp.tools.models import Briefing, ContradictionItem, GraveyardEntry, MemoryBrief, ProposalBrief
+
+# Caps that keep the briefing to a screenful.
+LIMITS = {"graveyard": 30, "open_contradictions": 10, "pending_proposals": 10, "preferences": 10,
+          "recent_decisions": 10}
+
+TOOLS = ToolGroup()
+
+
+@TOOLS.add(READ_ONLY)
+def briefing(ctx: Context) -> Briefing:
+    """Call first when you start working on this project: the approaches abandoned here
+    (do not suggest them), open contradictions, changes waiting for a person's decision,
+    the user's stated preferences and the most recent decisions. Compact: use recall for
+    anything deeper."""
+    env = ToolEnv.of(ctx)
+    with env.domain() as memory:
+        lists = {
+            "graveyard": sorted(memory.graveyard.in_scope(env.project), key=lambda a: a.updated_at, reverse=True),
+            "open_contradictions": memory.contradictions(env.project, status="open"),
+            "pending_proposals": memory.proposals(env.project, status="pending"),
+            "preferences": memory.recent(env.project, kinds=("preference",), limit=LIMITS["preferences"] + 1),
+            "recent_decisions": memory.recent(env.project, kinds=("decision",),
+                                              limit=LIMITS["recent_decisions"] + 1),
+        }
+    truncated = [name for name, items in lists.items() if len(items) > LIMITS[name]]
+    shown = {name: items[:LIMITS[name]] for name, items in lists.items()}
+    return Briefing(
+        project=env.project,
+        graveyard=[GraveyardEntry(name=a.display_name, ecosystem=a.ecosystem, reason=a.reason, effort=a.effort,
+                                  scope="global" if a.project == "" else "project", approach_id=a.id)
+                   for a in shown["graveyard"]],
+        open_contradictions=[ContradictionItem.of(c, compact=True) for c in shown["open_contradictions"]],
+        pending_proposals=[ProposalBrief(id=p.id, action=p.action, target=p.target, reason=p.reason, actor=p.actor)
+                           for p in shown["pending_proposals"]],
+        preferences=[MemoryBrief.of(m) for m in shown["preferences"]],
+        recent_decisions=[MemoryBrief.of(m) for m in shown["recent_decisions"]],
+        truncated=truncated,
+    )
