@@ -17,4 +17,4 @@ def open_memory(db: Path | str | None = None, *, settings: config.Settings | Non
     settings = settings or config.load()
     store = Store(db if db is not None else default_db_path())
     ctx = Context(store=store, embedder=Embedder(settings.model), analyzer=Analyzer())
-    return Memory(ctx)
+    return Memory(ctx, settings)

@@ -14,7 +14,7 @@ from typing import Any
 
 from cenotaph import __version__, project as project_resolution
 from cenotaph.memory.errors import CenotaphError
-from cenotaph.memory.models import KINDS, OUTCOMES, Actor, RecallResponse
+from cenotaph.memory.models import KINDS, OUTCOMES, Actor, ContradictionView, RecallResponse
 from cenotaph.nlp.names import ECOSYSTEMS
 from cenotaph.store.connect import StoreUnavailable
 from cenotaph.store.migrations import SchemaTooNew
@@ -106,7 +106,7 @@ def cmd_abandon(args: argparse.Namespace, memory) -> None:
     text = f"abandoned {a.display_name} ({a.ecosystem}: {a.name}) {where}, approach #{a.id}"
     if result.recall_suppressed:
         text += f"\nmemories that mention {a.name} are now kept out of recall (effort {a.effort}/5); " \
-                f"lift with `cenotaph unsuppress {a.name} --kind recall`"
+                f"lift with `cenotaph unsuppress {a.name} --kind recall --reason …`"
     _emit(args, result, text)
 
 
@@ -173,6 +173,258 @@ def cmd_doctor(args: argparse.Namespace, memory) -> None:
 def cmd_reindex(args: argparse.Namespace, memory) -> None:
     report = memory.reindex(progress=_progress)
     _emit(args, report, f"re-embedded {report.memories} memories with {report.model} (dim {report.dim})")
+
+
+# --- trust, time and audit ------------------------------------------------------------------------
+
+
+def _memory_line(row) -> str:
+    flags = ", ".join(f for f in (row.kind, row.state, row.trust) if f)
+    return f"#{row.memory_id} v{row.version} [{flags}] {row.content or '(forgotten)'}"
+
+
+def _outcome(result) -> str:
+    """One line for whatever a verb returned: the changed record, or the proposal it became."""
+    from cenotaph.store.records import MemoryRow, ProposalRow, SuppressionRow
+
+    if isinstance(result, ProposalRow):
+        return (f"proposed as #{result.id} ({result.action} {result.target}): "
+                f"a person accepts it with `cenotaph accept {result.id}`")
+    if isinstance(result, MemoryRow):
+        return _memory_line(result)
+    if isinstance(result, SuppressionRow):
+        where = "everywhere" if result.project == "" else f"in {result.project}"
+        state = f"lifted ({result.lifted_reason})" if result.lifted_at else "active"
+        return f"{result.kind} suppression of {result.value} {where}: {state}"
+    if isinstance(result, ContradictionView):
+        return _contradiction_line(result)
+    return str(result)
+
+
+def _lifecycle(verb: str):
+    def handler(args: argparse.Namespace, memory) -> None:
+        if verb == "deprioritise":
+            row = memory.deprioritise(CLI_ACTOR, args.id, reason=args.reason, hints=args.hint)
+        else:
+            row = getattr(memory, verb)(CLI_ACTOR, args.id, reason=args.reason)
+        _emit(args, row, f"{row.state}: {_memory_line(row)}")
+    return handler
+
+
+def cmd_forget(args: argparse.Namespace, memory) -> None:
+    result = memory.forget(CLI_ACTOR, args.id, reason=args.reason, confirm=args.confirm)
+    if args.confirm:
+        _emit(args, result, f"forgot #{args.id}: its content is gone; a tombstone keeps its hash and the reason")
+        return
+    lines = [f"would forget #{result.memory_id} ({result.kind}, {result.versions} version(s)) in "
+             f"{result.project or 'the global scope'}:", f"  {result.content}"]
+    if result.open_contradictions:
+        lines.append("open contradictions settled by it: " + ", ".join(f"#{c}" for c in result.open_contradictions))
+    if result.approaches:
+        lines.append("graveyard records that cite it: " + ", ".join(result.approaches))
+    lines.append("nothing changed; run again with --confirm to forget it")
+    _emit(args, result, "\n".join(lines))
+
+
+def _trust(trust: str):
+    def handler(args: argparse.Namespace, memory) -> None:
+        result = memory.set_trust(CLI_ACTOR, args.id, trust, reason=args.reason)
+        _emit(args, result, _outcome(result))
+    return handler
+
+
+def _contradiction_line(view) -> str:
+    def side(label: str, row) -> str:
+        return f"  {label}: " + (_memory_line(row) if row is not None else "(missing)")
+
+    verdict = view.status if view.resolution is None else f"{view.status} ({view.resolution})"
+    lines = [f"contradiction #{view.id} [{verdict}, found by {view.found_by}] {view.explanation}",
+             side("a", view.memory_a), side("b", view.memory_b)]
+    if view.reason:
+        lines.append(f"  reason: {view.reason}")
+    return "\n".join(lines)
+
+
+def cmd_contradictions(args: argparse.Namespace, memory) -> None:
+    views = memory.contradictions(_project(args), status=None if args.status == "all" else args.status)
+    text = "\n".join(_contradiction_line(v) for v in views) or f"no {args.status} contradictions"
+    _emit(args, {"contradictions": views}, text)
+
+
+def cmd_resolve(args: argparse.Namespace, memory) -> None:
+    result = memory.resolve_contradiction(CLI_ACTOR, args.id, keep=args.keep, reason=args.reason)
+    _emit(args, result, _outcome(result))
+
+
+def cmd_dismiss(args: argparse.Namespace, memory) -> None:
+    result = memory.dismiss_contradiction(CLI_ACTOR, args.id, reason=args.reason)
+    _emit(args, result, _outcome(result) + "\nthis pair will not be flagged again")
+
+
+def cmd_scan_contradictions(args: argparse.Namespace, memory) -> None:
+    report = memory.scan_contradictions(CLI_ACTOR, _project(args))
+    lines = [f"compared {report.compared} memories that take a side; found {len(report.found)} new contradiction(s)"]
+    lines += [f"#{w.contradiction_id}: {w.explanation}" for w in report.found]
+    _emit(args, report, "\n".join(lines))
+
+
+def cmd_suppress(args: argparse.Namespace, memory) -> None:
+    row = memory.suppress(CLI_ACTOR, args.name, kind=args.kind, project=_project(args), reason=args.reason)
+    _emit(args, row, _outcome(row))
+
+
+def cmd_unsuppress(args: argparse.Namespace, memory) -> None:
+    result = memory.unsuppress(CLI_ACTOR, args.name, kind=args.kind, project=_project(args), reason=args.reason)
+    _emit(args, result, _outcome(result))
+
+
+def cmd_update(args: argparse.Namespace, memory) -> None:
+    row = memory.update(CLI_ACTOR, args.id, content=args.content, reason=args.reason)
+    _emit(args, row, f"updated: {_memory_line(row)}")
+
+
+def cmd_history(args: argparse.Namespace, memory) -> None:
+    h = memory.history(args.id)
+    lines = [f"memory #{h.memory_id}"]
+    for v in h.versions:
+        until = f" until {v.superseded_at}" if v.superseded_at else ""
+        valid = f"valid {v.valid_from} – {v.valid_to or 'open'}"
+        lines.append(f"  v{v.version} recorded {v.recorded_at}{until}; {valid}: {v.content or '(forgotten)'}")
+    for t in h.transitions:
+        lines.append(f"  {t.at} {t.field} {t.from_value} → {t.to_value} by {t.actor}: {t.reason or ''}".rstrip(": "))
+    for e in h.events:
+        lines.append(f"  event #{e.seq} {e.at} {e.actor} {e.action}" + (f": {e.reason}" if e.reason else ""))
+    if h.tombstone:
+        lines.append(f"  forgotten {h.tombstone.at} by {h.tombstone.actor}: {h.tombstone.reason}")
+    _emit(args, h, "\n".join(lines))
+
+
+def cmd_audit(args: argparse.Namespace, memory) -> None:
+    if args.action == "verify":
+        report = memory.audit_verify()
+        text = (f"the event log is intact: {report.checked} events, head #{report.head}" if report.ok
+                else f"the event log is broken at event #{report.first_bad_seq}: {report.problem}")
+        _emit(args, report, text)
+        if not report.ok:
+            raise CommandFailed
+        return
+    rows = memory.audit_log(target=args.target, since=args.since, limit=args.limit)
+    lines = [f"#{e.seq} {e.at} {e.actor} {e.action} {e.target}" + (f": {e.reason}" if e.reason else "") for e in rows]
+    _emit(args, {"events": rows}, "\n".join(lines) or "no events")
+
+
+def cmd_why(args: argparse.Namespace, memory) -> None:
+    report = memory.why(args.topic, _project(args))
+    lines = [f"{r.at} {r.actor} asked {r.query!r}: "
+             + ", ".join([*(f"#{m} ({s:.3f})" for m, s in zip(r.memory_ids, r.scores)),
+                          *(f"abandoned {a}" for a in r.approaches)]) for r in report.recalls]
+    _emit(args, report, "\n".join(lines) or f"no recall since {report.since} surfaced anything about {report.topic}")
+
+
+def cmd_backup(args: argparse.Namespace, memory) -> None:
+    report = memory.backup(CLI_ACTOR, args.path)
+    _emit(args, report, f"backed up to {report.path} ({report.bytes:,} bytes, {report.events} events)")
+
+
+def cmd_restore(args: argparse.Namespace, memory) -> None:
+    r = memory.restore(CLI_ACTOR, args.path)
+    _emit(args, r, f"restored from {r.path}: {r.memories_added} memories added, {r.memories_updated} updated, "
+                   f"{r.skipped_forgotten} forgotten here left out, {r.forgotten} forgotten as in the backup; "
+                   f"{r.approaches} approaches, {r.suppressions} suppressions, {r.dismissals} dismissals, "
+                   f"{r.contradictions} contradictions")
+
+
+def cmd_proposals(args: argparse.Namespace, memory) -> None:
+    rows = memory.proposals(_project(args), status=None if args.status == "all" else args.status)
+    lines = [f"#{p.id} [{p.status}] {p.actor} proposes {p.action} {p.target}: {p.reason}" for p in rows]
+    _emit(args, {"proposals": rows}, "\n".join(lines) or f"no {args.status} proposals")
+
+
+def cmd_accept(args: argparse.Namespace, memory) -> None:
+    result = memory.accept_proposal(CLI_ACTOR, args.id, reason=args.reason)
+    _emit(args, result, f"accepted proposal #{args.id}: {_outcome(result)}")
+
+
+def cmd_reject(args: argparse.Namespace, memory) -> None:
+    row = memory.reject_proposal(CLI_ACTOR, args.id, reason=args.reason)
+    _emit(args, row, f"rejected proposal #{row.id}: {row.decision_reason}")
+
+
+def cmd_maintain(args: argparse.Namespace, memory) -> None:
+    report = memory.maintain(CLI_ACTOR, None if args.all_projects else _project(args))
+    lines = [f"archived #{dup}: duplicate of {kept}" for dup, kept in report.archived]
+    _emit(args, report, "\n".join(lines) or "no duplicates")
+
+
+def _trust_time_audit_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
+    for verb, help_text in (("deprioritise", "rank a memory low; --hint words bring it back up"),
+                            ("archive", "keep a memory out of recall"),
+                            ("reinstate", "make an archived or deprioritised memory active again")):
+        p = command(verb, _lifecycle(verb), help_text)
+        p.add_argument("id", type=int)
+        p.add_argument("--reason", required=True)
+        if verb == "deprioritise":
+            p.add_argument("--hint", action="append", default=[], help="a query word that pins it back (repeatable)")
+
+    p = command("forget", cmd_forget, "remove a memory's content for good (a preview unless --confirm)")
+    p.add_argument("id", type=int)
+    p.add_argument("--reason", required=True)
+    p.add_argument("--confirm", action="store_true", help="really forget it")
+
+    for verb, trust in (("confirm", "confirmed"), ("dispute", "disputed"), ("refute", "refuted")):
+        p = command(verb, _trust(trust), f"mark a memory {trust}")
+        p.add_argument("id", type=int)
+        p.add_argument("--reason", required=True)
+
+    p = command("contradictions", cmd_contradictions, "list contradictions")
+    p.add_argument("--status", default="open", choices=("open", "resolved", "dismissed", "all"))
+    p = command("resolve", cmd_resolve, "resolve a contradiction: keep a, b, both (the older one ends) or neither")
+    p.add_argument("id", type=int)
+    p.add_argument("--keep", required=True, choices=("a", "b", "both", "neither"))
+    p.add_argument("--reason", required=True)
+    p = command("dismiss", cmd_dismiss, "record that a flagged pair is not a contradiction")
+    p.add_argument("id", type=int)
+    p.add_argument("--reason", required=True)
+    command("scan-contradictions", cmd_scan_contradictions, "look for contradictions missed at write time")
+
+    for verb, handler in (("suppress", cmd_suppress), ("unsuppress", cmd_unsuppress)):
+        p = command(verb, handler, "stop flagging a name (diagnostic) or keep memories naming it out of recall"
+                    if verb == "suppress" else "lift a suppression")
+        p.add_argument("name")
+        p.add_argument("--kind", required=True, choices=("diagnostic", "recall"))
+        p.add_argument("--global", dest="global_scope", action="store_true", help="everywhere, not just this project")
+        p.add_argument("--reason", required=True)
+
+    p = command("update", cmd_update, "change a memory's content (a new version; the old one is kept)")
+    p.add_argument("id", type=int)
+    p.add_argument("--content", required=True)
+    p.add_argument("--reason")
+    p = command("history", cmd_history, "versions, transitions and events of a memory")
+    p.add_argument("id", type=int)
+    p = command("audit", cmd_audit, "check the event log's hash chain, or read it")
+    p.add_argument("action", choices=("verify", "log"))
+    p.add_argument("--target", help="e.g. memory:12 (a bare number is a memory)")
+    p.add_argument("--since", help="ISO 8601 date or time")
+    p.add_argument("--limit", type=int, default=1000)
+    p = command("why", cmd_why, "which recalls of the last 30 days surfaced memories about TOPIC")
+    p.add_argument("topic")
+
+    p = command("backup", cmd_backup, "copy the store to PATH (consistent while others write)")
+    p.add_argument("path")
+    p = command("restore", cmd_restore, "merge a backup into the store (never brings back what was forgotten)")
+    p.add_argument("path")
+
+    p = command("proposals", cmd_proposals, "agent proposals waiting for a person")
+    p.add_argument("--status", default="pending", choices=("pending", "accepted", "rejected", "all"))
+    p = command("accept", cmd_accept, "carry out an agent's proposal")
+    p.add_argument("id", type=int)
+    p.add_argument("--reason")
+    p = command("reject", cmd_reject, "turn down an agent's proposal")
+    p.add_argument("id", type=int)
+    p.add_argument("--reason", required=True)
+
+    p = command("maintain", cmd_maintain, "archive duplicate memories (reason: duplicate of <id>)")
+    p.add_argument("--all-projects", action="store_true")
 
 
 # --- parser ----------------------------------------------------------------------------------------
@@ -242,6 +494,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     command("doctor", cmd_doctor, "show the store, versions, model and project")
     command("reindex", cmd_reindex, "re-embed every memory with the configured model")
+    _trust_time_audit_commands(command)
     return parser
 
 

@@ -38,10 +38,11 @@ def _spelling_pattern(folded: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w@/.-])" + r"[-_.]?".join(parts) + r"(?![\w/-]|\.\w)", re.IGNORECASE)
 
 
-def _tag_mentions(conn, project: str, key: str, spellings: set[str]) -> None:
+def tag_mentions(conn, project: str, key: str, spellings: set[str]) -> None:
     """Memories written before `key` entered the graveyard name it too: record it as their
     entity, so a recall suppression on `key` reaches them."""
-    projects = [project] if project == "" else None
+    # A global record reaches every project's memories.
+    projects = memories.projects(conn) if project == "" else None
     for spelling in spellings:
         tokens = [t for t in re.split(r"[^\w]+", spelling) if t]
         if not tokens:
@@ -97,7 +98,9 @@ class Graveyard:
             diag: dict[str, list[SuppressionRow]] = defaultdict(list)
             rec: dict[str, list[SuppressionRow]] = defaultdict(list)
             for s in suppressions.active(conn):
-                (diag if s.kind == "diagnostic" else rec)[s.value].append(s)
+                # An import name stands for its distribution: `yaml` is suppressed with `pyyaml`.
+                for key in {s.value, *names.aliases_for(s.value)}:
+                    (diag if s.kind == "diagnostic" else rec)[key].append(s)
             self._index = _Index(seq, dict(by_key), dict(diag), dict(rec), frozenset(vocabulary))
         return self._index
 
@@ -186,7 +189,7 @@ class Graveyard:
                 outcome=outcome, memory_id=memory_id, actor=actor.name, at=now,
             )
             approaches.add_aliases(tx, approach_id, sorted(alias_keys))
-            _tag_mentions(tx, project, key, {key, names.fold(name), *alias_keys})
+            tag_mentions(tx, project, key, {key, names.fold(name), *alias_keys})
             self.ctx.event(
                 tx, actor=actor.name, action="abandon", target=f"approach:{approach_id}", project=project,
                 before=None if before is None else {"status": before.status, "reason": before.reason},

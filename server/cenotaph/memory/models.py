@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from cenotaph.store.records import ApproachRow, MemoryRow
+from cenotaph.store.records import ApproachRow, EventRow, MemoryRow, TombstoneRow, TransitionRow
 
 ActorKind = Literal["human", "agent"]
 KINDS = ("note", "experience", "decision", "preference", "fact")
@@ -119,3 +119,106 @@ class ApproachCheck:
 class ExperienceResult:
     id: int
     abandoned: list[AbandonResult]
+
+
+# --- trust, time and audit ---------------------------------------------------------------------------
+
+@dataclass(slots=True)
+class ContradictionView:
+    """A contradiction link with both sides as they are now (a forgotten side has no content)."""
+
+    id: int
+    project: str
+    status: Literal["open", "resolved", "dismissed"]
+    resolution: Literal["keep_a", "keep_b", "both", "neither"] | None
+    found_by: str
+    explanation: str
+    reason: str | None
+    created_at: str
+    decided_at: str | None
+    decided_by: str | None
+    memory_a: MemoryRow | None
+    memory_b: MemoryRow | None
+
+
+@dataclass(slots=True)
+class ForgetPreview:
+    """What `forget` would remove; nothing has changed yet."""
+
+    memory_id: int
+    project: str
+    kind: str
+    content: str
+    versions: int
+    open_contradictions: list[int]
+    approaches: list[str]
+    confirmed: bool = False
+
+
+@dataclass(slots=True)
+class MemoryHistory:
+    memory_id: int
+    versions: list[MemoryRow]
+    transitions: list[TransitionRow]
+    events: list[EventRow]
+    tombstone: TombstoneRow | None = None
+
+
+@dataclass(slots=True)
+class AuditReport:
+    ok: bool
+    checked: int
+    head: int
+    first_bad_seq: int | None = None
+    problem: str | None = None
+
+
+@dataclass(slots=True)
+class WhyRecall:
+    at: str
+    actor: str
+    query: str
+    memory_ids: list[int]
+    scores: list[float]
+    approaches: list[str]
+
+
+@dataclass(slots=True)
+class WhyReport:
+    topic: str
+    project: str
+    since: str
+    recalls: list[WhyRecall]
+
+
+@dataclass(slots=True)
+class ScanReport:
+    project: str
+    compared: int
+    found: list[ContradictionWarning]
+
+
+@dataclass(slots=True)
+class MaintenanceReport:
+    archived: list[tuple[int, int]]  # (archived memory id, the memory it duplicates)
+
+
+@dataclass(slots=True)
+class BackupReport:
+    path: str
+    schema_version: int
+    events: int
+    bytes: int
+
+
+@dataclass(slots=True)
+class RestoreReport:
+    path: str
+    memories_added: int = 0
+    memories_updated: int = 0
+    skipped_forgotten: int = 0
+    forgotten: int = 0
+    approaches: int = 0
+    suppressions: int = 0
+    dismissals: int = 0
+    contradictions: int = 0

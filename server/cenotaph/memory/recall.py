@@ -246,7 +246,8 @@ class Recaller:
         allowed = [
             c for c in candidates
             if c.row.project in scope.projects
-            and (scope.as_of is not None or c.row.superseded_at is None)
+            and (c.row.superseded_at is None if scope.as_of is None else
+                 c.row.recorded_at <= scope.as_of and (c.row.superseded_at is None or c.row.superseded_at > scope.as_of))
             and c.row.state in scope.states
             and (scope.include_refuted or c.row.trust != "refuted")
             and (not scope.kinds or c.row.kind in scope.kinds)

@@ -39,7 +39,8 @@ def find_contradictions(ctx: Context, conn: Any, row: MemoryRow, vector: np.ndar
         other = others.get(rid)
         if (other is None or other.superseded_at is not None or other.state not in ("active", "deprioritised")
                 or other.trust == "refuted" or other.polarity != -row.polarity
-                or contradictions.is_dismissed(conn, row.content_hash, other.content_hash)):
+                or contradictions.is_dismissed(conn, row.content_hash, other.content_hash)
+                or contradictions.is_linked(conn, other.memory_id, row.memory_id)):
             continue
         explanation = (f"similar ({similarity:.2f}) but opposite in polarity: "
                        f"#{other.memory_id} {'recommends' if other.polarity > 0 else 'advises against'}, "

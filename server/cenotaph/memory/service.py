@@ -6,13 +6,20 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from cenotaph.memory import validate
+from cenotaph.config import Settings
+from cenotaph.memory import audit, backup, lifecycle, proposals, suppressions, timeline, validate
+from cenotaph.memory import contradictions as links
+from cenotaph.memory import trust as belief
 from cenotaph.memory.context import Context
 from cenotaph.memory.graveyard import Graveyard
-from cenotaph.memory.models import OUTCOMES, AbandonResult, Actor, ApproachCheck, ExperienceResult, RememberResult, RecallResponse
+from cenotaph.memory.errors import Conflict, NotFound
+from cenotaph.memory.models import KINDS, TRUSTS, OUTCOMES, AbandonResult, Actor, ApproachCheck, ExperienceResult, RememberResult, RecallResponse
 from cenotaph.memory.recall import Recaller
 from cenotaph.memory.remember import remember
+from cenotaph.memory.why import why
 from cenotaph.store import events, memories, vectors
+from cenotaph.store.memories import Scope
+from cenotaph.store.records import EventRow, MemoryRow, ProposalRow, SuppressionRow
 
 
 @dataclass(slots=True)
@@ -23,8 +30,9 @@ class ReindexReport:
 
 
 class Memory:
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, settings: Settings | None = None) -> None:
         self.ctx = ctx
+        self.settings = settings or Settings()
         self.graveyard = Graveyard(ctx)
         self.recaller = Recaller(ctx, self.graveyard)
 
@@ -33,7 +41,7 @@ class Memory:
     def remember(self, actor: Actor, content: str, *, project: str, kind: str = "note",
                  tags: list[str] | None = None, force: bool = False, **fields: Any) -> RememberResult:
         return remember(self.ctx, actor, content, project=project, kind=kind, tags=tags, force=force,
-                        vocabulary=self.graveyard.vocabulary(), **fields)
+                        vocabulary=self._vocabulary(), **fields)
 
     def abandon(self, actor: Actor, name: str, *, reason: str, project: str, effort: int | None = None,
                 ecosystem: str | None = None, aliases: Iterable[str] = ()) -> AbandonResult:
@@ -75,6 +83,11 @@ class Memory:
     def reinstate_approach(self, actor: Actor, name: str, *, reason: str, project: str):
         return self.graveyard.reinstate(actor, name, reason=reason, project=project)
 
+    def _vocabulary(self) -> frozenset[str]:
+        """Names entity extraction must recognise: the graveyard's, and every recall-suppressed one
+        (a suppression reaches memories written after it too)."""
+        return self.graveyard.vocabulary() | frozenset(self.graveyard.index().recall_suppressions)
+
     # --- reads -----------------------------------------------------------------------------------
 
     def recall(self, actor: Actor, query: str, *, project: str, k: int = 10, **options: Any) -> RecallResponse:
@@ -97,7 +110,9 @@ class Memory:
         store = self.ctx.store
         dim = self.ctx.embedder.dim
         with store.read() as conn:
-            rows = [(r.id, r.project, r.content) for r in memories.all_current(conn)]
+            versions = memories.embeddable(conn)
+        rows = [(row_id, project, content) for row_id, project, content, _ in versions]
+        current = sum(1 for *_, is_current in versions if is_current)
         with store.write() as conn:
             vectors.drop(conn)
             vectors.create(conn, dim)
@@ -114,5 +129,173 @@ class Memory:
             store.set_meta(conn, "embedding_model", self.ctx.embedder.model_name)
             store.set_meta(conn, "embedding_dim", str(dim))
             self.ctx.event(conn, actor="cenotaph", action="reindex", target="store", project="",
-                           after={"model": self.ctx.embedder.model_name, "dim": dim, "memories": len(rows)})
-        return ReindexReport(model=self.ctx.embedder.model_name, dim=dim, memories=len(rows))
+                           after={"model": self.ctx.embedder.model_name, "dim": dim, "memories": current,
+                                  "versions": len(rows)})
+        return ReindexReport(model=self.ctx.embedder.model_name, dim=dim, memories=current)
+
+    # --- suppressions ----------------------------------------------------------------------------
+
+    def suppress(self, actor: Actor, name: str, *, kind: str, project: str, reason: str,
+                 ecosystem: str | None = None) -> SuppressionRow:
+        """Stop flagging `name` in editors (`diagnostic`) or keep memories naming it out of recall
+        (`recall`), in `project` or everywhere (`""`)."""
+        return suppressions.suppress(self.ctx, self.graveyard, actor, name, kind=kind, project=project,
+                                     reason=reason, ecosystem=ecosystem)
+
+    def unsuppress(self, actor: Actor, name: str, *, kind: str, project: str,
+                   reason: str) -> SuppressionRow | ProposalRow:
+        found = suppressions.active(self.ctx, self.graveyard, name, kind=kind, project=project)
+        reason = validate.text(reason, "reason")
+        if proposals.must_propose(self.settings, actor, "unsuppress"):
+            return proposals.propose(self.ctx, actor, action="unsuppress", target=f"suppression:{found.value}",
+                                     project=found.project, reason=reason,
+                                     arguments={"name": found.value, "kind": found.kind, "project": found.project})
+        return suppressions.unsuppress(self.ctx, actor, found, reason=reason)
+
+    # --- trust -----------------------------------------------------------------------------------
+
+    def set_trust(self, actor: Actor, memory_id: int, trust: str, *, reason: str) -> MemoryRow | ProposalRow:
+        """Confirm, dispute, refute or un-verify a memory. An agent never confirms; its refutations
+        are proposals unless the user's policy allows them."""
+        validate.choice(trust, "trust", TRUSTS)
+        reason = validate.text(reason, "reason")
+        if actor.kind == "agent" and trust == "confirmed":
+            raise Conflict("only a person can confirm a memory", field="trust")
+        if trust == "refuted" and proposals.must_propose(self.settings, actor, "refute"):
+            row = self.get(memory_id)
+            return proposals.propose(self.ctx, actor, action="refute", target=f"memory:{row.memory_id}",
+                                     project=row.project, reason=reason, arguments={"memory_id": row.memory_id})
+        return belief.change(self.ctx, actor, memory_id, trust, reason=reason)
+
+    def get(self, memory_id: int) -> MemoryRow:
+        """The current version of a memory (a forgotten one has no content)."""
+        memory_id = validate.integer(memory_id, "memory_id", low=1, high=2**62)
+        with self.ctx.store.read() as conn:
+            row = memories.current(conn, memory_id)
+        if row is None:
+            raise NotFound(f"no memory #{memory_id}", field="memory_id")
+        return row
+
+    # --- proposals -------------------------------------------------------------------------------
+
+    def proposals(self, project: str | None, status: str | None = "pending") -> list[ProposalRow]:
+        return proposals.listing(self.ctx, project, status)
+
+    def accept_proposal(self, actor: Actor, proposal_id: int, *, reason: str | None = None) -> Any:
+        """A person carries out an agent's proposal; returns what the verb returns."""
+        proposal = proposals.pending(self.ctx, actor, proposal_id)
+        reason = validate.optional_text(reason, "reason")
+        note = f"{proposal.reason} (proposed by {proposal.actor}, proposal #{proposal.id})"
+        args = proposal.arguments
+        # One transaction: the verb and the decision land together or not at all.
+        with self.ctx.store.write():
+            if proposal.action == "forget":
+                result = self.forget(actor, args["memory_id"], reason=note, confirm=True)
+            elif proposal.action == "refute":
+                result = self.set_trust(actor, args["memory_id"], "refuted", reason=note)
+            elif proposal.action == "resolve":
+                result = self.resolve_contradiction(actor, args["contradiction_id"], keep=args["keep"], reason=note)
+            elif proposal.action == "unsuppress":
+                result = self.unsuppress(actor, args["name"], kind=args["kind"], project=args["project"], reason=note)
+            else:
+                raise Conflict(f"proposal #{proposal.id} asks for {proposal.action!r}, which this Cenotaph cannot do")
+            proposals.decide(self.ctx, actor, proposal, "accepted", reason)
+        return result
+
+    def reject_proposal(self, actor: Actor, proposal_id: int, *, reason: str) -> ProposalRow:
+        proposal = proposals.pending(self.ctx, actor, proposal_id)
+        return proposals.decide(self.ctx, actor, proposal, "rejected", validate.text(reason, "reason"))
+
+    def recent(self, project: str, *, kinds: Iterable[str] = (), limit: int = 10) -> list[MemoryRow]:
+        """The newest active memories of `project` and the global scope, of `kinds` (all when
+        empty): what a briefing lists as preferences and recent decisions."""
+        scope = memories.Scope(projects=tuple(dict.fromkeys((validate.project(project), ""))), states=("active",),
+                               kinds=tuple(validate.choice(k, "kinds", KINDS) for k in kinds))
+        with self.ctx.store.read() as conn:
+            return memories.list_rows(conn, scope, limit=validate.integer(limit, "limit", low=1, high=1000))
+
+    # --- lifecycle -------------------------------------------------------------------------------
+
+    def deprioritise(self, actor: Actor, memory_id: int, *, reason: str, hints: Iterable[str] = ()) -> MemoryRow:
+        """Keep a memory but rank it low (×0.2); a query matching one of `hints` pins it at 0.6."""
+        return lifecycle.move(self.ctx, actor, memory_id, "deprioritised", reason=reason, hints=list(hints))
+
+    def archive(self, actor: Actor, memory_id: int, *, reason: str) -> MemoryRow:
+        return lifecycle.move(self.ctx, actor, memory_id, "archived", reason=reason)
+
+    def reinstate(self, actor: Actor, memory_id: int, *, reason: str) -> MemoryRow:
+        return lifecycle.move(self.ctx, actor, memory_id, "active", reason=reason)
+
+    def forget(self, actor: Actor, memory_id: int, *, reason: str,
+               confirm: bool = False) -> ForgetPreview | MemoryRow | ProposalRow:
+        """Without `confirm`, what would go; with it, the content goes and a tombstone stays."""
+        reason = validate.text(reason, "reason")
+        preview = lifecycle.forget_preview(self.ctx, memory_id)
+        if not confirm:
+            return preview
+        if proposals.must_propose(self.settings, actor, "forget"):
+            return proposals.propose(self.ctx, actor, action="forget", target=f"memory:{preview.memory_id}",
+                                     project=preview.project, reason=reason,
+                                     arguments={"memory_id": preview.memory_id})
+        return lifecycle.forget(self.ctx, actor, preview.memory_id, reason=reason)
+
+    def deprioritised(self, project: str) -> list[MemoryRow]:
+        with self.ctx.store.read() as conn:
+            return memories.list_rows(conn, Scope(projects=(validate.project(project),), states=("deprioritised",)),
+                                      limit=10_000)
+
+    def maintain(self, actor: Actor, project: str | None = None) -> MaintenanceReport:
+        """Archive duplicates, each with the reason "duplicate of <id>"."""
+        return lifecycle.archive_duplicates(self.ctx, actor, project)
+
+    # --- time ------------------------------------------------------------------------------------
+
+    def update(self, actor: Actor, memory_id: int, *, content: str, reason: str | None = None) -> MemoryRow:
+        """New content as a new version; the old one's record time is closed, not overwritten."""
+        return timeline.update(self.ctx, actor, memory_id, content=content, reason=reason,
+                               vocabulary=self._vocabulary())
+
+    def history(self, memory_id: int) -> MemoryHistory:
+        return timeline.history(self.ctx, memory_id)
+
+    # --- contradictions --------------------------------------------------------------------------
+
+    def contradictions(self, project: str | None, status: str | None = "open") -> list[ContradictionView]:
+        return links.listing(self.ctx, project, status)
+
+    def resolve_contradiction(self, actor: Actor, contradiction_id: int, *, keep: str,
+                              reason: str) -> ContradictionView | ProposalRow:
+        validate.choice(keep, "keep", links.KEEP)
+        reason = validate.text(reason, "reason")
+        if proposals.must_propose(self.settings, actor, "resolve"):
+            with self.ctx.store.read() as conn:
+                link = links.get_open(conn, contradiction_id)
+            return proposals.propose(self.ctx, actor, action="resolve", target=f"contradiction:{link.id}",
+                                     project=link.project, reason=reason,
+                                     arguments={"contradiction_id": link.id, "keep": keep})
+        return links.resolve(self.ctx, actor, contradiction_id, keep=keep, reason=reason)
+
+    def dismiss_contradiction(self, actor: Actor, contradiction_id: int, *, reason: str) -> ContradictionView:
+        return links.dismiss(self.ctx, actor, contradiction_id, reason=reason)
+
+    def scan_contradictions(self, actor: Actor, project: str) -> ScanReport:
+        return links.scan(self.ctx, actor, project)
+
+    # --- audit -----------------------------------------------------------------------------------
+
+    def audit_verify(self) -> AuditReport:
+        return audit.verify(self.ctx)
+
+    def audit_log(self, target: str | None = None, since: str | None = None, limit: int = 1000) -> list[EventRow]:
+        return audit.log(self.ctx, target=target, since=since, limit=limit)
+
+    def why(self, topic: str, project: str) -> WhyReport:
+        return why(self.ctx, topic, project)
+
+    # --- backup ----------------------------------------------------------------------------------
+
+    def backup(self, actor: Actor, path: str) -> BackupReport:
+        return backup.backup(self.ctx, actor, path)
+
+    def restore(self, actor: Actor, path: str) -> RestoreReport:
+        return backup.restore(self.ctx, actor, path)

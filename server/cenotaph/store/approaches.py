@@ -76,3 +76,22 @@ def all_rows(conn: Any, *, status: str | None = None) -> list[ApproachRow]:
     else:
         rows = conn.execute(f"SELECT {_COLUMNS} FROM approaches WHERE status = ? ORDER BY id", (status,)).fetchall()
     return _with_aliases(conn, rows)
+
+
+def put(conn: Any, row: ApproachRow) -> int:
+    """Write an approach as it is in `row` (restore), keyed on (project, name); returns its id."""
+    conn.execute(
+        f"""INSERT INTO approaches ({_COLUMNS.partition(', ')[2]})
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (project, name) DO UPDATE SET
+                display_name = excluded.display_name, ecosystem = excluded.ecosystem, reason = excluded.reason,
+                effort = excluded.effort, outcome = excluded.outcome, status = excluded.status,
+                status_reason = excluded.status_reason, memory_id = excluded.memory_id, actor = excluded.actor,
+                updated_at = excluded.updated_at""",
+        (row.project, row.name, row.display_name, row.ecosystem, row.reason, row.effort, row.outcome, row.status,
+         row.status_reason, row.memory_id, row.actor, row.created_at, row.updated_at),
+    )
+    approach_id = conn.execute("SELECT id FROM approaches WHERE project = ? AND name = ?",
+                               (row.project, row.name)).fetchone()[0]
+    add_aliases(conn, approach_id, row.aliases)
+    return approach_id

@@ -23,8 +23,10 @@ def is_dismissed(conn: Any, hash_a: str, hash_b: str) -> bool:
 
 
 def is_linked(conn: Any, memory_a: int, memory_b: int) -> bool:
+    """An open or resolved link between the two (a dismissal is keyed on content instead)."""
     return conn.execute(
-        "SELECT 1 FROM contradictions WHERE (memory_a = ? AND memory_b = ?) OR (memory_a = ? AND memory_b = ?)",
+        "SELECT 1 FROM contradictions WHERE status <> 'dismissed' "
+        "AND ((memory_a = ? AND memory_b = ?) OR (memory_a = ? AND memory_b = ?))",
         (memory_a, memory_b, memory_b, memory_a),
     ).fetchone() is not None
 

@@ -74,3 +74,10 @@ def touches_since(conn: Any, seq: int, prefixes: tuple[str, ...]) -> bool:
         f"SELECT 1 FROM events WHERE seq > ? AND ({clause}) LIMIT 1", [seq, *(p + "%" for p in prefixes)]
     ).fetchone()
     return found is not None
+
+
+def allocated_head(conn: Any) -> int:
+    """The highest sequence number ever handed out (AUTOINCREMENT's record): above the last row
+    only if rows were deleted from the end."""
+    found = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'events'").fetchone()
+    return found[0] if found else 0

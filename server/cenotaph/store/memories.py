@@ -234,3 +234,30 @@ def projects(conn: Any) -> list[str]:
 
 def memory_ids(conn: Any) -> list[int]:
     return [r[0] for r in conn.execute("SELECT DISTINCT memory_id FROM memories ORDER BY memory_id")]
+
+
+def find_lineage(conn: Any, content_hash: str, recorded_at: str) -> int | None:
+    """The memory whose first version had this content hash and record time (restore matches on it)."""
+    found = conn.execute(
+        "SELECT memory_id FROM memories WHERE version = 1 AND content_hash = ? AND recorded_at = ? LIMIT 1",
+        (content_hash, recorded_at),
+    ).fetchone()
+    return found[0] if found else None
+
+
+def forgotten_hashes(conn: Any) -> set[str]:
+    """Content hashes of every version of every forgotten memory, and of every tombstone."""
+    rows = conn.execute(
+        "SELECT content_hash FROM tombstones UNION SELECT content_hash FROM memories WHERE memory_id IN "
+        "(SELECT memory_id FROM memories WHERE state = 'deleted')"
+    )
+    return {r[0] for r in rows}
+
+
+def embeddable(conn: Any) -> list[tuple[int, str, str, bool]]:
+    """(row id, project, content, is current) of every version of every memory not forgotten:
+    old versions keep vectors so that as-of reads can still find them."""
+    return conn.execute(
+        "SELECT id, project, content, superseded_at IS NULL FROM memories WHERE memory_id NOT IN "
+        "(SELECT memory_id FROM memories WHERE state = 'deleted') ORDER BY id"
+    ).fetchall()

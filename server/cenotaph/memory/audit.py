@@ -1,0 +1,49 @@
+"""The audit log: append-only (triggers reject UPDATE and DELETE) and hash-chained, so that an
+edit made behind the triggers' back is found and the first bad row named."""
+
+from __future__ import annotations
+
+from cenotaph.memory import validate
+from cenotaph.memory.context import Context, parse_time
+from cenotaph.memory.models import AuditReport
+from cenotaph.store import events
+from cenotaph.store.records import EventRow
+
+
+def verify(ctx: Context) -> AuditReport:
+    checked = 0
+    expected_prev = events.GENESIS
+    last_seq = 0
+    with ctx.store.read() as conn:
+        allocated = events.allocated_head(conn)
+        for row in events.iterate(conn):
+            checked += 1
+            if row.seq != last_seq + 1:
+                return AuditReport(False, checked, last_seq, row.seq,
+                                   f"events #{last_seq + 1}–#{row.seq - 1} are missing before event #{row.seq}")
+            if row.prev_hash != expected_prev:
+                return AuditReport(False, checked, last_seq, row.seq,
+                                   f"event #{row.seq} does not chain to event #{last_seq} (previous hash differs)")
+            digest = events.event_hash(row.prev_hash, row.at, row.actor, row.action, row.target, row.project,
+                                       row.before, row.after, row.reason)
+            if digest != row.hash:
+                return AuditReport(False, checked, last_seq, row.seq,
+                                   f"event #{row.seq} was altered: its hash does not match its content")
+            expected_prev = row.hash
+            last_seq = row.seq
+    if allocated > last_seq:
+        return AuditReport(False, checked, last_seq, last_seq + 1,
+                           f"events #{last_seq + 1}–#{allocated} were removed from the end of the log")
+    return AuditReport(True, checked, last_seq)
+
+
+def log(ctx: Context, *, target: str | None = None, since: str | None = None, limit: int = 1000) -> list[EventRow]:
+    """Events, oldest first; `target` is e.g. `memory:12` (a bare number means a memory)."""
+    if target is not None:
+        target = validate.text(target, "target", max_length=300).strip()
+        if target.isdigit():
+            target = f"memory:{target}"
+    since_at = parse_time(since, "since") if since is not None else None
+    limit = validate.integer(limit, "limit", low=1, high=1_000_000)
+    with ctx.store.read() as conn:
+        return events.query(conn, target=target, since_at=since_at, limit=limit)

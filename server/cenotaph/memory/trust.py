@@ -1,0 +1,53 @@
+"""Belief: `unverified`, `confirmed`, `disputed`, `refuted`, each change with its reason. State
+says whether a memory may surface; trust says whether it is true."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cenotaph.memory import validate
+from cenotaph.memory.context import Context
+from cenotaph.memory.errors import Conflict, NotFound
+from cenotaph.memory.models import TRUSTS, Actor
+from cenotaph.memory.remember import set_trust
+from cenotaph.store import contradictions, memories, transitions
+from cenotaph.store.records import MemoryRow
+
+# The CLI's verbs and the trust each one sets.
+VERBS = {"confirm": "confirmed", "dispute": "disputed", "refute": "refuted", "unverify": "unverified"}
+
+
+def live(conn: Any, memory_id: Any) -> MemoryRow:
+    """The current version of a memory that has not been forgotten."""
+    memory_id = validate.integer(memory_id, "memory_id", low=1, high=2**62)
+    row = memories.current(conn, memory_id)
+    if row is None:
+        raise NotFound(f"no memory #{memory_id}", field="memory_id")
+    if row.state == "deleted":
+        raise Conflict(f"memory #{memory_id} was forgotten", field="memory_id")
+    return row
+
+
+def change(ctx: Context, actor: Actor, memory_id: int, trust: str, *, reason: str) -> MemoryRow:
+    trust = validate.choice(trust, "trust", TRUSTS)
+    reason = validate.text(reason, "reason")
+    with ctx.store.write() as tx:
+        row = live(tx, memory_id)
+        if row.trust != trust:
+            set_trust(ctx, tx, row, trust, reason=reason, actor=actor.name)
+        found = memories.current(tx, row.memory_id)
+    assert found is not None
+    return found
+
+
+def undispute(ctx: Context, conn: Any, memory_id: int, *, reason: str, actor: str) -> None:
+    """Clear the warning on a side of a decided contradiction: back to the trust it had before it
+    was disputed, unless another open contradiction still disputes it."""
+    row = memories.current(conn, memory_id)
+    if row is None or row.trust != "disputed" or contradictions.open_for_memory(conn, memory_id):
+        return
+    previous = "unverified"
+    for t in transitions.history(conn, memory_id):
+        if t.field == "trust" and t.to_value == "disputed" and t.from_value not in (None, "disputed"):
+            previous = t.from_value
+    set_trust(ctx, conn, row, previous, reason=reason, actor=actor)
