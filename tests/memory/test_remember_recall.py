@@ -240,3 +240,16 @@ def test_every_write_appends_a_chained_event(memory):
     assert [r[1] for r in rows] == ["remember", "remember", "abandon"]
     assert all(rows[i][2] == rows[i - 1][3] for i in range(1, len(rows)))
     assert memory.change_seq() == rows[-1][0]
+
+
+def test_a_refused_abandonment_writes_no_memory(memory):
+    with pytest.raises(InvalidInput) as caught:
+        memory.abandon(HUMAN, "left-pad", reason="gone", project=P, ecosystem="bogus")
+    assert caught.value.field == "ecosystem"
+    with pytest.raises(InvalidInput) as caught:
+        memory.record_experience(HUMAN, "tried", project=P, outcome="failed", effort=2, abandoned=[("x", "")])
+    assert caught.value.field == "abandoned[0].reason"
+    assert memory.ctx.store.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 0
+    # Positive control: the same call with a known ecosystem stores the memory and the approach.
+    result = memory.abandon(HUMAN, "left-pad", reason="gone", project=P, ecosystem="npm")
+    assert result.memory_id is not None and result.approach.ecosystem == "npm"

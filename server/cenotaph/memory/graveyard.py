@@ -54,6 +54,17 @@ def tag_mentions(conn, project: str, key: str, spellings: set[str]) -> None:
         memories.add_entity(conn, [rid for rid, content in rows if pattern.search(content)], key)
 
 
+@dataclass(frozen=True, slots=True)
+class AbandonPlan:
+    name: str
+    reason: str
+    project: str
+    effort: int | None
+    ecosystem: str
+    key: str
+    alias_keys: frozenset[str]
+
+
 @dataclass(slots=True)
 class _Index:
     seq: int
@@ -163,9 +174,9 @@ class Graveyard:
 
     # --- writes ------------------------------------------------------------------------------
 
-    def abandon(self, actor: Actor, name: str, *, reason: str, project: str, effort: int | None = None,
-                ecosystem: str | None = None, aliases: Iterable[str] = (), memory_id: int | None = None,
-                outcome: str = "abandoned") -> AbandonResult:
+    def plan(self, name: str, *, reason: str, project: str, effort: int | None = None, ecosystem: str | None = None,
+             aliases: Iterable[str] = ()) -> AbandonPlan:
+        """Validate and normalize an abandonment before anything is written."""
         name = validate.text(name, "name", max_length=300).strip()
         reason = validate.text(reason, "reason")
         project = validate.project(project)
@@ -181,6 +192,19 @@ class Graveyard:
         if names.fold(name) != key:
             alias_keys.add(names.fold(name))
         alias_keys.discard(key)
+        alias_keys.discard("")
+        return AbandonPlan(name, reason, project, effort, ecosystem, key, frozenset(alias_keys))
+
+    def abandon(self, actor: Actor, name: str, *, reason: str, project: str, effort: int | None = None,
+                ecosystem: str | None = None, aliases: Iterable[str] = (), memory_id: int | None = None,
+                outcome: str = "abandoned") -> AbandonResult:
+        return self.record(actor, self.plan(name, reason=reason, project=project, effort=effort, ecosystem=ecosystem,
+                                            aliases=aliases), memory_id=memory_id, outcome=outcome)
+
+    def record(self, actor: Actor, plan: AbandonPlan, *, memory_id: int | None = None,
+               outcome: str = "abandoned") -> AbandonResult:
+        name, reason, project, effort, ecosystem, key, alias_keys = (
+            plan.name, plan.reason, plan.project, plan.effort, plan.ecosystem, plan.key, plan.alias_keys)
         now = self.ctx.now()
         with self.ctx.store.write() as tx:
             before = approaches.find(tx, project, key)

@@ -46,15 +46,13 @@ class Memory:
     def abandon(self, actor: Actor, name: str, *, reason: str, project: str, effort: int | None = None,
                 ecosystem: str | None = None, aliases: Iterable[str] = ()) -> AbandonResult:
         """Record `name` in the graveyard, with a memory that tells the story."""
-        name = validate.text(name, "name", max_length=300)
-        reason = validate.text(reason, "reason")
-        validate.optional_integer(effort, "effort", low=1, high=5)
+        plan = self.graveyard.plan(name, reason=reason, project=project, effort=effort, ecosystem=ecosystem,
+                                   aliases=aliases)
         stored = self.remember(
-            actor, f"Abandoned {name.strip()}: {reason}", project=project, kind="experience",
-            tags=["abandoned", name.strip()], force=True, experience={"outcome": "abandoned", "effort": effort},
+            actor, f"Abandoned {plan.name}: {plan.reason}", project=plan.project, kind="experience",
+            tags=["abandoned", plan.name], force=True, experience={"outcome": "abandoned", "effort": plan.effort},
         )
-        return self.graveyard.abandon(actor, name, reason=reason, project=project, effort=effort, ecosystem=ecosystem,
-                                      aliases=aliases, memory_id=stored.id)
+        return self.graveyard.record(actor, plan, memory_id=stored.id)
 
     def record_experience(self, actor: Actor, summary: str, *, project: str, outcome: str, effort: int,
                           iterations: int | None = None, breakthrough: str | None = None,
@@ -64,20 +62,21 @@ class Memory:
         abandoned, each entering the graveyard linked to it."""
         validate.choice(outcome, "outcome", OUTCOMES)
         validate.integer(effort, "effort", low=1, high=5)
-        pairs = []
+        plans = []
         for i, pair in enumerate(abandoned or []):
             if not isinstance(pair, (tuple, list)) or len(pair) != 2:
                 raise validate.InvalidInput("expected NAME=REASON", field=f"abandoned[{i}]")
-            pairs.append((validate.text(pair[0], f"abandoned[{i}].name", max_length=300),
-                          validate.text(pair[1], f"abandoned[{i}].reason")))
+            try:
+                plans.append(self.graveyard.plan(pair[0], reason=pair[1], project=project, effort=effort))
+            except validate.InvalidInput as exc:
+                raise validate.InvalidInput(exc.message, field=f"abandoned[{i}].{exc.field}") from None
         stored = self.remember(
             actor, summary, project=project, kind="experience", tags=tags, force=True,
             experience={"outcome": outcome, "effort": effort, "iterations": iterations,
                         "breakthrough": breakthrough, "gotchas": gotchas},
         )
         assert stored.id is not None
-        results = [self.graveyard.abandon(actor, name, reason=reason, project=project, effort=effort,
-                                          memory_id=stored.id) for name, reason in pairs]
+        results = [self.graveyard.record(actor, plan, memory_id=stored.id) for plan in plans]
         return ExperienceResult(id=stored.id, abandoned=results)
 
     def reinstate_approach(self, actor: Actor, name: str, *, reason: str, project: str):
