@@ -1,0 +1,228 @@
+"""Speed of the language server, with 1,000 graveyard entries over a 10,000-memory store.
+
+Server-side (in this process, the real feature code; the protocol writer discards the bytes):
+didOpen → publishDiagnostics for a 2,000-line Python file and a 2,000-line requirements.txt
+(a fresh document version each run, so detection always runs), the part of it spent in
+detection, and hover. Client-observed (the real `cenotaph serve` process over stdio): `initialize`
+answered after process start, didOpen → publishDiagnostics, a write by another process →
+diagnostics republished, and the server's CPU use while idle.
+
+The 10,000-memory store is bench/perf.py's (built once, cached). Usage:
+python bench/lsp_perf.py [--runs N] [--out figures.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+from pygls.workspace import Workspace
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from perf import ACTOR, PROJECT, cached_store, percentile  # noqa: E402  (bench/ is not a package)
+
+from cenotaph.lsp.features import diagnostics  # noqa: E402
+from cenotaph.lsp.server import build  # noqa: E402
+from cenotaph.memory.context import Context  # noqa: E402
+from cenotaph.memory.service import Memory  # noqa: E402
+from cenotaph.nlp.analysis import Analyzer  # noqa: E402
+from cenotaph.nlp.detect import detect  # noqa: E402
+from cenotaph.nlp.embedder import Embedder  # noqa: E402
+from cenotaph.store.db import Store  # noqa: E402
+
+CENOTAPH = str(Path(sys.executable).with_name("cenotaph"))
+GRAVEYARD = 1000
+LINES = 2000
+
+
+def stats(samples: list[float]) -> dict[str, float]:
+    return {"median_ms": round(statistics.median(samples), 2), "p95_ms": round(percentile(samples, 0.95), 2),
+            "runs": len(samples)}
+
+
+def python_file(rng: random.Random) -> str:
+    """2,000 lines: 200 imports (50 of abandoned packages), the rest code, strings and comments."""
+    lines = []
+    for i in range(LINES):
+        if i % 10 == 0:
+            name = f"dead_package_{rng.randrange(GRAVEYARD)}" if i % 40 == 0 else f"live_package_{i}"
+            lines.append(f"import {name} as m{i}" if i % 20 else f"from {name}.sub import thing_{i}")
+        elif i % 10 == 5:
+            lines.append(f"    # a comment about package {i}: import nothing here")
+        else:
+            lines.append(f"    value_{i} = compute('string {i}', other=\"{i}\", flag=True)")
+    return "\n".join(lines) + "\n"
+
+
+def requirements_file(rng: random.Random) -> str:
+    """2,000 requirement lines, one in ten naming an abandoned package."""
+    return "".join(f"dead-package-{rng.randrange(GRAVEYARD)}=={i}.0  # pinned\n" if i % 10 == 0 else
+                   f"live-package-{i}>=1.{i}\n" for i in range(LINES))
+
+
+class _Discard:
+    def write(self, data: bytes) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def server_side(memory: Memory, folder: Path, texts: dict[str, str], runs: int) -> dict:
+    ls = build(memory)
+    ls.protocol.set_writer(_Discard())
+    ls.protocol._workspace = Workspace(folder.as_uri(), types.TextDocumentSyncKind.Incremental,
+                                       [types.WorkspaceFolder(uri=folder.as_uri(), name="app")])
+    ls.refresh_folders()
+    hover = ls.protocol.fm.features[types.TEXT_DOCUMENT_HOVER]
+    figures: dict = {}
+    for name, text in texts.items():
+        uri = (folder / name).as_uri()
+        open_samples, detect_samples = [], []
+        for version in range(runs):
+            start = time.perf_counter()
+            ls.workspace.put_text_document(types.TextDocumentItem(uri=uri, language_id="x", version=version,
+                                                                  text=text))
+            diagnostics.publish(ls, uri)
+            open_samples.append((time.perf_counter() - start) * 1000)
+            start = time.perf_counter()
+            detect(str(folder / name), text)
+            detect_samples.append((time.perf_counter() - start) * 1000)
+        flagged = ls.published[uri]
+        hover_samples = []
+        for i in range(runs * 5):
+            at = flagged[i % len(flagged)].range.start
+            params = types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri),
+                                       position=types.Position(line=at.line, character=at.character + 1))
+            start = time.perf_counter()
+            assert hover(params) is not None
+            hover_samples.append((time.perf_counter() - start) * 1000)
+        figures[name] = {"diagnostics": len(flagged), "didOpen_to_publish": stats(open_samples),
+                         "of_which_detection": stats(detect_samples), "hover": stats(hover_samples)}
+    return figures
+
+
+async def client_side(db: Path, folder: Path, text: str, writer: Memory, runs: int) -> dict:
+    env = dict(os.environ)
+    env["XDG_CACHE_HOME"] = str(db.parent / "cache")  # the model link lives there; keep it off the user's
+    initialize_ms = []
+    for attempt in range(runs):
+        client = LanguageClient("bench", "1")
+        published: dict[str, list[tuple[float, int]]] = {}
+
+        @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def on_publish(params: types.PublishDiagnosticsParams) -> None:
+            published.setdefault(params.uri, []).append((time.perf_counter(), len(params.diagnostics)))
+
+        start = time.perf_counter()
+        await client.start_io(CENOTAPH, "serve", "--db", str(db), env=env)
+        await client.initialize_async(types.InitializeParams(
+            capabilities=types.ClientCapabilities(), process_id=os.getpid(),
+            workspace_folders=[types.WorkspaceFolder(uri=folder.as_uri(), name="app")]))
+        initialize_ms.append((time.perf_counter() - start) * 1000)
+        client.initialized(types.InitializedParams())
+        if attempt < runs - 1:
+            await client.shutdown_async(None)
+            client.exit(None)
+            await client.stop()
+    pid = client._server.pid  # type: ignore[union-attr]
+
+    async def until_published(uri: str, count: int, condition=lambda n: True) -> float:
+        while len(published.get(uri, ())) < count or not condition(published[uri][-1][1]):
+            await asyncio.sleep(0.001)
+        return published[uri][-1][0]
+
+    await asyncio.sleep(15)  # let the model and spaCy finish loading: steady state
+    open_ms = []
+    for i in range(runs * 4):
+        uri = (folder / f"copy{i}" / "model.py").as_uri()
+        start = time.perf_counter()
+        client.text_document_did_open(types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+        open_ms.append((await until_published(uri, 1) - start) * 1000)
+        client.text_document_did_close(types.DidCloseTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=uri)))
+
+    # Another process writes; the open document follows.
+    watched = (folder / "requirements.txt").as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=watched, language_id="pip-requirements", version=1,
+                                             text="".join(f"fresh-{i}\n" for i in range(runs)))))
+    await until_published(watched, 1)
+    refresh_ms = []
+    for i in range(runs):
+        count = len(published[watched])
+        start = time.perf_counter()
+        writer.graveyard.abandon(ACTOR, f"fresh-{i}", reason="benchmark write", project=PROJECT)
+        refresh_ms.append((await until_published(watched, count + 1, lambda n, i=i: n == i + 1) - start) * 1000)
+
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    def cpu_seconds() -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / ticks
+
+    before, start = cpu_seconds(), time.perf_counter()
+    await asyncio.sleep(10)
+    idle_cpu = (cpu_seconds() - before) / (time.perf_counter() - start) * 100
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return {"initialize_after_start": stats(initialize_ms), "didOpen_to_publish_2000_lines": stats(open_ms),
+            "write_elsewhere_to_republish_one_open_document": stats(refresh_ms), "idle_cpu_percent": round(idle_cpu, 2)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--out", type=Path, help="also write the figures as JSON here")
+    args = parser.parse_args()
+    embedder, analyzer = Embedder(), Analyzer()
+    workdir = Path(tempfile.mkdtemp(prefix="cenotaph-lsp-bench-"))
+    db = workdir / "store.db"
+    shutil.copy(cached_store(10_000, embedder, analyzer), db)
+    folder = workdir / "app"
+    folder.mkdir()
+    (folder / ".cenotaph.toml").write_text(f'project = "{PROJECT}"\n')
+    store = Store(db)
+    memory = Memory(Context(store=store, embedder=embedder, analyzer=analyzer))
+    for i in range(GRAVEYARD):
+        memory.graveyard.abandon(ACTOR, f"dead-package-{i}", reason=f"benchmark entry {i}", project=PROJECT)
+    rng = random.Random(11)
+    texts = {"model.py": python_file(rng), "requirements.txt": requirements_file(rng)}
+
+    report = {"graveyard": GRAVEYARD, "memories": 10_000, "lines": LINES,
+              "server_side": server_side(memory, folder, texts, args.runs)}
+    report["client_side"] = asyncio.run(client_side(db, folder, texts["model.py"], memory, max(5, args.runs // 4)))
+    store.close()
+    shutil.rmtree(workdir, ignore_errors=True)
+
+    rows = []
+    for name, figures in report["server_side"].items():
+        for what in ("didOpen_to_publish", "of_which_detection", "hover"):
+            rows.append((f"server-side {what} ({name}, {figures['diagnostics']} diagnostics)", figures[what]))
+    for what in ("initialize_after_start", "didOpen_to_publish_2000_lines",
+                 "write_elsewhere_to_republish_one_open_document"):
+        rows.append((f"client-observed {what}", report["client_side"][what]))
+    width = max(len(label) for label, _ in rows)
+    print(f"{'measure':<{width}}  {'median ms':>10}  {'p95 ms':>8}  {'runs':>5}")
+    for label, figures in rows:
+        print(f"{label:<{width}}  {figures['median_ms']:>10.2f}  {figures['p95_ms']:>8.2f}  {figures['runs']:>5}")
+    print(f"{'idle CPU of the server process (%)':<{width}}  {report['client_side']['idle_cpu_percent']:>10.2f}")
+    if args.out:
+        args.out.write_text(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+"""Domain records → LSP types and wire models. The wire models mirror shared_schema/ (a test
+validates one against the other)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import unquote
+
+from lsprotocol import types
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
+from pygls.uris import to_fs_path
+
+from cenotaph.memory.errors import CenotaphError, Unavailable
+from cenotaph.memory.models import ApproachCheck
+from cenotaph.nlp.detect import Mention
+from cenotaph.store.records import ApproachRow, MemoryRow
+
+SOURCE = "cenotaph"
+CODE_ABANDONED = "abandoned-approach"
+CODE_CONTRADICTION = "open-contradiction"
+
+SEVERITIES: dict[str, types.DiagnosticSeverity | None] = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "information": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
+    "off": None,
+}
+
+
+class Wire(BaseModel):
+    """A JSON object of the contract: camelCase on the wire, strict types, unknown keys refused."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", strict=True,
+                              frozen=True)
+
+    @classmethod
+    def from_wire(cls, data: Any) -> Any:
+        """Validate what a client sent: camelCase names only, as the schema says."""
+        return cls.model_validate(data, by_alias=True, by_name=False)
+
+    def dump(self) -> dict[str, Any]:
+        return self.model_dump(by_alias=True, exclude_none=True)
+
+
+class ApproachDiagnosticData(Wire):
+    type: Literal["approach"]
+    approach_id: int = Field(ge=1)
+    name: str
+    display_name: str
+    project: str
+    scope: Literal["project", "global", "other_project"]
+    document_project: str
+    kind: Literal["import", "declaration", "mention", "recommendation"]
+
+
+class ContradictionDiagnosticData(Wire):
+    type: Literal["contradiction"]
+    contradiction_id: int = Field(ge=1)
+    memory_a: int = Field(ge=1)
+    memory_b: int = Field(ge=1)
+    project: str
+
+
+def file_path(uri: str) -> Path | None:
+    """The file a `file:` URI names; None for any other scheme."""
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    return Path(os.path.normpath(unquote(path))) if path else None
+
+
+def to_range(line: int, start: int, end: int, end_line: int | None = None) -> types.Range:
+    return types.Range(start=types.Position(line=line, character=start),
+                       end=types.Position(line=line if end_line is None else end_line, character=end))
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def where(approach: ApproachRow, scope: str | None) -> str:
+    if scope == "project":
+        return "here"
+    if scope == "global" or approach.project == "":
+        return "everywhere"
+    return f"in {approach.project}"
+
+
+def approach_summary(approach: ApproachRow, scope: str | None) -> str:
+    """`onnxruntime was abandoned here (effort 4/5, 2026-03-01): SIGILL crash on Alpine musl libc`"""
+    facts = [f"effort {approach.effort}/5"] if approach.effort else []
+    facts.append(approach.updated_at[:10])
+    facts_text = ", ".join(facts)
+    return f"{approach.display_name} was abandoned {where(approach, scope)} ({facts_text}): {one_line(approach.reason)}"
+
+
+def approach_diagnostic(mention: Mention, verdict: ApproachCheck, severity: types.DiagnosticSeverity,
+                        document_project: str, kind: str) -> types.Diagnostic:
+    approach = verdict.approach
+    assert approach is not None and verdict.scope is not None
+    message = approach_summary(approach, verdict.scope)
+    if kind == "recommendation":
+        message = f"This line recommends {mention.name}, but {message}"
+    data = ApproachDiagnosticData(type="approach", approach_id=approach.id, name=approach.name,
+                                  display_name=approach.display_name, project=approach.project, scope=verdict.scope,
+                                  document_project=document_project, kind=kind)
+    return types.Diagnostic(range=to_range(mention.line, mention.start, mention.end), message=message,
+                            severity=severity, source=SOURCE, code=CODE_ABANDONED, data=data.dump())
+
+
+def code_action(title: str, command: str, argument: dict[str, Any], *, kind: str = types.CodeActionKind.QuickFix,
+                diagnostic: types.Diagnostic | None = None) -> types.CodeAction:
+    """A code action that runs one of our commands (commands.schema.json) with its one argument."""
+    return types.CodeAction(title=title, kind=kind, diagnostics=[diagnostic] if diagnostic else None,
+                            command=types.Command(title=title, command=command, arguments=[argument]))
+
+
+def approach_story(approach: ApproachRow, scope: str | None, record: MemoryRow | None) -> str:
+    """The whole story of an abandoned approach, as Markdown: what, why, at what cost, when, by
+    whom, what replaced it, its gotchas and the memory behind it."""
+    status = "abandoned" if approach.status == "abandoned" else f"reinstated ({one_line(approach.status_reason or '')})"
+    lines = [f"**{approach.display_name}** ({approach.ecosystem}) — {status} {where(approach, scope)}", "",
+             approach.reason.strip(), ""]
+    facts = []
+    if approach.effort:
+        facts.append(f"effort {approach.effort}/5")
+    outcome = (record.outcome if record else None) or approach.outcome
+    facts.append(f"outcome: {outcome}")
+    if record and record.iterations:
+        facts.append(f"{record.iterations} iterations")
+    facts.append(f"{approach.created_at[:10]} by {approach.actor}")
+    lines += ["*" + " · ".join(facts) + "*", ""]
+    if record and record.breakthrough:
+        lines += [f"**What replaced it:** {record.breakthrough.strip()}", ""]
+    if record and record.gotchas:
+        lines += ["**Gotchas:**", *[f"- {one_line(g, 300)}" for g in record.gotchas], ""]
+    if record is not None:
+        lines += ["**The memory behind it:**",
+                  f"- memory #{record.memory_id} · {record.kind} · {record.trust} · {record.recorded_at[:10]} "
+                  f"by {record.actor}: {one_line(record.content, 300)}"]
+    if approach.aliases:
+        lines += ["", "Also known as: " + ", ".join(f"`{a}`" for a in approach.aliases)]
+    return "\n".join(lines).strip() + "\n"
+
+
+def rpc_error(exc: CenotaphError) -> JsonRpcException:
+    """A domain refusal as a JSON-RPC error the client can show: the message names the field."""
+    if isinstance(exc, Unavailable):
+        return JsonRpcInternalError(message=str(exc), data={"field": exc.field})
+    return JsonRpcInvalidParams(message=str(exc), data={"field": exc.field, "error": type(exc).__name__})
+
+
+def plain(value: Any) -> Any:
+    """pygls hands custom requests' params over as namedtuples: back to JSON values."""
+    if hasattr(value, "_asdict"):
+        return {k: plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value

@@ -1,0 +1,99 @@
+"""Code actions: quick fixes on a flagged name (silence, reinstate, show why, mark wrong), and on
+a selection (remember it, record it as abandoned). Each runs a command (commands.py)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+from pydantic import ValidationError
+
+from cenotaph.lsp.convert import CODE_ABANDONED, SOURCE, ApproachDiagnosticData, code_action, plain
+from cenotaph.lsp.features import ledger
+from cenotaph.memory.errors import CenotaphError
+from cenotaph.memory.validate import MAX_CONTENT
+
+if TYPE_CHECKING:
+    from cenotaph.lsp.server import CenotaphServer
+
+_NAME_SHAPED = re.compile(r"^[@\w][\w@./:+~-]{0,199}$")
+
+
+def approach_actions(data: ApproachDiagnosticData, diagnostic: types.Diagnostic) -> list[types.CodeAction]:
+    name = data.display_name
+    return [
+        code_action(f"Silence '{name}' in this project", "cenotaph.silence",
+                    {"name": data.name, "scope": "project", "project": data.document_project}, diagnostic=diagnostic),
+        code_action(f"Silence '{name}' everywhere", "cenotaph.silence", {"name": data.name, "scope": "everywhere"},
+                    diagnostic=diagnostic),
+        code_action(f"Reinstate '{name}' (it works now)", "cenotaph.reinstate",
+                    {"name": data.name, "project": data.project}, diagnostic=diagnostic),
+        code_action(f"Show why '{name}' was abandoned", "cenotaph.showWhy", {"approachId": data.approach_id},
+                    diagnostic=diagnostic),
+        code_action("Mark this record wrong", "cenotaph.markWrong", {"approachId": data.approach_id},
+                    diagnostic=diagnostic),
+    ]
+
+
+def _overlaps(a: types.Range, b: types.Range) -> bool:
+    return (a.start.line, a.start.character) <= (b.end.line, b.end.character) and \
+        (b.start.line, b.start.character) <= (a.end.line, a.end.character)
+
+
+Flagged = tuple[ApproachDiagnosticData, types.Diagnostic]
+
+
+def _flagged(ls: CenotaphServer, params: types.CodeActionParams) -> list[Flagged]:
+    """Our diagnostics in the request's context, and those published under its range (a client may
+    send none)."""
+    published = [d for d in ls.published.get(params.text_document.uri, ()) if _overlaps(d.range, params.range)]
+    found: dict[int, Flagged] = {}
+    for diagnostic in [*params.context.diagnostics, *published]:
+        if diagnostic.source != SOURCE or diagnostic.code != CODE_ABANDONED:
+            continue
+        try:
+            data = ApproachDiagnosticData.from_wire(plain(diagnostic.data))
+        except ValidationError:
+            continue
+        found.setdefault(data.approach_id, (data, diagnostic))
+    return list(found.values())
+
+
+def selection_actions(ls: CenotaphServer, params: types.CodeActionParams, project: str) -> list[types.CodeAction]:
+    document = ls.workspace.text_documents.get(params.text_document.uri)
+    if document is None or params.range.start == params.range.end:
+        return []
+    start, end = (document.offset_at_position(p) for p in (params.range.start, params.range.end))
+    selected = document.source[start:end]
+    actions = []
+    if selected.strip() and len(selected) <= MAX_CONTENT:
+        actions.append(code_action("Remember this", "cenotaph.remember", {"text": selected, "project": project},
+                                   kind=types.CodeActionKind.Refactor))
+    name = selected.strip()
+    if _NAME_SHAPED.match(name):
+        actions.append(code_action(f"Record '{name}' as an abandoned approach", "cenotaph.abandon",
+                                   {"name": name, "project": project}, kind=types.CodeActionKind.Refactor))
+    return actions
+
+
+def register(server: CenotaphServer) -> None:
+    options = types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.Refactor])
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, options)
+    def code_action(ls: CenotaphServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        uri = params.text_document.uri
+        if ledger.is_ledger(uri):
+            try:
+                return ledger.code_actions(ls, params)
+            except CenotaphError:  # the client's copy names a record that has gone since
+                return None
+        project = ls.project_for(uri)
+        if project is None:
+            return None
+        flagged = _flagged(ls, params)
+        actions = [action for data, diagnostic in flagged for action in approach_actions(data, diagnostic)]
+        # A selection that is exactly a flagged name asks about that name, not for a new record.
+        if not any(diagnostic.range == params.range for _, diagnostic in flagged):
+            actions += selection_actions(ls, params, project)
+        return actions or None

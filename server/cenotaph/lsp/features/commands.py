@@ -1,0 +1,351 @@
+"""Commands (`workspace/executeCommand`, shared_schema/commands.schema.json): each takes one
+object argument, asks the user for a missing reason with `window/showMessageRequest`, calls one
+domain verb off the event loop, then brings every open document up to date."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from lsprotocol import types
+from pydantic import Field, StringConstraints, ValidationError, model_validator
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+
+from cenotaph.lsp.convert import Wire, approach_summary, plain, rpc_error
+from cenotaph.lsp.features.hover import story
+from cenotaph.memory.errors import CenotaphError
+from cenotaph.store.records import ProposalRow
+
+if TYPE_CHECKING:
+    from cenotaph.lsp.server import CenotaphServer
+
+Reason = Annotated[str, StringConstraints(min_length=1)]
+Name = Annotated[str, StringConstraints(min_length=1, max_length=300)]
+Id = Annotated[int, Field(ge=1)]
+CANCEL = "Cancel"
+
+
+class _ProjectOrUri(Wire):
+    project: str | None = None
+    uri: str | None = None
+
+    def _require_project(self) -> None:
+        if self.project is None and self.uri is None:
+            raise ValueError("give `project` or `uri`")
+
+
+class SilenceArgs(_ProjectOrUri):
+    name: Name
+    scope: Literal["project", "everywhere"]
+    reason: Reason | None = None
+
+    @model_validator(mode="after")
+    def _scoped(self) -> SilenceArgs:
+        if self.scope == "project":
+            self._require_project()
+        return self
+
+
+class ReinstateArgs(Wire):
+    name: Name
+    project: str
+    reason: Reason | None = None
+
+
+class ShowWhyArgs(Wire):
+    approach_id: Id
+
+
+class MarkWrongArgs(Wire):
+    approach_id: Id
+    reason: Reason | None = None
+
+
+class RememberArgs(_ProjectOrUri):
+    text: Annotated[str, StringConstraints(min_length=1, max_length=50_000)]
+    kind: Literal["note", "experience", "decision", "preference", "fact"] = "note"
+
+    @model_validator(mode="after")
+    def _scoped(self) -> RememberArgs:
+        self._require_project()
+        return self
+
+
+class AbandonArgs(_ProjectOrUri):
+    name: Name
+    scope: Literal["project", "everywhere"] = "project"
+    reason: Reason | None = None
+    effort: Annotated[int, Field(ge=1, le=5)] | None = None
+    ecosystem: Literal["pypi", "npm", "cargo", "go", "container", "apt", "apk", "tool", "other"] | None = None
+
+    @model_validator(mode="after")
+    def _scoped(self) -> AbandonArgs:
+        if self.scope == "project":
+            self._require_project()
+        return self
+
+
+class ResolveContradictionArgs(Wire):
+    contradiction_id: Id
+    keep: Literal["a", "b", "both", "neither"]
+    reason: Reason | None = None
+
+
+class DismissContradictionArgs(Wire):
+    contradiction_id: Id
+    reason: Reason | None = None
+
+
+class SetTrustArgs(Wire):
+    memory_id: Id
+    trust: Literal["confirmed", "disputed", "refuted", "unverified"]
+    reason: Reason | None = None
+
+
+class MemoryArgs(Wire):
+    memory_id: Id
+    reason: Reason | None = None
+
+
+class AcceptProposalArgs(Wire):
+    proposal_id: Id
+    reason: Reason | None = None
+
+
+class RejectProposalArgs(Wire):
+    proposal_id: Id
+    reason: Reason | None = None
+
+
+class CommandResult(Wire):
+    done: bool
+    message: str
+    id: int | None = None
+    markdown: str | None = None
+
+
+# --- the verbs -------------------------------------------------------------------------------------
+
+
+async def _ask(ls: CenotaphServer, given: str | None, question: str, choices: list[str]) -> str | None:
+    """The reason given as an argument, else one the user picks; None when the user cancels."""
+    if given is not None:
+        return given
+    try:
+        answer = await ls.window_show_message_request_async(types.ShowMessageRequestParams(
+            type=types.MessageType.Info, message=question,
+            actions=[types.MessageActionItem(title=c) for c in [*choices, CANCEL]]))
+    except JsonRpcException as exc:
+        raise JsonRpcInvalidParams(message=f"reason: required (the client could not ask: {exc.message})") from None
+    title = answer.get("title") if isinstance(answer, dict) else getattr(answer, "title", None)
+    return None if title in (None, CANCEL) else title
+
+
+def _project(ls: CenotaphServer, args: _ProjectOrUri) -> str:
+    if args.project is not None:
+        return args.project
+    project = ls.project_for(args.uri or "")
+    if project is None:
+        raise JsonRpcInvalidParams(message=f"uri: {args.uri!r} is outside the workspace folders")
+    return project
+
+
+async def _domain(call: Callable[[], Any]) -> Any:
+    """A domain call off the event loop (a write may wait for the model or for another writer)."""
+    try:
+        return await asyncio.to_thread(call)
+    except CenotaphError as exc:
+        raise rpc_error(exc) from None
+
+
+def _cancelled() -> dict[str, Any]:
+    return CommandResult(done=False, message="cancelled").dump()
+
+
+def _done(message: str, record_id: int | None = None, markdown: str | None = None) -> dict[str, Any]:
+    return CommandResult(done=True, message=message, id=record_id, markdown=markdown).dump()
+
+
+def _proposed(result: Any, fallback: str) -> str:
+    if isinstance(result, ProposalRow):
+        return f"proposal #{result.id} is waiting for a person to accept it"
+    return fallback
+
+
+async def silence(ls: CenotaphServer, args: SilenceArgs) -> dict[str, Any]:
+    where = "in this project" if args.scope == "project" else "everywhere"
+    project = _project(ls, args) if args.scope == "project" else ""
+    reason = await _ask(ls, args.reason, f"Why silence '{args.name}' {where}?",
+                        ["It is intended here", "Not relevant"])
+    if reason is None:
+        return _cancelled()
+    row = await _domain(lambda: ls.memory.suppress(ls.actor, args.name, kind="diagnostic", project=project,
+                                                   reason=reason))
+    return _done(f"'{args.name}' is no longer flagged {where}", row.id)
+
+
+async def reinstate(ls: CenotaphServer, args: ReinstateArgs) -> dict[str, Any]:
+    reason = await _ask(ls, args.reason, f"Why reinstate '{args.name}'?",
+                        ["It works now", "The reason no longer applies"])
+    if reason is None:
+        return _cancelled()
+    approach = await _domain(lambda: ls.memory.reinstate_approach(ls.actor, args.name, reason=reason,
+                                                                  project=args.project))
+    return _done(f"'{approach.display_name}' is out of the graveyard: {reason}", approach.id)
+
+
+async def show_why(ls: CenotaphServer, args: ShowWhyArgs) -> dict[str, Any]:
+    approach = await _domain(lambda: ls.memory.graveyard.get(args.approach_id))
+    markdown = await _domain(lambda: story(ls, approach.id, None))
+    summary = approach_summary(approach, None)
+    if approach.memory_id is not None:
+        summary += f" (memory #{approach.memory_id})"
+    ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=summary))
+    return _done(summary, approach.id, markdown)
+
+
+async def mark_wrong(ls: CenotaphServer, args: MarkWrongArgs) -> dict[str, Any]:
+    approach = await _domain(lambda: ls.memory.graveyard.get(args.approach_id))
+    reason = await _ask(ls, args.reason, f"What is wrong with the record of '{approach.display_name}'?",
+                        ["It was never abandoned", "The reason is wrong"])
+    if reason is None:
+        return _cancelled()
+
+    def verdict() -> None:
+        # The record's memory is refuted and the name no longer flagged.
+        if approach.memory_id is not None:
+            ls.memory.set_trust(ls.actor, approach.memory_id, "refuted", reason=reason)
+        ls.memory.reinstate_approach(ls.actor, approach.name, reason=f"the record was wrong: {reason}",
+                                     project=approach.project)
+
+    await _domain(verdict)
+    return _done(f"the record of '{approach.display_name}' is marked wrong", approach.id)
+
+
+async def remember(ls: CenotaphServer, args: RememberArgs) -> dict[str, Any]:
+    project = _project(ls, args)
+    result = await _domain(lambda: ls.memory.remember(ls.actor, args.text, project=project, kind=args.kind))
+    if not result.stored:
+        return CommandResult(done=False, id=result.duplicate_of,
+                             message=f"not stored: memory #{result.duplicate_of} already says this").dump()
+    warnings = "".join(f"; contradicts #{w.other_id}" for w in result.contradictions)
+    return _done(f"remembered #{result.id}{warnings}", result.id)
+
+
+async def abandon(ls: CenotaphServer, args: AbandonArgs) -> dict[str, Any]:
+    project = _project(ls, args) if args.scope == "project" else ""
+    reason = await _ask(ls, args.reason, f"Why was '{args.name}' abandoned?",
+                        ["It did not work", "Too slow", "Unmaintained"])
+    if reason is None:
+        return _cancelled()
+    result = await _domain(lambda: ls.memory.abandon(ls.actor, args.name, reason=reason, project=project,
+                                                     effort=args.effort, ecosystem=args.ecosystem))
+    return _done(approach_summary(result.approach, "project" if project else "global"), result.approach.id)
+
+
+async def resolve_contradiction(ls: CenotaphServer, args: ResolveContradictionArgs) -> dict[str, Any]:
+    reason = await _ask(ls, args.reason, f"Why resolve contradiction #{args.contradiction_id} this way?",
+                        ["Checked by hand"])
+    if reason is None:
+        return _cancelled()
+    result = await _domain(lambda: ls.memory.resolve_contradiction(ls.actor, args.contradiction_id, keep=args.keep,
+                                                                   reason=reason))
+    return _done(_proposed(result, f"contradiction #{args.contradiction_id} resolved ({args.keep})"),
+                 args.contradiction_id)
+
+
+async def dismiss_contradiction(ls: CenotaphServer, args: DismissContradictionArgs) -> dict[str, Any]:
+    reason = await _ask(ls, args.reason, f"Why is #{args.contradiction_id} not a contradiction?",
+                        ["They do not disagree"])
+    if reason is None:
+        return _cancelled()
+    await _domain(lambda: ls.memory.dismiss_contradiction(ls.actor, args.contradiction_id, reason=reason))
+    return _done(f"contradiction #{args.contradiction_id} dismissed", args.contradiction_id)
+
+
+_TRUST_CHOICES = {"confirmed": "Checked: it is true", "refuted": "Checked: it is wrong",
+                  "disputed": "Not sure any more", "unverified": "Needs checking"}
+
+
+async def set_trust(ls: CenotaphServer, args: SetTrustArgs) -> dict[str, Any]:
+    reason = await _ask(ls, args.reason, f"Why is memory #{args.memory_id} {args.trust}?", [_TRUST_CHOICES[args.trust]])
+    if reason is None:
+        return _cancelled()
+    result = await _domain(lambda: ls.memory.set_trust(ls.actor, args.memory_id, args.trust, reason=reason))
+    return _done(_proposed(result, f"memory #{args.memory_id} is {args.trust}"), args.memory_id)
+
+
+async def archive(ls: CenotaphServer, args: MemoryArgs) -> dict[str, Any]:
+    reason = await _ask(ls, args.reason, f"Why archive memory #{args.memory_id}?", ["No longer relevant"])
+    if reason is None:
+        return _cancelled()
+    await _domain(lambda: ls.memory.archive(ls.actor, args.memory_id, reason=reason))
+    return _done(f"memory #{args.memory_id} archived", args.memory_id)
+
+
+async def reinstate_memory(ls: CenotaphServer, args: MemoryArgs) -> dict[str, Any]:
+    reason = await _ask(ls, args.reason, f"Why bring memory #{args.memory_id} back?", ["Relevant again"])
+    if reason is None:
+        return _cancelled()
+    await _domain(lambda: ls.memory.reinstate(ls.actor, args.memory_id, reason=reason))
+    return _done(f"memory #{args.memory_id} is active again", args.memory_id)
+
+
+async def accept_proposal(ls: CenotaphServer, args: AcceptProposalArgs) -> dict[str, Any]:
+    await _domain(lambda: ls.memory.accept_proposal(ls.actor, args.proposal_id, reason=args.reason))
+    return _done(f"proposal #{args.proposal_id} accepted", args.proposal_id)
+
+
+async def reject_proposal(ls: CenotaphServer, args: RejectProposalArgs) -> dict[str, Any]:
+    reason = await _ask(ls, args.reason, f"Why reject proposal #{args.proposal_id}?", ["Not wanted"])
+    if reason is None:
+        return _cancelled()
+    await _domain(lambda: ls.memory.reject_proposal(ls.actor, args.proposal_id, reason=reason))
+    return _done(f"proposal #{args.proposal_id} rejected", args.proposal_id)
+
+
+Handler = Callable[["CenotaphServer", Any], Awaitable[dict[str, Any]]]
+COMMANDS: dict[str, tuple[type[Wire], Handler]] = {
+    "cenotaph.silence": (SilenceArgs, silence),
+    "cenotaph.reinstate": (ReinstateArgs, reinstate),
+    "cenotaph.showWhy": (ShowWhyArgs, show_why),
+    "cenotaph.markWrong": (MarkWrongArgs, mark_wrong),
+    "cenotaph.remember": (RememberArgs, remember),
+    "cenotaph.abandon": (AbandonArgs, abandon),
+    "cenotaph.resolveContradiction": (ResolveContradictionArgs, resolve_contradiction),
+    "cenotaph.dismissContradiction": (DismissContradictionArgs, dismiss_contradiction),
+    "cenotaph.setTrust": (SetTrustArgs, set_trust),
+    "cenotaph.archive": (MemoryArgs, archive),
+    "cenotaph.reinstateMemory": (MemoryArgs, reinstate_memory),
+    "cenotaph.acceptProposal": (AcceptProposalArgs, accept_proposal),
+    "cenotaph.rejectProposal": (RejectProposalArgs, reject_proposal),
+}
+
+
+READ_ONLY = frozenset({"cenotaph.showWhy"})
+
+
+def parse(name: str, model: type[Wire], arguments: tuple[Any, ...]) -> Wire:
+    values = plain(list(arguments))
+    if len(values) != 1 or not isinstance(values[0], dict):
+        raise JsonRpcInvalidParams(message=f"{name}: expected one object argument, got {len(values)} arguments")
+    try:
+        return model.from_wire(values[0])
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'argument'}: {e['msg']}" for e in exc.errors())
+        raise JsonRpcInvalidParams(message=f"{name}: {problems}") from None
+
+
+def register(server: CenotaphServer) -> None:
+    for name, (model, handler) in COMMANDS.items():
+        def bind(name: str = name, model: type[Wire] = model, handler: Handler = handler):
+            # pygls reads this signature at run time (`ls` first, the arguments raw): no annotations.
+            async def command(ls, *arguments):  # type: ignore[no-untyped-def]
+                result = await handler(ls, parse(name, model, arguments))
+                if result["done"] and name not in READ_ONLY:
+                    ls.store_changed()
+                return result
+            return command
+
+        server.command(name)(bind())

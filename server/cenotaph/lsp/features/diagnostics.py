@@ -1,0 +1,177 @@
+"""Diagnostics: each import, declaration or mention of an abandoned approach in an open
+document, at its exact range. Imports and manifests need neither the model nor spaCy; an
+instruction-file line is checked for a recommendation once spaCy has loaded."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from cenotaph.lsp.convert import SEVERITIES, approach_diagnostic, file_path
+from cenotaph.lsp.features import ledger
+from cenotaph.memory.errors import CenotaphError
+from cenotaph.memory.models import ApproachCheck
+from cenotaph.nlp.detect import Mention, detect, document_kind
+
+if TYPE_CHECKING:
+    from cenotaph.lsp.server import CenotaphServer
+
+log = logging.getLogger(__name__)
+
+DEBOUNCE_SECONDS = 0.15
+PROSE_KINDS = frozenset({"markdown", "instructions"})
+MAX_NAME = 300  # longer "names" are not package names; the domain refuses them
+CHECK_BATCH = 1000
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(slots=True)
+class Scan:
+    """The mentions in one version of a document."""
+
+    key: tuple
+    project: str
+    kind: str
+    text: str
+    mentions: list[Mention]
+
+
+def scan(ls: CenotaphServer, uri: str) -> Scan | None:
+    """The document's mentions, or None when it is not scanned: outside the workspace, a kind
+    the settings leave out, too large, or binary."""
+    document = ls.workspace.text_documents.get(uri)
+    project = ls.project_for(uri)
+    if document is None or project is None:
+        return None
+    path = str(file_path(uri))
+    kind = document_kind(path)
+    if kind is None or kind not in ls.settings.file_kinds:
+        return None
+    text = document.source
+    if len(text) > ls.settings.max_file_size or "\x00" in text:
+        log.info("not scanning %s: %s", uri, "too large" if len(text) > ls.settings.max_file_size else "binary")
+        return None
+    vocabulary = ls.memory.graveyard.vocabulary() if kind in PROSE_KINDS else frozenset()
+    key = (document.version, len(text), project, kind, vocabulary)
+    cached = ls.scans.get(uri)
+    if cached is not None and cached.key == key:
+        return cached
+    found = Scan(key, project, kind, text, detect(path, text, vocabulary))
+    ls.scans[uri] = found
+    return found
+
+
+def _verdicts(ls: CenotaphServer, found: Scan) -> dict[tuple[str, str], ApproachCheck]:
+    """A verdict per (name, ecosystem). Verdicts are kept until the store moves, so re-scans while
+    typing and other documents naming the same packages only check what is new."""
+    seq = ls.memory.change_seq()
+    if ls.verdicts[0] != seq:
+        ls.verdicts = (seq, {})
+    cache = ls.verdicts[1]
+    scope = (found.project, ls.settings.other_projects)
+    missing: dict[str, set[str]] = defaultdict(set)
+    for mention in found.mentions:
+        if (scope, mention.ecosystem, mention.name) not in cache and len(mention.name) <= MAX_NAME \
+                and mention.name.strip():
+            missing[mention.ecosystem].add(mention.name)
+    for ecosystem, group in missing.items():
+        ordered = sorted(group)
+        for start in range(0, len(ordered), CHECK_BATCH):
+            batch = ordered[start:start + CHECK_BATCH]
+            checked = ls.memory.check_approaches(batch, project=found.project, ecosystem=ecosystem,
+                                                 include_other_projects=ls.settings.other_projects)
+            cache.update(((scope, ecosystem, name), verdict) for name, verdict in zip(batch, checked, strict=True))
+    return {(m.name, m.ecosystem): v for m in found.mentions if (v := cache.get((scope, m.ecosystem, m.name)))}
+
+
+def _recommends(ls: CenotaphServer, line: str) -> bool:
+    analyzer = ls.memory.ctx.analyzer
+    return analyzer.loaded and analyzer.analyze(line).polarity > 0
+
+
+def compute(ls: CenotaphServer, uri: str) -> list[types.Diagnostic]:
+    found = scan(ls, uri)
+    if found is None or not found.mentions:
+        return []
+    severity = ls.settings.severity
+    by_scope = {"project": severity.project, "global": severity.global_, "other_project": severity.other_project}
+    verdicts = _verdicts(ls, found)
+    lines: list[str] | None = None
+    diagnostics = []
+    for mention in found.mentions:
+        verdict = verdicts.get((mention.name, mention.ecosystem))
+        if verdict is None or verdict.status != "abandoned" or verdict.approach is None:
+            continue
+        if verdict.diagnostic_suppressed:
+            continue
+        kind: str = mention.kind
+        if kind == "mention":
+            if found.kind == "instructions":
+                lines = lines if lines is not None else _LINE_BREAK.split(found.text)
+                if _recommends(ls, lines[mention.line]):
+                    kind = "recommendation"
+            level = severity.instruction if kind == "recommendation" else severity.mention
+        else:
+            level = by_scope[verdict.scope or "project"]
+        if (lsp_severity := SEVERITIES[level]) is not None:
+            diagnostics.append(approach_diagnostic(mention, verdict, lsp_severity, found.project, kind))
+    return diagnostics
+
+
+def publish(ls: CenotaphServer, uri: str, *, only_changed: bool = False) -> None:
+    """Compute and send a document's diagnostics; with `only_changed`, stay silent when they are
+    what the client already has."""
+    try:
+        diagnostics = ledger.diagnostics(ls, uri) if ledger.is_ledger(uri) else compute(ls, uri)
+    except CenotaphError as exc:
+        log.warning("diagnostics for %s: %s", uri, exc)
+        return
+    except Exception:  # noqa: BLE001 - one document's failure must not stop the others' refresh
+        log.exception("diagnostics for %s", uri)
+        return
+    if only_changed and ls.published.get(uri, []) == diagnostics:
+        return
+    ls.published[uri] = diagnostics
+    document = ls.workspace.text_documents.get(uri)
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+        uri=uri, diagnostics=diagnostics, version=document.version if document else None))
+
+
+def forget(ls: CenotaphServer, uri: str) -> None:
+    if (timer := ls.pending.pop(uri, None)) is not None:
+        timer.cancel()
+    ls.scans.pop(uri, None)
+    ls.published.pop(uri, None)
+
+
+def register(server: CenotaphServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: CenotaphServer, params: types.DidOpenTextDocumentParams) -> None:
+        publish(ls, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: CenotaphServer, params: types.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        if (timer := ls.pending.pop(uri, None)) is not None:
+            timer.cancel()
+
+        def rescan() -> None:
+            ls.pending.pop(uri, None)
+            if uri in ls.workspace.text_documents:
+                publish(ls, uri, only_changed=True)
+
+        ls.pending[uri] = asyncio.get_running_loop().call_later(DEBOUNCE_SECONDS, rescan)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: CenotaphServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        had_diagnostics = bool(ls.published.get(uri))
+        forget(ls, uri)
+        if had_diagnostics:
+            ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))

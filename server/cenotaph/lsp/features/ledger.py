@@ -1,0 +1,326 @@
+"""The ledger: a read-only Markdown document per project (`cenotaph:ledger/<project>.md`) served
+by the `cenotaph/ledger` request (shared_schema/ledger.schema.json). It lists the graveyard, open
+contradictions side by side, deprioritised memories with their hints and pending proposals; when
+the client opens it, each open contradiction gets a diagnostic and each entry code actions."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, unquote
+
+from lsprotocol import types
+from pydantic import Field, ValidationError, model_validator
+from pygls.exceptions import JsonRpcInvalidParams
+
+from cenotaph.lsp.convert import (
+    CODE_CONTRADICTION,
+    SOURCE,
+    ContradictionDiagnosticData,
+    Wire,
+    code_action,
+    one_line,
+    plain,
+    rpc_error,
+    to_range,
+    where,
+)
+from cenotaph.memory.errors import CenotaphError
+from cenotaph.memory.models import ContradictionView
+from cenotaph.nlp.detect import utf16_column
+from cenotaph.store.records import MemoryRow
+
+if TYPE_CHECKING:
+    from cenotaph.lsp.server import CenotaphServer
+
+log = logging.getLogger(__name__)
+
+REQUEST = "cenotaph/ledger"
+DID_CHANGE = "cenotaph/ledgerDidChange"
+_PREFIX = "cenotaph:ledger/"
+_SUFFIX = ".md"
+_ENTRY = re.compile(r"^(?:- |### )(approach|contradiction|memory|proposal) #(\d+)\b")
+_SECTION = re.compile(r"^#{1,2} ")
+_CELL_SEPARATOR = re.compile(r"(?<!\\)\|")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+class LedgerParams(Wire):
+    project: str | None = None
+    uri: str | None = None
+
+    @model_validator(mode="after")
+    def _one_of(self) -> LedgerParams:
+        if self.project is None and self.uri is None:
+            raise ValueError("give `project` or `uri`")
+        return self
+
+
+class LedgerCounts(Wire):
+    graveyard: int = Field(ge=0)
+    contradictions: int = Field(ge=0)
+    deprioritised: int = Field(ge=0)
+    proposals: int = Field(ge=0)
+
+
+class LedgerResult(Wire):
+    uri: str = Field(pattern=r"^cenotaph:ledger/")
+    project: str
+    text: str
+    seq: int = Field(ge=0)
+    counts: LedgerCounts
+
+
+class LedgerDidChange(Wire):
+    uri: str = Field(pattern=r"^cenotaph:ledger/")
+    project: str
+    seq: int = Field(ge=0)
+
+
+# --- URIs ----------------------------------------------------------------------------------------
+
+
+def ledger_uri(project: str) -> str:
+    # Percent-encoded as VS Code re-encodes a URI path (unreserved characters and '/' kept), so
+    # the URI the client shows is the one the server publishes on.
+    return _PREFIX + quote(project, safe="/") + _SUFFIX
+
+
+def is_ledger(uri: str) -> bool:
+    return uri.startswith(_PREFIX) and uri.endswith(_SUFFIX)
+
+
+def project_of(uri: str) -> str:
+    if not is_ledger(uri):
+        raise JsonRpcInvalidParams(message=f"uri: {uri!r} is not a ledger URI ({_PREFIX}<project>{_SUFFIX})")
+    return unquote(uri[len(_PREFIX):-len(_SUFFIX)])
+
+
+# --- rendering -----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Ledger:
+    project: str
+    text: str
+    seq: int
+    counts: LedgerCounts
+
+
+def _cell(text: str) -> str:
+    return one_line(text, 300).replace("|", "\\|")
+
+
+def _memory_label(row: MemoryRow | None) -> str:
+    if row is None:
+        return "(missing)"
+    return f"memory #{row.memory_id} · {row.trust} · {row.valid_from[:10]}"
+
+
+def _contradiction_lines(view: ContradictionView) -> list[str]:
+    a, b = view.memory_a, view.memory_b
+    return [
+        f"### contradiction #{view.id} · found by {view.found_by} · {view.created_at[:10]}",
+        "",
+        f"| {_memory_label(a)} | {_memory_label(b)} |",
+        "| --- | --- |",
+        f"| {_cell(a.content) if a else ''} | {_cell(b.content) if b else ''} |",
+        "",
+        one_line(view.explanation, 500),
+    ]
+
+
+def _complete(views: list[ContradictionView]) -> dict[int, tuple[ContradictionView, MemoryRow, MemoryRow]]:
+    """Open contradictions by id, with both sides (a side the store no longer has cannot be judged)."""
+    return {v.id: (v, v.memory_a, v.memory_b) for v in views if v.memory_a is not None and v.memory_b is not None}
+
+
+def render(ls: CenotaphServer, project: str) -> Ledger:
+    memory = ls.memory
+    seq = memory.change_seq()  # read first: the text is at least this new
+    graveyard = memory.graveyard.in_scope(project)
+    contradictions = memory.contradictions(project)
+    deprioritised = memory.deprioritised(project)
+    proposals = memory.proposals(project)
+    graveyard_lines = []
+    for a in sorted(graveyard, key=lambda a: a.updated_at, reverse=True):
+        effort = f" · effort {a.effort}/5" if a.effort else ""
+        graveyard_lines.append(f"- approach #{a.id} · **{a.display_name}** ({a.ecosystem}) · abandoned "
+                               f"{where(a, 'project' if a.project == project else 'global')}{effort} · "
+                               f"{a.updated_at[:10]} by {a.actor} — {one_line(a.reason, 500)}")
+    contradiction_lines = [line for i, view in enumerate(contradictions)
+                           for line in [*([""] if i else []), *_contradiction_lines(view)]]
+    deprioritised_lines = []
+    for row in deprioritised:
+        hints = f" — reinstate when: {', '.join(row.reinstate_hints)}" if row.reinstate_hints else ""
+        why = f" — why: {one_line(row.state_reason, 300)}" if row.state_reason else ""
+        deprioritised_lines.append(f"- memory #{row.memory_id} · {row.kind} · {row.trust} · "
+                                   f"{row.recorded_at[:10]} — {one_line(row.content, 300)}{why}{hints}")
+    proposal_lines = [f"- proposal #{p.id} · {p.actor} proposes to {p.action} {p.target} · {p.created_at[:10]} — "
+                      f"{one_line(p.reason, 300)}" for p in proposals]
+    lines = [f"# Cenotaph ledger · {project or 'global scope'}", "", "Read-only. Code actions on an entry act on it."]
+    for title, count, body in (("Graveyard", len(graveyard), graveyard_lines),
+                               ("Open contradictions", len(contradictions), contradiction_lines),
+                               ("Deprioritised memories", len(deprioritised), deprioritised_lines),
+                               ("Pending proposals", len(proposals), proposal_lines)):
+        lines += ["", f"## {title} ({count})", "", *(body or ["_none_"])]
+    text = "\n".join(lines).rstrip() + "\n"
+    counts = LedgerCounts(graveyard=len(graveyard), contradictions=len(contradictions),
+                          deprioritised=len(deprioritised), proposals=len(proposals))
+    return Ledger(project, text, seq, counts)
+
+
+# --- what the client's copy shows ------------------------------------------------------------------
+
+
+def _text_of(ls: CenotaphServer, uri: str) -> str | None:
+    document = ls.workspace.text_documents.get(uri)
+    if document is not None:
+        return document.source
+    return ls.ledgers.get(uri, (None, None))[1]
+
+
+def entry_at(lines: list[str], line: int) -> tuple[str, int] | None:
+    """The entry a line of the ledger belongs to: the nearest entry start above it in its section."""
+    for i in range(min(line, len(lines) - 1), -1, -1):
+        if match := _ENTRY.match(lines[i]):
+            return match[1], int(match[2])
+        if _SECTION.match(lines[i]):
+            return None
+    return None
+
+
+def diagnostics(ls: CenotaphServer, uri: str) -> list[types.Diagnostic]:
+    """A Warning on each open contradiction in the client's copy of the ledger."""
+    text = _text_of(ls, uri)
+    if text is None:
+        return []
+    project = project_of(uri)
+    views = _complete(ls.memory.contradictions(project))
+    lines = _LINE_BREAK.split(text)
+    found = []
+    for number, line in enumerate(lines):
+        match = _ENTRY.match(line)
+        if not (match and match[1] == "contradiction" and int(match[2]) in views):
+            continue
+        view, a, b = views[int(match[2])]
+        last, cursor = number, number + 1  # the header through its side-by-side table
+        while cursor < len(lines) and not lines[cursor].strip():
+            cursor += 1
+        while cursor < len(lines) and lines[cursor].startswith("|"):
+            last, cursor = cursor, cursor + 1
+        data = ContradictionDiagnosticData(type="contradiction", contradiction_id=view.id, memory_a=a.memory_id,
+                                           memory_b=b.memory_id, project=view.project)
+        found.append(types.Diagnostic(
+            range=to_range(number, 0, utf16_column(lines[last], len(lines[last])), end_line=last),
+            severity=types.DiagnosticSeverity.Warning, source=SOURCE, code=CODE_CONTRADICTION, data=data.dump(),
+            message=f"Open contradiction between memory #{data.memory_a} and #{data.memory_b}: "
+                    f"{one_line(view.explanation)}"))
+    return found
+
+
+def _data(diagnostic: types.Diagnostic) -> dict[str, Any]:
+    data = plain(diagnostic.data)
+    return data if isinstance(data, dict) else {}
+
+
+def _short(row: MemoryRow) -> str:
+    return one_line(row.content, 60)
+
+
+def _contradiction_actions(ls: CenotaphServer, project: str, contradiction_id: int, line: str, character: int,
+                           diagnostic: types.Diagnostic | None) -> list[types.CodeAction]:
+    found = _complete(ls.memory.contradictions(project)).get(contradiction_id)
+    if found is None:
+        return []
+    view, row_a, row_b = found
+    a, b = row_a.memory_id, row_b.memory_id
+    separators = [utf16_column(line, m.start()) for m in _CELL_SEPARATOR.finditer(line)] \
+        if line.startswith("|") else []
+    # In the side-by-side table the cursor's column says which side "this" is.
+    this_side = ("b" if character > separators[1] else "a") if len(separators) == 3 else None
+    argument = {"contradictionId": view.id}
+    if this_side is None:
+        keep = [(f"Keep #{a}: {_short(row_a)}", "a"), (f"Keep #{b}: {_short(row_b)}", "b")]
+    else:
+        this, other = (a, b) if this_side == "a" else (b, a)
+        keep = [(f"Keep this (#{this})", this_side), (f"Keep the other (#{other})", "b" if this_side == "a" else "a")]
+    actions = [code_action(title, "cenotaph.resolveContradiction", {**argument, "keep": side}, diagnostic=diagnostic)
+               for title, side in keep]
+    actions.append(code_action("Both were true (each at its time)", "cenotaph.resolveContradiction",
+                               {**argument, "keep": "both"}, diagnostic=diagnostic))
+    actions.append(code_action("Not a contradiction", "cenotaph.dismissContradiction", argument, diagnostic=diagnostic))
+    return actions
+
+
+def code_actions(ls: CenotaphServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+    uri = params.text_document.uri
+    text = _text_of(ls, uri)
+    if text is None:
+        return None
+    project = project_of(uri)
+    lines = _LINE_BREAK.split(text)
+    position = params.range.start
+    found = entry_at(lines, position.line)
+    if found is None:
+        return None
+    kind, entry_id = found
+    line = lines[position.line] if position.line < len(lines) else ""
+    if kind == "contradiction":
+        diagnostic = next((d for d in params.context.diagnostics
+                           if d.code == CODE_CONTRADICTION and _data(d).get("contradictionId") == entry_id), None)
+        return _contradiction_actions(ls, project, entry_id, line, position.character, diagnostic) or None
+    if kind == "approach":
+        approach = ls.memory.graveyard.get(entry_id)
+        name = approach.display_name
+        return [code_action(f"Reinstate '{name}' (it works now)", "cenotaph.reinstate",
+                            {"name": approach.name, "project": approach.project}),
+                code_action(f"Show why '{name}' was abandoned", "cenotaph.showWhy", {"approachId": approach.id})]
+    if kind == "memory":
+        argument = {"memoryId": entry_id}
+        return [code_action(f"Reinstate memory #{entry_id}", "cenotaph.reinstateMemory", argument),
+                code_action(f"Archive memory #{entry_id}", "cenotaph.archive", argument),
+                code_action(f"Confirm memory #{entry_id}", "cenotaph.setTrust", {**argument, "trust": "confirmed"}),
+                code_action(f"Refute memory #{entry_id}", "cenotaph.setTrust", {**argument, "trust": "refuted"})]
+    argument = {"proposalId": entry_id}
+    return [code_action(f"Accept proposal #{entry_id}", "cenotaph.acceptProposal", argument),
+            code_action(f"Reject proposal #{entry_id}", "cenotaph.rejectProposal", argument)]
+
+
+def notify_changed(ls: CenotaphServer) -> None:
+    """Tell the client which ledgers it asked for now read differently."""
+    for uri, (project, shown) in list(ls.ledgers.items()):
+        try:
+            ledger = render(ls, project)
+        except CenotaphError as exc:
+            log.warning("ledger %s: %s", uri, exc)
+            continue
+        if ledger.text != shown:
+            ls.ledgers[uri] = (project, ledger.text)
+            ls.protocol.notify(DID_CHANGE, LedgerDidChange(uri=uri, project=project, seq=ledger.seq).dump())
+
+
+def register(server: CenotaphServer) -> None:
+    @server.feature(REQUEST)
+    def ledger_request(ls: CenotaphServer, params: Any) -> dict[str, Any]:
+        try:
+            request = LedgerParams.from_wire(plain(params))
+        except ValidationError as exc:
+            raise JsonRpcInvalidParams(message=f"{REQUEST}: {exc.errors()[0]['msg']}") from None
+        if request.project is not None:
+            project = request.project.strip()
+        elif is_ledger(request.uri or ""):
+            project = project_of(request.uri or "")
+        else:
+            project = ls.project_for(request.uri or "")
+            if project is None:
+                raise JsonRpcInvalidParams(message=f"uri: {request.uri!r} is outside the workspace folders")
+        try:
+            ledger = render(ls, project)
+        except CenotaphError as exc:
+            raise rpc_error(exc) from None
+        uri = ledger_uri(project)
+        ls.ledgers[uri] = (project, ledger.text)
+        return LedgerResult(uri=uri, project=project, text=ledger.text, seq=ledger.seq, counts=ledger.counts).dump()

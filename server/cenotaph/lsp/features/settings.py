@@ -1,0 +1,115 @@
+"""Settings (shared_schema/settings.schema.json): from `initializationOptions`, then from
+`workspace/didChangeConfiguration`. An invalid value falls back to its default, and the user is
+told which and why."""
+
+from __future__ import annotations
+
+import copy
+import logging
+from typing import TYPE_CHECKING, Any, Literal
+
+from lsprotocol import types
+from pydantic import ConfigDict, Field, ValidationError
+
+from cenotaph.lsp.convert import Wire, plain
+
+if TYPE_CHECKING:
+    from cenotaph.lsp.server import CenotaphServer
+
+log = logging.getLogger(__name__)
+
+SECTION = "cenotaph"
+Severity = Literal["error", "warning", "information", "hint", "off"]
+FileKind = Literal["python", "javascript", "go", "rust", "requirements", "pyproject", "package_json", "cargo_toml",
+                   "go_mod", "dockerfile", "markdown", "instructions"]
+ALL_FILE_KINDS: tuple[str, ...] = FileKind.__args__  # type: ignore[attr-defined]
+
+
+class _Lenient(Wire):
+    # Clients put their own keys beside ours (e.g. VS Code's `trace.server`): ignore them.
+    model_config = ConfigDict(extra="ignore")
+
+
+class SeveritySettings(_Lenient):
+    project: Severity = "warning"
+    global_: Severity = Field(default="information", alias="global")
+    other_project: Severity = "information"
+    mention: Severity = "hint"
+    instruction: Severity = "warning"
+
+
+class Settings(_Lenient):
+    severity: SeveritySettings = SeveritySettings()
+    other_projects: bool = False
+    file_kinds: list[FileKind] = Field(default_factory=lambda: list(ALL_FILE_KINDS))
+    max_file_size: int = Field(default=2_000_000, ge=1024, le=100_000_000)
+
+
+def _unwrap(raw: Any) -> Any:
+    raw = plain(raw)
+    if isinstance(raw, dict) and isinstance(raw.get(SECTION), dict):
+        return raw[SECTION]
+    return raw
+
+
+def _names_ours(raw: Any) -> bool:
+    """Whether pushed settings carry ours: `{}` or another tool's section only says "changed"."""
+    raw = plain(raw)
+    keys = {field.alias or name for name, field in Settings.model_fields.items()}
+    return isinstance(raw, dict) and (SECTION in raw or bool(keys & set(raw)))
+
+
+def parse(raw: Any) -> tuple[Settings, list[str]]:
+    """Settings from a client's JSON, each invalid value replaced by its default; the problems say which."""
+    raw = _unwrap(raw)
+    if raw is None:
+        return Settings(), []
+    if not isinstance(raw, dict):
+        return Settings(), [f"settings must be an object, not {type(raw).__name__}; using the defaults"]
+    values = copy.deepcopy(raw)
+    problems: list[str] = []
+    for _ in range(32):  # each round drops at least one invalid value
+        try:
+            settings = Settings.from_wire(values)
+            if len(set(settings.file_kinds)) != len(settings.file_kinds):
+                problems.append("fileKinds: repeats a kind; using the default")
+                values.pop("fileKinds", None)
+                continue
+            return settings, problems
+        except ValidationError as exc:
+            for error in exc.errors():
+                location = [str(part) for part in error["loc"]]
+                nested = values.get(location[0])
+                if location[0] == "severity" and len(location) > 1 and isinstance(nested, dict):
+                    nested.pop(location[1], None)
+                    path = ".".join(location[:2])
+                else:
+                    values.pop(location[0], None)
+                    path = location[0]
+                problems.append(f"{path}: {error['msg']} (got {str(error['input'])[:80]!r}); using the default")
+    return Settings(), [*problems, "using the default settings"]
+
+
+def apply(ls: CenotaphServer, raw: Any) -> None:
+    settings, problems = parse(raw)
+    ls.settings = settings
+    if problems:
+        message = "Cenotaph: invalid settings — " + "; ".join(dict.fromkeys(problems))
+        log.warning("%s", message)
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
+
+
+def register(server: CenotaphServer) -> None:
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: CenotaphServer, params: types.DidChangeConfigurationParams) -> None:
+        raw = params.settings
+        if not _names_ours(raw):
+            # The pull model: the notification only says that something changed.
+            capabilities = ls.client_capabilities.workspace
+            if not (capabilities and capabilities.configuration):
+                return
+            answer = await ls.workspace_configuration_async(
+                types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)]))
+            raw = answer[0] if answer else None
+        apply(ls, raw)
+        ls.republish_all()

@@ -1,0 +1,160 @@
+"""`cenotaph serve`: the language server, over stdio. Each workspace folder is a project; the
+features live in features/, one module each; this module wires them and owns the state they share."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import sys
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
+
+from cenotaph import __version__, project as project_resolution
+from cenotaph.lsp.convert import file_path
+from cenotaph.lsp.features import code_actions, commands, diagnostics, hover, ledger, refresh, settings
+from cenotaph.memory.models import Actor
+from cenotaph.memory.service import Memory
+
+_CLIENT_ACTORS = {"visual studio code": "vscode", "neovim": "nvim", "nvim": "nvim"}
+
+
+def actor_for(client: types.ClientInfo | None) -> Actor:
+    """The audit log's name for the person at this editor: `vscode`, `nvim`, or the client's name."""
+    name = (client.name if client else "") or "editor"
+    slug = _CLIENT_ACTORS.get(name.strip().lower()) or re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "editor"
+    return Actor(name=slug[:40], kind="human")
+
+
+class _Protocol(LanguageServerProtocol):
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, types.InitializeResult]:
+        # Every column this server computes is in UTF-16 code units, the encoding all clients
+        # support: do not let pygls pick another one the client prefers (Neovim offers UTF-8 first).
+        if params.capabilities.general is not None:
+            params.capabilities.general.position_encodings = None
+        return (yield from super().lsp_initialize(params))
+
+
+class CenotaphServer(LanguageServer):
+    def __init__(self, memory: Memory, *, project: str | None = None) -> None:
+        super().__init__("cenotaph", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         protocol_cls=_Protocol)
+        self.memory = memory
+        self.explicit_project = project
+        self.settings = settings.Settings()
+        self.actor = Actor(name="editor", kind="human")
+        self.folders: list[tuple[Path, str]] = []  # (folder, project), deepest folder first
+        self.published: dict[str, list[types.Diagnostic]] = {}
+        self.scans: dict[str, Any] = {}  # uri → diagnostics.Scan, the mentions of its current version
+        self.pending: dict[str, asyncio.TimerHandle] = {}  # debounced re-scans while typing
+        self.verdicts: tuple[int, dict[Any, Any]] = (-1, {})  # (event seq, graveyard verdicts then)
+        self.ledgers: dict[str, tuple[str, str]] = {}  # ledger URI the client asked for → (project, text sent)
+        self.seen_seq = 0  # the event log position the open documents reflect
+        self.background: set[asyncio.Future] = set()
+
+    # --- projects ----------------------------------------------------------------------------
+
+    def refresh_folders(self) -> None:
+        uris = [folder.uri for folder in self.workspace.folders.values()]
+        if not uris and self.workspace.root_uri:
+            uris = [self.workspace.root_uri]
+        folders = []
+        for uri in uris:
+            path = file_path(uri)
+            if path is not None:
+                folders.append((path, project_resolution.resolve(self.explicit_project, path)))
+        self.folders = sorted(folders, key=lambda f: len(f[0].parts), reverse=True)
+
+    def project_for(self, uri: str) -> str | None:
+        """The project of a workspace document; None for anything outside the workspace folders."""
+        path = file_path(uri)
+        if path is None:
+            return None
+        for folder, project in self.folders:
+            if path.is_relative_to(folder):
+                return project
+        return None
+
+    # --- after changes -----------------------------------------------------------------------
+
+    def republish_all(self, *, only_changed: bool = False) -> None:
+        for uri in list(self.workspace.text_documents):
+            diagnostics.publish(self, uri, only_changed=only_changed)
+
+    def store_changed(self) -> None:
+        """The store moved (here or in another process): bring every open document and ledger up to date."""
+        self.seen_seq = self.memory.change_seq()
+        self.republish_all(only_changed=True)
+        ledger.notify_changed(self)
+
+    def spawn(self, coroutine) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+
+
+def build(memory: Memory, *, project: str | None = None) -> CenotaphServer:
+    server = CenotaphServer(memory, project=project)
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: CenotaphServer, params: types.InitializeParams) -> None:
+        ls.actor = actor_for(params.client_info)
+        settings.apply(ls, params.initialization_options)
+        ls.refresh_folders()
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: CenotaphServer, params: types.InitializedParams) -> None:
+        # `initialize` has been answered: now load the model and spaCy, off the event loop.
+        ls.memory.ctx.embedder.preload()
+        analyzer = ls.memory.ctx.analyzer.preload()
+        ls.seen_seq = ls.memory.change_seq()
+        ls.spawn(refresh.watch(ls))
+
+        async def once_analyzer_loaded() -> None:
+            # Polled, not joined: a thread blocked in join() would hold up the loop's shutdown.
+            while analyzer.is_alive():
+                await asyncio.sleep(0.1)
+            ls.republish_all(only_changed=True)  # instruction files: recommendations need spaCy
+
+        ls.spawn(once_analyzer_loaded())
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def folders_changed(ls: CenotaphServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        ls.refresh_folders()
+        ls.republish_all()
+
+    for feature in (settings, diagnostics, hover, code_actions, commands, ledger):
+        feature.register(server)
+    return server
+
+
+def main(args: argparse.Namespace) -> int:
+    from cenotaph.app import open_memory
+    from cenotaph.store.connect import StoreUnavailable
+    from cenotaph.store.migrations import SchemaTooNew
+
+    # The protocol owns stdout: anything else that writes to file descriptor 1 (a library's
+    # print, a native warning) goes to stderr instead of corrupting the stream.
+    protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    try:
+        memory = open_memory(args.db)
+    except (StoreUnavailable, SchemaTooNew) as exc:
+        sys.stderr.write(f"cenotaph: error: {exc}\n")
+        return 2
+    server = build(memory, project=args.project)
+    try:
+        server.start_io(sys.stdin.buffer, protocol_out)
+    finally:
+        memory.ctx.store.close()
+    # The loader threads may still be inside native code (onnxruntime, spaCy's import), where
+    # interpreter finalization would abort the process: leave without it.
+    sys.stderr.flush()
+    os._exit(0 if server.protocol._shutdown else 1)

@@ -1,0 +1,77 @@
+"""What each kind of document gets: Python imports, the scopes' severities, prose mentions,
+instruction-file recommendations, suppressions, and edits."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from tests.conftest import HUMAN
+from tests.lsp.conftest import PROJECT, abandoned, project_folder
+
+PYTHON = """\
+import os
+import numpy as np
+import onnxruntime as ort
+from yaml import safe_load
+try: import left_pad
+except ImportError: pass
+
+def f():
+    return "import onnxruntime"  # a string, not an import
+"""
+
+
+async def test_python_imports_and_the_severity_of_each_scope(memory, serve, tmp_path):
+    folder = project_folder(tmp_path, "app", PROJECT)
+    memory.abandon(HUMAN, "onnxruntime", reason="SIGILL crash on Alpine musl libc", project=PROJECT, effort=4)
+    memory.abandon(HUMAN, "pyyaml", reason="unsafe load by default", project="")  # everywhere
+    memory.abandon(HUMAN, "left-pad", reason="unpublished once", project="other/project")
+    session = await serve([folder])
+    uri = session.open(folder / "src" / "model.py", PYTHON, "python")
+    diagnostics = await session.diagnostics(uri)
+    assert [(d.data["name"], d.range.start.line, d.range.start.character, d.range.end.character, d.severity)
+            for d in diagnostics] == [
+        ("onnxruntime", 2, 7, 18, types.DiagnosticSeverity.Warning),
+        ("pyyaml", 3, 5, 9, types.DiagnosticSeverity.Information),  # the import name of PyPI's pyyaml
+    ]  # os, numpy and the string stay clear; left-pad (another project's) is off by default
+    assert diagnostics[1].message.startswith("pyyaml was abandoned everywhere (2026-03-01)")
+    assert diagnostics[1].data["scope"] == "global" and diagnostics[1].data["project"] == ""
+
+    # Typing keeps the ranges right: a line inserted above moves the warning down.
+    session.replace(uri, "# header\n" + PYTHON)
+    moved = await session.diagnostics(uri, lambda d: d and d[0].range.start.line == 3)
+    assert [d.data["name"] for d in moved] == ["onnxruntime", "pyyaml"]
+
+    # Another project's approaches, once the settings ask for them.
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"cenotaph": {"otherProjects": True}}))
+    other = await session.diagnostics(uri, lambda d: len(d) == 3)
+    (left_pad,) = abandoned(other, "left-pad")
+    assert left_pad.severity == types.DiagnosticSeverity.Information and left_pad.data["scope"] == "other_project"
+    assert left_pad.message.startswith("left-pad was abandoned in other/project")
+
+
+async def test_prose_mentions_instruction_recommendations_and_suppressions(memory, serve, tmp_path):
+    folder = project_folder(tmp_path, "app", PROJECT)
+    memory.abandon(HUMAN, "onnxruntime", reason="SIGILL crash on Alpine musl libc", project=PROJECT, effort=4)
+    memory.abandon(HUMAN, "poetry", reason="lock files drifted", project=PROJECT, ecosystem="tool")
+    memory.suppress(HUMAN, "poetry", kind="diagnostic", project=PROJECT, reason="docs may mention it")
+    # A client that prefers UTF-8 columns (as Neovim does) still gets UTF-16 ones, which all support.
+    session = await serve([folder], position_encodings=["utf-8", "utf-32", "utf-16"])
+    assert session.initialized.capabilities.position_encoding == types.PositionEncodingKind.Utf16
+
+    notes = session.open(folder / "docs" / "notes.md", "We tried 🧪 onnxruntime and poetry.\n", "markdown")
+    (hint,) = await session.diagnostics(notes)  # poetry: silenced in this project
+    assert hint.severity == types.DiagnosticSeverity.Hint and hint.data["kind"] == "mention"
+    assert (hint.range.start.character, hint.range.end.character) == (12, 23)  # 🧪 is two UTF-16 units
+
+    agents = session.open(folder / "AGENTS.md",
+                          "# Agents\n\nUse onnxruntime for inference.\nAvoid onnxruntime on Alpine.\n", "markdown")
+    # Whether a line recommends needs spaCy, which loads in the background after `initialized`.
+    found = await session.diagnostics(agents, lambda d: any(x.data["kind"] == "recommendation" for x in d),
+                                      timeout=60)
+    assert [(d.range.start.line, d.severity, d.data["kind"]) for d in found] == [
+        (2, types.DiagnosticSeverity.Warning, "recommendation"),
+        (3, types.DiagnosticSeverity.Hint, "mention"),
+    ]
+    assert found[0].message.startswith("This line recommends onnxruntime, but onnxruntime was abandoned here")
