@@ -70,5 +70,6 @@ def cli_env(tmp_path: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["CENOTAPH_HOME"] = str(tmp_path / "home")
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    env["XDG_STATE_HOME"] = str(tmp_path / "state")
     env.pop("CENOTAPH_MODEL", None)
     return env

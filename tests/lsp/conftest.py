@@ -78,6 +78,16 @@ class Session:
                 raise AssertionError(f"diagnostics for {uri} never satisfied the condition; last: {found}")
             await asyncio.sleep(0.01)
 
+    async def endpoint(self, timeout: float = 15.0) -> dict[str, Any]:
+        """The MCP endpoint the server reported (`cenotaph/mcpEndpoint`)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not self.client.endpoints:  # type: ignore[attr-defined]
+            if loop.time() > deadline:
+                raise AssertionError("the server never reported its MCP endpoint")
+            await asyncio.sleep(0.02)
+        return self.client.endpoints[-1]  # type: ignore[attr-defined]
+
     async def execute(self, command: str, argument: Any) -> Any:
         return await self.client.workspace_execute_command_async(
             types.ExecuteCommandParams(command=command, arguments=[argument]))
@@ -122,6 +132,13 @@ async def serve(cli_env: dict[str, str], db_path: Path) -> AsyncIterator[Callabl
             client.message_requests.append(params)  # type: ignore[attr-defined]
             title = answers.pop(0) if answers else None
             return types.MessageActionItem(title=title) if title else None
+
+        client.endpoints: list[dict[str, Any]] = []  # type: ignore[misc]
+
+        @client.feature("cenotaph/mcpEndpoint")
+        def mcp_endpoint(params: Any) -> None:
+            # pygls hands unknown notifications over as named tuples.
+            client.endpoints.append(params._asdict() if hasattr(params, "_asdict") else dict(params))  # type: ignore[attr-defined]
 
         await client.start_io(CENOTAPH, "serve", "--db", str(db_path), env=cli_env)
         clients.append(client)

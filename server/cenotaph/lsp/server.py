@@ -18,7 +18,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from cenotaph import __version__, project as project_resolution
 from cenotaph.lsp.convert import file_path
-from cenotaph.lsp.features import code_actions, commands, diagnostics, hover, ledger, refresh, settings
+from cenotaph.lsp.features import code_actions, commands, diagnostics, endpoint, hover, ledger, refresh, settings
 from cenotaph.memory.models import Actor
 from cenotaph.memory.service import Memory
 
@@ -58,6 +58,7 @@ class CenotaphServer(LanguageServer):
         self.ledgers: dict[str, tuple[str, str]] = {}  # ledger URI the client asked for → (project, text sent)
         self.seen_seq = 0  # the event log position the open documents reflect
         self.background: set[asyncio.Future] = set()
+        self.mcp_endpoint: Any = None  # cenotaph.mcp.http.HttpEndpoint once serving
 
     # --- projects ----------------------------------------------------------------------------
 
@@ -124,6 +125,11 @@ def build(memory: Memory, *, project: str | None = None) -> CenotaphServer:
             ls.republish_all(only_changed=True)  # instruction files: recommendations need spaCy
 
         ls.spawn(once_analyzer_loaded())
+        ls.spawn(endpoint.start(ls))
+
+    @server.feature(types.SHUTDOWN)
+    async def shutdown(ls: CenotaphServer, params: None) -> None:
+        await endpoint.stop(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def folders_changed(ls: CenotaphServer, params: types.DidChangeWorkspaceFoldersParams) -> None:

@@ -3,11 +3,18 @@ sent to the editor so that it can register the server for its agent."""
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lsprotocol import types
 from pydantic import Field
 
+from cenotaph import project as project_resolution
 from cenotaph.lsp.convert import Wire
+from cenotaph.memory.errors import CenotaphError
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from cenotaph.lsp.server import CenotaphServer
@@ -23,3 +30,29 @@ class EndpointReport(Wire):
 
 def send(ls: CenotaphServer, report: EndpointReport) -> None:
     ls.protocol.notify(NOTIFICATION, report.dump())
+
+
+async def start(ls: CenotaphServer) -> None:
+    """Serve MCP over HTTP from this process, on this loop, and tell the editor where."""
+    from cenotaph.mcp.http import serve_http
+
+    settings = ls.memory.settings
+    if not settings.mcp_enabled:
+        return
+    project = ls.folders[-1][1] if ls.folders else (ls.explicit_project or project_resolution.resolve(None, Path.cwd()))
+    try:
+        served = await serve_http(ls.memory, project=project, host=settings.mcp_host, port=settings.mcp_port,
+                                  token=settings.mcp_token, allow_remote=settings.mcp_allow_remote)
+    except (CenotaphError, OSError) as exc:
+        log.error("MCP over HTTP not started: %s", exc)
+        ls.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Warning, message=f"Cenotaph: MCP endpoint not started: {exc}"))
+        return
+    ls.mcp_endpoint = served
+    send(ls, EndpointReport(url=served.url, token=served.token, project=served.project))
+
+
+async def stop(ls: CenotaphServer) -> None:
+    served, ls.mcp_endpoint = ls.mcp_endpoint, None
+    if served is not None:
+        await served.stop()
