@@ -373,7 +373,15 @@ def _starts_python_statement(code: str, index: int) -> bool:
 
 
 def _python_hits(text: str) -> Iterator[_Hit]:
-    code = _lex(text, _PYTHON).code
+    # Lexing is the cost: stop it after the line of the last candidate statement (usually the
+    # import block at the top). A string still open there is blanked to the cut, as it should be.
+    candidates = [m.start() for m in _PY_STATEMENT.finditer(text)]
+    if not candidates:
+        return
+    cut = candidates[-1]
+    while (line_end := _NEWLINE.search(text, cut)) is not None and text.endswith("\\", 0, line_end.start()):
+        cut = line_end.end()  # a backslash continues the statement on the next line
+    code = _lex(text if line_end is None else text[: line_end.start()], _PYTHON).code
     for statement in _PY_STATEMENT.finditer(code):
         if not _starts_python_statement(code, statement.start()):
             continue
