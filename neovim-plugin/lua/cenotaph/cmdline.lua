@@ -1,0 +1,171 @@
+--- `:Cenotaph {subcommand} …`: parsing and completion.
+local ui = require('cenotaph.ui')
+
+local M = {}
+
+---@param opts vim.api.keyset.create_user_command.command_args
+---@return string?
+local function selection(opts)
+  if opts.range == 0 then
+    return nil
+  end
+  local start, finish = vim.fn.getpos("'<"), vim.fn.getpos("'>")
+  local mode = vim.fn.visualmode()
+  -- The exact visual selection when the range is the one it left; whole lines otherwise.
+  if mode ~= '' and start[2] == opts.line1 and finish[2] == opts.line2 then
+    return table.concat(vim.fn.getregion(start, finish, { type = mode }), '\n')
+  end
+  return table.concat(vim.api.nvim_buf_get_lines(0, opts.line1 - 1, opts.line2, false), '\n')
+end
+
+---@param args string[]
+---@return string? name, boolean everywhere
+local function name_and_scope(args)
+  local everywhere = args[#args] == 'everywhere' and #args > 1
+  return args[1], everywhere
+end
+
+---@class cenotaph.Subcommand
+---@field run fun(args: string[], opts: vim.api.keyset.create_user_command.command_args)
+---@field complete? fun(arglead: string, args: string[]): string[]
+---@field usage string
+
+local function flagged_names(arglead, args)
+  if #args == 0 then
+    return require('cenotaph.names').complete(arglead)
+  end
+  return vim.startswith('everywhere', arglead) and { 'everywhere' } or {}
+end
+
+---@type table<string, cenotaph.Subcommand>
+M.subcommands = {
+  remember = {
+    usage = 'remember [text]  (or on a visual selection)',
+    run = function(args, opts)
+      local text = #args > 0 and table.concat(args, ' ') or selection(opts)
+      if text then
+        require('cenotaph').remember(text)
+      else
+        vim.ui.input({ prompt = 'Remember: ' }, function(answer)
+          if answer and vim.trim(answer) ~= '' then
+            require('cenotaph').remember(answer)
+          end
+        end)
+      end
+    end,
+  },
+  abandon = {
+    usage = 'abandon {name} [everywhere]',
+    run = function(args)
+      local name, everywhere = name_and_scope(args)
+      name = name or vim.fn.expand('<cword>')
+      if name == '' then
+        ui.warn('usage: :Cenotaph abandon {name} [everywhere]')
+        return
+      end
+      require('cenotaph').abandon(name, { everywhere = everywhere })
+    end,
+    complete = function(arglead, args)
+      if #args == 0 then
+        local word = vim.fn.expand('<cword>')
+        return (word ~= '' and vim.startswith(word, arglead)) and { word } or {}
+      end
+      return vim.startswith('everywhere', arglead) and { 'everywhere' } or {}
+    end,
+  },
+  recall = {
+    usage = 'recall {query}',
+    run = function(args)
+      require('cenotaph').recall(table.concat(args, ' '))
+    end,
+  },
+  ledger = {
+    usage = 'ledger [project]',
+    run = function(args)
+      require('cenotaph').ledger({ project = args[1] and table.concat(args, ' ') or nil })
+    end,
+  },
+  suppress = {
+    usage = 'suppress {name} [everywhere]',
+    run = function(args)
+      local name, everywhere = name_and_scope(args)
+      name = name or (require('cenotaph.names').at_cursor() or {}).name
+      if not name then
+        ui.warn('usage: :Cenotaph suppress {name} [everywhere]')
+        return
+      end
+      require('cenotaph').suppress(name, { everywhere = everywhere })
+    end,
+    complete = flagged_names,
+  },
+  reinstate = {
+    usage = 'reinstate {name}',
+    run = function(args)
+      local name = args[1] or (require('cenotaph.names').at_cursor() or {}).name
+      if not name then
+        ui.warn('usage: :Cenotaph reinstate {name}')
+        return
+      end
+      require('cenotaph').reinstate(name)
+    end,
+    complete = function(arglead, args)
+      return #args == 0 and require('cenotaph.names').complete(arglead) or {}
+    end,
+  },
+  proposals = {
+    usage = 'proposals',
+    run = function()
+      require('cenotaph').proposals()
+    end,
+  },
+  endpoint = {
+    usage = 'endpoint',
+    run = function()
+      require('cenotaph').endpoint()
+    end,
+  },
+}
+
+--- The user command's callback.
+---@param opts vim.api.keyset.create_user_command.command_args
+function M.run(opts)
+  local args = vim.deepcopy(opts.fargs)
+  local name = table.remove(args, 1)
+  local sub = name and M.subcommands[name]
+  if not sub then
+    local usages = {}
+    for _, key in ipairs(vim.tbl_keys(M.subcommands)) do
+      table.insert(usages, '  :Cenotaph ' .. M.subcommands[key].usage)
+    end
+    table.sort(usages)
+    ui.error(('unknown subcommand %s; one of:\n%s'):format(vim.inspect(name or ''), table.concat(usages, '\n')))
+    return
+  end
+  sub.run(args, opts)
+end
+
+--- The user command's completion.
+---@param arglead string
+---@param line string
+---@return string[]
+function M.complete(arglead, line)
+  local words = vim.split(vim.trim(line:gsub('^%S*Cenotaph!?', '', 1)), '%s+', { trimempty = true })
+  if arglead ~= '' then
+    table.remove(words) -- the word being completed
+  end
+  if #words == 0 then
+    local names = vim.tbl_filter(function(n)
+      return vim.startswith(n, arglead)
+    end, vim.tbl_keys(M.subcommands))
+    table.sort(names)
+    return names
+  end
+  local sub = M.subcommands[words[1]]
+  if not (sub and sub.complete) then
+    return {}
+  end
+  -- the arguments before the one being completed
+  return sub.complete(arglead, vim.list_slice(words, 2))
+end
+
+return M

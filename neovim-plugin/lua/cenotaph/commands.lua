@@ -1,0 +1,141 @@
+--- The server's commands (shared_schema/commands.schema.json) run from Neovim: a missing reason
+--- is asked for with `vim.ui.input`, then `workspace/executeCommand` is sent and its result shown.
+local config = require('cenotaph.config')
+local ui = require('cenotaph.ui')
+
+local M = {}
+
+--- The result every command returns.
+---@class cenotaph.CommandResult
+---@field done boolean False when cancelled.
+---@field message string
+---@field id? integer The record made or changed.
+---@field markdown? string
+
+---@alias cenotaph.Prompt fun(arg: table, title?: string): string
+
+--- The commands that take a `reason`, and how to ask for it.
+---@type table<string, cenotaph.Prompt>
+M.REASON_PROMPTS = {
+  ['cenotaph.silence'] = function(a)
+    return ("Why silence '%s' %s? "):format(a.name, a.scope == 'everywhere' and 'everywhere' or 'in this project')
+  end,
+  ['cenotaph.reinstate'] = function(a)
+    return ("Why reinstate '%s'? "):format(a.name)
+  end,
+  ['cenotaph.markWrong'] = function(_, title)
+    return ('%s: what is wrong with it? '):format(title or 'Mark this record wrong')
+  end,
+  ['cenotaph.abandon'] = function(a)
+    return ("Why was '%s' abandoned? "):format(a.name)
+  end,
+  ['cenotaph.resolveContradiction'] = function(a, title)
+    return ('%s: why? '):format(title or ('Resolve contradiction #%d (keep %s)'):format(a.contradictionId, a.keep))
+  end,
+  ['cenotaph.dismissContradiction'] = function(a)
+    return ('Why is #%d not a contradiction? '):format(a.contradictionId)
+  end,
+  ['cenotaph.setTrust'] = function(a)
+    return ('Why is memory #%d %s? '):format(a.memoryId, a.trust)
+  end,
+  ['cenotaph.archive'] = function(a)
+    return ('Why archive memory #%d? '):format(a.memoryId)
+  end,
+  ['cenotaph.reinstateMemory'] = function(a)
+    return ('Why bring memory #%d back? '):format(a.memoryId)
+  end,
+  ['cenotaph.rejectProposal'] = function(a)
+    return ('Why reject proposal #%d? '):format(a.proposalId)
+  end,
+}
+
+---@param name string
+---@param argument table
+---@param result cenotaph.CommandResult?
+---@param err lsp.ResponseError?
+local function announce(name, argument, result, err)
+  vim.api.nvim_exec_autocmds('User', {
+    pattern = 'CenotaphCommandDone',
+    modeline = false,
+    data = { command = name, argument = argument, result = result, error = err },
+  })
+end
+
+--- Send `workspace/executeCommand` and show what came back.
+---@param client vim.lsp.Client
+---@param name string e.g. "cenotaph.reinstate"
+---@param argument table the command's one argument object
+---@param bufnr? integer
+---@param on_done? fun(result: cenotaph.CommandResult?, err: lsp.ResponseError?)
+---@param on_error? fun(err: lsp.ResponseError, argument: table): boolean true when it handled the error
+function M.execute(client, name, argument, bufnr, on_done, on_error)
+  client:request('workspace/executeCommand', { command = name, arguments = { argument } }, function(err, result)
+    if err and on_error and on_error(err, argument) then
+      return
+    elseif err then
+      ui.error(('%s: %s'):format(name, err.message or vim.inspect(err)))
+    elseif result then
+      if result.markdown and result.markdown ~= vim.NIL then
+        ui.float(result.markdown)
+      end
+      -- showWhy's summary already came as window/showMessage.
+      if name ~= 'cenotaph.showWhy' then
+        ui.notify(result.message, result.done and vim.log.levels.INFO or vim.log.levels.WARN)
+      end
+    end
+    announce(name, argument, result, err)
+    if on_done then
+      on_done(result, err)
+    end
+  end, bufnr)
+end
+
+--- Run a command: ask for its reason first when it needs one and has none.
+---@param client vim.lsp.Client
+---@param name string
+---@param argument table
+---@param opts? { bufnr?: integer, title?: string, on_done?: fun(result: cenotaph.CommandResult?, err: lsp.ResponseError?), on_error?: fun(err: lsp.ResponseError, argument: table): boolean }
+function M.invoke(client, name, argument, opts)
+  opts = opts or {}
+  argument = vim.deepcopy(argument)
+  local prompt = M.REASON_PROMPTS[name]
+  if not (prompt and argument.reason == nil and config.options.ask_reason) then
+    M.execute(client, name, argument, opts.bufnr, opts.on_done, opts.on_error)
+    return
+  end
+  vim.ui.input({ prompt = prompt(argument, opts.title) }, function(reason)
+    reason = reason and vim.trim(reason) or ''
+    if reason == '' then
+      ui.notify('Cenotaph: cancelled (no reason given)', vim.log.levels.WARN)
+      local cancelled = { done = false, message = 'cancelled' }
+      announce(name, argument, cancelled, nil)
+      if opts.on_done then
+        opts.on_done(cancelled, nil)
+      end
+      return
+    end
+    argument.reason = reason
+    M.execute(client, name, argument, opts.bufnr, opts.on_done, opts.on_error)
+  end)
+end
+
+--- The client-side handler of a server command (lsp/cenotaph.lua `commands`), which is what
+--- `vim.lsp.buf.code_action()` calls for Cenotaph's actions.
+---@param name string
+---@param command lsp.Command
+---@param ctx { client_id: integer, bufnr: integer }
+function M.run(name, command, ctx)
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  if not client then
+    ui.error('the language server is gone')
+    return
+  end
+  local argument = command.arguments and command.arguments[1]
+  if type(argument) ~= 'table' then
+    ui.error(('%s: expected one object argument'):format(name))
+    return
+  end
+  M.invoke(client, name, argument, { bufnr = ctx.bufnr, title = command.title })
+end
+
+return M

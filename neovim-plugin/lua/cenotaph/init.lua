@@ -1,0 +1,178 @@
+--- Cenotaph for Neovim: dead ends stay dead, visibly.
+---
+--- The language server (`cenotaph serve`) does the work through Neovim's built-in client
+--- (lsp/cenotaph.lua); this module is the Lua API behind `:Cenotaph` and the `<Plug>` mappings.
+local M = {}
+
+---@param bufnr? integer
+---@param on_ready fun(client: vim.lsp.Client, bufnr: integer)
+local function with_client(bufnr, on_ready)
+  local resolved = require('cenotaph.ui').buffer(bufnr)
+  require('cenotaph.client').with_client(resolved, function(client)
+    on_ready(client, resolved)
+  end)
+end
+
+---@param client vim.lsp.Client
+---@param bufnr integer
+---@param everywhere boolean?
+---@return table
+local function where(client, bufnr, everywhere)
+  if everywhere then
+    return { scope = 'everywhere' }
+  end
+  return vim.tbl_extend('force', { scope = 'project' }, require('cenotaph.client').scope(client, bufnr))
+end
+
+--- Configure the plugin and the `cenotaph` LSP config, then enable it. Safe to call again: each
+--- call starts from the defaults. Raises an error naming the first invalid option.
+---@param opts? cenotaph.Options
+function M.setup(opts)
+  local config = require('cenotaph.config')
+  local resolved = config.resolve(opts)
+  config.options = resolved
+  ---@type vim.lsp.Config
+  local lsp = { cmd = resolved.cmd }
+  if next(resolved.settings) ~= nil then
+    lsp.init_options = resolved.settings
+    lsp.settings = { cenotaph = resolved.settings }
+  else
+    -- An empty Lua table would be sent as a JSON array.
+    lsp.init_options = vim.empty_dict()
+    lsp.settings = vim.empty_dict()
+  end
+  vim.lsp.config('cenotaph', lsp)
+  for _, client in ipairs(vim.lsp.get_clients({ name = 'cenotaph' })) do
+    client.settings = lsp.settings
+    client:notify('workspace/didChangeConfiguration', { settings = lsp.settings })
+  end
+  if resolved.enable then
+    vim.lsp.enable('cenotaph')
+  end
+end
+
+---@class cenotaph.RememberOpts
+---@field kind? 'note'|'experience'|'decision'|'preference'|'fact'
+---@field bufnr? integer
+
+--- Remember `text` verbatim in the project of the buffer.
+---@param text string
+---@param opts? cenotaph.RememberOpts
+function M.remember(text, opts)
+  opts = opts or {}
+  if type(text) ~= 'string' or vim.trim(text) == '' then
+    require('cenotaph.ui').warn('nothing to remember')
+    return
+  end
+  with_client(opts.bufnr, function(client, bufnr)
+    local argument = vim.tbl_extend('force', { text = text, kind = opts.kind }, require('cenotaph.client').scope(client, bufnr))
+    require('cenotaph.commands').invoke(client, 'cenotaph.remember', argument, { bufnr = bufnr })
+  end)
+end
+
+---@class cenotaph.AbandonOpts
+---@field everywhere? boolean Abandon it in every project (the global graveyard).
+---@field reason? string Asked with vim.ui.input when absent.
+---@field effort? integer 1–5: what it cost before it was abandoned.
+---@field ecosystem? 'pypi'|'npm'|'cargo'|'go'|'container'|'apt'|'apk'|'tool'|'other'
+---@field bufnr? integer
+
+--- Record `name` as an abandoned approach.
+---@param name string
+---@param opts? cenotaph.AbandonOpts
+function M.abandon(name, opts)
+  opts = opts or {}
+  with_client(opts.bufnr, function(client, bufnr)
+    local argument = vim.tbl_extend('force', where(client, bufnr, opts.everywhere),
+      { name = name, reason = opts.reason, effort = opts.effort, ecosystem = opts.ecosystem })
+    require('cenotaph.commands').invoke(client, 'cenotaph.abandon', argument, { bufnr = bufnr })
+  end)
+end
+
+---@class cenotaph.SuppressOpts
+---@field everywhere? boolean Stop flagging it in every project.
+---@field reason? string Asked with vim.ui.input when absent.
+---@field bufnr? integer
+
+--- Stop flagging `name` in editors (a `diagnostic` suppression).
+---@param name string
+---@param opts? cenotaph.SuppressOpts
+function M.suppress(name, opts)
+  opts = opts or {}
+  with_client(opts.bufnr, function(client, bufnr)
+    local argument = vim.tbl_extend('force', where(client, bufnr, opts.everywhere), { name = name, reason = opts.reason })
+    require('cenotaph.commands').invoke(client, 'cenotaph.silence', argument, { bufnr = bufnr })
+  end)
+end
+
+--- The graveyard project of a flagged `name`, from the diagnostics on open buffers.
+---@param name string
+---@return string?
+local function flagged_project(name)
+  for _, item in ipairs(require('cenotaph.names').flagged()) do
+    if item.name == name or item.displayName == name then
+      return item.project
+    end
+  end
+end
+
+---@class cenotaph.ReinstateOpts
+---@field project? string The graveyard it is in ("" is the global one); found from diagnostics or the buffer's project.
+---@field reason? string Asked with vim.ui.input when absent.
+---@field bufnr? integer
+
+--- Take `name` out of the graveyard: it works now.
+---@param name string
+---@param opts? cenotaph.ReinstateOpts
+function M.reinstate(name, opts)
+  opts = opts or {}
+  with_client(opts.bufnr, function(client, bufnr)
+    local commands = require('cenotaph.commands')
+    local function run(project)
+      commands.invoke(client, 'cenotaph.reinstate', { name = name, project = project, reason = opts.reason }, {
+        bufnr = bufnr,
+        -- Not in the project's graveyard: perhaps in the global one.
+        on_error = (project ~= '' and opts.project == nil) and function(err, argument)
+          if type(err.data) == 'table' and err.data.error == 'NotFound' then
+            commands.execute(client, 'cenotaph.reinstate', vim.tbl_extend('force', argument, { project = '' }), bufnr)
+            return true
+          end
+          return false
+        end or nil,
+      })
+    end
+    local project = opts.project or flagged_project(name)
+    if project then
+      run(project)
+    else
+      require('cenotaph.client').project(client, bufnr, run)
+    end
+  end)
+end
+
+--- Recall memories about `query`; pick one to read it in a scratch buffer.
+---@param query string
+---@param opts? { bufnr?: integer, k?: integer }
+function M.recall(query, opts)
+  require('cenotaph.recall').recall(query, opts)
+end
+
+--- Open the ledger of the buffer's project (or of `opts.project`).
+---@param opts? { project?: string, bufnr?: integer }
+function M.ledger(opts)
+  require('cenotaph.ledger').open(opts)
+end
+
+--- Pick a pending proposal (an agent's destructive or epistemic verb) to accept or reject.
+---@param opts? { bufnr?: integer }
+function M.proposals(opts)
+  require('cenotaph.recall').proposals(opts)
+end
+
+--- Show the MCP endpoint of the buffer's server (URL copied to registers).
+---@param opts? { bufnr?: integer }
+function M.endpoint(opts)
+  require('cenotaph.endpoint').show((opts or {}).bufnr)
+end
+
+return M

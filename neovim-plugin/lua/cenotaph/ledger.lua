@@ -1,0 +1,187 @@
+--- The ledger: a read-only Markdown buffer per project, filled by the `cenotaph/ledger` request
+--- (shared_schema/ledger.schema.json) and attached to the client, so that the server's
+--- diagnostics and code actions work on it.
+---
+--- The server names a ledger `cenotaph:ledger/<project>.md`; Neovim keeps a buffer name as a URI
+--- only when it reads `scheme://…` (anything else becomes a path under the cwd). The buffer is
+--- therefore `cenotaph://ledger/<project>.md`, and `bind()` translates the URIs of the messages
+--- the client sends; lsp/cenotaph.lua translates those it receives.
+local client_mod = require('cenotaph.client')
+local ui = require('cenotaph.ui')
+
+local M = {}
+
+M.SERVER_PREFIX = 'cenotaph:ledger/'
+M.BUFFER_PREFIX = 'cenotaph://ledger/'
+
+---@param uri string
+---@return string
+function M.to_buffer(uri)
+  if vim.startswith(uri, M.SERVER_PREFIX) then
+    return M.BUFFER_PREFIX .. uri:sub(#M.SERVER_PREFIX + 1)
+  end
+  return uri
+end
+
+---@param uri any
+---@return any
+function M.to_server(uri)
+  if type(uri) == 'string' and vim.startswith(uri, M.BUFFER_PREFIX) then
+    return M.SERVER_PREFIX .. uri:sub(#M.BUFFER_PREFIX + 1)
+  end
+  return uri
+end
+
+--- Params with a ledger buffer's URI rewritten to the server's (copies, never mutates).
+---@param params any
+---@return any
+local function outgoing(params)
+  if type(params) ~= 'table' then
+    return params
+  end
+  local document = params.textDocument
+  if type(document) == 'table' and M.to_server(document.uri) ~= document.uri then
+    params = vim.deepcopy(params)
+    params.textDocument.uri = M.to_server(document.uri)
+  elseif M.to_server(params.uri) ~= params.uri then
+    params = vim.tbl_extend('force', {}, params, { uri = M.to_server(params.uri) })
+  end
+  return params
+end
+
+local bound = setmetatable({}, { __mode = 'k' }) ---@type table<table, true>
+
+--- Translate the ledger URIs of everything the client sends (idempotent).
+---@param client vim.lsp.Client
+function M.bind(client)
+  local rpc = client.rpc
+  if not rpc or bound[rpc] then
+    return
+  end
+  bound[rpc] = true
+  local request, notify = rpc.request, rpc.notify
+  rpc.request = function(method, params, ...)
+    return request(method, outgoing(params), ...)
+  end
+  rpc.notify = function(method, params)
+    return notify(method, outgoing(params))
+  end
+end
+
+---@class cenotaph.LedgerResult
+---@field uri string
+---@field project string
+---@field text string
+---@field seq integer
+---@field counts { graveyard: integer, contradictions: integer, deprioritised: integer, proposals: integer }
+
+--- Put a ledger's text into its buffer and attach the client to it.
+---@param bufnr integer
+---@param client vim.lsp.Client
+---@param ledger cenotaph.LedgerResult
+function M.fill(bufnr, client, ledger)
+  local lines = ui.lines(ledger.text)
+  if lines[#lines] == '' then
+    table.remove(lines) -- the final newline is the buffer's end of line
+  end
+  local views = {}
+  for _, win in ipairs(vim.fn.win_findbuf(bufnr)) do
+    views[win] = vim.api.nvim_win_get_cursor(win)
+  end
+  vim.bo[bufnr].buftype = 'nofile'
+  vim.bo[bufnr].bufhidden = 'hide'
+  vim.bo[bufnr].swapfile = false
+  vim.bo[bufnr].readonly = false
+  vim.bo[bufnr].modifiable = true
+  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
+  vim.bo[bufnr].modifiable = false
+  vim.bo[bufnr].readonly = true
+  vim.bo[bufnr].modified = false
+  vim.b[bufnr].cenotaph_client = client.id
+  vim.b[bufnr].cenotaph_project = ledger.project
+  vim.b[bufnr].cenotaph_seq = ledger.seq
+  vim.b[bufnr].cenotaph_counts = ledger.counts
+  for win, cursor in pairs(views) do
+    local row = math.min(cursor[1], vim.api.nvim_buf_line_count(bufnr))
+    pcall(vim.api.nvim_win_set_cursor, win, { row, cursor[2] })
+  end
+  if vim.bo[bufnr].filetype ~= 'markdown' then
+    vim.bo[bufnr].filetype = 'markdown'
+  end
+  M.bind(client)
+  if not vim.lsp.buf_is_attached(bufnr, client.id) then
+    vim.lsp.buf_attach_client(bufnr, client.id)
+  end
+  vim.api.nvim_exec_autocmds('User', { pattern = 'CenotaphLedger', modeline = false, data = { buf = bufnr, ledger = ledger } })
+end
+
+local pending = {} ---@type table<string, true> ledger buffers whose text is already at hand
+
+--- Ask `client` for a ledger and show it in `bufnr`.
+---@param client vim.lsp.Client
+---@param params { project?: string, uri?: string }
+---@param bufnr integer?
+local function load(client, params, bufnr)
+  client_mod.request(client, 'cenotaph/ledger', params, nil, function(ledger)
+    local name = M.to_buffer(ledger.uri)
+    local target = bufnr or ui.find_buffer(name) or vim.fn.bufadd(name)
+    if not vim.api.nvim_buf_is_valid(target) then
+      return
+    end
+    if not vim.api.nvim_buf_is_loaded(target) then
+      pending[name] = true -- its BufReadCmd is a no-op: the text is here
+      vim.fn.bufload(target)
+      pending[name] = nil
+    end
+    M.fill(target, client, ledger)
+  end)
+end
+
+--- Open the ledger of the current buffer's project (or of `opts.project`).
+---@param opts? { project?: string, bufnr?: integer }
+function M.open(opts)
+  opts = opts or {}
+  local bufnr = ui.buffer(opts.bufnr)
+  client_mod.with_client(bufnr, function(client)
+    local params = opts.project and { project = opts.project } or client_mod.scope(client, bufnr)
+    client_mod.request(client, 'cenotaph/ledger', params, nil, function(ledger)
+      local name = M.to_buffer(ledger.uri)
+      pending[name] = true
+      local ok, err = pcall(vim.cmd.edit, vim.fn.fnameescape(name))
+      pending[name] = nil
+      if not ok then
+        ui.error(tostring(err))
+        return
+      end
+      M.fill(vim.api.nvim_get_current_buf(), client, ledger)
+    end)
+  end)
+end
+
+--- BufReadCmd for `cenotaph://ledger/*`: `:edit` of a ledger URI, `:e!`, or a session restore.
+---@param bufnr integer
+---@param name string
+function M.read(bufnr, name)
+  if pending[name] then
+    return -- open() fills it with the result it already has
+  end
+  vim.bo[bufnr].buftype = 'nofile'
+  vim.bo[bufnr].swapfile = false
+  client_mod.with_client(bufnr, function(client)
+    load(client, { uri = M.to_server(name) }, bufnr)
+  end)
+end
+
+--- `cenotaph/ledgerDidChange`: fetch the ledger again into its buffer, if it is still open.
+---@param params { uri: string, project: string, seq: integer }
+---@param ctx { client_id: integer }
+function M.on_did_change(params, ctx)
+  local bufnr = params and ui.find_buffer(M.to_buffer(params.uri))
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  if not (bufnr and client and vim.api.nvim_buf_is_loaded(bufnr)) then
+    return
+  end
+  load(client, { project = params.project }, bufnr)
+end
+
+return M

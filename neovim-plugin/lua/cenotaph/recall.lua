@@ -1,0 +1,175 @@
+--- Recall and proposals: lists from the CLI (the server has no request for them), picked with
+--- `vim.ui.select`.
+local client_mod = require('cenotaph.client')
+local ui = require('cenotaph.ui')
+
+local M = {}
+
+---@class cenotaph.RecallResult (`cenotaph recall --json`)
+---@field result_type 'memory'|'abandoned_warning'
+---@field id integer
+---@field content string
+---@field project string
+---@field kind string
+---@field tags string[]
+---@field state string
+---@field trust string
+---@field score number
+---@field lane string
+---@field is_global boolean
+---@field disputed boolean
+---@field reinstate_hint_matched boolean
+---@field valid_from? string
+---@field recorded_at? string
+---@field name? string
+---@field reason? string
+---@field effort? integer
+---@field ecosystem? string
+
+---@param text string
+local function flat(text)
+  return (text:gsub('%s+', ' '))
+end
+
+---@param r cenotaph.RecallResult
+---@return string
+function M.format(r)
+  if r.result_type == 'abandoned_warning' then
+    return ('ABANDONED %s: %s'):format(r.is_global and 'everywhere' or 'here', flat(r.content))
+  end
+  local flags = { r.kind, r.trust }
+  if r.state ~= 'active' then
+    table.insert(flags, r.state)
+  end
+  if r.disputed then
+    table.insert(flags, 'DISPUTED')
+  end
+  return ('#%d [%s %.3f; %s] %s'):format(r.id, r.lane, r.score, table.concat(flags, ', '), flat(r.content))
+end
+
+--- The scratch buffer of one result.
+---@param r cenotaph.RecallResult
+---@return integer bufnr
+function M.show(r)
+  local lines
+  if r.result_type == 'abandoned_warning' then
+    lines = {
+      ('# approach #%d · %s (%s) · abandoned %s'):format(r.id, r.name or '?', r.ecosystem or '?', r.is_global and 'everywhere' or 'in ' .. r.project),
+      '',
+      ('effort: %s · recorded %s'):format(r.effort or '?', r.recorded_at or '?'),
+      '',
+    }
+    vim.list_extend(lines, ui.lines(r.reason or r.content))
+    return ui.scratch(('cenotaph://approach/%d'):format(r.id), lines)
+  end
+  lines = {
+    ('# memory #%d · %s · %s · %s'):format(r.id, r.kind, r.trust, r.state),
+    '',
+    ('project: %s · lane: %s · score: %.3f%s'):format(r.project ~= '' and r.project or '(global)', r.lane, r.score, r.disputed and ' · DISPUTED' or ''),
+    ('valid from: %s · recorded: %s'):format(r.valid_from or '?', r.recorded_at or '?'),
+  }
+  if r.tags and #r.tags > 0 then
+    table.insert(lines, 'tags: ' .. table.concat(r.tags, ', '))
+  end
+  table.insert(lines, '')
+  vim.list_extend(lines, ui.lines(r.content))
+  return ui.scratch(('cenotaph://memory/%d'):format(r.id), lines)
+end
+
+--- `cenotaph recall --json`, then a picker; the chosen memory opens in a scratch buffer.
+---@param query string?
+---@param opts? { bufnr?: integer, k?: integer, on_done?: fun(response: table) }
+function M.recall(query, opts)
+  opts = opts or {}
+  if not query or vim.trim(query) == '' then
+    vim.ui.input({ prompt = 'Recall: ' }, function(answer)
+      if answer and vim.trim(answer) ~= '' then
+        M.recall(answer, opts)
+      end
+    end)
+    return
+  end
+  local function pick(response)
+    for _, notice in ipairs(response.notices or {}) do
+      ui.notify('Cenotaph: ' .. notice)
+    end
+    local results = response.results or {}
+    if #results == 0 then
+      ui.notify(('Cenotaph: nothing found for "%s"'):format(query))
+    else
+      local select_opts = { prompt = 'Cenotaph recall: ' .. query, kind = 'cenotaph.recall', format_item = M.format }
+      vim.ui.select(results, select_opts, function(choice)
+        if choice then
+          M.show(choice)
+        end
+      end)
+    end
+    if opts.on_done then
+      opts.on_done(response)
+    end
+  end
+  local bufnr = ui.buffer(opts.bufnr)
+  client_mod.with_client(bufnr, function(client)
+    client_mod.project(client, bufnr, function(project)
+      ui.notify(('Cenotaph: recalling "%s"…'):format(query))
+      local args = { 'recall', '-k', tostring(opts.k or 10), '--project', project, '--', query }
+      client_mod.cli(client, args, function(ok, response)
+        if ok then
+          pick(response)
+        else
+          ui.error('recall failed: ' .. tostring(response))
+        end
+      end)
+    end)
+  end)
+end
+
+---@class cenotaph.Proposal (`cenotaph proposals --json`)
+---@field id integer
+---@field project string
+---@field action string
+---@field target string
+---@field reason string
+---@field actor string
+---@field created_at string
+
+--- Pending proposals, then Accept / Reject.
+---@param opts? { bufnr?: integer }
+function M.proposals(opts)
+  opts = opts or {}
+  local bufnr = ui.buffer(opts.bufnr)
+  client_mod.with_client(bufnr, function(client)
+    client_mod.project(client, bufnr, function(project)
+      client_mod.cli(client, { 'proposals', '--project', project }, function(ok, response)
+        if not ok then
+          ui.error('listing proposals failed: ' .. tostring(response))
+          return
+        end
+        local proposals = response.proposals or {}
+        if #proposals == 0 then
+          ui.notify('Cenotaph: no pending proposals')
+          return
+        end
+        vim.ui.select(proposals, {
+          prompt = 'Cenotaph proposals',
+          kind = 'cenotaph.proposal',
+          format_item = function(p) ---@param p cenotaph.Proposal
+            return ('#%d %s proposes to %s %s — %s'):format(p.id, p.actor, p.action, p.target, flat(p.reason))
+          end,
+        }, function(proposal) ---@param proposal cenotaph.Proposal?
+          if not proposal then
+            return
+          end
+          vim.ui.select({ 'Accept', 'Reject' }, { prompt = ('Proposal #%d'):format(proposal.id) }, function(verdict)
+            if verdict then
+              require('cenotaph.commands').invoke(client, verdict == 'Accept' and 'cenotaph.acceptProposal' or 'cenotaph.rejectProposal',
+                { proposalId = proposal.id }, { bufnr = bufnr })
+            end
+          end)
+        end)
+      end)
+    end)
+  end)
+end
+
+return M

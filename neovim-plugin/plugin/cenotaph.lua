@@ -1,0 +1,63 @@
+-- Cenotaph: the `:Cenotaph` command, `<Plug>` mappings and the ledger's BufReadCmd. Nothing is
+-- required until one of them is used; the language server itself is lsp/cenotaph.lua.
+if vim.g.loaded_cenotaph then
+  return
+end
+vim.g.loaded_cenotaph = 1
+
+vim.api.nvim_create_user_command('Cenotaph', function(opts)
+  require('cenotaph.cmdline').run(opts)
+end, {
+  nargs = '+',
+  range = true,
+  desc = 'Cenotaph: remember, abandon, recall, ledger, suppress, reinstate, proposals, endpoint',
+  complete = function(arglead, line)
+    return require('cenotaph.cmdline').complete(arglead, line)
+  end,
+})
+
+vim.api.nvim_create_autocmd('BufReadCmd', {
+  group = vim.api.nvim_create_augroup('cenotaph', { clear = true }),
+  pattern = 'cenotaph://ledger/*',
+  desc = 'Cenotaph ledger',
+  callback = function(ev)
+    require('cenotaph.ledger').read(ev.buf, ev.match)
+  end,
+})
+
+-- Agent instruction files (AGENTS.md, CLAUDE.md … are Markdown already).
+vim.filetype.add({ filename = { ['.cursorrules'] = 'markdown' } })
+
+---@param lhs string
+---@param modes string|string[]
+---@param rhs function
+---@param desc string
+local function plug(lhs, modes, rhs, desc)
+  vim.keymap.set(modes, '<Plug>(' .. lhs .. ')', rhs, { desc = desc, silent = true })
+end
+
+plug('cenotaph-remember', 'n', function()
+  require('cenotaph').remember(vim.api.nvim_get_current_line())
+end, 'Cenotaph: remember the current line')
+plug('cenotaph-remember', 'x', ':Cenotaph remember<CR>', 'Cenotaph: remember the selection')
+plug('cenotaph-abandon', 'n', function()
+  require('cenotaph').abandon(vim.fn.expand('<cword>'))
+end, 'Cenotaph: record the word under the cursor as abandoned')
+plug('cenotaph-suppress', 'n', function()
+  vim.cmd('Cenotaph suppress')
+end, 'Cenotaph: silence the flagged name under the cursor')
+plug('cenotaph-reinstate', 'n', function()
+  vim.cmd('Cenotaph reinstate')
+end, 'Cenotaph: reinstate the flagged name under the cursor')
+plug('cenotaph-recall', 'n', function()
+  require('cenotaph').recall('')
+end, 'Cenotaph: recall')
+plug('cenotaph-ledger', 'n', function()
+  require('cenotaph').ledger()
+end, 'Cenotaph: open the ledger')
+plug('cenotaph-proposals', 'n', function()
+  require('cenotaph').proposals()
+end, 'Cenotaph: review pending proposals')
+plug('cenotaph-endpoint', 'n', function()
+  require('cenotaph').endpoint()
+end, 'Cenotaph: show the MCP endpoint')

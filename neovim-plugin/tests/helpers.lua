@@ -1,0 +1,102 @@
+-- Shared by the headless tests: checks, waiting, the plugin on the runtimepath, the real CLI.
+local H = {}
+
+H.plugin_root = vim.fs.dirname(vim.fs.dirname(vim.fs.normalize(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p'))))
+H.passed, H.failed = 0, 0
+
+--- Put the plugin on the runtimepath and source its plugin/ file, as a plugin manager would.
+function H.load_plugin()
+  vim.opt.runtimepath:prepend(H.plugin_root)
+  vim.cmd.runtime('plugin/cenotaph.lua')
+end
+
+---@param cond any
+---@param name string
+---@param detail? any shown on failure
+function H.check(cond, name, detail)
+  if cond then
+    H.passed = H.passed + 1
+    io.stdout:write('ok   - ' .. name .. '\n')
+  else
+    H.failed = H.failed + 1
+    io.stdout:write('FAIL - ' .. name .. (detail ~= nil and ('\n       ' .. vim.inspect(detail):gsub('\n', '\n       ')) or '') .. '\n')
+  end
+  return cond
+end
+
+---@param ms integer
+---@param fn fun(): any
+---@return boolean
+function H.wait(ms, fn)
+  return vim.wait(ms, function()
+    local ok, value = pcall(fn)
+    return ok and value and true or false
+  end, 20)
+end
+
+--- Run a test step; an error inside counts as one failure and the run goes on.
+---@param name string
+---@param fn fun()
+function H.step(name, fn)
+  io.stdout:write('# ' .. name .. '\n')
+  local ok, err = xpcall(fn, debug.traceback)
+  if not ok then
+    H.check(false, name .. ' raised', err)
+  end
+end
+
+--- Run the real `cenotaph` CLI; returns the process result and the decoded JSON (if any).
+---@param args string[]
+---@param cwd string
+---@return vim.SystemCompleted, any
+function H.cli(args, cwd)
+  local argv = vim.list_extend({ 'cenotaph' }, args)
+  local out = vim.system(argv, { cwd = cwd, text = true }):wait(60000)
+  local ok, decoded = pcall(vim.json.decode, out.stdout or '', { luanil = { object = true, array = true } })
+  return out, ok and decoded or nil
+end
+
+--- Start the CLI without waiting.
+---@param args string[]
+---@param cwd string
+---@param on_exit fun(out: vim.SystemCompleted)
+---@return vim.SystemObj
+function H.cli_async(args, cwd, on_exit)
+  return vim.system(vim.list_extend({ 'cenotaph' }, args), { cwd = cwd, text = true }, on_exit)
+end
+
+---@param bufnr integer
+---@return string
+function H.text(bufnr)
+  return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), '\n')
+end
+
+--- Diagnostics from Cenotaph on a buffer.
+---@param bufnr integer
+---@return vim.Diagnostic[]
+function H.diagnostics(bufnr)
+  return vim.tbl_filter(function(d)
+    return d.source == 'cenotaph'
+  end, vim.diagnostic.get(bufnr))
+end
+
+---@param bufnr integer
+---@param name string
+---@return vim.Diagnostic?
+function H.flag(bufnr, name)
+  for _, d in ipairs(H.diagnostics(bufnr)) do
+    local data = d.user_data and d.user_data.lsp and d.user_data.lsp.data
+    if data and data.name == name then
+      return d
+    end
+  end
+end
+
+--- Print the summary line and exit with the right status.
+function H.finish()
+  io.stdout:write(('%d passed, %d failed\n'):format(H.passed, H.failed))
+  io.stdout:flush()
+  os.exit(H.failed == 0 and 0 or 1)
+end
+
+return H
