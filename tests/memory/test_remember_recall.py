@@ -253,3 +253,12 @@ def test_a_refused_abandonment_writes_no_memory(memory):
     # Positive control: the same call with a known ecosystem stores the memory and the approach.
     result = memory.abandon(HUMAN, "left-pad", reason="gone", project=P, ecosystem="npm")
     assert result.memory_id is not None and result.approach.ecosystem == "npm"
+
+
+def test_opposite_polarity_is_a_contradiction_not_a_duplicate(memory):
+    first = memory.remember(HUMAN, "Always use poetry for dependency management in this repo", project=P)
+    opposite = memory.remember(HUMAN, "Never use poetry for dependency management in this repo", project=P)
+    assert opposite.stored and opposite.contradictions and opposite.contradictions[0].other_id == first.id
+    # Positive control: the same polarity, reworded, is still refused as a near-duplicate.
+    again = memory.remember(HUMAN, "Always use poetry for dependency management in this repository", project=P)
+    assert not again.stored and again.duplicate_of == first.id

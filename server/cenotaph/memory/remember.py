@@ -87,8 +87,10 @@ def remember(ctx: Context, actor: Actor, content: str, *, project: str, kind: st
                 if similarity < DUPLICATE_SIMILARITY:
                     break
                 twin = memories.by_row_ids(tx, [rid]).get(rid)
+                # "Always use X" and "Never use X" are close in meaning but say opposite things:
+                # a contradiction to flag below, not a duplicate to refuse.
                 if (twin is not None and twin.kind == kind and twin.superseded_at is None
-                        and twin.state in ("active", "deprioritised")):
+                        and twin.state in ("active", "deprioritised") and twin.polarity * analysis.polarity >= 0):
                     return RememberResult(stored=False, id=None, duplicate_of=twin.memory_id, similarity=similarity)
         memory_id = memories.next_memory_id(tx)
         row = MemoryRow(
