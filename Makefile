@@ -19,6 +19,7 @@ demo: setup
 
 test: setup
 	$(PY) -m pytest -q
+	neovim-plugin/tests/run.sh
 
 bench: setup
 	$(PY) bench/perf.py

@@ -88,14 +88,19 @@ def ledger_uri(project: str) -> str:
     return _PREFIX + quote(project, safe="/") + _SUFFIX
 
 
+# Neovim keeps a buffer name as a URI only in the `scheme://` form: accept that spelling too.
+_PREFIXES = (_PREFIX, "cenotaph://ledger/")
+
+
 def is_ledger(uri: str) -> bool:
-    return uri.startswith(_PREFIX) and uri.endswith(_SUFFIX)
+    return uri.startswith(_PREFIXES) and uri.endswith(_SUFFIX)
 
 
 def project_of(uri: str) -> str:
     if not is_ledger(uri):
         raise JsonRpcInvalidParams(message=f"uri: {uri!r} is not a ledger URI ({_PREFIX}<project>{_SUFFIX})")
-    return unquote(uri[len(_PREFIX):-len(_SUFFIX)])
+    prefix = next(p for p in _PREFIXES if uri.startswith(p))
+    return unquote(uri[len(prefix):-len(_SUFFIX)])
 
 
 # --- rendering -----------------------------------------------------------------------------------
