@@ -1,0 +1,37 @@
+"""Issue 9: many writers, crashes, hostile input, the local endpoint, injected memories, backups
+and resource bounds. The default run is sized for `make test` on a small machine; set
+CENOTAPH_RELIABILITY=full for the full-size run (docs/reliability.md lists both). Each test adds
+its figures to a summary printed at the end of the run (and written as JSON to the file named by
+CENOTAPH_RELIABILITY_FIGURES, when set)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cenotaph.memory.service import Memory
+from tests.lsp.conftest import serve  # noqa: F401 - the real `cenotaph serve`, as the LSP tests start it
+from tests.reliability.support import FIGURES, FULL, open_memory_on
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ARG001
+    if not FIGURES:
+        return
+    terminalreporter.section(f"reliability figures ({'full' if FULL else 'default'} run)")
+    for prop, figures in FIGURES.items():
+        terminalreporter.write_line(f"{prop}: " + ", ".join(f"{k}={v}" for k, v in figures.items()))
+    target = os.environ.get("CENOTAPH_RELIABILITY_FIGURES")
+    if target:
+        Path(target).write_text(json.dumps({"full": FULL, "figures": FIGURES}, indent=2, sort_keys=True) + "\n")
+
+
+@pytest.fixture
+def live_memory(db_path: Path, embedder, analyzer) -> Iterator[Memory]:
+    """Like `memory`, on the real clock: other processes write to the same file at the same time."""
+    memory = open_memory_on(db_path, embedder, analyzer)
+    yield memory
+    memory.ctx.store.close()
