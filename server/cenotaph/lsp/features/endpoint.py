@@ -3,6 +3,8 @@ sent to the editor so that it can register the server for its agent."""
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,11 +36,13 @@ def send(ls: CenotaphServer, report: EndpointReport) -> None:
 
 async def start(ls: CenotaphServer) -> None:
     """Serve MCP over HTTP from this process, on this loop, and tell the editor where."""
-    from cenotaph.mcp.http import serve_http
-
     settings = ls.memory.settings
     if not settings.mcp_enabled:
         return
+    # The MCP SDK, Starlette and uvicorn take a second or more to import: not on the loop,
+    # where the editor's first diagnostics are waiting.
+    http = await asyncio.to_thread(importlib.import_module, "cenotaph.mcp.http")
+    serve_http = http.serve_http
     project = ls.folders[-1][1] if ls.folders else (ls.explicit_project or project_resolution.resolve(None, Path.cwd()))
     try:
         served = await serve_http(ls.memory, project=project, host=settings.mcp_host, port=settings.mcp_port,
