@@ -22,10 +22,11 @@ test: setup
 	neovim-plugin/tests/run.sh
 
 bench: setup
-	$(PY) bench/perf.py
+	$(PY) bench/perf.py --out bench/results-perf.json
+	$(PY) bench/lsp_perf.py --out bench/results-lsp.json
 
 bench-locomo: setup
-	$(PY) bench/locomo.py
+	$(PY) bench/locomo.py --out bench/results-locomo.json
 
 clean:
 	rm -rf $(VENV) build *.egg-info server/*.egg-info
