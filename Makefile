@@ -20,6 +20,7 @@ demo: setup
 test: setup
 	$(PY) -m pytest -q
 	neovim-plugin/tests/run.sh
+	bash vscode-extension/scripts/ci.sh
 
 bench: setup
 	$(PY) bench/perf.py --out bench/results-perf.json

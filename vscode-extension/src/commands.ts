@@ -1,0 +1,200 @@
+// The commands of the palette, the editor menu and the Cenotaph view. Every change goes through
+// the server's own commands (CenotaphClient.run), the same ones its code actions use.
+
+import { execFile } from 'child_process';
+import * as vscode from 'vscode';
+import { CenotaphClient } from './client';
+import { mcpClientConfig } from './endpoint';
+import { clip, shortProject } from './ledger';
+import { memoryMarkdown, parseRecall, recallPicks } from './recall';
+import { cliArgv } from './serverCommand';
+import { ITEM_ACTIONS, itemCommand } from './treeModel';
+import { LedgerModel, LedgerTree, MemoryDocuments } from './views';
+
+export function registerCommands(context: vscode.ExtensionContext, client: CenotaphClient, model: LedgerModel,
+  pages: MemoryDocuments): void {
+  const register = (id: string, run: (...args: any[]) => unknown) =>
+    context.subscriptions.push(vscode.commands.registerCommand(id, run));
+
+  register('cenotaph.restartServer', () => client.restart());
+  register('cenotaph.showServerProblem', () => client.showProblem());
+  register('cenotaph.refreshView', () => model.refresh());
+  register('cenotaph.openLedger', (line?: unknown) => openLedger(client, model, typeof line === 'number' ? line : undefined));
+  register('cenotaph.rememberSelection', () => rememberSelection(client, model));
+  register('cenotaph.recordAbandoned', () => recordAbandoned(client, model));
+  register('cenotaph.recall', () => recall(client, model, pages));
+  register('cenotaph.showProposals', () => showProposals(client, model));
+  register('cenotaph.copyMcpEndpoint', () => copyMcpEndpoint(client));
+  for (const action of ITEM_ACTIONS) {
+    register(`cenotaph.item.${action}`, async (node: unknown) => {
+      const entry = LedgerTree.entryOf(node);
+      const call = entry && itemCommand(action, entry, model.project ?? '');
+      if (call) await client.run(call.command, call.argument);
+    });
+  }
+}
+
+function requireServer(client: CenotaphClient): boolean {
+  if (client.running) return true;
+  void client.showProblem();
+  return false;
+}
+
+/** Where a command on this document belongs: its URI when it is in a workspace folder, else the current project. */
+function scopeOf(document: vscode.TextDocument | undefined, model: LedgerModel): Record<string, string> | undefined {
+  if (document && document.uri.scheme === 'file' && vscode.workspace.getWorkspaceFolder(document.uri)) {
+    return { uri: document.uri.toString() };
+  }
+  if (model.project !== undefined) return { project: model.project };
+  void vscode.window.showWarningMessage('Cenotaph: open a folder first: memories belong to a project.');
+  return undefined;
+}
+
+async function openLedger(client: CenotaphClient, model: LedgerModel, line?: number): Promise<void> {
+  if (!requireServer(client)) return;
+  if (!model.result) await model.refresh();
+  if (!model.result) {
+    void vscode.window.showWarningMessage(model.error ?? 'Cenotaph: no ledger to show.');
+    return;
+  }
+  const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(model.result.uri));
+  const editor = await vscode.window.showTextDocument(document, { preview: false });
+  if (line !== undefined && line < document.lineCount) {
+    const range = document.lineAt(line).range;
+    editor.selection = new vscode.Selection(range.start, range.start);
+    editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  }
+}
+
+async function rememberSelection(client: CenotaphClient, model: LedgerModel): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  const text = editor ? editor.selections.map((s) => editor.document.getText(s)).filter((t) => t.trim()).join('\n') : '';
+  if (!editor || !text.trim()) {
+    void vscode.window.showWarningMessage('Cenotaph: select the text to remember first.');
+    return;
+  }
+  if (!requireServer(client)) return;
+  const scope = scopeOf(editor.document, model);
+  if (scope) await client.run('cenotaph.remember', { text, ...scope });
+}
+
+async function recordAbandoned(client: CenotaphClient, model: LedgerModel): Promise<void> {
+  if (!requireServer(client)) return;
+  const editor = vscode.window.activeTextEditor;
+  let guess = '';
+  if (editor) {
+    const selected = editor.document.getText(editor.selection).trim();
+    const word = editor.document.getWordRangeAtPosition(editor.selection.active, /[@\w][\w@./:+~-]*/);
+    guess = selected || (word ? editor.document.getText(word) : '');
+  }
+  const name = await vscode.window.showInputBox({
+    title: 'Cenotaph: Record Abandoned Approach (1/4)', prompt: 'What was abandoned: a package, tool, image or approach?',
+    value: guess.length <= 300 ? guess : '', ignoreFocusOut: true,
+    validateInput: (v) => (v.trim() ? (v.trim().length > 300 ? 'At most 300 characters.' : undefined) : 'Give a name.'),
+  });
+  if (name === undefined) return;
+  const reason = await vscode.window.showInputBox({
+    title: 'Cenotaph: Record Abandoned Approach (2/4)', prompt: `Why was '${name.trim()}' abandoned?`,
+    placeHolder: 'e.g. SIGILL crash on Alpine (musl libc)', ignoreFocusOut: true,
+    validateInput: (v) => (v.trim() ? undefined : 'The reason is what future readers need.'),
+  });
+  if (reason === undefined) return;
+  const efforts = [
+    { label: 'Skip', effort: undefined },
+    ...[1, 2, 3, 4, 5].map((effort) => ({
+      label: `${effort}`, effort,
+      description: ['a quick try', 'an afternoon', 'a day or two', 'days (memories naming it leave recall)', 'a week or more (memories naming it leave recall)'][effort - 1],
+    })),
+  ];
+  const effort = await vscode.window.showQuickPick(efforts, { title: 'Cenotaph: Record Abandoned Approach (3/4)', placeHolder: 'How much did it cost before it was given up?', ignoreFocusOut: true });
+  if (!effort) return;
+  const scopes = [
+    { label: 'In this project', scope: 'project' as const },
+    { label: 'Everywhere', scope: 'everywhere' as const, description: 'flag it in every project' },
+  ];
+  const scope = await vscode.window.showQuickPick(scopes, { title: 'Cenotaph: Record Abandoned Approach (4/4)', placeHolder: 'Where does it stay dead?', ignoreFocusOut: true });
+  if (!scope) return;
+  const argument: Record<string, unknown> = { name: name.trim(), reason: reason.trim(), scope: scope.scope };
+  if (effort.effort) argument.effort = effort.effort;
+  if (scope.scope === 'project') {
+    const where = scopeOf(editor?.document, model);
+    if (!where) return;
+    Object.assign(argument, where);
+  }
+  await client.run('cenotaph.abandon', argument);
+}
+
+async function recall(client: CenotaphClient, model: LedgerModel, pages: MemoryDocuments): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  const selected = editor ? editor.document.getText(editor.selection).trim() : '';
+  const query = await vscode.window.showInputBox({
+    title: 'Cenotaph: Recall', prompt: 'What do you want to remember?', value: selected.slice(0, 500), ignoreFocusOut: true,
+  });
+  if (!query?.trim()) return;
+  const argv = client.argv && cliArgv(client.argv, ['recall', '--json', '-k', '20',
+    ...(model.project !== undefined ? ['--project', model.project] : []), '--', query.trim()]);
+  if (!argv) {
+    void vscode.window.showErrorMessage('Cenotaph: Recall runs `cenotaph recall`, and the server command (`cenotaph.server.command`) does not end in `serve`, or no server was found.');
+    return;
+  }
+  const cwd = model.folder()?.uri.fsPath;
+  let stdout: string;
+  try {
+    stdout = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Cenotaph: recalling…' },
+      () => new Promise<string>((resolve, reject) => {
+        execFile(argv[0], argv.slice(1), { cwd, env: process.env, timeout: 120000, maxBuffer: 16 * 1024 * 1024 },
+          (error, out, err) => (error ? reject(new Error(clip(String(err || error.message), 500))) : resolve(out)));
+      }));
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Cenotaph: recall failed: ${error instanceof Error ? error.message : String(error)}`);
+    return;
+  }
+  const response = parseRecall(stdout);
+  const picks = recallPicks(response);
+  for (const notice of response.notices) void vscode.window.showInformationMessage(`Cenotaph: ${notice}`);
+  if (!picks.length) {
+    void vscode.window.showInformationMessage(`Cenotaph: nothing recalled for "${clip(query, 60)}" in ${shortProject(response.project)}.`);
+    return;
+  }
+  const pick = await vscode.window.showQuickPick(picks, {
+    title: `Cenotaph: ${picks.length} recalled for "${clip(query, 60)}" (${response.lane} lane)`,
+    matchOnDescription: true, matchOnDetail: true,
+  });
+  if (!pick) return;
+  if (pick.result.result_type === 'abandoned_warning') {
+    if (requireServer(client)) await client.run('cenotaph.showWhy', { approachId: pick.result.id });
+  } else {
+    await pages.show(`memory-${pick.result.id}`, memoryMarkdown(pick.result));
+  }
+}
+
+async function showProposals(client: CenotaphClient, model: LedgerModel): Promise<void> {
+  if (!requireServer(client)) return;
+  await model.refresh();
+  const proposals = model.parsed?.proposals ?? [];
+  if (!proposals.length) {
+    void vscode.window.showInformationMessage(`Cenotaph: no pending proposals in ${shortProject(model.project ?? '')}.`);
+    return;
+  }
+  const pick = await vscode.window.showQuickPick(
+    proposals.map((p) => ({ label: p.summary, description: `#${p.id}`, detail: p.reason, proposal: p })),
+    { title: `Cenotaph: ${proposals.length} pending proposal${proposals.length === 1 ? '' : 's'}`, matchOnDetail: true },
+  );
+  if (!pick) return;
+  const verdict = await vscode.window.showQuickPick(['Accept', 'Reject', 'Show in the ledger'], { title: `Proposal #${pick.proposal.id}: ${pick.label}` });
+  if (verdict === 'Accept') await client.run('cenotaph.acceptProposal', { proposalId: pick.proposal.id });
+  else if (verdict === 'Reject') await client.run('cenotaph.rejectProposal', { proposalId: pick.proposal.id });
+  else if (verdict) await openLedger(client, model, pick.proposal.line);
+}
+
+async function copyMcpEndpoint(client: CenotaphClient): Promise<void> {
+  const endpoint = client.endpoint;
+  if (!endpoint) {
+    void vscode.window.showWarningMessage(client.running
+      ? 'Cenotaph: the language server has not reported an MCP endpoint. Agents can run `cenotaph mcp` instead.'
+      : 'Cenotaph: the language server is not running, so there is no MCP endpoint.');
+    return;
+  }
+  await vscode.env.clipboard.writeText(mcpClientConfig(endpoint));
+  void vscode.window.showInformationMessage(`Cenotaph: copied the MCP endpoint ${endpoint.url} with its bearer token (an MCP client entry, JSON). It changes when the server restarts.`);
+}

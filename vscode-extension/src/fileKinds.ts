@@ -1,0 +1,40 @@
+// The documents the server scans, by file kind (settings.schema.json `$defs/fileKind`, classified by
+// the server's `cenotaph.nlp.detect.document_kind`). A unit test checks these patterns against it.
+
+export const FILE_KIND_PATTERNS: Record<string, string[]> = {
+  python: ['**/*.{py,pyi}'],
+  javascript: ['**/*.{js,jsx,ts,tsx,mjs,cjs,mts,cts}'],
+  go: ['**/*.go'],
+  rust: ['**/*.rs'],
+  requirements: ['**/*requirements*.{txt,in}', '**/constraints*.{txt,in}', '**/requirements/*.{txt,in}'],
+  pyproject: ['**/pyproject.toml'],
+  package_json: ['**/package.json'],
+  cargo_toml: ['**/{Cargo,cargo}.toml'],
+  go_mod: ['**/go.mod'],
+  dockerfile: [
+    '**/{Dockerfile,dockerfile,Containerfile,containerfile}',
+    '**/{Dockerfile,dockerfile,Containerfile,containerfile}.*',
+    '**/*.{dockerfile,Dockerfile}',
+  ],
+  markdown: ['**/*.{md,markdown}'],
+  instructions: ['**/{AGENTS,CLAUDE,agents,claude}.md', '**/.cursorrules', '**/.github/copilot-instructions.md'],
+};
+
+/** The URI scheme of the ledger documents the server serves (`cenotaph:ledger/<project>.md`). */
+export const LEDGER_SCHEME = 'cenotaph';
+
+export interface DocumentFilter {
+  scheme: string;
+  pattern?: string;
+}
+
+/** Every file kind, whatever `cenotaph.fileKinds` says: the server skips the kinds it is told to,
+ * and a settings change then needs no new selector. Plus the ledgers, for their diagnostics and actions. */
+export function documentSelector(): DocumentFilter[] {
+  const filters: DocumentFilter[] = [];
+  for (const patterns of Object.values(FILE_KIND_PATTERNS)) {
+    for (const pattern of patterns) filters.push({ scheme: 'file', pattern });
+  }
+  filters.push({ scheme: LEDGER_SCHEME });
+  return filters;
+}

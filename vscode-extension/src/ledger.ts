@@ -1,0 +1,170 @@
+// The ledger (shared_schema/ledger.schema.json) is Markdown for people; the tree view reads its
+// entries back. Entry lines start as the server's code actions expect them
+// (`- approach #1 …`, `### contradiction #2 …`), which is all this parser relies on; the rest of a
+// line is picked apart where it has the expected shape and shown whole where it does not.
+
+export interface LedgerCounts {
+  graveyard: number;
+  contradictions: number;
+  deprioritised: number;
+  proposals: number;
+}
+
+export interface LedgerResult {
+  uri: string;
+  project: string;
+  text: string;
+  seq: number;
+  counts: LedgerCounts;
+}
+
+export interface ApproachEntry {
+  kind: 'approach';
+  id: number;
+  line: number;
+  displayName: string;
+  ecosystem?: string;
+  /** The graveyard it is in: the ledger's project, or "" (everywhere). */
+  project: string;
+  where: string;
+  effort?: number;
+  date?: string;
+  actor?: string;
+  reason: string;
+}
+
+export interface ContradictionEntry {
+  kind: 'contradiction';
+  id: number;
+  line: number;
+  memoryA?: number;
+  memoryB?: number;
+  contentA: string;
+  contentB: string;
+  explanation: string;
+  header: string;
+}
+
+export interface MemoryEntry {
+  kind: 'memory';
+  id: number;
+  line: number;
+  summary: string;
+  content: string;
+  why?: string;
+  reinstateWhen?: string;
+}
+
+export interface ProposalEntry {
+  kind: 'proposal';
+  id: number;
+  line: number;
+  summary: string;
+  reason: string;
+}
+
+export type LedgerEntry = ApproachEntry | ContradictionEntry | MemoryEntry | ProposalEntry;
+
+export interface ParsedLedger {
+  graveyard: ApproachEntry[];
+  contradictions: ContradictionEntry[];
+  deprioritised: MemoryEntry[];
+  proposals: ProposalEntry[];
+}
+
+const ENTRY = /^(?:- |### )(approach|contradiction|memory|proposal) #(\d+)\b(.*)$/;
+const APPROACH = /^ · \*\*(.+?)\*\* \(([^)]*)\) · abandoned (here|everywhere|in .+?)(?: · effort (\d)\/5)? · (\S+) by (.+?) — (.*)$/;
+const MEMORY_HEAD = /^\s*memory #(\d+)\b/;
+const SEPARATOR = /(?<!\\)\|/;
+const DASH = ' — ';
+
+function cells(line: string): string[] {
+  const parts = line.split(SEPARATOR).map((cell) => cell.trim().replace(/\\\|/g, '|'));
+  return parts.slice(1, parts.length - 1);
+}
+
+function afterDash(rest: string): [string, string] {
+  const at = rest.indexOf(DASH);
+  return at < 0 ? [rest.replace(/^ · /, ''), ''] : [rest.slice(0, at).replace(/^ · /, ''), rest.slice(at + DASH.length)];
+}
+
+/** Split at the last occurrence: the content before it may hold the separator itself. */
+function splitOnce(text: string, separator: string): [string, string | undefined] {
+  const at = text.lastIndexOf(separator);
+  return at < 0 ? [text, undefined] : [text.slice(0, at), text.slice(at + separator.length)];
+}
+
+function approach(id: number, line: number, rest: string, project: string): ApproachEntry {
+  const m = APPROACH.exec(rest);
+  if (!m) {
+    const [summary, reason] = afterDash(rest);
+    return { kind: 'approach', id, line, displayName: summary || `approach #${id}`, project, where: '', reason };
+  }
+  const where = m[3];
+  const graveyard = where === 'here' ? project : where === 'everywhere' ? '' : where.slice('in '.length);
+  return {
+    kind: 'approach', id, line, displayName: m[1], ecosystem: m[2], project: graveyard, where,
+    effort: m[4] ? Number(m[4]) : undefined, date: m[5], actor: m[6], reason: m[7],
+  };
+}
+
+function contradiction(id: number, line: number, lines: string[], header: string): ContradictionEntry {
+  const entry: ContradictionEntry = { kind: 'contradiction', id, line, contentA: '', contentB: '', explanation: '', header };
+  let i = line + 1;
+  const table: string[] = [];
+  for (; i < lines.length && !/^#{1,3} /.test(lines[i]); i++) {
+    if (lines[i].startsWith('|')) table.push(lines[i]);
+    else if (lines[i].trim() && table.length && !entry.explanation) entry.explanation = lines[i].trim();
+  }
+  if (table.length >= 3) {
+    const [a, b] = cells(table[0]).map((cell) => MEMORY_HEAD.exec(cell));
+    entry.memoryA = a ? Number(a[1]) : undefined;
+    entry.memoryB = b ? Number(b[1]) : undefined;
+    [entry.contentA = '', entry.contentB = ''] = cells(table[2]);
+  }
+  return entry;
+}
+
+export function parseLedger(text: string, project: string): ParsedLedger {
+  const parsed: ParsedLedger = { graveyard: [], contradictions: [], deprioritised: [], proposals: [] };
+  const lines = text.split(/\r\n|\r|\n/);
+  lines.forEach((text, line) => {
+    const m = ENTRY.exec(text);
+    if (!m) return;
+    const id = Number(m[2]);
+    const rest = m[3];
+    switch (m[1]) {
+      case 'approach':
+        parsed.graveyard.push(approach(id, line, rest, project));
+        break;
+      case 'contradiction':
+        parsed.contradictions.push(contradiction(id, line, lines, rest.replace(/^ · /, '')));
+        break;
+      case 'memory': {
+        const [summary, tail] = afterDash(rest);
+        const [body, hints] = splitOnce(tail, ' — reinstate when: ');
+        const [content, why] = splitOnce(body, ' — why: ');
+        parsed.deprioritised.push({ kind: 'memory', id, line, summary, content, why, reinstateWhen: hints });
+        break;
+      }
+      case 'proposal': {
+        const [summary, reason] = afterDash(rest);
+        parsed.proposals.push({ kind: 'proposal', id, line, summary, reason });
+        break;
+      }
+    }
+  });
+  return parsed;
+}
+
+/** "…/work/cenotaph" → "cenotaph"; "" → "global". */
+export function shortProject(project: string): string {
+  if (!project) return 'global';
+  const parts = project.replace(/\.git$/, '').split(/[/\\:]/).filter(Boolean);
+  return parts.length ? parts[parts.length - 1] : project;
+}
+
+export function clip(text: string, limit = 60): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= limit ? flat : flat.slice(0, limit - 1).trimEnd() + '…';
+}

@@ -1,0 +1,81 @@
+// Recall through the command line (`cenotaph recall --json`): the language server has no recall
+// request. Pure parts: the quick pick rows and the document that shows one memory.
+
+import { clip } from './ledger';
+
+export interface RecallResult {
+  result_type: 'memory' | 'abandoned_warning';
+  id: number;
+  content: string;
+  project: string;
+  kind: string;
+  tags: string[];
+  state: string;
+  trust: string;
+  score: number;
+  lane: string;
+  is_global: boolean;
+  disputed?: boolean;
+  reinstate_hint_matched?: boolean;
+  valid_from?: string | null;
+  recorded_at?: string | null;
+  name?: string | null;
+  reason?: string | null;
+  effort?: number | null;
+  ecosystem?: string | null;
+}
+
+export interface RecallResponse {
+  query: string;
+  project: string;
+  lane: string;
+  results: RecallResult[];
+  notices: string[];
+}
+
+export interface RecallPick {
+  label: string;
+  description: string;
+  detail: string;
+  result: RecallResult;
+}
+
+export function parseRecall(stdout: string): RecallResponse {
+  const value = JSON.parse(stdout) as RecallResponse;
+  if (!value || !Array.isArray(value.results)) throw new Error('unexpected output from `cenotaph recall --json`');
+  return value;
+}
+
+export function recallPicks(response: RecallResponse): RecallPick[] {
+  return response.results.map((result) => {
+    if (result.result_type === 'abandoned_warning') {
+      return {
+        label: `$(circle-slash) ${result.name ?? 'approach'} was abandoned`,
+        description: `graveyard${result.effort ? ` · effort ${result.effort}/5` : ''}${result.is_global ? ' · everywhere' : ''}`,
+        detail: clip(result.reason ?? result.content, 200),
+        result,
+      };
+    }
+    const flags = [result.kind, result.trust, result.state !== 'active' ? result.state : '', `${result.lane} ${result.score.toFixed(2)}`]
+      .filter(Boolean);
+    return {
+      label: `${result.disputed ? '$(warning) ' : ''}${clip(result.content, 90)}`,
+      description: `#${result.id} · ${flags.join(' · ')}`,
+      detail: clip(result.content, 200),
+      result,
+    };
+  });
+}
+
+/** The Markdown of one recalled memory, as the editor shows it (read-only). */
+export function memoryMarkdown(result: RecallResult): string {
+  const facts = [
+    `kind: ${result.kind}`, `trust: ${result.trust}`, `state: ${result.state}`,
+    `project: ${result.project || '(global scope)'}`,
+    result.recorded_at ? `recorded: ${result.recorded_at}` : '',
+    result.valid_from ? `valid from: ${result.valid_from}` : '',
+    result.tags?.length ? `tags: ${result.tags.join(', ')}` : '',
+    `recalled by the ${result.lane} lane, score ${result.score.toFixed(3)}`,
+  ].filter(Boolean);
+  return [`# Memory #${result.id}`, '', result.content, '', '---', '', ...facts.map((fact) => `- ${fact}`), ''].join('\n');
+}

@@ -1,0 +1,123 @@
+// What the Cenotaph view shows for a parsed ledger: its sections and one row per entry.
+
+import { clip, LedgerCounts, LedgerEntry, ParsedLedger } from './ledger';
+
+export type SectionKey = keyof ParsedLedger;
+
+export interface Section {
+  key: SectionKey;
+  label: string;
+  count: number;
+  icon: string;
+  entries: LedgerEntry[];
+}
+
+export interface EntryView {
+  label: string;
+  description: string;
+  tooltip: string;
+  /** `viewItem` for the context menu (package.json `view/item/context`). */
+  contextValue: LedgerEntry['kind'];
+  icon: string;
+}
+
+const SECTIONS: { key: SectionKey; label: string; icon: string; count: keyof LedgerCounts }[] = [
+  { key: 'graveyard', label: 'Graveyard', icon: 'circle-slash', count: 'graveyard' },
+  { key: 'contradictions', label: 'Open contradictions', icon: 'git-compare', count: 'contradictions' },
+  { key: 'proposals', label: 'Pending proposals', icon: 'inbox', count: 'proposals' },
+  { key: 'deprioritised', label: 'Deprioritised memories', icon: 'archive', count: 'deprioritised' },
+];
+
+export function sections(parsed: ParsedLedger, counts?: LedgerCounts): Section[] {
+  return SECTIONS.map(({ key, label, icon, count }) => ({
+    key, label, icon, entries: parsed[key], count: counts ? counts[count] : parsed[key].length,
+  }));
+}
+
+export function entryView(entry: LedgerEntry): EntryView {
+  switch (entry.kind) {
+    case 'approach': {
+      const facts = [entry.ecosystem, entry.where ? `abandoned ${entry.where}` : '', entry.effort ? `effort ${entry.effort}/5` : '']
+        .filter(Boolean).join(' · ');
+      const who = entry.date ? `\n${entry.date}${entry.actor ? ` by ${entry.actor}` : ''}` : '';
+      return {
+        label: entry.displayName,
+        description: clip(entry.reason || facts, 80),
+        tooltip: `${entry.displayName} (${facts})\n${entry.reason}${who}`,
+        contextValue: 'approach',
+        icon: 'circle-slash',
+      };
+    }
+    case 'contradiction':
+      return {
+        label: `${clip(entry.contentA, 40)} ↔ ${clip(entry.contentB, 40)}`,
+        description: entry.memoryA && entry.memoryB ? `#${entry.memoryA} vs #${entry.memoryB}` : `#${entry.id}`,
+        tooltip: [`Contradiction #${entry.id} · ${entry.header}`, `A (#${entry.memoryA ?? '?'}): ${entry.contentA}`,
+          `B (#${entry.memoryB ?? '?'}): ${entry.contentB}`, entry.explanation].filter(Boolean).join('\n'),
+        contextValue: 'contradiction',
+        icon: 'git-compare',
+      };
+    case 'memory':
+      return {
+        label: clip(entry.content || entry.summary, 80),
+        description: `#${entry.id} · ${entry.summary}`,
+        tooltip: [`memory #${entry.id} · ${entry.summary}`, entry.content, entry.why ? `Why: ${entry.why}` : '',
+          entry.reinstateWhen ? `Reinstate when: ${entry.reinstateWhen}` : ''].filter(Boolean).join('\n'),
+        contextValue: 'memory',
+        icon: 'archive',
+      };
+    case 'proposal':
+      return {
+        label: entry.summary,
+        description: clip(entry.reason, 80),
+        tooltip: `proposal #${entry.id}: ${entry.summary}\n${entry.reason}`,
+        contextValue: 'proposal',
+        icon: 'inbox',
+      };
+  }
+}
+
+/** The server command and argument of a context-menu action on an entry (the same commands the
+ * code actions run); undefined when the action does not apply to that entry. */
+export function itemCommand(action: string, entry: LedgerEntry, documentProject: string):
+  { command: string; argument: Record<string, unknown> } | undefined {
+  switch (entry.kind) {
+    case 'approach': {
+      const table: Record<string, { command: string; argument: Record<string, unknown> }> = {
+        showWhy: { command: 'cenotaph.showWhy', argument: { approachId: entry.id } },
+        reinstateApproach: { command: 'cenotaph.reinstate', argument: { name: entry.displayName, project: entry.project } },
+        silenceProject: { command: 'cenotaph.silence', argument: { name: entry.displayName, scope: 'project', project: documentProject } },
+        silenceEverywhere: { command: 'cenotaph.silence', argument: { name: entry.displayName, scope: 'everywhere' } },
+        markWrong: { command: 'cenotaph.markWrong', argument: { approachId: entry.id } },
+      };
+      return table[action];
+    }
+    case 'contradiction': {
+      const keep: Record<string, string> = { keepA: 'a', keepB: 'b', keepBoth: 'both', keepNeither: 'neither' };
+      if (keep[action]) return { command: 'cenotaph.resolveContradiction', argument: { contradictionId: entry.id, keep: keep[action] } };
+      if (action === 'dismissContradiction') return { command: 'cenotaph.dismissContradiction', argument: { contradictionId: entry.id } };
+      return undefined;
+    }
+    case 'memory': {
+      const table: Record<string, { command: string; argument: Record<string, unknown> }> = {
+        reinstateMemory: { command: 'cenotaph.reinstateMemory', argument: { memoryId: entry.id } },
+        archiveMemory: { command: 'cenotaph.archive', argument: { memoryId: entry.id } },
+        confirmMemory: { command: 'cenotaph.setTrust', argument: { memoryId: entry.id, trust: 'confirmed' } },
+        refuteMemory: { command: 'cenotaph.setTrust', argument: { memoryId: entry.id, trust: 'refuted' } },
+      };
+      return table[action];
+    }
+    case 'proposal':
+      if (action === 'acceptProposal') return { command: 'cenotaph.acceptProposal', argument: { proposalId: entry.id } };
+      if (action === 'rejectProposal') return { command: 'cenotaph.rejectProposal', argument: { proposalId: entry.id } };
+      return undefined;
+  }
+}
+
+/** The context-menu actions, by the command id suffix in package.json (`cenotaph.item.<action>`). */
+export const ITEM_ACTIONS = [
+  'showWhy', 'reinstateApproach', 'silenceProject', 'silenceEverywhere', 'markWrong',
+  'keepA', 'keepB', 'keepBoth', 'keepNeither', 'dismissContradiction',
+  'acceptProposal', 'rejectProposal',
+  'reinstateMemory', 'archiveMemory', 'confirmMemory', 'refuteMemory',
+] as const;

@@ -1,0 +1,120 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('path');
+const { execFileSync } = require('child_process');
+const { parseLedger, shortProject } = require('../out/ledger');
+const { sections, entryView, itemCommand, ITEM_ACTIONS } = require('../out/treeModel');
+const { schema, validate, privateStore, PYTHON } = require('./helpers');
+
+// One real ledger, rendered by the server's own code over a fresh store (test/fixtures/ledger_fixture.py).
+let fixture;
+test.before(() => {
+  const store = privateStore();
+  try {
+    const out = execFileSync(PYTHON, [path.join(__dirname, 'fixtures', 'ledger_fixture.py'), path.join(store.dir, 'c.db')],
+      { env: store.env, encoding: 'utf8' });
+    fixture = JSON.parse(out);
+  } finally {
+    store.cleanup();
+  }
+});
+
+test('the fixture is a ledger result as ledger.schema.json defines it', () => {
+  const s = schema('ledger');
+  const { expect, ...result } = fixture;
+  assert.deepEqual(validate(s, s.$defs.result, result), []);
+  assert.equal(expect.contradiction.found, 1, 'the two memories were found to contradict');
+});
+
+test('the tree lists the server ledger: graveyard, contradictions, proposals, deprioritised', () => {
+  const parsed = parseLedger(fixture.text, fixture.project);
+  const tree = sections(parsed, fixture.counts);
+  assert.deepEqual(tree.map((s) => s.label), ['Graveyard', 'Open contradictions', 'Pending proposals', 'Deprioritised memories']);
+  assert.deepEqual(tree.map((s) => s.count), [2, 1, 1, 1]);
+  assert.deepEqual(tree.map((s) => s.entries.length), [2, 1, 1, 1]);
+
+  const [leftPad, onnx] = parsed.graveyard;
+  assert.deepEqual([onnx.id, leftPad.id].sort(), [...fixture.expect.approaches].sort());
+  assert.equal(onnx.displayName, 'onnxruntime');
+  assert.equal(onnx.ecosystem, 'pypi');
+  assert.equal(onnx.project, fixture.project, 'abandoned here: the project graveyard');
+  assert.equal(onnx.effort, 4);
+  assert.equal(onnx.reason, 'SIGILL crash on Alpine | musl libc');
+  assert.equal(leftPad.project, '', 'abandoned everywhere: the global graveyard');
+  assert.equal(leftPad.effort, undefined);
+
+  const [c] = parsed.contradictions;
+  assert.equal(c.memoryA, fixture.expect.contradiction.a);
+  assert.equal(c.memoryB, fixture.expect.contradiction.b);
+  assert.match(c.contentA, /^Prefer SQLAlchemy/);
+  assert.match(c.contentB, /drop it\.$/);
+  assert.match(c.explanation, /opposite in polarity/);
+
+  const [m] = parsed.deprioritised;
+  assert.equal(m.id, fixture.expect.deprioritised);
+  assert.equal(m.content, 'The staging cluster runs on spot instances.');
+  assert.equal(m.why, 'rarely relevant');
+  assert.equal(m.reinstateWhen, 'staging');
+
+  const [p] = parsed.proposals;
+  assert.equal(p.id, fixture.expect.proposal);
+  assert.match(p.summary, /proposes to refute memory/);
+  assert.equal(p.reason, 'the runners were decommissioned');
+
+  // Each entry's line is the one the server's code actions read for that entry.
+  const lines = fixture.text.split('\n');
+  for (const entry of [onnx, leftPad, c, m, p]) assert.ok(lines[entry.line].includes(`${entry.kind} #${entry.id}`));
+});
+
+test('rows show what a person needs at a glance', () => {
+  const parsed = parseLedger(fixture.text, fixture.project);
+  const onnx = parsed.graveyard.find((a) => a.displayName === 'onnxruntime');
+  const view = entryView(onnx);
+  assert.equal(view.label, 'onnxruntime');
+  assert.match(view.description, /SIGILL/);
+  assert.match(view.tooltip, /effort 4\/5/);
+  assert.equal(view.contextValue, 'approach');
+  assert.match(entryView(parsed.contradictions[0]).label, /Prefer SQLAlchemy.*↔.*SQLAlchemy sessions/);
+  assert.equal(entryView(parsed.proposals[0]).contextValue, 'proposal');
+  assert.equal(entryView(parsed.deprioritised[0]).label, 'The staging cluster runs on spot instances.');
+});
+
+test('every context-menu action sends an argument the server accepts (commands.schema.json)', () => {
+  const s = schema('commands');
+  const parsed = parseLedger(fixture.text, fixture.project);
+  const entries = [...parsed.graveyard, ...parsed.contradictions, ...parsed.proposals, ...parsed.deprioritised];
+  let checked = 0;
+  for (const action of ITEM_ACTIONS) {
+    const applicable = entries.map((e) => itemCommand(action, e, fixture.project)).filter(Boolean);
+    assert.ok(applicable.length > 0, `${action} applies to some entry`);
+    for (const { command, argument } of applicable) {
+      assert.deepEqual(validate(s, s, { command, arguments: [argument] }), [], `${action} → ${command}`);
+      checked++;
+    }
+  }
+  assert.ok(checked >= ITEM_ACTIONS.length);
+  // Positive control for the validator: a silence in a project without the project is refused.
+  assert.notDeepEqual(validate(s, s, { command: 'cenotaph.silence', arguments: [{ name: 'x', scope: 'project' }] }), []);
+  assert.notDeepEqual(validate(s, s, { command: 'cenotaph.reinstate', arguments: [{ name: 'x', project: 'p', extra: 1 }] }), []);
+  const onnx = parsed.graveyard.find((a) => a.displayName === 'onnxruntime');
+  assert.deepEqual(itemCommand('reinstateApproach', onnx, fixture.project),
+    { command: 'cenotaph.reinstate', argument: { name: 'onnxruntime', project: fixture.project } });
+  assert.equal(itemCommand('acceptProposal', onnx, fixture.project), undefined, 'actions only apply to their kind');
+});
+
+test('an empty ledger has empty sections; unexpected entry lines are still listed', () => {
+  const empty = '# Cenotaph ledger · global scope\n\n## Graveyard (0)\n\n_none_\n\n## Open contradictions (0)\n\n_none_\n';
+  assert.deepEqual(sections(parseLedger(empty, '')).map((s) => s.count), [0, 0, 0, 0]);
+  const odd = parseLedger('## Graveyard (1)\n\n- approach #7 · something new — because\n', 'p');
+  assert.equal(odd.graveyard[0].id, 7);
+  assert.equal(odd.graveyard[0].displayName, 'something new');
+  assert.equal(odd.graveyard[0].reason, 'because');
+});
+
+test('project names are shortened for the status bar', () => {
+  assert.equal(shortProject('github.com/acme/app'), 'app');
+  assert.equal(shortProject('/home/me/work/cenotaph'), 'cenotaph');
+  assert.equal(shortProject('git@github.com:acme/app.git'), 'app');
+  assert.equal(shortProject(''), 'global');
+});
