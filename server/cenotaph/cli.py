@@ -175,6 +175,36 @@ def cmd_reindex(args: argparse.Namespace, memory) -> None:
     _emit(args, report, f"re-embedded {report.memories} memories with {report.model} (dim {report.dim})")
 
 
+def _check_lines(check) -> list[str]:
+    lines = [f"integrity: {'ok' if not check.integrity else '; '.join(check.integrity[:5])}",
+             f"full-text index: {len(check.fts_missing)} missing, {len(check.fts_orphans)} orphaned, "
+             f"{len(check.fts_stale)} stale"]
+    if check.vector_model == "":
+        lines.append("vectors: a reindex was interrupted")
+    if check.vectors_checked:
+        lines.append(f"vectors: {len(check.vectors_missing)} missing, {len(check.vectors_orphans)} orphaned")
+    elif check.vector_model is not None:
+        lines.append("vectors: built by another model (run `cenotaph reindex`)")
+    lines.append("event log: intact" if check.audit.ok else f"event log: {check.audit.problem}")
+    return lines
+
+
+def cmd_repair(args: argparse.Namespace, memory) -> None:
+    if args.check:
+        check = memory.check_store()
+        _emit(args, check, "\n".join(_check_lines(check)) + ("\nall in step" if check.ok else ""))
+        if not check.ok:
+            raise CommandFailed
+        return
+    report = memory.repair(CLI_ACTOR, progress=_progress)
+    lines = [f"rewrote {report.fts_rewritten} full-text rows, added {report.vectors_added} vectors, "
+             f"removed {report.vectors_removed}" + ("; finished an interrupted reindex" if report.reindex_finished
+                                                    else ""), *_check_lines(report.after), *report.notes]
+    _emit(args, report, "\n".join(lines))
+    if not report.after.ok:
+        raise CommandFailed
+
+
 # --- trust, time and audit ------------------------------------------------------------------------
 
 
@@ -494,6 +524,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     command("doctor", cmd_doctor, "show the store, versions, model and project")
     command("reindex", cmd_reindex, "re-embed every memory with the configured model")
+    p = command("repair", cmd_repair, "check the store and bring its full-text index and vectors back in step")
+    p.add_argument("--check", action="store_true", help="only report; change nothing")
     _trust_time_audit_commands(command)
     return parser
 

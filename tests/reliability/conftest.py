@@ -6,13 +6,17 @@ CENOTAPH_RELIABILITY_FIGURES, when set)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+import cenotaph.app
+from cenotaph import cli
 from cenotaph.memory.service import Memory
 from tests.lsp.conftest import serve  # noqa: F401 - the real `cenotaph serve`, as the LSP tests start it
 from tests.reliability.support import FIGURES, FULL, open_memory_on
@@ -35,3 +39,28 @@ def live_memory(db_path: Path, embedder, analyzer) -> Iterator[Memory]:
     memory = open_memory_on(db_path, embedder, analyzer)
     yield memory
     memory.ctx.store.close()
+
+
+def _run_cli(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = cli.main(argv)
+        except SystemExit as exit_:  # argparse's refusal of the command line itself
+            status = exit_.code
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def in_process_cli(monkeypatch, tmp_path, embedder, analyzer) -> Callable[[list[str]], tuple[int, str, str]]:
+    """`cenotaph.cli.main` in this process, with the session's models (each command still opens and
+    closes the store), a private home and a scratch working directory for relative paths:
+    `in_process_cli(argv)` → (exit status, stdout, stderr)."""
+    monkeypatch.setattr(cenotaph.app, "Embedder", lambda *args, **kwargs: embedder)
+    monkeypatch.setattr(cenotaph.app, "Analyzer", lambda: analyzer)
+    for variable, folder in (("HOME", "home"), ("CENOTAPH_HOME", "cenotaph-home"), ("XDG_STATE_HOME", "state")):
+        (tmp_path / folder).mkdir()
+        monkeypatch.setenv(variable, str(tmp_path / folder))
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
+    return _run_cli

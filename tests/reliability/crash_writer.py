@@ -1,30 +1,39 @@
-"""The process the crash test kills: a stream of writes through the domain, one JSON line on
-stdout as each is acknowledged (after its transaction committed), and in `reindex` and
-`restore` mode that maintenance running on a second thread meanwhile. Before each write it
+"""The processes the crash test kills. A zygote loads the models once and forks a writer per
+trial (the kill must hit a process of its own, and loading the models per trial would be most of
+the run); each writer streams writes through the domain on its trial's store and appends one
+JSON line to its trial's file as each is acknowledged (after its transaction committed), with
+`reindex` or `restore` running on a second thread meanwhile in those modes. Before each write it
 names the write in flight, so that the test knows which one the kill may have cut short.
 
-Usage: python -m tests.reliability.crash_writer DB MODE SEED [BACKUP]   (MODE: writes|reindex|restore)"""
+Usage: python -m tests.reliability.crash_writer; then one JSON line a trial on stdin,
+{"db", "mode": writes|reindex|restore, "seed", "backup", "out"}, answered with {"pid"}."""
 
 from __future__ import annotations
 
 import json
+import os
 import random
+import signal
 import sys
 import threading
 
-from cenotaph.app import open_memory
+from cenotaph.memory.context import Context
 from cenotaph.memory.models import Actor
+from cenotaph.memory.service import Memory
+from cenotaph.nlp.analysis import Analyzer
+from cenotaph.nlp.embedder import Embedder
+from cenotaph.store.db import Store
 
 WRITER = Actor(name="crash-writer", kind="human")
 PROJECT = "crash/project"
 MAX_WRITES = 100_000
 _out = threading.Lock()
+_file = None
 
 
 def say(**message) -> None:
     with _out:
-        sys.stdout.write(json.dumps(message) + "\n")
-        sys.stdout.flush()
+        os.write(_file, (json.dumps(message) + "\n").encode())  # one write a line: whole or not at all
 
 
 def maintenance(memory, mode: str, backup: str | None) -> None:
@@ -36,13 +45,8 @@ def maintenance(memory, mode: str, backup: str | None) -> None:
     say(maintenance="done")
 
 
-def main() -> int:
-    db, mode, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    backup = sys.argv[4] if len(sys.argv) > 4 else None
+def writer(memory: Memory, mode: str, seed: int, backup: str | None) -> None:
     rng = random.Random(seed)
-    memory = open_memory(db)
-    memory.ctx.embedder.embed_one("warm up")
-    memory.ctx.analyzer.analyze("warm up")
     say(ready=True)
     mine: dict[int, str] = {}  # my memories and their state
     for i in range(MAX_WRITES):
@@ -88,6 +92,26 @@ def main() -> int:
             say(intent="suppress", name=name)
             memory.suppress(WRITER, name, kind="diagnostic", project=PROJECT, reason=f"quiet {tag}")
             say(ack="suppress", name=name)
+
+
+def main() -> int:
+    global _file
+    embedder, analyzer = Embedder(), Analyzer()
+    embedder.embed_one("warm up")
+    analyzer.analyze("warm up")
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # killed writers are reaped by the kernel
+    print(json.dumps({"ready": True}), flush=True)
+    for line in sys.stdin:
+        spec = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _file = os.open(spec["out"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+                memory = Memory(Context(store=Store(spec["db"]), embedder=embedder, analyzer=analyzer))
+                writer(memory, spec["mode"], spec["seed"], spec.get("backup"))
+            finally:
+                os._exit(0)
+        print(json.dumps({"pid": pid}), flush=True)
     return 0
 
 

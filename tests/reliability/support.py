@@ -26,6 +26,12 @@ def record(prop: str, **figures: Any) -> None:
     FIGURES.setdefault(prop, {}).update(figures)
 
 
+def count(prop: str, figure: str, by: int = 1) -> None:
+    """Add to a running figure (e.g. one more hypothesis example tried)."""
+    figures = FIGURES.setdefault(prop, {})
+    figures[figure] = figures.get(figure, 0) + by
+
+
 def open_memory_on(db_path: Path, embedder, analyzer) -> Memory:
     """The domain on a store file, with the session's models and the real clock."""
     return Memory(Context(store=Store(db_path), embedder=embedder, analyzer=analyzer))

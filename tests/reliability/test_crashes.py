@@ -52,41 +52,62 @@ def templates(tmp_path_factory, embedder, analyzer) -> dict[str, Path]:
     return {"seeded": seeded, "backup": folder / "backup.db"}
 
 
-async def _trial(number: int, mode: str, db: Path, backup: Path, env: dict[str, str],
+class Zygote:
+    """The process that forks a writer per trial (see crash_writer)."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.lock = asyncio.Lock()
+
+    async def fork(self, **spec: Any) -> int:
+        async with self.lock:
+            self.process.stdin.write((json.dumps(spec) + "\n").encode())
+            await self.process.stdin.drain()
+            return json.loads(await self.process.stdout.readline())["pid"]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+async def _trial(zygote: Zygote, number: int, mode: str, db: Path, backup: Path,
                  rng: random.Random) -> tuple[list[dict[str, Any]], bool]:
-    """Run the writer, kill it at a random moment; (every line it wrote, whether the kill landed
+    """Fork a writer, kill it at a random moment; (every line it wrote, whether the kill landed
     while the maintenance was running)."""
-    args = [str(db), mode, str(SEED * 100 + number)] + ([str(backup)] if mode == "restore" else [])
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tests.reliability.crash_writer", *args, cwd=REPO, env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out = db.with_suffix(".lines")
+    pid = await zygote.fork(db=str(db), mode=mode, seed=SEED * 100 + number, backup=str(backup), out=str(out))
     lines: list[dict[str, Any]] = []
 
-    async def read() -> None:
-        while line := await process.stdout.readline():
-            lines.append(json.loads(line))
-
-    reader = asyncio.create_task(read())
+    def read() -> None:
+        text = out.read_text() if out.exists() else ""
+        complete = text[:text.rfind("\n") + 1]
+        lines[:] = [json.loads(line) for line in complete.splitlines()]
 
     async def until(condition) -> None:
-        while not condition():
-            if reader.done():
-                raise AssertionError(f"the writer stopped: {(await process.stderr.read()).decode()}")
+        while True:
+            read()
+            if condition():
+                return
+            assert _alive(pid), f"the writer of trial {number} stopped"
             await asyncio.sleep(0.002)
 
-    await asyncio.wait_for(until(lambda: bool(lines)), 120)
+    await asyncio.wait_for(until(lambda: bool(lines)), 60)
     if mode == "writes":
         wanted = rng.randint(1, 60)
         await asyncio.wait_for(until(lambda: sum("ack" in m for m in lines) >= wanted), 120)
         await asyncio.sleep(rng.uniform(0, 0.02))
     else:
-        await asyncio.wait_for(until(lambda: {"maintenance": "started"} in lines), 120)
+        await asyncio.wait_for(until(lambda: {"maintenance": "started"} in lines), 60)
         await asyncio.sleep(rng.uniform(0, 2.5 if mode == "reindex" else 0.5))
-    during = {"maintenance": "done"} not in lines
-    process.send_signal(signal.SIGKILL)
-    assert await process.wait() == -signal.SIGKILL
-    await reader
-    return lines, during
+    os.kill(pid, signal.SIGKILL)
+    while _alive(pid):
+        await asyncio.sleep(0.002)
+    read()
+    return lines, {"maintenance": "done"} not in lines
 
 
 def _check_after(memory, lines: list[dict[str, Any]], backup_contents: set[str]) -> dict[str, int]:
@@ -153,13 +174,29 @@ async def test_kill_9_at_random_moments_loses_nothing_acknowledged(templates, em
     backup_contents = {r[0] for r in backup.execute("SELECT content_hash FROM memories")}
     backup.close()
     totals = {"acknowledged": 0, "mid_maintenance": 0, "repaired": 0}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tests.reliability.crash_writer", cwd=REPO, env=cli_env,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+    zygote = Zygote(process)
+    assert json.loads(await asyncio.wait_for(process.stdout.readline(), 120)) == {"ready": True}
+    try:
+        await _all_trials(zygote, templates, embedder, analyzer, tmp_path, backup_contents, totals)
+    finally:
+        process.stdin.close()
+        await process.wait()
+    record("crashes", trials=TRIALS, kills_survived=TRIALS, acknowledged_writes=totals["acknowledged"],
+           kills_during_reindex_or_restore=totals["mid_maintenance"], reindexes_repaired=totals["repaired"],
+           seed=SEED)
+
+
+async def _all_trials(zygote, templates, embedder, analyzer, tmp_path, backup_contents, totals) -> None:
     for first in range(0, TRIALS, PARALLEL):
         numbers = range(first, min(TRIALS, first + PARALLEL))
         dbs = {n: tmp_path / f"trial-{n}.db" for n in numbers}
         for db in dbs.values():
             shutil.copy(templates["seeded"], db)
         # A few trials at a time: each is its own process on its own file.
-        outcomes = await asyncio.gather(*(_trial(n, MODES[n % len(MODES)], dbs[n], templates["backup"], cli_env,
+        outcomes = await asyncio.gather(*(_trial(zygote, n, MODES[n % len(MODES)], dbs[n], templates["backup"],
                                                  random.Random(SEED * 100 + n)) for n in numbers))
         for number, (lines, during) in zip(numbers, outcomes, strict=True):
             mode = MODES[number % len(MODES)]
@@ -179,6 +216,3 @@ async def test_kill_9_at_random_moments_loses_nothing_acknowledged(templates, em
                 memory.ctx.store.close()
             totals["acknowledged"] += counted["acknowledged"]
             totals["mid_maintenance"] += during and mode != "writes"
-    record("crashes", trials=TRIALS, kills_survived=TRIALS, acknowledged_writes=totals["acknowledged"],
-           kills_during_reindex_or_restore=totals["mid_maintenance"], reindexes_repaired=totals["repaired"],
-           seed=SEED)

@@ -5,6 +5,8 @@ keep their vectors (and a memory forgotten meanwhile gets none back)."""
 
 from __future__ import annotations
 
+import json
+
 from cenotaph.store import vectors
 from cenotaph.store.connect import open_connection
 from tests.conftest import HUMAN
@@ -16,7 +18,7 @@ def _fill(memory, count: int) -> list[int]:
                             force=True).id for i in range(count)]
 
 
-def test_check_store_sees_each_disagreement_and_repair_mends_it(live_memory, db_path):
+def test_check_store_sees_each_disagreement_and_repair_mends_it(live_memory, db_path, in_process_cli):
     memory = live_memory
     ids = _fill(memory, 6)
     assert memory.check_store().ok  # the control: a store written by the domain is in step
@@ -38,10 +40,14 @@ def test_check_store_sees_each_disagreement_and_repair_mends_it(live_memory, db_
     assert (check.fts_missing, check.fts_stale, check.fts_orphans) == ([rows[ids[0]]], [rows[ids[1]]], [999999])
     assert (check.vectors_missing, check.vectors_orphans, check.vector_model) == ([rows[ids[2]]], [rows[ids[3]]], "")
 
-    report = memory.repair(HUMAN)
-    assert (report.fts_rewritten, report.vectors_added, report.vectors_removed) == (3, 1, 1)
-    assert report.reindex_finished and report.after.ok
+    status, out, _ = in_process_cli(["repair", "--check", "--db", str(db_path), "--json"])
+    assert status == 1 and json.loads(out)["vectors_missing"] == [rows[ids[2]]]  # --check changes nothing
+    status, out, _ = in_process_cli(["repair", "--db", str(db_path), "--json"])
+    report = json.loads(out)
+    assert status == 0 and (report["fts_rewritten"], report["vectors_added"], report["vectors_removed"]) == (3, 1, 1)
+    assert report["reindex_finished"] and report["after"]["vectors_missing"] == []
     assert_in_step(memory)
+    assert in_process_cli(["repair", "--check", "--db", str(db_path)])[0] == 0
     assert memory.audit_log(target="store")[-1].action == "repair"
     assert memory.recall(HUMAN, "queue shard 0 drains", project=PROJECT, k=3).results[0].id == ids[0]
     record("repair", disagreements_planted=5, found=5, mended=5)

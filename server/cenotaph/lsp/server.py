@@ -12,7 +12,10 @@ from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
+import cattrs
+from cattrs.errors import ClassValidationError
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
@@ -22,7 +25,9 @@ from cenotaph.lsp.features import code_actions, commands, diagnostics, endpoint,
 from cenotaph.memory.models import Actor
 from cenotaph.memory.service import Memory
 
-_CLIENT_ACTORS = {"visual studio code": "vscode", "neovim": "nvim", "nvim": "nvim"}
+# VS Code and its builds report different client names; the audit log calls them all `vscode`.
+_CLIENT_ACTORS = {"visual studio code": "vscode", "visual studio code - insiders": "vscode", "code-server": "vscode",
+                  "vscodium": "vscode", "neovim": "nvim", "nvim": "nvim"}
 
 
 def actor_for(client: types.ClientInfo | None) -> Actor:
@@ -40,6 +45,21 @@ class _Protocol(LanguageServerProtocol):
         if params.capabilities.general is not None:
             params.capabilities.general.position_encodings = None
         return (yield from super().lsp_initialize(params))
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """A request whose parameters do not fit the protocol's types (a negative position, a
+        number for a URI) is answered with an error naming the field: pygls would drop it, and
+        the client would wait for an answer forever."""
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if "id" in data and "method" in data:
+                cause = exc.__cause__
+                problems = cattrs.transform_error(cause) if isinstance(cause, ClassValidationError) else [str(cause)]
+                self._send_response(data["id"], error=JsonRpcInvalidParams(
+                    message=f"{data['method']}: " + "; ".join(p.replace("$.params.", "") for p in problems[:5]),
+                ).to_response_error())
+            raise
 
 
 class CenotaphServer(LanguageServer):

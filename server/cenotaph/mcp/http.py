@@ -23,6 +23,7 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
+from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cenotaph import paths
@@ -54,6 +55,35 @@ class EndpointRecord(EndpointReport):
 # --- the server ----------------------------------------------------------------------------------
 
 
+class _Redact(logging.Filter):
+    """Masks secrets in every record a handler writes: pygls logs each message it sends at INFO,
+    the endpoint report (and so the token) included."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if any(secret in message for secret in self.secrets):
+            for secret in self.secrets:
+                message = message.replace(secret, "<token>")
+            record.msg, record.args = message, None
+        return True
+
+
+_redact = _Redact()
+
+
+def hide_in_logs(secret: str) -> None:
+    """Keep `secret` out of every log this process writes (filters on the root's handlers see
+    the records of every logger)."""
+    _redact.secrets.add(secret)
+    for handler in logging.getLogger().handlers:
+        if _redact not in handler.filters:
+            handler.addFilter(_redact)
+
+
 class _BearerToken:
     """The SDK's TokenVerifier for the one token this start accepts (constant-time compare)."""
 
@@ -68,7 +98,8 @@ class _BearerToken:
 
 class _HostOriginGuard:
     """DNS-rebinding checks on every request, before authentication: a page from a foreign
-    origin learns nothing, not even whether a token would have worked."""
+    origin learns nothing, not even whether a token would have worked. A foreign Host is
+    forbidden (403) like a foreign Origin; the SDK's 421 would invite a retry elsewhere."""
 
     def __init__(self, app: ASGIApp, settings: TransportSecuritySettings) -> None:
         self.app = app
@@ -77,6 +108,8 @@ class _HostOriginGuard:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             refusal = await self._checks.validate_request(Request(scope), is_post=False)
+            if refusal is not None and refusal.status_code == 421:
+                refusal = Response("Invalid Host header", status_code=403)
             if refusal is not None:
                 await refusal(scope, receive, send)
                 return
@@ -149,6 +182,7 @@ async def serve_http(memory: Memory, *, project: str, host: str = "127.0.0.1", p
     if token is not None and len(token) < MIN_TOKEN_LENGTH:
         raise InvalidInput(f"a bearer token needs at least {MIN_TOKEN_LENGTH} characters", field="token")
     token = token or secrets.token_urlsafe(32)
+    hide_in_logs(token)
 
     # Bound before uvicorn starts, so the URL is known and a failed bind raises here (uvicorn
     # would call sys.exit inside the host's loop).

@@ -11,29 +11,38 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from cenotaph.memory import lifecycle
-from cenotaph.memory.context import Context
+from cenotaph.memory import lifecycle, validate
+from cenotaph.memory.context import Context, content_hash
 from cenotaph.memory.errors import Conflict, InvalidInput, NotFound
 from cenotaph.memory.models import Actor, BackupReport, RestoreReport
-from cenotaph.store import approaches, contradictions, events, memories, migrations, suppressions, transitions, vectors
+from cenotaph.store import approaches, contradictions, events, health, memories, migrations, suppressions, transitions, vectors
 from cenotaph.store import backup as files
-from cenotaph.store.connect import open_connection
+from cenotaph.store.connect import binding, open_connection
 from cenotaph.store.records import MemoryRow
 
 _CENOTAPH_TABLES = {"schema_migrations", "meta", "memories", "events", "tombstones", "suppressions"}
+_MAX_PATH = 4096
+
+
+def _path(path: str | Path) -> Path:
+    """A file name a caller gave: text the file system can take (no NUL, no lone surrogate)."""
+    return Path(validate.text(str(path), "path", max_length=_MAX_PATH)).expanduser()
 
 
 def backup(ctx: Context, actor: Actor, path: str | Path) -> BackupReport:
-    target = Path(path).expanduser()
-    if target.exists():
-        raise Conflict(f"{target} already exists; choose a new file", field="path")
-    if not target.parent.is_dir():
-        raise NotFound(f"no directory {target.parent}", field="path")
+    target = _path(path)
     store_path = ctx.store.path
     if not isinstance(store_path, Path):
         raise Conflict("an in-memory store cannot be backed up", field="path")
-    files.copy(store_path, target)
-    conn = open_connection(target, readonly=True)
+    try:
+        if target.exists():
+            raise Conflict(f"{target} already exists; choose a new file", field="path")
+        if not target.parent.is_dir():
+            raise NotFound(f"no directory {target.parent}", field="path")
+        files.copy(store_path, target)
+    except (OSError, files.NotADatabase) as exc:  # not writable there, a name too long, …
+        raise InvalidInput(f"cannot write a backup to {target}: {exc}", field="path") from None
+    conn = files.read_only(target)  # open_connection would turn the copy into a WAL file
     try:
         head = events.last_seq(conn)
         schema = migrations.schema_version(conn)
@@ -66,15 +75,22 @@ def _open_backup(path: Path, scratch: Path) -> Any:
         conn.close()
         raise Conflict(f"{path} was written by a newer Cenotaph (schema {version}; this one knows up to "
                        f"{len(migrations.MIGRATIONS)}): upgrade cenotaph to restore it", field="path")
+    problems = health.integrity_problems(conn)
+    if problems:  # e.g. truncated: readable pages, missing ones
+        conn.close()
+        raise InvalidInput(f"{path} is damaged ({'; '.join(problems[:3])})", field="path")
     migrations.migrate(conn)
     return conn
 
 
 def restore(ctx: Context, actor: Actor, path: str | Path) -> RestoreReport:
-    source = Path(path).expanduser()
+    source = _path(path)
     report = RestoreReport(path=str(source))
     with tempfile.TemporaryDirectory(prefix="cenotaph-restore-") as scratch:
-        src = _open_backup(source, Path(scratch))
+        try:
+            src = _open_backup(source, Path(scratch))
+        except (OSError, binding().module.DatabaseError) as exc:
+            raise InvalidInput(f"{source} is not a Cenotaph backup that can be read ({exc})", field="path") from None
         try:
             ctx.ensure_vectors()
             with ctx.store.write() as tx:
@@ -83,6 +99,8 @@ def restore(ctx: Context, actor: Actor, path: str | Path) -> RestoreReport:
                 after = {k: v for k, v in dataclasses.asdict(report).items() if k != "path"}
                 ctx.event(tx, actor=actor.name, action="restore", target="store", project="",
                           after={**after, "memory_ids": merge.touched}, reason=f"restored from {source}")
+        except binding().module.DatabaseError as exc:  # a page the checks above could not see (rolled back)
+            raise InvalidInput(f"{source} is damaged: {exc}", field="path") from None
         finally:
             src.close()
     return report
@@ -123,6 +141,10 @@ class _Merge:
 
     def _memory(self, memory_id: int, forgotten: set[str], backup_tombstones: dict) -> None:
         theirs = memories.versions(self.src, memory_id)
+        for version in theirs:  # a forgotten version keeps its hash, not its content
+            if version.content and content_hash(version.content) != version.content_hash:
+                raise InvalidInput(f"the backup is damaged: memory #{memory_id} v{version.version} does not match "
+                                   "its content hash", field="path")
         ours_id = memories.find_lineage(self.tx, theirs[0].content_hash, theirs[0].recorded_at)
         ours = memories.versions(self.tx, ours_id) if ours_id is not None else []
         if ours and ours[-1].state == "deleted" or any(v.content_hash in forgotten for v in theirs):

@@ -90,7 +90,9 @@ class Graveyard:
         current = self._index
         if current is not None and current.seq == seq:
             return current
-        with self._lock, self.ctx.store.read() as conn:
+        # The store's lock first, as every writer takes it (a write transaction may read the
+        # graveyard): taking them in the other order here could deadlock two threads.
+        with self.ctx.store.read() as conn, self._lock:
             seq = events.last_seq(conn)
             if self._index is not None and not events.touches_since(conn, self._index.seq, GRAVEYARD_TARGETS):
                 # Only memories changed: the graveyard is as it was.
@@ -160,6 +162,7 @@ class Graveyard:
         return [a for a in rows if a.project in (project, "")]
 
     def get(self, approach_id: int) -> ApproachRow:
+        approach_id = validate.integer(approach_id, "approach_id", low=1, high=2**62)
         with self.ctx.store.read() as conn:
             found = approaches.get(conn, approach_id)
         if found is None:

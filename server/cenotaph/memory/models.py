@@ -60,6 +60,7 @@ class ScoreComponents:
     experience_weight: float
     temporal_boost: float
     pinned: bool = False
+    passed_on: float = 0.0  # relevance (included above) passed on by the question this memory follows
 
 
 @dataclass(slots=True)

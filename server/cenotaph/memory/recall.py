@@ -1,7 +1,12 @@
 """Recall: the graveyard first, then one of two lanes. A syntax-shaped query (a path, a flag,
 SCREAMING_CASE, `call(`, a dotted name, code operators) goes to the exact lane (full-text
 order, byte-exact matches first, no reranking); anything else to the semantic lane, which
-fuses sqlite-vec KNN and FTS5 BM25 by weighted, min-max normalised scores."""
+fuses sqlite-vec KNN and FTS5 BM25: relevance = w·BM25/best BM25 + (1−w)·cosine. Cosine is kept
+as it is (it is already on a fixed scale; min-max would stretch a poor list to 1), BM25 is scaled
+by the query's best match. Then the query is read for time: a date or period it names boosts
+memories that held then; a "when" question boosts memories that say when. Last, a memory that asks
+a question ranks a little lower and passes part of its score to the memory written next in the
+same sitting, its likely answer."""
 
 from __future__ import annotations
 
@@ -9,17 +14,25 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
+
 from cenotaph.memory import validate
 from cenotaph.memory.context import TIME_FORMAT, Context, parse_time
 from cenotaph.memory.graveyard import Graveyard
 from cenotaph.memory.models import Actor, RecallResponse, RecallResult, ScoreComponents
-from cenotaph.nlp import names
+from cenotaph.memory.remember import SITTING_MINUTES
+from cenotaph.nlp import dates, names
+from cenotaph.nlp.analysis import query_stop_words
 from cenotaph.store import memories, recall_log, transitions, vectors
 from cenotaph.store.memories import Scope
 from cenotaph.store.records import MemoryRow
 
-BM25_WEIGHT = 0.4
+BM25_WEIGHT = 0.3
+DATE_BOOST = 0.8  # × (1 + 0.8) for a memory inside a period the query names, fading to × 1 a week away
+DATE_SLACK_DAYS = 7
+WHEN_BOOST = 0.3  # a "when" question: memories that say when something happened
+ANSWER_SHARE = 0.2  # the share of a question's score passed to the memory written after it
+QUESTION_FACTOR = 0.85  # a memory that only asks ranks a little below one that tells
 STATE_FACTOR = {"active": 1.0, "deprioritised": 0.2}
 TRUST_FACTOR = {"confirmed": 1.0, "unverified": 0.9, "disputed": 0.7, "refuted": 0.1}
 PINNED_SCORE = 0.6
@@ -39,6 +52,7 @@ _SYNTAX = re.compile(
     re.VERBOSE,
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
+_ASKS = re.compile(r"\?(?:[\s\"')\]]|$)")
 
 
 def is_syntax_shaped(query: str) -> bool:
@@ -72,6 +86,52 @@ class _Candidate:
     bm25: float | None = None
     cosine: float | None = None
     exact: bool = False
+    passed_on: float = 0.0  # relevance received from the question this memory answers
+
+
+class _Scale:
+    """The semantic lane's scales: BM25 over the query's best match; cosine as it is, a text-only
+    candidate counting as no closer than the farthest vector neighbour."""
+
+    def __init__(self, candidates: list[_Candidate], semantic: bool) -> None:
+        self.semantic = semantic
+        scores = {c.row.id: c.bm25 for c in candidates if c.bm25 is not None}
+        self._exact = _minmax(scores) if not semantic else {}
+        self._best = max(scores.values(), default=0.0)
+        self._floor = min((c.cosine for c in candidates if c.cosine is not None), default=0.0)
+
+    def bm25(self, c: _Candidate) -> float:
+        if not self.semantic:
+            return self._exact.get(c.row.id, 0.0)
+        return c.bm25 / self._best if c.bm25 is not None and self._best > 0 else 0.0
+
+    def cosine(self, c: _Candidate) -> float:
+        if c.cosine is not None:
+            return c.cosine
+        return self._floor if c.bm25 is not None else 0.0
+
+
+@dataclass(slots=True)
+class _Reading:
+    """What the query says beyond its words, read once per recall."""
+
+    now: datetime
+    lowered: str
+    periods: list[dates.Period]
+    asks_when: bool
+
+    def temporal_boost(self, row: MemoryRow) -> float:
+        boost = 1.0
+        if self.periods:
+            # When the memory held: from its valid_from, and through its valid_to if it has one.
+            start = date.fromisoformat(row.valid_from[:10])
+            end = date.fromisoformat(row.valid_to[:10]) if row.valid_to else start
+            distance = min(0 if row.valid_to and p.start < end and start < p.end
+                           else min(p.distance(start), p.distance(end)) for p in self.periods)
+            boost *= 1 + DATE_BOOST * max(0.0, 1 - distance / DATE_SLACK_DAYS)
+        if self.asks_when and dates.mentions_time(row.content):
+            boost *= 1 + WHEN_BOOST
+        return boost
 
 
 class Recaller:
@@ -104,7 +164,8 @@ class Recaller:
         if chosen != "exact":
             candidates = self._semantic(query, scope, k, projects, notices,
                                         use_bm25=chosen != "vector", use_vector=chosen != "bm25")
-        results = self._score(query, candidates, scope, project, chosen if chosen in ("exact",) else "semantic", k)
+        results = self._score(query, candidates, scope, project, chosen if chosen in ("exact",) else "semantic", k,
+                              read_query=lane is None or lane == "semantic")
         response = RecallResponse(query=query, project=project, lane="exact" if chosen == "exact" else "semantic",
                                   results=[*warnings, *results], notices=notices)
         if log:
@@ -185,11 +246,10 @@ class Recaller:
         return list(found.values())
 
     def _fts_expression(self, query: str) -> str | None:
-        from spacy.lang.en.stop_words import STOP_WORDS
-
+        stop_words = query_stop_words()
         words = [w.lower() for w in _WORD.findall(query)]
         lemmas = self.ctx.analyzer.lemmas(query).split()
-        terms = list(dict.fromkeys(t for t in [*words, *lemmas] if t not in STOP_WORDS and t.strip("_")))
+        terms = list(dict.fromkeys(t for t in [*words, *lemmas] if t not in stop_words and t.strip("_")))
         if not terms:
             return None
         return " OR ".join(_fts_quote(t) for t in terms)
@@ -197,47 +257,81 @@ class Recaller:
     # --- scoring ---------------------------------------------------------------------------------
 
     def _score(self, query: str, candidates: list[_Candidate], scope: Scope, project: str, lane: str,
-               k: int) -> list[RecallResult]:
+               k: int, *, read_query: bool = True) -> list[RecallResult]:
         candidates = self._visible(candidates, scope, project)
-        bm25 = _minmax({c.row.id: c.bm25 for c in candidates if c.bm25 is not None})
-        cosine = _minmax({c.row.id: c.cosine for c in candidates if c.cosine is not None})
+        semantic = lane != "exact"
+        scale = _Scale(candidates, semantic)
         now = self.ctx.clock()
-        lowered = query.lower()
-        results = []
-        for rank, c in enumerate(candidates):
-            row = c.row
-            if lane == "exact":
-                relevance = 1.0 if c.exact else 0.5 * bm25.get(row.id, 0.0) + 0.4
-            else:
-                relevance = BM25_WEIGHT * bm25.get(row.id, 0.0) + (1 - BM25_WEIGHT) * cosine.get(row.id, 0.0)
-            recorded = datetime.fromisoformat(row.recorded_at)
-            age_days = max(0.0, (now - recorded).total_seconds() / 86400)
-            components = ScoreComponents(
-                relevance=round(relevance, 6), bm25=c.bm25, cosine=c.cosine,
-                state_factor=STATE_FACTOR.get(row.state, 0.0), trust_factor=TRUST_FACTOR[row.trust],
-                recency=round(0.85 + 0.15 * math.pow(0.5, age_days / RECENCY_HALF_LIFE_DAYS), 6),
-                experience_weight=experience_weight(row.outcome, row.effort), temporal_boost=1.0,
-            )
-            score = (components.relevance * components.state_factor * components.trust_factor * components.recency
-                     * components.experience_weight * components.temporal_boost)
-            hint_matched = row.state == "deprioritised" and any(
-                h.strip() and h.lower() in lowered for h in row.reinstate_hints)
-            if hint_matched:
-                score = max(score, PINNED_SCORE)
-                components.pinned = True
-            results.append((rank, score, c, components, hint_matched))
-        if lane != "exact":
-            results.sort(key=lambda r: -r[1])
+        read_time = read_query and semantic
+        reading = _Reading(now=now, lowered=query.lower(),
+                           periods=dates.periods(query, now.date()) if read_time else [],
+                           asks_when=read_time and dates.asks_when(query))
+        scored = [self._components(c, scale, lane, reading) for c in candidates]
+        if semantic:
+            scored.sort(key=lambda r: -r[0])
+            if read_query:
+                scored = self._pass_to_answers(scored, scale, scope, project, k, reading)
         return [
             RecallResult(
                 result_type="memory", id=c.row.memory_id, content=c.row.content, project=c.row.project,
                 kind=c.row.kind, tags=c.row.tags, state=c.row.state, trust=c.row.trust, score=round(score, 6),
                 lane="exact" if lane == "exact" else "semantic", components=components,
                 is_global=c.row.project == "" and project != "", disputed=c.row.trust == "disputed",
-                reinstate_hint_matched=hint_matched, valid_from=c.row.valid_from, recorded_at=c.row.recorded_at,
+                reinstate_hint_matched=components.pinned, valid_from=c.row.valid_from, recorded_at=c.row.recorded_at,
             )
-            for _, score, c, components, hint_matched in results[:k]
+            for score, c, components in scored[:k]
         ]
+
+    def _components(self, c: _Candidate, scale: _Scale, lane: str,
+                    reading: _Reading) -> tuple[float, _Candidate, ScoreComponents]:
+        row = c.row
+        if lane == "exact":
+            relevance = 1.0 if c.exact else 0.5 * scale.bm25(c) + 0.4
+        else:
+            relevance = BM25_WEIGHT * scale.bm25(c) + (1 - BM25_WEIGHT) * scale.cosine(c)
+            if _ASKS.search(row.content):
+                relevance *= QUESTION_FACTOR
+        age_days = max(0.0, (reading.now - datetime.fromisoformat(row.recorded_at)).total_seconds() / 86400)
+        components = ScoreComponents(
+            relevance=round(relevance + c.passed_on, 6), bm25=c.bm25, cosine=c.cosine,
+            state_factor=STATE_FACTOR.get(row.state, 0.0), trust_factor=TRUST_FACTOR[row.trust],
+            recency=round(0.85 + 0.15 * math.pow(0.5, age_days / RECENCY_HALF_LIFE_DAYS), 6),
+            experience_weight=experience_weight(row.outcome, row.effort),
+            temporal_boost=round(reading.temporal_boost(row), 6), passed_on=round(c.passed_on, 6),
+        )
+        score = (components.relevance * components.state_factor * components.trust_factor * components.recency
+                 * components.experience_weight * components.temporal_boost)
+        if row.state == "deprioritised" and any(h.strip() and h.lower() in reading.lowered
+                                                for h in row.reinstate_hints):
+            score = max(score, PINNED_SCORE)
+            components.pinned = True
+        return score, c, components
+
+    def _pass_to_answers(self, scored: list[tuple[float, _Candidate, ScoreComponents]], scale: _Scale,
+                         scope: Scope, project: str, k: int,
+                         reading: _Reading) -> list[tuple[float, _Candidate, ScoreComponents]]:
+        """A strong memory that asks a question lends part of its score to the memory written next
+        in the same project and sitting: in a conversation, that is usually its answer."""
+        questions = {c.row.id: score for score, c, _ in scored[:max(20, 2 * k)]
+                     if score > 0 and _ASKS.search(c.row.content)}
+        if not questions:
+            return scored
+        with self.ctx.store.read() as conn:
+            following = memories.successors(conn, list(questions), scope, minutes=SITTING_MINUTES)
+        if not following:
+            return scored
+        by_row = {c.row.id: c for _, c, _ in scored}
+        fresh = []
+        for source, row in following.items():
+            candidate = by_row.get(row.id)
+            if candidate is None:
+                candidate = by_row[row.id] = _Candidate(row)
+                fresh.append(candidate)
+            candidate.passed_on = max(candidate.passed_on, ANSWER_SHARE * questions[source])
+        hidden = {c.row.id for c in fresh} - {c.row.id for c in self._visible(fresh, scope, project)}
+        rescored = [self._components(c, scale, "semantic", reading) for c in by_row.values() if c.row.id not in hidden]
+        rescored.sort(key=lambda r: -r[0])
+        return rescored
 
     def _visible(self, candidates: list[_Candidate], scope: Scope, project: str) -> list[_Candidate]:
         """Filters checked again after SQL (KNN cannot push them all down), plus recall suppressions."""

@@ -3,12 +3,13 @@ and entities, and flag a likely contradiction."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import numpy as np
 
 from cenotaph.memory import validate
-from cenotaph.memory.context import Context, content_hash, parse_time
+from cenotaph.memory.context import Context, content_hash, format_time, parse_time
 from cenotaph.memory.models import KINDS, OUTCOMES, Actor, ContradictionWarning, RememberResult
 from cenotaph.store import contradictions, memories, transitions, vectors
 from cenotaph.store.records import MemoryRow
@@ -16,6 +17,11 @@ from cenotaph.store.records import MemoryRow
 DUPLICATE_SIMILARITY = 0.92
 CONTRADICTION_SIMILARITY = 0.70
 _NEIGHBOURS = 10
+# A memory is read with what was written just before it in the same project (the question it
+# answers, the topic of the exchange): the last few memories of the same sitting are indexed
+# as its full-text context.
+SITTING_MINUTES = 30
+CONTEXT_MEMORIES = 3
 
 
 def set_trust(ctx: Context, conn: Any, row: MemoryRow, trust: str, *, reason: str, actor: str) -> None:
@@ -77,11 +83,12 @@ def remember(ctx: Context, actor: Actor, content: str, *, project: str, kind: st
     ctx.analyzer.set_vocabulary(vocabulary)
     analysis = ctx.analyzer.analyze(content)
     ctx.ensure_vectors()
-    # A store built by another model takes no new vectors until `cenotaph reindex` rebuilds them all.
-    use_vectors = ctx.vectors_current()
     digest = content_hash(content)
 
     with ctx.store.write() as tx:
+        # A store built by another model takes no new vectors until `cenotaph reindex` rebuilds them
+        # all; asked inside the transaction, so that a reindex finishing meanwhile is not missed.
+        use_vectors = ctx.vectors_current()
         if not force and use_vectors:
             for rid, similarity in vectors.knn(tx, project, vector, 5):
                 if similarity < DUPLICATE_SIMILARITY:
@@ -93,12 +100,17 @@ def remember(ctx: Context, actor: Actor, content: str, *, project: str, kind: st
                         and twin.state in ("active", "deprioritised") and twin.polarity * analysis.polarity >= 0):
                     return RememberResult(stored=False, id=None, duplicate_of=twin.memory_id, similarity=similarity)
         memory_id = memories.next_memory_id(tx)
+        since = format_time(ctx.clock() - timedelta(minutes=SITTING_MINUTES))
+        earlier = memories.recent(tx, project, since=since, limit=CONTEXT_MEMORIES)
+        # Oldest first; the caller's own context, if any, leads.
+        indexed_context = "\n".join([context, *(memories.context_fragment(text, lemmas)
+                                                 for text, lemmas in reversed(earlier))]).strip()
         row = MemoryRow(
             id=0, memory_id=memory_id, version=1, project=project, kind=kind, content=content, content_hash=digest,
             tags=tags, source=actor.source, actor=actor.name, state="active", state_reason=None, reinstate_hints=[],
             trust=actor.default_trust, trust_reason=None, polarity=analysis.polarity, valid_from=valid_from,
             valid_to=valid_to, recorded_at=now, superseded_at=None, recall_count=0, last_recalled_at=None,
-            lemmas=analysis.lemmas, context=context, **exp,
+            lemmas=analysis.lemmas, context=indexed_context, **exp,
         )
         row.id = memories.insert(tx, row)
         if use_vectors:

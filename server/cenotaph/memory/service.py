@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cenotaph.config import Settings
-from cenotaph.memory import audit, backup, lifecycle, proposals, suppressions, timeline, validate
+from cenotaph.memory import audit, backup, lifecycle, proposals, repair, suppressions, timeline, validate
 from cenotaph.memory import contradictions as links
 from cenotaph.memory import trust as belief
 from cenotaph.memory.context import Context
@@ -48,11 +48,13 @@ class Memory:
         """Record `name` in the graveyard, with a memory that tells the story."""
         plan = self.graveyard.plan(name, reason=reason, project=project, effort=effort, ecosystem=ecosystem,
                                    aliases=aliases)
-        stored = self.remember(
-            actor, f"Abandoned {plan.name}: {plan.reason}", project=plan.project, kind="experience",
-            tags=["abandoned", plan.name], force=True, experience={"outcome": "abandoned", "effort": plan.effort},
-        )
-        return self.graveyard.record(actor, plan, memory_id=stored.id)
+        # One transaction: a crash leaves the memory and its graveyard record together, or neither.
+        with self.ctx.store.write():
+            stored = self.remember(
+                actor, f"Abandoned {plan.name}: {plan.reason}", project=plan.project, kind="experience",
+                tags=["abandoned", plan.name], force=True, experience={"outcome": "abandoned", "effort": plan.effort},
+            )
+            return self.graveyard.record(actor, plan, memory_id=stored.id)
 
     def record_experience(self, actor: Actor, summary: str, *, project: str, outcome: str, effort: int,
                           iterations: int | None = None, breakthrough: str | None = None,
@@ -60,6 +62,7 @@ class Memory:
                           tags: list[str] | None = None) -> ExperienceResult:
         """One experience (what was tried, at what effort, with what outcome) and the approaches it
         abandoned, each entering the graveyard linked to it."""
+        validate.text(summary, "summary", max_length=validate.MAX_CONTENT)  # else refused as `content`, below
         validate.choice(outcome, "outcome", OUTCOMES)
         validate.integer(effort, "effort", low=1, high=5)
         plans = []
@@ -70,13 +73,14 @@ class Memory:
                 plans.append(self.graveyard.plan(pair[0], reason=pair[1], project=project, effort=effort))
             except validate.InvalidInput as exc:
                 raise validate.InvalidInput(exc.message, field=f"abandoned[{i}].{exc.field}") from None
-        stored = self.remember(
-            actor, summary, project=project, kind="experience", tags=tags, force=True,
-            experience={"outcome": outcome, "effort": effort, "iterations": iterations,
-                        "breakthrough": breakthrough, "gotchas": gotchas},
-        )
-        assert stored.id is not None
-        results = [self.graveyard.record(actor, plan, memory_id=stored.id) for plan in plans]
+        with self.ctx.store.write():  # the experience and the approaches it abandoned, all or nothing
+            stored = self.remember(
+                actor, summary, project=project, kind="experience", tags=tags, force=True,
+                experience={"outcome": outcome, "effort": effort, "iterations": iterations,
+                            "breakthrough": breakthrough, "gotchas": gotchas},
+            )
+            assert stored.id is not None
+            results = [self.graveyard.record(actor, plan, memory_id=stored.id) for plan in plans]
         return ExperienceResult(id=stored.id, abandoned=results)
 
     def reinstate_approach(self, actor: Actor, name: str, *, reason: str, project: str):
@@ -125,6 +129,8 @@ class Memory:
             if progress:
                 progress(min(start + batch, len(rows)), len(rows))
         with store.write() as conn:
+            # Rows other processes wrote (or forgot) since the list above was read.
+            repair.sync_vectors(self.ctx, conn)
             store.set_meta(conn, "embedding_model", self.ctx.embedder.model_name)
             store.set_meta(conn, "embedding_dim", str(dim))
             self.ctx.event(conn, actor="cenotaph", action="reindex", target="store", project="",
@@ -298,3 +304,13 @@ class Memory:
 
     def restore(self, actor: Actor, path: str) -> RestoreReport:
         return backup.restore(self.ctx, actor, path)
+
+    # --- repair ----------------------------------------------------------------------------------
+
+    def check_store(self) -> repair.StoreCheck:
+        """Whether the file is sound and its full-text index and vectors agree with the memories."""
+        return repair.check(self.ctx)
+
+    def repair(self, actor: Actor, progress: Callable[[int, int], None] | None = None) -> repair.RepairReport:
+        """Bring the full-text index and the vectors back in step (e.g. after a crash during reindex)."""
+        return repair.repair(self.ctx, actor, progress)

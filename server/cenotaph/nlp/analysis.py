@@ -5,6 +5,7 @@ seconds, so nothing here is loaded until first use."""
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import re
@@ -171,3 +172,22 @@ class Analyzer:
         with self._lock:
             doc = nlp.make_doc(text)
             return list(dict.fromkeys(fold(doc[s:e].text) for s, e in self._name_spans(doc)))
+
+
+# spaCy's English stop words are made for parsing, not search: they drop verbs and nouns a query
+# means ("what did she show", "the first name"). Full-text queries keep these.
+_MEANINGFUL = frozenset({
+    "call", "give", "go", "make", "made", "move", "name", "put", "say", "see", "show", "take", "used", "using",
+    "keep", "get", "first", "third", "last", "next", "top", "back", "front", "side", "full", "empty", "serious",
+    "amount", "bottom", "part", "one", "two", "three", "four", "five", "six", "eight", "nine", "ten", "eleven",
+    "twelve", "fifteen", "twenty", "forty", "fifty", "sixty", "hundred", "together", "alone", "never", "always",
+    "often", "sometimes",
+})
+
+
+@functools.cache
+def query_stop_words() -> frozenset[str]:
+    """Words a full-text query leaves out: function words and question words."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS) - _MEANINGFUL

@@ -43,6 +43,11 @@ def copy(source: Path, target: Path, *, readonly_source: bool = False) -> None:
         partial.unlink(missing_ok=True)
 
 
+def read_only(path: Path) -> Any:
+    """A plain read-only connection: the file stays as it is (no switch to WAL, nothing beside it)."""
+    return binding().module.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+
+
 def tables(conn: Any) -> set[str]:
     return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 

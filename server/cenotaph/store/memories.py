@@ -219,6 +219,7 @@ def row_ids_of(conn: Any, memory_id: int) -> list[int]:
 
 def erase_content(conn: Any, memory_id: int) -> None:
     """Remove what a forgotten memory said from every version (its hash stays, for the tombstone)."""
+    _erase_from_context(conn, memory_id)
     conn.execute(
         "UPDATE memories SET content = '', lemmas = '', context = '', tags = '[]', breakthrough = NULL, "
         "gotchas = '[]' WHERE memory_id = ?",
@@ -261,3 +262,63 @@ def embeddable(conn: Any) -> list[tuple[int, str, str, bool]]:
         "SELECT id, project, content, superseded_at IS NULL FROM memories WHERE memory_id NOT IN "
         "(SELECT memory_id FROM memories WHERE state = 'deleted') ORDER BY id"
     ).fetchall()
+
+
+CONTEXT_CHARS = 1000
+
+
+def context_fragment(content: str, lemmas: str) -> str:
+    """What a memory contributes to the full-text context of the memories written after it."""
+    return f"{content[:CONTEXT_CHARS]} {lemmas[:CONTEXT_CHARS]}"
+
+
+def _erase_from_context(conn: Any, memory_id: int) -> None:
+    """A forgotten memory's words leave the context of the memories written after it too."""
+    for project, content, lemmas in conn.execute(
+            "SELECT project, content, lemmas FROM memories WHERE memory_id = ?", (memory_id,)).fetchall():
+        fragment = context_fragment(content, lemmas)
+        conn.execute("UPDATE memories SET context = replace(context, ?, '') "
+                     "WHERE project = ? AND memory_id <> ? AND instr(context, ?) > 0",
+                     (fragment, project, memory_id, fragment))
+
+
+def recent(conn: Any, project: str, *, since: str, limit: int, lookback: int = 200) -> list[tuple[str, str]]:
+    """(content, lemmas) of the newest live memories of `project` recorded at or after `since`,
+    newest first, among the last `lookback` rows written: a bounded scan whatever the store's size."""
+    rows = conn.execute(
+        """SELECT content, lemmas FROM memories
+           WHERE id > (SELECT COALESCE(MAX(id), 0) FROM memories) - ? AND +project = ? AND superseded_at IS NULL
+             AND state IN ('active', 'deprioritised') AND recorded_at >= ?
+           ORDER BY id DESC LIMIT ?""",
+        (lookback, project, since, limit),
+    )
+    return [(r[0], r[1]) for r in rows]
+
+
+def successors(conn: Any, row_ids: Sequence[int], scope: Scope, *, minutes: float,
+               lookahead: int = 200) -> dict[int, MemoryRow]:
+    """For each row id, the row (within `scope`) of the memory written next in the same project, if
+    it was first written within `minutes` of that memory and among the next `lookahead` rows."""
+    if not row_ids:
+        return {}
+    where, params = scope.where("s")
+    rows = conn.execute(
+        f"""WITH source AS (
+                SELECT q.id AS source, q.project AS project, f.id AS first_row, f.recorded_at AS at
+                FROM memories q JOIN memories f ON f.memory_id = q.memory_id AND f.version = 1
+                WHERE q.id IN ({','.join('?' * len(row_ids))})
+            ), following AS (
+                SELECT source, at, (SELECT n.memory_id FROM memories n
+                                    WHERE n.id > first_row AND n.id <= first_row + ? AND n.version = 1
+                                      AND +n.project = source.project
+                                    ORDER BY n.id LIMIT 1) AS memory_id
+                FROM source
+            )
+            SELECT following.source, {", ".join(f"s.{name}" for name in _NAMES)}
+            FROM following
+            JOIN memories f ON f.memory_id = following.memory_id AND f.version = 1
+            JOIN memories s ON s.memory_id = following.memory_id
+            WHERE (julianday(f.recorded_at) - julianday(following.at)) * 1440 <= ? AND {where}""",
+        [*row_ids, lookahead, minutes, *params],
+    )
+    return {r[0]: _row(r[1:]) for r in rows}

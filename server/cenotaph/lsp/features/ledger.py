@@ -45,6 +45,9 @@ _ENTRY = re.compile(r"^(?:- |### )(approach|contradiction|memory|proposal) #(\d+
 _SECTION = re.compile(r"^#{1,2} ")
 _CELL_SEPARATOR = re.compile(r"(?<!\\)\|")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# Entries listed per section: the ledger stays a readable document (and a bounded answer) on a
+# store of any size; the counts are the whole.
+SECTION_LIMIT = 100
 
 
 class LedgerParams(Wire):
@@ -150,27 +153,29 @@ def render(ls: CenotaphServer, project: str) -> Ledger:
     deprioritised = memory.deprioritised(project)
     proposals = memory.proposals(project)
     graveyard_lines = []
-    for a in sorted(graveyard, key=lambda a: a.updated_at, reverse=True):
+    for a in sorted(graveyard, key=lambda a: a.updated_at, reverse=True)[:SECTION_LIMIT]:
         effort = f" · effort {a.effort}/5" if a.effort else ""
         graveyard_lines.append(f"- approach #{a.id} · **{a.display_name}** ({a.ecosystem}) · abandoned "
                                f"{where(a, 'project' if a.project == project else 'global')}{effort} · "
                                f"{a.updated_at[:10]} by {a.actor} — {one_line(a.reason, 500)}")
-    contradiction_lines = [line for i, view in enumerate(contradictions)
+    contradiction_lines = [line for i, view in enumerate(contradictions[:SECTION_LIMIT])
                            for line in [*([""] if i else []), *_contradiction_lines(view)]]
     deprioritised_lines = []
-    for row in deprioritised:
-        hints = f" — reinstate when: {', '.join(row.reinstate_hints)}" if row.reinstate_hints else ""
+    for row in deprioritised[:SECTION_LIMIT]:
+        hints = f" — reinstate when: {one_line(', '.join(row.reinstate_hints), 300)}" if row.reinstate_hints else ""
         why = f" — why: {one_line(row.state_reason, 300)}" if row.state_reason else ""
         deprioritised_lines.append(f"- memory #{row.memory_id} · {row.kind} · {row.trust} · "
                                    f"{row.recorded_at[:10]} — {one_line(row.content, 300)}{why}{hints}")
     proposal_lines = [f"- proposal #{p.id} · {p.actor} proposes to {p.action} {p.target} · {p.created_at[:10]} — "
-                      f"{one_line(p.reason, 300)}" for p in proposals]
+                      f"{one_line(p.reason, 300)}" for p in proposals[:SECTION_LIMIT]]
     lines = [f"# Cenotaph ledger · {project or 'global scope'}", "", "Read-only. Code actions on an entry act on it."]
     for title, count, body in (("Graveyard", len(graveyard), graveyard_lines),
                                ("Open contradictions", len(contradictions), contradiction_lines),
                                ("Deprioritised memories", len(deprioritised), deprioritised_lines),
                                ("Pending proposals", len(proposals), proposal_lines)):
         lines += ["", f"## {title} ({count})", "", *(body or ["_none_"])]
+        if count > SECTION_LIMIT:
+            lines += ["", f"_… and {count - SECTION_LIMIT} more, not listed here._"]
     text = "\n".join(lines).rstrip() + "\n"
     counts = LedgerCounts(graveyard=len(graveyard), contradictions=len(contradictions),
                           deprioritised=len(deprioritised), proposals=len(proposals))

@@ -1,0 +1,182 @@
+"""Dates and periods named in English text, for recall: "on 8 May, 2023", "in May 2023",
+"May 8th", "in 2022", "last week", "3 days ago", ISO dates. Each becomes a half-open period of
+days; relative ones are anchored on the caller's `today`. A month named without a year ("in July")
+matches that month of any year. Plain regular expressions: no model, no network."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+_MONTHS = {
+    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
+    "september": 9, "october": 10, "november": 11, "december": 12,
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10,
+    "nov": 11, "dec": 12,
+}
+_MONTH = r"(?P<{0}>January|February|March|April|May|June|July|August|September|October|November|December|" \
+         r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
+_DAY = r"(?P<{0}>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
+_YEAR = r"(?P<{0}>(?:19|20)\d\d)"
+_UNITS = {"day": 1, "week": 7, "weekend": 7, "month": 30, "year": 365}
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "eight": 8, "nine": 9, "ten": 10, "a few": 3, "few": 3, "a couple of": 2, "couple of": 2}
+
+# A month standing alone must be spelt out and capitalised: "may" and "march" are also verbs, "Jan" a name.
+_PATTERNS = [
+    ("iso_day", re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b")),
+    ("day_month", re.compile(r"\b" + _DAY.format("d") + r"\s+(?:of\s+)?" + _MONTH.format("m")
+                             + r"(?:,?\s*" + _YEAR.format("y") + r")?\b", re.IGNORECASE)),
+    ("month_day", re.compile(r"\b" + _MONTH.format("m") + r"\s+" + _DAY.format("d") + r"(?!\d)(?!:)"
+                             + r"(?:\s*,?\s*" + _YEAR.format("y") + r")?\b", re.IGNORECASE)),
+    ("month_year", re.compile(r"\b" + _MONTH.format("m") + r",?\s+(?:of\s+)?" + _YEAR.format("y") + r"\b",
+                              re.IGNORECASE)),
+    ("iso_month", re.compile(r"\b(?P<y>\d{4})-(?P<m>0[1-9]|1[0-2])\b(?!-)")),
+    ("month", re.compile(r"\b(?P<m>January|February|March|April|May|June|July|August|September|October|November|"
+                         r"December)\b")),
+    ("year", re.compile(r"\b(?:in|during|since|of|for|by|until|early|late|mid|around|throughout)\s+"
+                        + _YEAR.format("y") + r"\b", re.IGNORECASE)),
+    ("relative_day", re.compile(r"\b(?P<w>today|yesterday|tonight|the day before yesterday)\b", re.IGNORECASE)),
+    ("relative", re.compile(r"\b(?P<w>last|past|previous|this|next)\s+(?P<u>day|week|weekend|month|year)\b",
+                            re.IGNORECASE)),
+    ("ago", re.compile(r"\b(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|(?:a\s+)?few|"
+                       r"(?:a\s+)?couple\s+of)\s+(?P<u>day|week|month|year)s?\s+ago\b", re.IGNORECASE)),
+]
+# Words that say a sentence is about a time, for memories that answer "when" questions.
+_TIME_WORDS = re.compile(
+    r"\b(?:yesterday|today|tonight|tomorrow|ago|recently|lately|earlier|weekend|morning|evening|afternoon|"
+    r"last|next|since|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b", re.IGNORECASE)
+_ASKS_WHEN = re.compile(
+    r"\b(?:when|what\s+(?:time|date|day|year|month|week)|which\s+(?:year|month|day|date|week)|how\s+long\s+ago|"
+    r"since\s+when)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Period:
+    """Days from `start` (inclusive) to `end` (exclusive); `every_year`: the same days in any year."""
+
+    start: date
+    end: date
+    text: str
+    every_year: bool = False
+
+    def distance(self, day: date) -> int:
+        """Days between `day` and this period; 0 inside it."""
+        start, end = self.start, self.end
+        if self.every_year:
+            try:
+                start, end = start.replace(year=day.year), end.replace(year=day.year + (end.year - start.year))
+            except ValueError:  # 29 February in a year without one
+                start, end = start.replace(year=day.year, day=28), end.replace(year=day.year, day=28)
+        if day < start:
+            return (start - day).days
+        if day >= end:
+            return (day - end).days + 1
+        return 0
+
+    @property
+    def days(self) -> int:
+        return (self.end - self.start).days
+
+
+def periods(text: str, today: date) -> list[Period]:
+    """Every period named in `text`, in order of appearance; overlapping phrases count once,
+    the longest (most specific) first."""
+    found: list[tuple[int, int, Period]] = []
+    taken: list[tuple[int, int]] = []
+    for kind, pattern in _PATTERNS:
+        for match in pattern.finditer(text):
+            span = match.span()
+            if any(s < span[1] and span[0] < e for s, e in taken):
+                continue
+            period = _period(kind, match, today)
+            if period is not None:
+                taken.append(span)
+                found.append((span[0], span[1], period))
+    ordered = [p for _, _, p in sorted(found, key=lambda f: f[0])]
+    # "between August 11 and August 15 2023": a date without a year takes the next one's.
+    for i, period in enumerate(ordered):
+        later = next((p for p in ordered[i + 1:] if not p.every_year), None)
+        if period.every_year and later is not None:
+            try:
+                ordered[i] = Period(period.start.replace(year=later.start.year),
+                                    period.end.replace(year=later.start.year + period.end.year - period.start.year),
+                                    period.text)
+            except ValueError:
+                pass
+    return ordered
+
+
+def asks_when(text: str) -> bool:
+    """A question about when something happened ("When did …", "what year …", "how long ago …")."""
+    return _ASKS_WHEN.search(text) is not None
+
+
+def mentions_time(text: str) -> bool:
+    """Whether `text` says when something happened: a date, a period or a relative time word."""
+    return _TIME_WORDS.search(text) is not None or any(p.search(text) for _, p in _PATTERNS)
+
+
+def _period(kind: str, match: re.Match[str], today: date) -> Period | None:
+    groups = match.groupdict()
+    text = match.group(0)
+    try:
+        if kind in ("iso_day", "day_month", "month_day"):
+            month = _month(groups["m"])
+            day = int(groups["d"])
+            if groups.get("y"):
+                start = date(int(groups["y"]), month, day)
+                return Period(start, start + timedelta(days=1), text)
+            start = date(2000, month, day)  # a leap year, so 29 February is readable
+            return Period(start, start + timedelta(days=1), text, every_year=True)
+        if kind in ("month_year", "iso_month"):
+            return _month_period(int(groups["y"]), _month(groups["m"]), text)
+        if kind == "month":
+            period = _month_period(2000, _month(groups["m"]), text)
+            return Period(period.start, period.end, text, every_year=True)
+        if kind == "year":
+            year = int(groups["y"])
+            return Period(date(year, 1, 1), date(year + 1, 1, 1), text)
+    except ValueError:  # 31 February and the like
+        return None
+    if kind == "relative_day":
+        back = {"today": 0, "tonight": 0, "yesterday": 1, "the day before yesterday": 2}[groups["w"].lower()]
+        start = today - timedelta(days=back)
+        return Period(start, start + timedelta(days=1), text)
+    if kind == "relative":
+        return _relative(groups["w"].lower(), groups["u"].lower(), today, text)
+    if kind == "ago":
+        count = _NUMBERS.get(" ".join(groups["n"].lower().split()), None)
+        count = count if count is not None else int(groups["n"])
+        unit = _UNITS[groups["u"].lower()]
+        centre = today - timedelta(days=count * unit)
+        # "3 weeks ago" is vague by about a unit either way.
+        return Period(centre - timedelta(days=unit // 2), centre + timedelta(days=unit // 2 + 1), text)
+    return None
+
+
+def _month(name: str) -> int:
+    return int(name) if name.isdigit() else _MONTHS[name.lower().rstrip(".")]
+
+
+def _month_period(year: int, month: int, text: str) -> Period:
+    end = date(year + 1, 1, 1) if month == 12 else date(year, month + 1, 1)
+    return Period(date(year, month, 1), end, text)
+
+
+def _relative(which: str, unit: str, today: date, text: str) -> Period:
+    step = {"last": -1, "past": -1, "previous": -1, "this": 0, "next": 1}[which]
+    if unit == "day":
+        start = today + timedelta(days=step)
+        return Period(start, start + timedelta(days=1), text)
+    if unit in ("week", "weekend"):
+        monday = today - timedelta(days=today.weekday()) + timedelta(weeks=step)
+        if unit == "weekend":
+            return Period(monday + timedelta(days=5), monday + timedelta(days=7), text)
+        return Period(monday, monday + timedelta(days=7), text)
+    if unit == "month":
+        month_index = today.year * 12 + today.month - 1 + step
+        return _month_period(month_index // 12, month_index % 12 + 1, text)
+    year = today.year + step
+    return Period(date(year, 1, 1), date(year + 1, 1, 1), text)

@@ -1,0 +1,429 @@
+"""Hostile and broken input through every door — the domain (hypothesis properties), the MCP
+tools (the SDK's in-process client), the command line (`cenotaph.cli.main` in this process) and
+the language server (requests and commands to the real `cenotaph serve`): oversized, empty, NUL,
+invalid UTF-8 and lone surrogates, FTS5 operators and quotes, SQL fragments, path traversal,
+wrong types, unknown ids, dates out of range, deeply nested JSON. Each is answered with a clear
+error naming the field (no traceback reaches the caller) and a refusal writes nothing; what is
+accepted reads back byte for byte. CENOTAPH_RELIABILITY_SEED replays a fuzz run."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import uuid
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lsprotocol import types
+from mcp import Client
+from mcp.types import Implementation
+from pygls.exceptions import JsonRpcException
+
+from cenotaph.mcp.server import build_server
+from cenotaph.memory.errors import CenotaphError, InvalidInput
+from cenotaph.store.backup import is_sqlite
+from tests.conftest import AGENT, HUMAN
+from tests.lsp.conftest import project_folder
+from tests.reliability import hostile
+from tests.reliability.support import PROJECT, assert_in_step, count, record, scale
+
+SEED = int(os.environ.get("CENOTAPH_RELIABILITY_SEED") or random.randrange(10**6))
+MCP_INPUTS = scale(6_700, 40_000)
+CLI_INPUTS = scale(800, 10_000)
+LSP_INPUTS = scale(2_500, 20_000)
+EXAMPLES = scale(60, 500)
+PROPERTY = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                                  HealthCheck.too_slow])
+
+
+@dataclass
+class Seeded:
+    memory_id: int
+    approach_id: int
+    contradiction_id: int
+    proposal_id: int
+
+
+def _seed(memory) -> Seeded:
+    """Something for every id to point at."""
+    note = memory.remember(HUMAN, "The release job signs artifacts with the 2026 key.", project=PROJECT)
+    approach = memory.abandon(HUMAN, "left-pad", reason="one line of code", project=PROJECT, effort=2)
+    memory.remember(HUMAN, "Always use ruff for linting the monorepo", project=PROJECT)
+    second = memory.remember(HUMAN, "Never use ruff for linting the monorepo", project=PROJECT)
+    (warning,) = second.contradictions
+    proposal = memory.forget(AGENT, note.id, reason="stale", confirm=True)
+    return Seeded(note.id, approach.approach.id, warning.contradiction_id, proposal.id)
+
+
+# --- the domain: properties ------------------------------------------------------------------------
+
+ANY_TEXT = st.one_of(st.text(st.characters(codec=None, exclude_categories=()), max_size=300),
+                     st.sampled_from(hostile.TEXTS), st.integers(49_990, 50_010).map(lambda n: "y" * n))
+
+
+@PROPERTY
+@given(content=ANY_TEXT)
+def test_any_text_is_stored_verbatim_or_refused_by_name(memory, content):
+    count("hostile input", "domain_examples")
+    before, rows = memory.change_seq(), _count(memory)
+    try:
+        result = memory.remember(HUMAN, content, project=PROJECT, force=True)
+    except InvalidInput as refused:
+        assert refused.field == "content"
+        assert (memory.change_seq(), _count(memory)) == (before, rows)  # nothing half-written
+        return
+    assert memory.get(result.id).content == content  # byte for byte
+    assert memory.history(result.id).versions[0].content.encode() == content.encode()
+
+
+@PROPERTY
+@given(query=st.one_of(ANY_TEXT, st.lists(st.sampled_from(hostile.TEXTS[14:45]), min_size=1, max_size=6)
+                       .map(" ".join)))
+def test_any_query_is_answered_or_refused_by_name(memory, query):
+    count("hostile input", "domain_examples")
+    try:
+        response = memory.recall(HUMAN, query, project=PROJECT, k=5, log=False)
+    except InvalidInput as refused:
+        assert refused.field == "query"
+        return
+    assert len(response.results) <= 5 + len(memory.graveyard.vocabulary())
+
+
+@PROPERTY
+@given(moment=st.one_of(st.sampled_from(hostile.DATES), st.text(max_size=40),
+                        st.datetimes().map(lambda d: d.isoformat()), st.dates().map(str)),
+       field=st.sampled_from(["as_of", "valid_at", "valid_from", "valid_to"]))
+def test_any_date_is_read_or_refused_by_name(memory, moment, field):
+    count("hostile input", "domain_examples")
+    before = memory.change_seq()
+    try:
+        if field in ("as_of", "valid_at"):
+            memory.recall(HUMAN, "release key", project=PROJECT, log=False, **{field: moment})
+        else:
+            memory.remember(HUMAN, f"A fact valid from a date ({len(moment)})", project=PROJECT, force=True,
+                            **{field: moment})
+    except InvalidInput as refused:
+        assert refused.field == field
+        assert memory.change_seq() == before
+
+
+@PROPERTY
+@given(identifier=st.one_of(st.integers(), st.sampled_from(hostile.NUMBERS), st.text(max_size=20)),
+       verb=st.sampled_from(["get", "history", "deprioritise", "set_trust", "resolve", "accept"]))
+def test_any_id_names_a_record_or_is_refused_by_name(memory, identifier, verb):
+    count("hostile input", "domain_examples")
+    if not memory.change_seq():
+        _seed(memory)
+    before = memory.change_seq()
+    calls = {
+        "get": lambda: memory.get(identifier),
+        "history": lambda: memory.history(identifier),
+        "deprioritise": lambda: memory.deprioritise(HUMAN, identifier, reason="fuzz"),
+        "set_trust": lambda: memory.set_trust(HUMAN, identifier, "disputed", reason="fuzz"),
+        "resolve": lambda: memory.resolve_contradiction(HUMAN, identifier, keep="a", reason="fuzz"),
+        "accept": lambda: memory.accept_proposal(HUMAN, identifier),
+    }
+    try:
+        calls[verb]()
+    except CenotaphError as refused:
+        assert refused.field in ("memory_id", "contradiction_id", "proposal_id")
+        assert memory.change_seq() == before
+        return
+    assert isinstance(identifier, (int, str)) and int(identifier) >= 1
+
+
+def _count(memory) -> int:
+    return memory.ctx.store.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
+
+
+# --- MCP: the tools ----------------------------------------------------------------------------
+
+
+def _mcp_arguments(tool: str, seeded: Seeded) -> dict[str, Any]:
+    """Valid values for a tool's required arguments."""
+    valid = {"content": "The cache lives in ~/.cache/shop.", "query": "cache", "memory_id": seeded.memory_id,
+             "reason": "checked by hand", "topic": "left-pad", "names": ["left-pad"], "name": "left-pad",
+             "summary": "Tried a sidecar cache", "outcome": "failed", "effort": 2, "trust": "disputed",
+             "contradiction_id": seeded.contradiction_id, "keep": "a"}
+    required = {
+        "remember": ["content"], "recall": ["query"], "update": ["memory_id", "content"], "history": ["memory_id"],
+        "why": ["topic"], "check_approaches": ["names"], "abandon": ["name", "reason"],
+        "reinstate": ["name", "reason"], "record_experience": ["summary", "outcome", "effort"],
+        "deprioritise": ["memory_id", "reason"], "archive": ["memory_id", "reason"],
+        "reinstate_memory": ["memory_id", "reason"], "forget": ["memory_id", "reason"],
+        "set_trust": ["memory_id", "trust", "reason"], "resolve_contradiction": ["contradiction_id", "keep", "reason"],
+        "dismiss_contradiction": ["contradiction_id", "reason"], "suppress": ["name", "kind", "reason"],
+        "unsuppress": ["name", "kind", "reason"],
+    }.get(tool, [])
+    arguments = {name: valid[name] for name in required if name in valid}
+    if "kind" in required:
+        arguments["kind"] = "diagnostic"
+    return arguments
+
+
+def _names_a_field(text: str, fields: list[str]) -> bool:
+    return any(field in text for field in fields)
+
+
+async def test_mcp_tools_answer_hostile_arguments_with_an_error_naming_the_field(memory):
+    rng = random.Random(SEED)
+    seeded = _seed(memory)
+    tried = refused = accepted = 0
+    async with Client(build_server(memory, project=PROJECT),
+                      client_info=Implementation(name="fuzzer", version="1")) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        for _ in range(MCP_INPUTS):
+            name = rng.choice(sorted(tools))
+            fields = list(tools[name].input_schema.get("properties", {}))
+            arguments = _mcp_arguments(name, seeded)
+            roll = rng.random()
+            if fields and roll < 0.85:
+                field = rng.choice(fields)
+                arguments[field] = hostile.value(rng, json_only=True)
+            elif fields and roll < 0.92 and arguments:
+                field = rng.choice(sorted(arguments))
+                del arguments[field]
+            else:
+                field = None
+                arguments["unknown_argument"] = hostile.value(rng, json_only=True)
+            before = memory.change_seq()
+            result = await client.call_tool(name, arguments)
+            tried += 1
+            text = "\n".join(getattr(c, "text", "") for c in result.content)
+            assert "Traceback" not in text and 'File "' not in text, (name, arguments, text)
+            if result.is_error:
+                refused += 1
+                assert _names_a_field(text, fields), (name, arguments, text)
+                assert memory.change_seq() == before, (name, arguments, text)  # nothing half-written
+                continue
+            accepted += 1
+            out = result.structured_content
+            if name == "remember" and out["stored"]:
+                assert memory.get(out["id"]).content == arguments["content"]
+    assert refused and accepted
+    assert_in_step(memory)
+    record("hostile input", mcp_inputs=tried, mcp_refused=refused, mcp_accepted=accepted)
+
+
+# --- the command line ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Slot:
+    """An argument the fuzzer may replace, with a valid value."""
+
+    field: str
+    valid: str
+
+
+def _cli_templates(seeded: Seeded, backups: Path) -> list[list[str | Slot]]:
+    m, c, p = str(seeded.memory_id), str(seeded.contradiction_id), str(seeded.proposal_id)
+    reason = Slot("reason", "checked by hand")
+    return [
+        ["remember", Slot("content", "The build cache is in ~/.cache/b."), "--valid-from", Slot("valid_from", "2026-01-01"),
+         "--tag", Slot("tags", "ops"), "--force"],
+        ["recall", Slot("query", "cache"), "-k", Slot("k", "5"), "--as-of", Slot("as_of", "2026-03-01")],
+        ["recall", Slot("query", "--flag-like"), "--valid-at", Slot("valid_at", "2026-03-01")],
+        ["abandon", Slot("name", "is-odd"), "--reason", reason, "--effort", Slot("effort", "2"),
+         "--alias", Slot("aliases", "isodd")],
+        ["reinstate-approach", Slot("name", "left-pad"), "--reason", reason],
+        ["experience", "--summary", Slot("summary", "Tried a cache"), "--outcome", Slot("outcome", "failed"),
+         "--effort", Slot("effort", "2"), "--abandoned", Slot("abandoned", "is-even=pointless"),
+         "--gotcha", Slot("gotchas", "cold start")],
+        ["check", Slot("names", "requests"), "--ecosystem", Slot("ecosystem", "pypi")],
+        ["deprioritise", Slot("id", m), "--reason", reason, "--hint", Slot("hints", "deploy")],
+        ["archive", Slot("id", m), "--reason", reason],
+        ["reinstate", Slot("id", m), "--reason", reason],
+        ["forget", Slot("id", m), "--reason", reason],
+        ["dispute", Slot("id", m), "--reason", reason],
+        ["contradictions", "--status", Slot("status", "open")],
+        ["resolve", Slot("id", c), "--keep", Slot("keep", "both"), "--reason", reason],
+        ["dismiss", Slot("id", c), "--reason", reason],
+        ["suppress", Slot("name", "left-pad"), "--kind", Slot("kind", "diagnostic"), "--reason", reason],
+        ["unsuppress", Slot("name", "left-pad"), "--kind", Slot("kind", "recall"), "--reason", reason],
+        ["update", Slot("id", m), "--content", Slot("content", "The build cache moved."), "--reason", reason],
+        ["history", Slot("id", m)],
+        ["audit", "log", "--target", Slot("target", f"memory:{m}"), "--since", Slot("since", "2026-01-01"),
+         "--limit", Slot("limit", "5")],
+        ["why", Slot("topic", "left-pad")],
+        ["backup", Slot("path", str(backups / "b.db"))],
+        ["restore", Slot("path", str(backups / "missing.db"))],
+        ["proposals", "--status", Slot("status", "all")],
+        ["reject", Slot("id", p), "--reason", reason],
+        ["accept", Slot("id", p), "--reason", reason],
+    ]
+
+
+def test_the_command_line_answers_hostile_arguments_with_an_error_naming_the_field(memory, db_path, in_process_cli,
+                                                                                   tmp_path):
+    rng = random.Random(SEED + 1)
+    seeded = _seed(memory)
+    backups = tmp_path / "backups"
+    backups.mkdir()
+    templates = _cli_templates(seeded, backups)
+    backed_up: list[str] = []
+    tried = refused = accepted = 0
+    for _ in range(CLI_INPUTS):
+        template = rng.choice(templates)
+        slots = [token for token in template if isinstance(token, Slot)]
+        target = rng.choice(slots) if slots and rng.random() < 0.9 else None
+        argv = [hostile.text(rng) if token is target else token.valid if isinstance(token, Slot) else token
+                for token in template]
+        if template[0] == "backup" and target is None:
+            argv[1] = str(backups / f"b-{tried}.db")
+        before = memory.change_seq()
+        status, out, err = in_process_cli([*argv, "--db", str(db_path), "--project", PROJECT, "--json"])
+        tried += 1
+        assert "Traceback" not in err and status in (0, 1, 2), (argv, status, err)
+        if status == 0:
+            accepted += 1
+            if template[0] == "backup":
+                backed_up.append(json.loads(out)["path"])
+            if template[0] == "remember":
+                assert memory.get(json.loads(out)["id"]).content == argv[1]
+            continue
+        refused += 1
+        if out:  # the domain's refusal, as JSON: it names the field
+            assert json.loads(out)["error"]["field"], (argv, out)
+        else:  # argparse's: it names the argument, or the command it cannot read
+            assert "error:" in err, (argv, err)
+        if template[0] not in ("backup",):
+            assert memory.change_seq() == before, (argv, out, err)
+    assert refused and accepted
+    # Backups land only where a successful backup said, whole; no partial file is left behind.
+    written = {Path(p).resolve() for p in backed_up}
+    assert all(path.resolve() in written for path in Path.cwd().iterdir()), sorted(set(Path.cwd().iterdir()) - written)
+    assert all(is_sqlite(path) for path in written) and not list(tmp_path.rglob("*.partial"))
+    assert_in_step(memory)
+    record("hostile input", cli_inputs=tried, cli_refused=refused, cli_accepted=accepted)
+
+
+# --- the language server -----------------------------------------------------------------------------
+
+LSP_COMMANDS = {
+    "cenotaph.silence": {"name": "left-pad", "scope": "project", "project": PROJECT, "reason": "r"},
+    "cenotaph.reinstate": {"name": "left-pad", "project": PROJECT, "reason": "r"},
+    "cenotaph.showWhy": {"approachId": 0},
+    "cenotaph.markWrong": {"approachId": 0, "reason": "r"},
+    "cenotaph.remember": {"text": "The deploy key rotates monthly.", "project": PROJECT},
+    "cenotaph.abandon": {"name": "is-odd", "scope": "project", "project": PROJECT, "reason": "r", "effort": 2},
+    "cenotaph.resolveContradiction": {"contradictionId": 0, "keep": "a", "reason": "r"},
+    "cenotaph.dismissContradiction": {"contradictionId": 0, "reason": "r"},
+    "cenotaph.setTrust": {"memoryId": 0, "trust": "disputed", "reason": "r"},
+    "cenotaph.archive": {"memoryId": 0, "reason": "r"},
+    "cenotaph.reinstateMemory": {"memoryId": 0, "reason": "r"},
+    "cenotaph.acceptProposal": {"proposalId": 0, "reason": "r"},
+    "cenotaph.rejectProposal": {"proposalId": 0, "reason": "r"},
+}
+BROKEN_MESSAGES = [
+    b'{"jsonrpc": "2.0", "id": "b1", "method": "cenotaph/ledger", "params": {"project": "\xff\xfe\xc3("}}',
+    b'{"jsonrpc": "2.0", "id": "b2", "method": "cenotaph/ledger", "params": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+    b"this is not JSON", b'{"jsonrpc": "2.0", "id": "b3", ', b"[1, 2, 3]", b'"a string"', b"{}", b"null",
+    b'{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": 5}}',
+]
+FILE_NAMES = ["requirements.txt", "package.json", "pyproject.toml", "go.mod", "Cargo.toml", "Dockerfile", "main.py",
+              "index.ts", "README.md", "AGENTS.md", "notes.txt"]
+
+
+def _lsp_request(rng: random.Random, seeded: Seeded, uri: str) -> tuple[str, Any]:
+    """(method, params) of one hostile request: a command, the ledger, a hover or code actions."""
+    ids = {"approachId": seeded.approach_id, "contradictionId": seeded.contradiction_id,
+           "memoryId": seeded.memory_id, "proposalId": seeded.proposal_id}
+    roll = rng.random()
+    if roll < 0.7:
+        command = rng.choice(sorted(LSP_COMMANDS))
+        argument: Any = {k: ids.get(k, v) for k, v in LSP_COMMANDS[command].items()}
+        mutation = rng.random()
+        if mutation < 0.75:
+            argument[rng.choice(sorted(argument))] = hostile.value(rng, json_only=True)
+        elif mutation < 0.85:
+            del argument[rng.choice(sorted(argument))]
+        elif mutation < 0.9:
+            argument["unknownKey"] = 1
+        else:
+            argument = hostile.value(rng, json_only=True)
+        arguments = [argument] if rng.random() < 0.95 else [argument, argument]
+        return "workspace/executeCommand", {"command": command, "arguments": arguments}
+    if roll < 0.8:
+        key = rng.choice(["project", "uri"])
+        return "cenotaph/ledger", {key: hostile.value(rng, json_only=True)}
+    position = {"line": rng.choice([0, 1, -1, 2**31, hostile.value(rng, json_only=True)]),
+                "character": rng.choice([0, 3, -5, 10**9, hostile.value(rng, json_only=True)])}
+    target = rng.choice([uri, hostile.value(rng, json_only=True), "cenotaph:ledger/acme%2Fapp.md"])
+    if roll < 0.9:
+        return "textDocument/hover", {"textDocument": {"uri": target}, "position": position}
+    return "textDocument/codeAction", {"textDocument": {"uri": target}, "range": {"start": position, "end": position},
+                                       "context": {"diagnostics": [{"range": {"start": position, "end": position},
+                                                                    "message": "x", "source": "cenotaph",
+                                                                    "code": "abandoned-approach",
+                                                                    "data": hostile.value(rng, json_only=True)}]}}
+
+
+async def _raw_request(client, method: str, params: Any) -> Any:
+    """A request sent as the JSON it is: pygls's client would first check (and refuse) a typed
+    request's parameters, and those are what this test sends broken."""
+    protocol = client.protocol
+    msg_id = str(uuid.uuid4())
+    future: Future[Any] = Future()
+    protocol._request_futures[msg_id] = future
+    protocol._result_types[msg_id] = None
+    protocol._send_data({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+    try:
+        return await asyncio.wait_for(asyncio.wrap_future(future), 30)
+    except TimeoutError:
+        raise AssertionError(f"no answer to {method} {params!r:.500}") from None
+
+
+async def test_the_language_server_answers_hostile_requests_with_an_error_naming_the_field(memory, serve, tmp_path):
+    rng = random.Random(SEED + 2)
+    seeded = _seed(memory)
+    folder = project_folder(tmp_path, "app", PROJECT)
+    session = await serve([folder])
+    client = session.client
+    uri = session.open(folder / "requirements.txt", "left-pad==1.3\nrequests\n")
+    tried = refused = accepted = opened = 0
+    for n in range(LSP_INPUTS):
+        if rng.random() < 0.15:  # a document with hostile content, opened or changed
+            path = folder / f"f{n % 20}" / rng.choice(FILE_NAMES)
+            text = "\n".join(str(hostile.value(rng, json_only=True)) for _ in range(rng.randrange(1, 8)))
+            if path.as_uri() in session.versions:
+                session.replace(path.as_uri(), text)
+            else:
+                session.open(path, text)
+            opened += 1
+            tried += 1
+            continue
+        method, params = _lsp_request(rng, seeded, uri)
+        before = memory.change_seq()
+        try:
+            result = await _raw_request(client, method, params)
+        except JsonRpcException as error:
+            refused += 1
+            assert error.code != -32603 and not (error.data and "traceback" in str(error.data)), (method, params, error)
+            assert error.message, (method, params)
+            assert memory.change_seq() == before, (method, params, error.message)
+        else:
+            accepted += 1
+            answer = result._asdict() if hasattr(result, "_asdict") else result
+            if params.get("command") == "cenotaph.remember" and isinstance(answer, dict) and answer.get("done"):
+                assert memory.get(answer["id"]).content == params["arguments"][0]["text"]
+        tried += 1
+    assert refused and accepted
+    # Broken messages on the wire itself: the server reads past them.
+    for body in BROKEN_MESSAGES:
+        client.protocol.writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        tried += 1
+    # The positive control: still serving, and what it serves is right (a name no input touched).
+    memory.abandon(HUMAN, "control-pkg", reason="the control", project=PROJECT)
+    uri = session.open(folder / "control" / "requirements.txt", "control-pkg==1.0\n")
+    (flagged,) = await session.diagnostics(uri, lambda d: bool(d), timeout=30)
+    assert flagged.data["name"] == "control-pkg"
+    assert isinstance(await session.hover(uri, 0, 2), types.Hover)
+    assert_in_step(memory)
+    record("hostile input", lsp_inputs=tried, lsp_documents=opened, lsp_refused=refused, lsp_accepted=accepted)
