@@ -21,7 +21,7 @@ from cenotaph.store.records import MemoryRow
 from tests.lsp.conftest import project_folder
 from tests.reliability.support import open_memory_on, record, scale
 
-MEMORIES = scale(1_000, 100_000)
+MEMORIES = scale(600, 100_000)
 HUGE = 60  # memories at the 50,000-character limit, all about the query
 LISTED = 400  # approaches, contradictions, deprioritised memories, proposals: each
 LONG = "because " * 250  # a 2,000-character reason
