@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cenotaph.store import scoped
 from cenotaph.store.records import ContradictionRow
 
 
@@ -41,14 +42,7 @@ def get(conn: Any, contradiction_id: int) -> ContradictionRow | None:
 
 
 def listing(conn: Any, *, project: str | None, status: str | None) -> list[ContradictionRow]:
-    clauses, params = ["1"], []
-    if project is not None:
-        clauses.append("project IN (?, '')")
-        params.append(project)
-    if status is not None:
-        clauses.append("status = ?")
-        params.append(status)
-    rows = conn.execute(f"SELECT {_COLUMNS} FROM contradictions WHERE {' AND '.join(clauses)} ORDER BY id", params)
+    rows = scoped.rows_in_scope(conn, "contradictions", _COLUMNS, project=project, status=status)
     return [ContradictionRow(*r) for r in rows]
 
 

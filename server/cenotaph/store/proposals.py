@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from cenotaph.store import scoped
 from cenotaph.store.records import ProposalRow
 
 _COLUMNS = ("id, project, action, target, arguments, reason, actor, status, created_at, decided_at, decided_by, "
@@ -48,14 +49,7 @@ def decide(conn: Any, proposal_id: int, *, status: str, actor: str, at: str, rea
 
 
 def listing(conn: Any, *, project: str | None, status: str | None) -> list[ProposalRow]:
-    clauses, params = ["1"], []
-    if project is not None:
-        clauses.append("project IN (?, '')")
-        params.append(project)
-    if status is not None:
-        clauses.append("status = ?")
-        params.append(status)
-    rows = conn.execute(f"SELECT {_COLUMNS} FROM proposals WHERE {' AND '.join(clauses)} ORDER BY id", params)
+    rows = scoped.rows_in_scope(conn, "proposals", _COLUMNS, project=project, status=status)
     return [_row(r) for r in rows]
 
 
