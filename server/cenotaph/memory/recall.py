@@ -28,11 +28,13 @@ from cenotaph.store.memories import Scope
 from cenotaph.store.records import MemoryRow
 
 BM25_WEIGHT = 0.3
+CANDIDATES = 60  # from each of the two lanes, before fusion
 DATE_BOOST = 0.8  # × (1 + 0.8) for a memory inside a period the query names, fading to × 1 a week away
 DATE_SLACK_DAYS = 7
+PERIOD_CANDIDATES = 20  # full-text matches drawn from inside each period the query names
 WHEN_BOOST = 0.3  # a "when" question: memories that say when something happened
 ANSWER_SHARE = 0.2  # the share of a question's score passed to the memory written after it
-QUESTION_FACTOR = 0.85  # a memory that only asks ranks a little below one that tells
+QUESTION_FACTOR = 0.85  # a memory that asks ranks a little below one that only tells
 STATE_FACTOR = {"active": 1.0, "deprioritised": 0.2}
 TRUST_FACTOR = {"confirmed": 1.0, "unverified": 0.9, "disputed": 0.7, "refuted": 0.1}
 PINNED_SCORE = 0.6
@@ -113,12 +115,26 @@ class _Scale:
 
 @dataclass(slots=True)
 class _Reading:
-    """What the query says beyond its words, read once per recall."""
+    """What the query says beyond its words, read once per recall; `active` is False for the exact
+    lane and the bench's single lanes, which rank by their own score alone."""
 
     now: datetime
     lowered: str
+    active: bool
     periods: list[dates.Period]
     asks_when: bool
+
+    @classmethod
+    def of(cls, query: str, now: datetime, active: bool) -> _Reading:
+        return cls(now=now, lowered=query.lower(), active=active,
+                   periods=dates.periods(query, now.date()) if active else [],
+                   asks_when=active and dates.asks_when(query))
+
+    def windows(self) -> list[tuple[str, str]]:
+        """valid_from ranges (store format) the named periods reach, slack included; a month
+        named without a year reaches no single range and is left to the boost."""
+        slack = timedelta(days=DATE_SLACK_DAYS)
+        return [(f"{p.start - slack}", f"{p.end + slack}") for p in self.periods if not p.every_year]
 
     def temporal_boost(self, row: MemoryRow) -> float:
         boost = 1.0
@@ -161,11 +177,12 @@ class Recaller:
             if not candidates:
                 notices.append("no exact match; answered from the semantic lane")
                 chosen = "semantic"
+        # The bench's single lanes ("bm25", "vector") rank by their own score alone.
+        reading = _Reading.of(query, self.ctx.clock(), chosen != "exact" and lane in (None, "semantic"))
         if chosen != "exact":
-            candidates = self._semantic(query, scope, k, projects, notices,
+            candidates = self._semantic(query, scope, k, projects, notices, reading,
                                         use_bm25=chosen != "vector", use_vector=chosen != "bm25")
-        results = self._score(query, candidates, scope, project, chosen if chosen in ("exact",) else "semantic", k,
-                              read_query=lane is None or lane == "semantic")
+        results = self._score(candidates, scope, project, chosen if chosen == "exact" else "semantic", k, reading)
         response = RecallResponse(query=query, project=project, lane="exact" if chosen == "exact" else "semantic",
                                   results=[*warnings, *results], notices=notices)
         if log:
@@ -215,9 +232,9 @@ class Recaller:
         ordered = sorted(found.values(), key=lambda c: (not c.exact, -(c.bm25 or 0.0)))
         return ordered
 
-    def _semantic(self, query: str, scope: Scope, k: int, projects: tuple[str, ...], notices: list[str], *,
-                  use_bm25: bool, use_vector: bool) -> list[_Candidate]:
-        pool = max(60, k * 6)
+    def _semantic(self, query: str, scope: Scope, k: int, projects: tuple[str, ...], notices: list[str],
+                  reading: _Reading, *, use_bm25: bool, use_vector: bool) -> list[_Candidate]:
+        pool = max(CANDIDATES, k * 6)
         found: dict[int, _Candidate] = {}
         conn = self.ctx.store.conn
         if use_bm25:
@@ -225,6 +242,11 @@ class Recaller:
             if expression:
                 with self.ctx.store.read():
                     hits = memories.fts_search(conn, expression, scope, pool)
+                    # A period the query names also draws its own matches, which the whole-store
+                    # top list may have missed.
+                    for since, until in reading.windows():
+                        hits += memories.fts_search(conn, expression, scope, PERIOD_CANDIDATES,
+                                                    valid_from_between=(since, until))
                     rows = memories.by_row_ids(conn, [rid for rid, _ in hits])
                 for rid, score in hits:
                     found[rid] = _Candidate(rows[rid], bm25=score)
@@ -256,21 +278,16 @@ class Recaller:
 
     # --- scoring ---------------------------------------------------------------------------------
 
-    def _score(self, query: str, candidates: list[_Candidate], scope: Scope, project: str, lane: str,
-               k: int, *, read_query: bool = True) -> list[RecallResult]:
+    def _score(self, candidates: list[_Candidate], scope: Scope, project: str, lane: str, k: int,
+               reading: _Reading) -> list[RecallResult]:
         candidates = self._visible(candidates, scope, project)
         semantic = lane != "exact"
         scale = _Scale(candidates, semantic)
-        now = self.ctx.clock()
-        read_time = read_query and semantic
-        reading = _Reading(now=now, lowered=query.lower(),
-                           periods=dates.periods(query, now.date()) if read_time else [],
-                           asks_when=read_time and dates.asks_when(query))
         scored = [self._components(c, scale, lane, reading) for c in candidates]
         if semantic:
             scored.sort(key=lambda r: -r[0])
-            if read_query:
-                scored = self._pass_to_answers(scored, scale, scope, project, k, reading)
+            if reading.active:
+                scored = self._pass_to_answers(scored, scale, scope, project, reading)
         return [
             RecallResult(
                 result_type="memory", id=c.row.memory_id, content=c.row.content, project=c.row.project,
@@ -289,7 +306,7 @@ class Recaller:
             relevance = 1.0 if c.exact else 0.5 * scale.bm25(c) + 0.4
         else:
             relevance = BM25_WEIGHT * scale.bm25(c) + (1 - BM25_WEIGHT) * scale.cosine(c)
-            if _ASKS.search(row.content):
+            if reading.active and _ASKS.search(row.content):
                 relevance *= QUESTION_FACTOR
         age_days = max(0.0, (reading.now - datetime.fromisoformat(row.recorded_at)).total_seconds() / 86400)
         components = ScoreComponents(
@@ -308,12 +325,10 @@ class Recaller:
         return score, c, components
 
     def _pass_to_answers(self, scored: list[tuple[float, _Candidate, ScoreComponents]], scale: _Scale,
-                         scope: Scope, project: str, k: int,
-                         reading: _Reading) -> list[tuple[float, _Candidate, ScoreComponents]]:
+                         scope: Scope, project: str, reading: _Reading) -> list[tuple[float, _Candidate, ScoreComponents]]:
         """A strong memory that asks a question lends part of its score to the memory written next
         in the same project and sitting: in a conversation, that is usually its answer."""
-        questions = {c.row.id: score for score, c, _ in scored[:max(20, 2 * k)]
-                     if score > 0 and _ASKS.search(c.row.content)}
+        questions = {c.row.id: score for score, c, _ in scored if score > 0 and _ASKS.search(c.row.content)}
         if not questions:
             return scored
         with self.ctx.store.read() as conn:

@@ -25,14 +25,14 @@ _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 
 
 # A month standing alone must be spelt out and capitalised: "may" and "march" are also verbs, "Jan" a name.
 _PATTERNS = [
-    ("iso_day", re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b")),
+    ("iso_day", re.compile(r"\b" + _YEAR.format("y") + r"-(?P<m>\d{2})-(?P<d>\d{2})\b")),
     ("day_month", re.compile(r"\b" + _DAY.format("d") + r"\s+(?:of\s+)?" + _MONTH.format("m")
                              + r"(?:,?\s*" + _YEAR.format("y") + r")?\b", re.IGNORECASE)),
     ("month_day", re.compile(r"\b" + _MONTH.format("m") + r"\s+" + _DAY.format("d") + r"(?!\d)(?!:)"
                              + r"(?:\s*,?\s*" + _YEAR.format("y") + r")?\b", re.IGNORECASE)),
     ("month_year", re.compile(r"\b" + _MONTH.format("m") + r",?\s+(?:of\s+)?" + _YEAR.format("y") + r"\b",
                               re.IGNORECASE)),
-    ("iso_month", re.compile(r"\b(?P<y>\d{4})-(?P<m>0[1-9]|1[0-2])\b(?!-)")),
+    ("iso_month", re.compile(r"\b" + _YEAR.format("y") + r"-(?P<m>0[1-9]|1[0-2])\b(?!-)")),
     ("month", re.compile(r"\b(?P<m>January|February|March|April|May|June|July|August|September|October|November|"
                          r"December)\b")),
     ("year", re.compile(r"\b(?:in|during|since|of|for|by|until|early|late|mid|around|throughout)\s+"
@@ -40,13 +40,17 @@ _PATTERNS = [
     ("relative_day", re.compile(r"\b(?P<w>today|yesterday|tonight|the day before yesterday)\b", re.IGNORECASE)),
     ("relative", re.compile(r"\b(?P<w>last|past|previous|this|next)\s+(?P<u>day|week|weekend|month|year)\b",
                             re.IGNORECASE)),
-    ("ago", re.compile(r"\b(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|(?:a\s+)?few|"
+    ("ago", re.compile(r"\b(?P<n>\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|(?:a\s+)?few|"
                        r"(?:a\s+)?couple\s+of)\s+(?P<u>day|week|month|year)s?\s+ago\b", re.IGNORECASE)),
 ]
-# Words that say a sentence is about a time, for memories that answer "when" questions.
-_TIME_WORDS = re.compile(
+# Words that say a sentence is about a time, for memories that answer "when" questions: one
+# pattern, as it runs over every candidate of a recall.
+_MENTIONS_TIME = re.compile(
     r"\b(?:yesterday|today|tonight|tomorrow|ago|recently|lately|earlier|weekend|morning|evening|afternoon|"
-    r"last|next|since|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b", re.IGNORECASE)
+    r"last|next|since|(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:19|20)\d\d|\d{4}-\d{2}-\d{2}|"
+    r"(?-i:January|February|March|April|May|June|July|August|September|October|November|December)|"
+    r"(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?\s+\d{1,2}\b|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\b", re.IGNORECASE)
 _ASKS_WHEN = re.compile(
     r"\b(?:when|what\s+(?:time|date|day|year|month|week)|which\s+(?:year|month|day|date|week)|how\s+long\s+ago|"
     r"since\s+when)\b", re.IGNORECASE)
@@ -115,7 +119,7 @@ def asks_when(text: str) -> bool:
 
 def mentions_time(text: str) -> bool:
     """Whether `text` says when something happened: a date, a period or a relative time word."""
-    return _TIME_WORDS.search(text) is not None or any(p.search(text) for _, p in _PATTERNS)
+    return _MENTIONS_TIME.search(text) is not None
 
 
 def _period(kind: str, match: re.Match[str], today: date) -> Period | None:

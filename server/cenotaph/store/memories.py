@@ -111,9 +111,14 @@ def list_rows(conn: Any, scope: Scope, *, limit: int, order: str = "m.recorded_a
     return [_row(r) for r in rows]
 
 
-def fts_search(conn: Any, match: str, scope: Scope, limit: int) -> list[tuple[int, float]]:
-    """(row id, BM25 score, larger is better) of rows matching an FTS5 expression."""
+def fts_search(conn: Any, match: str, scope: Scope, limit: int,
+               valid_from_between: tuple[str, str] | None = None) -> list[tuple[int, float]]:
+    """(row id, BM25 score, larger is better) of rows matching an FTS5 expression; optionally only
+    rows whose valid time starts in [since, until)."""
     where, params = scope.where()
+    if valid_from_between is not None:
+        where += " AND m.valid_from >= ? AND m.valid_from < ?"
+        params = [*params, *valid_from_between]
     rows = conn.execute(
         f"""SELECT m.id, -bm25(memory_fts, 1.0, 0.6, 0.25) AS score
             FROM memory_fts JOIN memories m ON m.id = memory_fts.rowid

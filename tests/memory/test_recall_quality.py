@@ -1,0 +1,159 @@
+"""Recall quality rules (issue 8), each with a positive control in the same fixture: the context
+of a sitting, the answer after a question, periods and "when" questions, query stop words, and
+the bench's single lanes ranking by their own score alone."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from cenotaph.memory import recall
+from cenotaph.memory.remember import SITTING_MINUTES
+from cenotaph.nlp import dates
+from cenotaph.nlp.analysis import query_stop_words
+from tests.conftest import HUMAN
+
+P = "github.com/acme/app"
+QUESTION = "Which queue should the mailer use for retries?"
+ANSWER = "We settled on a dedicated RabbitMQ vhost, with dead-lettering after five attempts."
+
+
+def by_id(response):
+    return {r.id: r for r in response.results if r.result_type == "memory"}
+
+
+def test_a_memory_is_indexed_with_what_was_written_just_before_it_in_the_sitting(memory, clock):
+    question = memory.remember(HUMAN, QUESTION, project=P)
+    clock.advance(minutes=2)
+    answer = memory.remember(HUMAN, ANSWER, project=P)
+    clock.advance(minutes=SITTING_MINUTES + 1)
+    later = memory.remember(HUMAN, "The mailer templates live in the design repo.", project=P)
+    memory.remember(HUMAN, "Unrelated: the CDN cache is purged on deploy.", project="github.com/acme/other")
+    assert QUESTION in memory.get(answer.id).context
+    # Positive control: a memory written after the sitting ended, or in another project, carries none.
+    assert memory.get(later.id).context == ""
+    assert memory.get(question.id).context == ""
+    # The answer never says "queue" or "mailer"; its context does, so the full-text lane finds it.
+    found = by_id(memory.recall(HUMAN, "mailer retry queue", project=P, lane="bm25"))
+    assert answer.id in found and found[answer.id].components.bm25 is not None
+
+
+def test_forgetting_a_memory_removes_its_words_from_the_context_of_the_next(memory, clock):
+    question = memory.remember(HUMAN, QUESTION, project=P)
+    answer = memory.remember(HUMAN, ANSWER, project=P)
+    other = memory.remember(HUMAN, "The retry budget for webhooks is three attempts.", project=P)
+    assert QUESTION in memory.get(answer.id).context and QUESTION in memory.get(other.id).context
+    memory.forget(HUMAN, question.id, reason="wrong project", confirm=True)
+    assert QUESTION not in memory.get(answer.id).context
+    assert QUESTION not in memory.get(other.id).context
+    # Positive control: the context the answer gave the next memory stays.
+    assert ANSWER in memory.get(other.id).context
+
+
+def test_a_question_passes_part_of_its_score_to_the_answer_written_next(memory, clock):
+    memory.remember(HUMAN, "What port does the staging API listen on?", project=P)
+    answer = memory.remember(HUMAN, "8443, behind the nginx proxy.", project=P)
+    clock.advance(minutes=SITTING_MINUTES + 5)
+    memory.remember(HUMAN, "Which port does the metrics exporter use?", project=P)
+    clock.advance(minutes=SITTING_MINUTES + 5)
+    late = memory.remember(HUMAN, "9100, like every node exporter.", project=P)
+    results = by_id(memory.recall(HUMAN, "staging API port", project=P))
+    assert results[answer.id].components.passed_on > 0
+    assert list(results).index(answer.id) < 3
+    # Positive control: an answer written in a later sitting gets nothing from its question.
+    results = by_id(memory.recall(HUMAN, "metrics exporter port", project=P))
+    assert results[late.id].components.passed_on == 0
+
+
+def test_a_memory_that_only_asks_ranks_a_little_below_one_that_tells(memory, clock):
+    asks = memory.remember(HUMAN, "Does the staging API still listen on 8443?", project=P)
+    clock.advance(minutes=SITTING_MINUTES + 1)
+    tells = memory.remember(HUMAN, "The staging API listens on 8443 behind nginx.", project=P)
+    results = by_id(memory.recall(HUMAN, "staging API port 8443", project=P))
+    best = max(r.components.bm25 or 0.0 for r in results.values())
+
+    def fused(result):
+        c = result.components
+        return recall.BM25_WEIGHT * (c.bm25 or 0.0) / best + (1 - recall.BM25_WEIGHT) * c.cosine
+
+    assert results[asks.id].components.relevance == pytest.approx(recall.QUESTION_FACTOR * fused(results[asks.id]),
+                                                                  abs=1e-5)
+    # Positive control: a memory that tells keeps its fused relevance whole.
+    assert results[tells.id].components.relevance == pytest.approx(fused(results[tells.id]), abs=1e-5)
+
+
+def test_a_named_period_boosts_memories_that_held_then(memory, clock):
+    may = memory.remember(HUMAN, "The deploy script moved to GitHub Actions.", project=P, force=True,
+                          valid_from="2023-05-10")
+    clock.advance(minutes=SITTING_MINUTES + 1)
+    september = memory.remember(HUMAN, "The deploy script moved to GitHub Actions.", project=P, force=True,
+                                valid_from="2023-09-02")
+    response = memory.recall(HUMAN, "what happened to the deploy script in May 2023", project=P)
+    results = by_id(response)
+    assert list(results)[0] == may.id
+    assert results[may.id].components.temporal_boost > 1.5
+    # Positive control: the same words valid months away get no boost.
+    assert results[september.id].components.temporal_boost == 1.0
+
+
+def test_a_period_draws_matches_that_the_whole_store_ranking_would_miss(memory):
+    for i in range(recall.CANDIDATES + 10):
+        memory.remember(HUMAN, f"Deploy script run {i}: the deploy script deployed bundle {i}.", project=P,
+                        force=True, valid_from="2024-01-10")
+    inside = memory.remember(HUMAN, "Old notes: the script behind releases was retired, with other tools nobody "
+                             "used any more.", project=P, valid_from="2023-05-10")
+    found = by_id(memory.recall(HUMAN, "deploy script in May 2023", project=P))
+    assert inside.id in found and found[inside.id].components.temporal_boost > 1.5
+    # Positive control: a month without a year boosts but reaches no single range to draw from, and
+    # the weaker match is then not even a candidate (it would show, boosted, if it were).
+    assert inside.id not in by_id(memory.recall(HUMAN, "deploy script in May", project=P))
+
+
+def test_a_when_question_prefers_memories_that_say_when(memory):
+    dated = memory.remember(HUMAN, "We migrated the billing database to Postgres 16 last week.", project=P)
+    undated = memory.remember(HUMAN, "The billing database runs on Postgres 16.", project=P)
+    results = by_id(memory.recall(HUMAN, "when did the billing database move to Postgres 16?", project=P))
+    assert results[dated.id].components.temporal_boost == 1 + recall.WHEN_BOOST
+    # Positive control: a memory that says nothing about time, and a question that asks no "when".
+    assert results[undated.id].components.temporal_boost == 1.0
+    results = by_id(memory.recall(HUMAN, "which Postgres does the billing database run on", project=P))
+    assert results[dated.id].components.temporal_boost == 1.0
+
+
+def test_the_single_lanes_rank_by_their_own_score_alone(memory):
+    dated = memory.remember(HUMAN, "The search index was rebuilt in March 2024.", project=P,
+                            valid_from="2024-03-05")
+    semantic = by_id(memory.recall(HUMAN, "search index rebuild in March 2024", project=P))
+    bm25 = by_id(memory.recall(HUMAN, "search index rebuild in March 2024", project=P, lane="bm25"))
+    assert bm25[dated.id].components.temporal_boost == 1.0
+    # Positive control: the shipped lane reads the period.
+    assert semantic[dated.id].components.temporal_boost > 1.0
+
+
+def test_query_stop_words_drop_function_words_and_keep_meaningful_ones():
+    stop = query_stop_words()
+    assert {"what", "when", "did", "the", "of"} <= stop
+    assert not {"show", "first", "name", "take", "move"} & stop
+
+
+def test_periods_named_in_english():
+    today = date(2025, 3, 12)  # a Wednesday
+
+    def spans(text):
+        return [(p.start.isoformat(), p.end.isoformat(), p.every_year) for p in dates.periods(text, today)]
+
+    assert spans("what did we ship on 8 May, 2023") == [("2023-05-08", "2023-05-09", False)]
+    assert spans("decisions from May 2023") == [("2023-05-01", "2023-06-01", False)]
+    assert spans("between August 11 and August 15 2023") == [
+        ("2023-08-11", "2023-08-12", False), ("2023-08-15", "2023-08-16", False)]
+    assert spans("what broke in July") == [("2000-07-01", "2000-08-01", True)]
+    assert spans("the outage in 2022") == [("2022-01-01", "2023-01-01", False)]
+    assert spans("what changed last week") == [("2025-03-03", "2025-03-10", False)]
+    assert spans("yesterday") == [("2025-03-11", "2025-03-12", False)]
+    assert spans("2024-02-29") == [("2024-02-29", "2024-03-01", False)]
+    # Positive controls: "may" the verb, a bare number and a name are not dates.
+    assert spans("may I restart the worker on port 2022") == []
+    assert spans("what did Jan say") == []
+    assert dates.asks_when("When did we move to Postgres?") and not dates.asks_when("Where is the config?")
+    assert dates.mentions_time("we moved it last Friday") and not dates.mentions_time("we may move it")
