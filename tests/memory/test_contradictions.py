@@ -122,3 +122,18 @@ def test_a_memory_in_two_open_contradictions_stays_disputed_until_both_are_settl
     assert memory.get(hub.id).trust == "disputed"
     memory.resolve_contradiction(HUMAN, links[1], keep="a", reason="fixed upstream")
     assert memory.get(hub.id).trust == "confirmed"
+
+
+def test_opposite_sides_about_different_things_are_no_contradiction(memory):
+    """Chat idioms take sides ("keep going", "hang in there") about nothing the other memory
+    names; similar (cosine ≥ 0.7) and of opposite polarity, they are still no contradiction."""
+    cheer = memory.remember(HUMAN, "Thanks, Jon! I will try my best. You are gonna do great with your dance "
+                                   "studio, just keep going and stay positive!", project=P)
+    idiom = memory.remember(HUMAN, "Searching for the perfect dance studio is a tough job, Jon. Hang in there "
+                                   "and you will find it soon!", project=P)
+    assert idiom.contradictions == []
+    assert memory.get(cheer.id).trust == memory.get(idiom.id).trust == "confirmed"
+    # Positive control, in the same project: a side taken about what the other names.
+    a, b, _ = pair(memory, QUEUE)
+    assert memory.get(a).trust == memory.get(b).trust == "disputed"
+    assert [v.status for v in memory.contradictions(P)] == ["open"]

@@ -34,9 +34,12 @@ def set_trust(ctx: Context, conn: Any, row: MemoryRow, trust: str, *, reason: st
 
 
 def find_contradictions(ctx: Context, conn: Any, row: MemoryRow, vector: np.ndarray, actor: str) -> list[ContradictionWarning]:
-    """Near neighbours (cosine ≥ 0.7) that say the opposite: link them, mark both disputed."""
+    """Near neighbours (cosine ≥ 0.7) that take the opposite side about something both name: link
+    them, mark both disputed. Similar sentences of opposite polarity about different things ("keep
+    going" beside "avoid injuries") are no contradiction."""
     if row.polarity == 0:
         return []
+    subjects = ctx.analyzer.analyze(row.content).subjects
     warnings = []
     neighbours = [(rid, sim) for rid, sim in vectors.knn(conn, row.project, vector, _NEIGHBOURS + 1)
                   if rid != row.id and sim >= CONTRADICTION_SIMILARITY]
@@ -46,7 +49,8 @@ def find_contradictions(ctx: Context, conn: Any, row: MemoryRow, vector: np.ndar
         if (other is None or other.superseded_at is not None or other.state not in ("active", "deprioritised")
                 or other.trust == "refuted" or other.polarity != -row.polarity
                 or contradictions.is_dismissed(conn, row.content_hash, other.content_hash)
-                or contradictions.is_linked(conn, other.memory_id, row.memory_id)):
+                or contradictions.is_linked(conn, other.memory_id, row.memory_id)
+                or not subjects & ctx.analyzer.analyze(other.content).subjects):
             continue
         explanation = (f"similar ({similarity:.2f}) but opposite in polarity: "
                        f"#{other.memory_id} {'recommends' if other.polarity > 0 else 'advises against'}, "

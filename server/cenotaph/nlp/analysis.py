@@ -25,6 +25,11 @@ _AGAINST_LEMMAS = [
 ]
 _AGAINST_WORDS = ["broken", "unusable", "flaky", "unstable", "incompatible", "buggy"]
 _NEGATORS = ["not", "n't", "never", "no", "nobody", "without"]
+_POLAR_WORDS = frozenset([*_FOR_LEMMAS, *_AGAINST_LEMMAS, *_AGAINST_WORDS, *_NEGATORS, "always", "switch", "away",
+                          "rid", "longer", "stop"])
+# What a stance is about: the content words nearest its polar words, inside one sentence.
+_SUBJECT_WINDOW = 4
+_SENTENCE_ENDS = frozenset(".!?;:")
 
 # Names in prose that look like packages even when the vocabulary does not know them yet.
 _PACKAGE_SHAPED = re.compile(r"(?<![\w@/.-])(@[a-z0-9][\w.-]*/[a-z0-9][\w.-]*|[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)(?![\w/-])")
@@ -36,6 +41,9 @@ class Analysis:
     lemmas: str
     polarity: int  # +1 recommends, -1 recommends against, 0 neither
     entities: frozenset[str]
+    # Lemmas of the content words around the polar words: two memories of opposite polarity
+    # contradict only when they take their sides about something they share.
+    subjects: frozenset[str] = frozenset()
 
 
 class Analyzer:
@@ -137,11 +145,11 @@ class Analyzer:
         with self._lock:
             doc = nlp(text)
             lemmas = " ".join(t.lemma_ for t in doc if not t.is_punct and not t.is_space)
-            polarity = self._polarity(doc)
+            polarity, subjects = self._stance(doc)
             entities = {fold(doc[start:end].text) for start, end in self._name_spans(doc)}
         entities.update(fold(m) for m in _PACKAGE_SHAPED.findall(text))
         entities.update(fold(m) for m in _BACKTICKED.findall(text))
-        return Analysis(lemmas=lemmas, polarity=polarity, entities=frozenset(entities))
+        return Analysis(lemmas=lemmas, polarity=polarity, entities=frozenset(entities), subjects=subjects)
 
     def _name_spans(self, doc: Any) -> list[tuple[int, int]]:
         """Vocabulary matches that stand alone: "onnx" in "onnx-tools" is another name."""
@@ -155,7 +163,8 @@ class Analyzer:
                 spans.append((start, end))
         return spans
 
-    def _polarity(self, doc: Any) -> int:
+    def _stance(self, doc: Any) -> tuple[int, frozenset[str]]:
+        """Polarity, and the subjects of the polar words (empty when polarity is 0)."""
         for_spans: list[tuple[int, int]] = []
         against_spans: list[tuple[int, int]] = []
         for match_id, start, end in self._matcher(doc):
@@ -164,7 +173,26 @@ class Analyzer:
         # A recommendation inside a negation ("don't use") counts against, not for.
         for_spans = [s for s in for_spans if not any(a[0] <= s[0] < a[1] for a in against_spans)]
         score = len(for_spans) - len(against_spans)
-        return (score > 0) - (score < 0)
+        polarity = (score > 0) - (score < 0)
+        if polarity == 0:
+            return 0, frozenset()
+        subjects: set[str] = set()
+        for start, end in for_spans + against_spans:
+            subjects.update(self._around(doc, start, -1), self._around(doc, end - 1, 1))
+        return polarity, frozenset(subjects)
+
+    @staticmethod
+    def _around(doc: Any, index: int, step: int) -> list[str]:
+        """Up to _SUBJECT_WINDOW content-word lemmas from `index` towards one end of its sentence."""
+        found: list[str] = []
+        i = index + step
+        while 0 <= i < len(doc) and len(found) < _SUBJECT_WINDOW and doc[i].text not in _SENTENCE_ENDS:
+            token = doc[i]
+            if (token.is_alpha or "-" in token.text) and not token.is_stop and len(token.text) > 1 \
+                    and token.lemma_ not in _POLAR_WORDS:
+                found.append(token.lemma_)
+            i += step
+        return found
 
     def names_in(self, text: str) -> list[str]:
         """Vocabulary names (folded) that occur in `text` as whole names, in order of appearance."""
