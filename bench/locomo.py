@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -29,7 +30,17 @@ from cenotaph.nlp.analysis import Analyzer
 from cenotaph.nlp.embedder import Embedder
 from cenotaph.store.db import Store
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo-dev.json"
+# The split lives beside the repository, not in it: next to this checkout, or in the workplace's
+# shared folder for a clone made elsewhere; `--data` or $CENOTAPH_LOCOMO_DATA name another file.
+_SPLIT = Path("shared") / "data" / "locomo" / "locomo-dev.json"
+DATA_CANDIDATES = [Path(__file__).resolve().parents[2] / _SPLIT, Path("/work") / _SPLIT]
+
+
+def default_data() -> Path | None:
+    named = os.environ.get("CENOTAPH_LOCOMO_DATA")
+    if named:
+        return Path(named)
+    return next((path for path in DATA_CANDIDATES if path.is_file()), None)
 ACTOR = Actor("locomo", "human")
 LANES = {"bm25": "bm25", "vector": "vector", "shipped": None}
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -132,10 +143,13 @@ def markdown(results: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--data", type=Path, default=default_data())
     parser.add_argument("--out", type=Path)
     parser.add_argument("--conversations", type=int, default=0, help="only the first N (0: all)")
     args = parser.parse_args()
+    if args.data is None or not args.data.is_file():
+        looked = [str(p) for p in DATA_CANDIDATES] if args.data is None else [str(args.data)]
+        parser.error(f"--data: no LoCoMo split at {', '.join(looked)}; pass --data or set CENOTAPH_LOCOMO_DATA")
     samples = json.loads(args.data.read_text())
     if args.conversations:
         samples = samples[: args.conversations]
