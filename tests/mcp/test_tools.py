@@ -51,6 +51,18 @@ async def test_remember_and_recall_attribute_the_client(server, memory):
     assert _event_actors(memory, "remember") == [ACTOR]
 
 
+async def test_recall_shows_the_share_an_answer_got_from_its_question(server):
+    async with connect(server) as client:
+        await call(client, "remember", content="What port does the staging API listen on?")
+        answer = await call(client, "remember", content="8443, behind the nginx proxy.")
+        other = await call(client, "remember", content="The staging API logs go to Loki.", force=True)
+        found = await call(client, "recall", query="staging API port")
+    scores = {r["id"]: r["components"] for r in found["results"]}
+    assert scores[answer["id"]]["passed_on"] > 0
+    # Positive control: a memory that follows no question gets nothing passed on.
+    assert scores[other["id"]]["passed_on"] == 0
+
+
 async def test_client_name_comes_from_client_info(server, memory):
     async with connect(server, name="claude-code") as client:
         await call(client, "remember", content="The staging database is reset every Monday.")

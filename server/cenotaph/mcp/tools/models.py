@@ -199,6 +199,7 @@ class ScoreView(_FromRow):
     experience_weight: float
     temporal_boost: float
     pinned: bool = False
+    passed_on: float = 0.0  # relevance (included above) passed on by the question this memory answers
 
 
 class RecallItem(_FromRow):
