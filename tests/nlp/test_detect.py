@@ -266,6 +266,42 @@ def test_python_imports_after_compound_statement_colons() -> None:
     ]
 
 
+PYTHON_IMPORTS_THROUGHOUT = '''\
+import os
+HELP = """Usage:
+import not_a_module
+from nor_this import x
+"""
+value = 'a string \\
+import still_in_the_string'
+import after_a_continued_string  # import in_a_comment
+def f():
+    text = "from quoted import nothing"; import after_a_semicolon
+    if text: from after_a_colon import y
+    import first, \\
+        second
+    import continued_keyword \\
+, third
+    return f"""{text}
+import in_an_f_string"""
+import last
+'''
+
+
+def test_python_imports_throughout_a_file_skip_strings_and_comments_between_them() -> None:
+    assert rows("spread.py", PYTHON_IMPORTS_THROUGHOUT) == [
+        (0, 7, 9, "os", "os", "pypi", "import"),
+        (7, 7, 31, "after_a_continued_string", "after-a-continued-string", "pypi", "import"),
+        (9, 48, 65, "after_a_semicolon", "after-a-semicolon", "pypi", "import"),
+        (10, 18, 31, "after_a_colon", "after-a-colon", "pypi", "import"),
+        (11, 11, 16, "first", "first", "pypi", "import"),
+        (12, 8, 14, "second", "second", "pypi", "import"),
+        (13, 11, 28, "continued_keyword", "continued-keyword", "pypi", "import"),
+        (14, 2, 7, "third", "third", "pypi", "import"),
+        (17, 7, 11, "last", "last", "pypi", "import"),
+    ]
+
+
 # ---------------------------------------------------------------------------------------------
 # JavaScript / TypeScript
 
@@ -425,6 +461,35 @@ def test_requirements() -> None:
         (10, 0, 7, "urllib3", "urllib3", "pypi", "declaration"),
         (11, 44, 50, "my_lib", "my-lib", "pypi", "declaration"),
         (14, 3, 15, "scikit-learn", "scikit-learn", "pypi", "declaration"),
+    ]
+
+
+REQUIREMENTS_LINE_SHAPES = (
+    "requests==2.31  # pinned\n"
+    "httpx#not-a-comment\n"  # a '#' with no blank before it is part of the requirement
+    "attrs\u3000\n"  # trailing whitespace of any kind
+    "Flask [async] ; python_version >= '3.9'\n"
+    "numpy --hash=sha256:abc\n"
+    "local-1.0.whl\n"  # an archive, not a name
+    "wheel-name.tar  # also an archive\n"
+    "torch==2.3 \\\n"
+    "    not-a-name\n"  # a continuation line
+    "pandas\r"
+    "scipy>=1\r\n"
+    "-e git+https://example.com/repo.git#egg=egg_name\n"
+)
+
+
+def test_requirements_line_shapes() -> None:
+    assert rows("requirements.txt", REQUIREMENTS_LINE_SHAPES) == [
+        (0, 0, 8, "requests", "requests", "pypi", "declaration"),
+        (2, 0, 5, "attrs", "attrs", "pypi", "declaration"),
+        (3, 0, 5, "Flask", "flask", "pypi", "declaration"),
+        (4, 0, 5, "numpy", "numpy", "pypi", "declaration"),
+        (7, 0, 5, "torch", "torch", "pypi", "declaration"),
+        (9, 0, 6, "pandas", "pandas", "pypi", "declaration"),
+        (10, 0, 5, "scipy", "scipy", "pypi", "declaration"),
+        (11, 40, 48, "egg_name", "egg-name", "pypi", "declaration"),
     ]
 
 
@@ -800,7 +865,9 @@ def test_instruction_files_match_only_the_vocabulary() -> None:
         ("src/App.tsx", JAVASCRIPT),
         ("cmd/main.go", GO),
         ("src/main.rs", RUST),
+        ("spread.py", PYTHON_IMPORTS_THROUGHOUT),
         ("requirements.txt", REQUIREMENTS),
+        ("requirements.txt", REQUIREMENTS_LINE_SHAPES),
         ("pyproject.toml", PYPROJECT),
         ("package.json", PACKAGE_JSON),
         ("Cargo.toml", CARGO_TOML),

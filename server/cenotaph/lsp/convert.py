@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -16,8 +16,10 @@ from pygls.uris import to_fs_path
 
 from cenotaph.memory.errors import CenotaphError, Unavailable
 from cenotaph.memory.models import ApproachCheck
-from cenotaph.nlp.detect import Mention
 from cenotaph.store.records import ApproachRow, MemoryRow
+
+if TYPE_CHECKING:
+    from cenotaph.nlp.detect import Mention
 
 SOURCE = "cenotaph"
 CODE_ABANDONED = "abandoned-approach"
@@ -35,8 +37,9 @@ SEVERITIES: dict[str, types.DiagnosticSeverity | None] = {
 class Wire(BaseModel):
     """A JSON object of the contract: camelCase on the wire, strict types, unknown keys refused."""
 
+    # Built at first use, not at import: `initialize` needs only the settings model.
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", strict=True,
-                              frozen=True)
+                              frozen=True, defer_build=True)
 
     @classmethod
     def from_wire(cls, data: Any) -> Any:
@@ -98,18 +101,23 @@ def approach_summary(approach: ApproachRow, scope: str | None) -> str:
     return f"{approach.display_name} was abandoned {where(approach, scope)} ({facts_text}): {one_line(approach.reason)}"
 
 
-def approach_diagnostic(mention: Mention, verdict: ApproachCheck, severity: types.DiagnosticSeverity,
-                        document_project: str, kind: str) -> types.Diagnostic:
+def approach_payload(verdict: ApproachCheck, document_project: str, kind: str) -> tuple[str, dict[str, Any]]:
+    """The message and `data` of a diagnostic on an abandoned approach: the same for each mention."""
     approach = verdict.approach
     assert approach is not None and verdict.scope is not None
-    message = approach_summary(approach, verdict.scope)
-    if kind == "recommendation":
-        message = f"This line recommends {mention.name}, but {message}"
     data = ApproachDiagnosticData(type="approach", approach_id=approach.id, name=approach.name,
                                   display_name=approach.display_name, project=approach.project, scope=verdict.scope,
                                   document_project=document_project, kind=kind)
+    return approach_summary(approach, verdict.scope), data.dump()
+
+
+def approach_diagnostic(mention: Mention, payload: tuple[str, dict[str, Any]], severity: types.DiagnosticSeverity,
+                        kind: str) -> types.Diagnostic:
+    message, data = payload
+    if kind == "recommendation":
+        message = f"This line recommends {mention.name}, but {message}"
     return types.Diagnostic(range=to_range(mention.line, mention.start, mention.end), message=message,
-                            severity=severity, source=SOURCE, code=CODE_ABANDONED, data=data.dump())
+                            severity=severity, source=SOURCE, code=CODE_ABANDONED, data=dict(data))
 
 
 def code_action(title: str, command: str, argument: dict[str, Any], *, kind: str = types.CodeActionKind.QuickFix,

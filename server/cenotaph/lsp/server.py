@@ -8,9 +8,9 @@ import asyncio
 import os
 import re
 import sys
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cattrs
 from cattrs.errors import ClassValidationError
@@ -23,7 +23,9 @@ from cenotaph import __version__, project as project_resolution
 from cenotaph.lsp.convert import file_path
 from cenotaph.lsp.features import code_actions, commands, diagnostics, endpoint, hover, ledger, refresh, settings
 from cenotaph.memory.models import Actor
-from cenotaph.memory.service import Memory
+
+if TYPE_CHECKING:
+    from cenotaph.memory.service import Memory
 
 # VS Code and its builds report different client names; the audit log calls them all `vscode`.
 _CLIENT_ACTORS = {"visual studio code": "vscode", "visual studio code - insiders": "vscode", "code-server": "vscode",
@@ -63,10 +65,10 @@ class _Protocol(LanguageServerProtocol):
 
 
 class CenotaphServer(LanguageServer):
-    def __init__(self, memory: Memory, *, project: str | None = None) -> None:
+    def __init__(self, memory: Memory | Callable[[], Memory], *, project: str | None = None) -> None:
         super().__init__("cenotaph", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
                          protocol_cls=_Protocol)
-        self.memory = memory
+        self._memory = memory
         self.explicit_project = project
         self.settings = settings.Settings()
         self.actor = Actor(name="editor", kind="human")
@@ -74,11 +76,20 @@ class CenotaphServer(LanguageServer):
         self.published: dict[str, list[types.Diagnostic]] = {}
         self.scans: dict[str, Any] = {}  # uri → diagnostics.Scan, the mentions of its current version
         self.pending: dict[str, asyncio.TimerHandle] = {}  # debounced re-scans while typing
-        self.verdicts: tuple[int, dict[Any, Any]] = (-1, {})  # (event seq, graveyard verdicts then)
+        # (event seq, graveyard verdicts then, diagnostic message and data per approach then)
+        self.verdicts: tuple[int, dict[Any, Any], dict[Any, Any]] = (-1, {}, {})
         self.ledgers: dict[str, tuple[str, str]] = {}  # ledger URI the client asked for → (project, text sent)
         self.seen_seq = 0  # the event log position the open documents reflect
         self.background: set[asyncio.Future] = set()
         self.mcp_endpoint: Any = None  # cenotaph.mcp.http.HttpEndpoint once serving
+
+    @property
+    def memory(self) -> Memory:
+        """The domain, made at first use when the server was given a way to make it: `cenotaph
+        serve` answers `initialize` before importing it."""
+        if callable(self._memory):
+            self._memory = self._memory()
+        return self._memory
 
     # --- projects ----------------------------------------------------------------------------
 
@@ -121,7 +132,7 @@ class CenotaphServer(LanguageServer):
         task.add_done_callback(self.background.discard)
 
 
-def build(memory: Memory, *, project: str | None = None) -> CenotaphServer:
+def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) -> CenotaphServer:
     server = CenotaphServer(memory, project=project)
 
     @server.feature(types.INITIALIZE)
@@ -162,7 +173,7 @@ def build(memory: Memory, *, project: str | None = None) -> CenotaphServer:
 
 
 def main(args: argparse.Namespace) -> int:
-    from cenotaph.app import open_memory
+    from cenotaph.app import memory_for, open_store
     from cenotaph.store.connect import StoreUnavailable
     from cenotaph.store.migrations import SchemaTooNew
 
@@ -171,15 +182,15 @@ def main(args: argparse.Namespace) -> int:
     protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     try:
-        memory = open_memory(args.db)
+        store = open_store(args.db)  # a store that cannot be used stops the server before it starts
     except (StoreUnavailable, SchemaTooNew) as exc:
         sys.stderr.write(f"cenotaph: error: {exc}\n")
         return 2
-    server = build(memory, project=args.project)
+    server = build(lambda: memory_for(store), project=args.project)
     try:
         server.start_io(sys.stdin.buffer, protocol_out)
     finally:
-        memory.ctx.store.close()
+        store.close()
     # The loader threads may still be inside native code (onnxruntime, spaCy's import), where
     # interpreter finalization would abort the process: leave without it.
     sys.stderr.flush()

@@ -12,7 +12,10 @@ import re
 import tomllib
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from itertools import accumulate
 from dataclasses import dataclass
+from functools import lru_cache
+from operator import attrgetter
 from pathlib import PurePosixPath
 from typing import Literal, NamedTuple
 from urllib.parse import unquote
@@ -22,8 +25,7 @@ from cenotaph.nlp.names import fold, normalize
 MentionKind = Literal["import", "declaration", "mention"]
 
 
-@dataclass(frozen=True, slots=True)
-class Mention:
+class Mention(NamedTuple):  # a tuple: documents hold thousands, built on every keystroke
     name: str  # the name as written in the document
     key: str  # names.normalize(name, ecosystem); names.fold(name) for prose mentions
     ecosystem: str
@@ -93,6 +95,7 @@ def document_kind(path: str) -> str | None:
 # Positions
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")  # the three line breaks LSP recognises
+_LONE_CARRIAGE_RETURN = re.compile(r"\r(?!\n)")
 
 
 def utf16_column(line: str, index: int) -> int:
@@ -100,20 +103,12 @@ def utf16_column(line: str, index: int) -> int:
     return len(line[:index].encode("utf-16-le", "surrogatepass")) // 2
 
 
-class _Positions:
-    """Offsets into a text → (line, UTF-16 column)."""
-
-    def __init__(self, text: str) -> None:
-        self._text = text
-        self._line_starts = [0] + [line_break.end() for line_break in _NEWLINE.finditer(text)]
-        self._ascii = text.isascii()
-
-    def __call__(self, offset: int) -> tuple[int, int]:
-        line = bisect_right(self._line_starts, offset) - 1
-        line_start = self._line_starts[line]
-        if self._ascii:
-            return line, offset - line_start
-        return line, utf16_column(self._text[line_start:offset], offset - line_start)
+def _line_starts(text: str) -> list[int]:
+    """The offset at which each line of `text` starts."""
+    if _LONE_CARRIAGE_RETURN.search(text):
+        return [0] + [line_break.end() for line_break in _NEWLINE.finditer(text)]
+    # Only '\n' ends a line ('\r\n' ends with one): the line lengths add up in C.
+    return [0, *accumulate(map((1).__add__, map(len, text.split("\n"))))]
 
 
 def _lines(text: str) -> Iterator[tuple[int, str]]:
@@ -201,21 +196,26 @@ def _closed_by(pattern: str) -> _Closer:
     return close
 
 
-def _single_line_string(quote: str) -> _Closer:
+def _single_line_string_rest(quote: str) -> str:
     # An unterminated string ends with its line, so a stray quote mid-edit damages one line only.
-    return _closed_by(rf"(?:[^{quote}\\\r\n]++|\\(?:\r\n|.)?)*+(?P<close>{quote}|(?=[\r\n])|\Z)")
+    return rf"(?:[^{quote}\\\r\n]++|\\(?:\r\n|.)?)*+(?P<close>{quote}|(?=[\r\n])|\Z)"
+
+
+def _triple_quoted_rest(quote: str) -> str:
+    body = rf"(?:[^{quote}\\]++|\\.?|{quote}(?!{quote}{quote}))*+"
+    return rf"{body}(?P<close>{quote * 3}|\Z)"
+
+
+def _single_line_string(quote: str) -> _Closer:
+    return _closed_by(_single_line_string_rest(quote))
 
 
 def _multi_line_string(quote: str) -> _Closer:
     return _closed_by(rf"(?:[^{quote}\\]++|\\.?)*+(?P<close>{quote}|\Z)")
 
 
-def _triple_quoted(quote: str) -> _Closer:
-    body = rf"(?:[^{quote}\\]++|\\.?|{quote}(?!{quote}{quote}))*+"
-    return _closed_by(rf"{body}(?P<close>{quote * 3}|\Z)")
-
-
-_LINE_COMMENT = _closed_by(r"[^\r\n]*+(?P<close>)")
+_LINE_COMMENT_REST = r"[^\r\n]*+(?P<close>)"
+_LINE_COMMENT = _closed_by(_LINE_COMMENT_REST)
 _BLOCK_COMMENT = _closed_by(r".*?(?P<close>\*/|\Z)")
 
 _JS_REGEX_BODY = re.compile(
@@ -270,16 +270,6 @@ def _rust_string(text: str, opener: re.Match[str]) -> tuple[int, int] | None:
     return body_end, body_end + len(terminator)
 
 
-_PYTHON = _syntax(
-    comments={"#": _LINE_COMMENT},
-    strings={
-        '"""': _triple_quoted('"'),
-        "'''": _triple_quoted("'"),
-        '"': _single_line_string('"'),
-        "'": _single_line_string("'"),
-    },
-)
-
 _JAVASCRIPT = _syntax(
     comments={"//": _LINE_COMMENT, "/*": _BLOCK_COMMENT, "/": _js_regex_literal},
     strings={
@@ -313,9 +303,8 @@ _RUST = _syntax(
 # ---------------------------------------------------------------------------------------------
 # Shared name grammars
 
-_REQUIREMENT_NAME = re.compile(
-    r"[ \t]*(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)[ \t]*(?=[\[(<>=!~;@]|--|\Z)"
-)
+_REQUIREMENT_NAME_PATTERN = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
+_REQUIREMENT_NAME = re.compile(rf"[ \t]*(?P<name>{_REQUIREMENT_NAME_PATTERN})[ \t]*(?=[\[(<>=!~;@]|--|\Z)")
 _ARCHIVE_SUFFIXES = (".whl", ".zip", ".gz", ".bz2", ".xz", ".tgz", ".tar")
 
 
@@ -353,9 +342,36 @@ def _image_name_length(reference: str) -> int:
 # Python
 
 _PY_SPACE = r"(?:[ \t\f]|\\(?:\r\n|\r|\n))"
-# Scanning for the keywords first and checking what precedes them in Python is several times
-# faster than a pattern that starts with a lookbehind or an anchor alternation.
-_PY_STATEMENT = re.compile(rf"(?P<keyword>import|from){_PY_SPACE}+")
+# A statement starts the file, a line, or follows a ';' or the ':' of a compound statement
+# (`try: import x`), blanks in between.
+_PY_STATEMENT_START = r"[\r\n;:]"
+_PY_STATEMENT = re.compile(
+    rf"{_PY_STATEMENT_START}?[ \t\f]*+(?P<keyword>import|from){_PY_SPACE}+"
+)
+_PY_CANDIDATE = re.compile(rf"(?:import|from){_PY_SPACE}+")
+# From code to the next statement start followed by `import` or `from` (or to the end): comments
+# and strings are passed over inside the regular expression engine, so the work done in Python is
+# per import statement, not per token. The string and comment grammars are the other lexers'.
+_PY_TO_STATEMENT = re.compile(
+    "(?:"
+    + "|".join(
+        [
+            r"[^'\"#\r\n;:]++",
+            rf"{_PY_STATEMENT_START}(?![ \t\f]*+(?:import|from){_PY_SPACE})",
+            f"#{_LINE_COMMENT_REST}",
+            *(
+                f"{opener}{rest}"
+                for quote in "\"'"
+                for opener, rest in (
+                    (quote * 3, _triple_quoted_rest(quote)),
+                    (quote, _single_line_string_rest(quote)),
+                )
+            ),
+        ]
+    ).replace("(?P<close>", "(?:")  # one pattern holds several terminators: unnamed here
+    + ")*+",
+    re.S,
+)
 _PY_IMPORTED_MODULE = re.compile(
     rf"(?P<top>\w+)(?:{_PY_SPACE}*\.{_PY_SPACE}*\w+)*"  # a.b.c
     rf"(?:{_PY_SPACE}+as{_PY_SPACE}+\w+)?"  # as alias
@@ -364,30 +380,47 @@ _PY_IMPORTED_MODULE = re.compile(
 _PY_NOT_A_LIBRARY = frozenset({"__future__"})
 
 
-def _starts_python_statement(code: str, index: int) -> bool:
-    """Only blanks since the start of the line, a ';', or the ':' of a compound statement
-    (`try: import x`) precede code[index]."""
-    while index > 0 and code[index - 1] in " \t\f":
-        index -= 1
-    return index == 0 or code[index - 1] in "\r\n;:"
+def _last_python_candidate(text: str) -> int | None:
+    """The end of the last `_PY_CANDIDATE` match, found from the end of the text."""
+    ends = []
+    for keyword in ("import", "from"):
+        end = len(text)
+        while (start := text.rfind(keyword, 0, end)) >= 0:
+            if candidate := _PY_CANDIDATE.match(text, start):
+                ends.append(candidate.end())
+                break
+            end = start + len(keyword) - 1  # occurrences that start before this one
+    return max(ends, default=None)
+
+
+def _python_statements(text: str) -> Iterator[re.Match[str]]:
+    """The `import` and `from` keywords of code that start a statement (match _PY_STATEMENT)."""
+    # The scan stops at the last candidate (usually in the import block at the top): a string
+    # still open there hides it, as it should.
+    last = _last_python_candidate(text)
+    if last is None:
+        return
+    statement = _PY_STATEMENT.match(text)  # the first line follows no line break
+    position = 0
+    while True:
+        if statement is not None:
+            yield statement
+            # Not its end: a line continuation in the blanks after the keyword starts a line.
+            position = statement.end("keyword")
+        position = _PY_TO_STATEMENT.match(text, position, last).end()
+        if position >= last:
+            return
+        statement = _PY_STATEMENT.match(text, position)
+        assert statement is not None  # the scan stops only where a statement starts
 
 
 def _python_hits(text: str) -> Iterator[_Hit]:
-    # Lexing is the cost: stop it after the line of the last candidate statement (usually the
-    # import block at the top). A string still open there is blanked to the cut, as it should be.
-    candidates = [m.start() for m in _PY_STATEMENT.finditer(text)]
-    if not candidates:
-        return
-    cut = candidates[-1]
-    while (line_end := _NEWLINE.search(text, cut)) is not None and text.endswith("\\", 0, line_end.start()):
-        cut = line_end.end()  # a backslash continues the statement on the next line
-    code = _lex(text if line_end is None else text[: line_end.start()], _PYTHON).code
-    for statement in _PY_STATEMENT.finditer(code):
-        if not _starts_python_statement(code, statement.start()):
-            continue
+    for statement in _python_statements(text):
+        # Module names are read from the raw text: their grammar holds no quote or '#', so it
+        # never runs into a string or comment. After `from`, a relative module (`from . import
+        # x`) starts with a dot: no match.
         position = statement.end()
-        # After `from`, a relative module (`from . import x`) starts with a dot: no match.
-        while module := _PY_IMPORTED_MODULE.match(code, position):
+        while module := _PY_IMPORTED_MODULE.match(text, position):
             if module["top"] not in _PY_NOT_A_LIBRARY:
                 yield _Hit(*module.span("top"), "pypi", "import")
             if statement["keyword"] == "from" or module["more"] is None:
@@ -520,9 +553,28 @@ _REQUIREMENTS_COMMENT = re.compile(r"(?:^|[ \t])#")  # pip: a '#' at the start o
 _EGG_FRAGMENT = re.compile(r"#egg=(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
+# Any physical line; a common requirement line (a name then a specifier, a comment or the end,
+# no backslash anywhere) also has its name read here, so that most lines cost no Python work.
+_REQUIREMENT_LINE = re.compile(
+    r"(?:\A|(?<=\n)|(?<=\r)(?!\n))"  # a line start: after '\n', after '\r' not in "\r\n"
+    rf"(?:[ \t]*(?P<name>{_REQUIREMENT_NAME_PATTERN})[ \t]*+"
+    # What _REQUIREMENT_NAME accepts after the name; the end of content is a comment or blanks.
+    r"(?=[\[(<>=!~;@]|--|(?<=[ \t])#|[^\S\r\n]*+(?:[\r\n]|\Z))"
+    r"(?=[^\r\n\\]*+(?:[\r\n]|\Z)))?"
+    r"[^\r\n]*+"
+)
+
+
 def _requirements_hits(text: str) -> Iterator[_Hit]:
     starts_requirement = True  # False on the continuation lines of a requirement
-    for offset, line in _lines(text):
+    for physical_line in _REQUIREMENT_LINE.finditer(text):
+        name = physical_line["name"]
+        if name is not None and not name.lower().endswith(_ARCHIVE_SUFFIXES):
+            if starts_requirement:
+                yield _Hit(*physical_line.span("name"), "pypi", "declaration")
+            starts_requirement = True  # without a backslash, the line does not continue
+            continue
+        offset, line = physical_line.start(), physical_line.group()
         comment = _REQUIREMENTS_COMMENT.search(line)
         content = line[: comment.start()] if comment else line.rstrip()
         # As in pip, a line carrying a comment never continues onto the next one.
@@ -1256,17 +1308,26 @@ def detect(path: str, text: str, vocabulary: frozenset[str] = frozenset()) -> li
         hits = _prose_hits(text, vocabulary)
     else:
         hits = _SCANNERS[kind](text)
-    position = _Positions(text)
-    keys: dict[tuple[str, str], str] = {}  # a file names the same few packages over and over
+    line_starts = _line_starts(text)
+    ascii_text = text.isascii()
     mentions = []
-    for hit in hits:
-        name = text[hit.start : hit.end]
-        line, start = position(hit.start)
-        key = keys.get((name, hit.ecosystem))
-        if key is None:
-            key = fold(name) if hit.kind == "mention" else normalize(name, hit.ecosystem)
-            keys[(name, hit.ecosystem)] = key
-        end = start + len(name.encode("utf-16-le", "surrogatepass")) // 2
-        mentions.append(Mention(name, key, hit.ecosystem, hit.kind, line, start, end))
-    mentions.sort(key=lambda mention: (mention.line, mention.start, mention.end))
+    for start, end, ecosystem, kind in hits:
+        name = text[start:end]
+        line = bisect_right(line_starts, start) - 1
+        line_start = line_starts[line]
+        if ascii_text:
+            column, length = start - line_start, end - start
+        else:
+            column = utf16_column(text[line_start:start], start - line_start)
+            length = len(name.encode("utf-16-le", "surrogatepass")) // 2
+        key = _key(name, ecosystem, kind == "mention")
+        mentions.append(Mention(name, key, ecosystem, kind, line, column, column + length))
+    mentions.sort(key=attrgetter("line", "start", "end"))
     return mentions
+
+
+@lru_cache(maxsize=8192)
+def _key(name: str, ecosystem: str, prose: bool) -> str:
+    # Cached across documents: a file names the same few packages over and over, and each
+    # re-scan while typing meets the names of the last one again.
+    return fold(name) if prose else normalize(name, ecosystem)

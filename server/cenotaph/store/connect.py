@@ -4,7 +4,9 @@ and autocommit so that every write transaction is an explicit `BEGIN IMMEDIATE`.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import logging
+import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +31,15 @@ class Binding:
     name: str
 
 
+def _load_sqlite_vec(conn: Any) -> None:
+    # The extension is found next to the `sqlite_vec` package without importing it: the package
+    # imports numpy, which would delay the language server's answer to `initialize`.
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or spec.origin is None:
+        raise ImportError("sqlite-vec is not installed")
+    conn.load_extension(os.path.join(os.path.dirname(spec.origin), "vec0"))
+
+
 def _can_load_extensions(module: ModuleType) -> bool:
     try:
         conn = module.connect(":memory:")
@@ -36,9 +47,7 @@ def _can_load_extensions(module: ModuleType) -> bool:
         return False
     try:
         conn.enable_load_extension(True)
-        import sqlite_vec
-
-        sqlite_vec.load(conn)
+        _load_sqlite_vec(conn)
         return True
     except Exception:  # noqa: BLE001
         return False
@@ -73,14 +82,12 @@ def binding() -> Binding:
 
 def open_connection(path: Path | str, *, readonly: bool = False) -> Any:
     """A connection with sqlite-vec loaded, WAL, foreign keys and a busy timeout."""
-    import sqlite_vec
-
     b = binding()
     if str(path) != ":memory:":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     conn = b.module.connect(str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
     conn.enable_load_extension(True)
-    sqlite_vec.load(conn)
+    _load_sqlite_vec(conn)
     conn.enable_load_extension(False)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA foreign_keys = ON")

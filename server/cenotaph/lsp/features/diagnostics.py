@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from cenotaph.lsp.convert import SEVERITIES, approach_diagnostic, file_path
+from cenotaph.lsp.convert import SEVERITIES, approach_diagnostic, approach_payload, file_path
 from cenotaph.lsp.features import ledger
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import ApproachCheck
-from cenotaph.nlp.detect import Mention, detect, document_kind
 
 if TYPE_CHECKING:
     from cenotaph.lsp.server import CenotaphServer
+    from cenotaph.nlp.detect import Mention
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +45,9 @@ class Scan:
 def scan(ls: CenotaphServer, uri: str) -> Scan | None:
     """The document's mentions, or None when it is not scanned: outside the workspace, a kind
     the settings leave out, too large, or binary."""
+    # Imported at the first scan: its patterns take a while to compile, and `initialize` waits.
+    from cenotaph.nlp.detect import detect, document_kind
+
     document = ls.workspace.text_documents.get(uri)
     project = ls.project_for(uri)
     if document is None or project is None:
@@ -68,18 +71,19 @@ def scan(ls: CenotaphServer, uri: str) -> Scan | None:
 
 
 def _verdicts(ls: CenotaphServer, found: Scan) -> dict[tuple[str, str], ApproachCheck]:
-    """A verdict per (name, ecosystem). Verdicts are kept until the store moves, so re-scans while
+    """The verdict per (name, ecosystem) for each abandoned name the document holds, unless its
+    diagnostic is suppressed. Verdicts are kept until the store moves, so re-scans while
     typing and other documents naming the same packages only check what is new."""
     seq = ls.memory.change_seq()
     if ls.verdicts[0] != seq:
-        ls.verdicts = (seq, {})
+        ls.verdicts = (seq, {}, {})
     cache = ls.verdicts[1]
     scope = (found.project, ls.settings.other_projects)
+    named = {(mention.name, mention.ecosystem) for mention in found.mentions}  # a file repeats names
     missing: dict[str, set[str]] = defaultdict(set)
-    for mention in found.mentions:
-        if (scope, mention.ecosystem, mention.name) not in cache and len(mention.name) <= MAX_NAME \
-                and mention.name.strip():
-            missing[mention.ecosystem].add(mention.name)
+    for name, ecosystem in named:
+        if (scope, ecosystem, name) not in cache and len(name) <= MAX_NAME and name.strip():
+            missing[ecosystem].add(name)
     for ecosystem, group in missing.items():
         ordered = sorted(group)
         for start in range(0, len(ordered), CHECK_BATCH):
@@ -87,7 +91,9 @@ def _verdicts(ls: CenotaphServer, found: Scan) -> dict[tuple[str, str], Approach
             checked = ls.memory.check_approaches(batch, project=found.project, ecosystem=ecosystem,
                                                  include_other_projects=ls.settings.other_projects)
             cache.update(((scope, ecosystem, name), verdict) for name, verdict in zip(batch, checked, strict=True))
-    return {(m.name, m.ecosystem): v for m in found.mentions if (v := cache.get((scope, m.ecosystem, m.name)))}
+    return {(name, ecosystem): verdict for name, ecosystem in named
+            if (verdict := cache.get((scope, ecosystem, name))) is not None and verdict.status == "abandoned"
+            and verdict.approach is not None and not verdict.diagnostic_suppressed}
 
 
 def _recommends(ls: CenotaphServer, line: str) -> bool:
@@ -101,14 +107,15 @@ def compute(ls: CenotaphServer, uri: str) -> list[types.Diagnostic]:
         return []
     severity = ls.settings.severity
     by_scope = {"project": severity.project, "global": severity.global_, "other_project": severity.other_project}
-    verdicts = _verdicts(ls, found)
+    flagged = _verdicts(ls, found)
+    if not flagged:
+        return []
+    payloads = ls.verdicts[2]  # message and data per approach, kept as long as the verdicts
     lines: list[str] | None = None
     diagnostics = []
     for mention in found.mentions:
-        verdict = verdicts.get((mention.name, mention.ecosystem))
-        if verdict is None or verdict.status != "abandoned" or verdict.approach is None:
-            continue
-        if verdict.diagnostic_suppressed:
+        verdict = flagged.get((mention.name, mention.ecosystem))
+        if verdict is None:
             continue
         kind: str = mention.kind
         if kind == "mention":
@@ -120,7 +127,10 @@ def compute(ls: CenotaphServer, uri: str) -> list[types.Diagnostic]:
         else:
             level = by_scope[verdict.scope or "project"]
         if (lsp_severity := SEVERITIES[level]) is not None:
-            diagnostics.append(approach_diagnostic(mention, verdict, lsp_severity, found.project, kind))
+            key = (verdict.approach.id, verdict.scope, found.project, kind)
+            if (payload := payloads.get(key)) is None:
+                payload = payloads[key] = approach_payload(verdict, found.project, kind)
+            diagnostics.append(approach_diagnostic(mention, payload, lsp_severity, kind))
     return diagnostics
 
 
