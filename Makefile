@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test bench bench-locomo clean
+.PHONY: setup demo test bench bench-plot bench-locomo clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,10 @@ test: setup
 bench: setup
 	$(PY) bench/perf.py --out bench/results-perf.json
 	$(PY) bench/lsp_perf.py --out bench/results-lsp.json
+	$(MAKE) bench-plot
+
+bench-plot: setup
+	$(PY) bench/plot.py --perf bench/results-perf.json --lsp bench/results-lsp.json --out docs/benchmarks-scale.png
 
 bench-locomo: setup
 	$(PY) bench/locomo.py --out bench/results-locomo.json

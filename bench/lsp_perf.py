@@ -1,14 +1,16 @@
-"""Speed of the language server, with 1,000 graveyard entries over a 10,000-memory store.
+"""Speed of the language server, with 1,000 graveyard entries over stores of 1,000, 10,000 and
+100,000 memories.
 
 Server-side (in this process, the real feature code; the protocol writer discards the bytes):
 didOpen → publishDiagnostics for a 2,000-line Python file and a 2,000-line requirements.txt
 (a fresh document version each run, so detection always runs), the part of it spent in
 detection, and hover. Client-observed (the real `cenotaph serve` process over stdio): `initialize`
 answered after process start, didOpen → publishDiagnostics, a write by another process →
-diagnostics republished, and the server's CPU use while idle.
+diagnostics republished, recall over the MCP endpoint the server serves (Streamable HTTP), and
+the server's CPU use while idle.
 
-The 10,000-memory store is bench/perf.py's (built once, cached). Usage:
-python bench/lsp_perf.py [--runs N] [--out figures.json]
+The stores are bench/perf.py's (built once by the import verb, cached). Usage:
+python bench/lsp_perf.py [--sizes 1000,10000,100000] [--runs N] [--out figures.json]
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ from pygls.lsp.client import LanguageClient
 from pygls.workspace import Workspace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from perf import ACTOR, PROJECT, cached_store, percentile  # noqa: E402  (bench/ is not a package)
+from perf import (  # noqa: E402  (bench/ is not a package)
+    ACTOR, PROJECT, QUERIES, cached_store, commit_measured, percentile, snapshot, write_report,
+)
 
 from cenotaph.lsp.features import diagnostics  # noqa: E402
 from cenotaph.lsp.server import build  # noqa: E402
@@ -121,9 +125,15 @@ async def client_side(db: Path, folder: Path, text: str, writer: Memory, runs: i
         client = LanguageClient("bench", "1")
         published: dict[str, list[tuple[float, int]]] = {}
 
+        endpoint: dict[str, str] = {}
+
         @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def on_publish(params: types.PublishDiagnosticsParams) -> None:
             published.setdefault(params.uri, []).append((time.perf_counter(), len(params.diagnostics)))
+
+        @client.feature("cenotaph/mcpEndpoint")
+        def on_endpoint(params) -> None:  # where the server serves MCP over Streamable HTTP
+            endpoint.update(url=params.url, token=params.token)
 
         start = time.perf_counter()
         await client.start_io(CENOTAPH, "serve", "--db", str(db), env=env)
@@ -154,6 +164,8 @@ async def client_side(db: Path, folder: Path, text: str, writer: Memory, runs: i
         client.text_document_did_close(types.DidCloseTextDocumentParams(
             text_document=types.TextDocumentIdentifier(uri=uri)))
 
+    mcp_http = await mcp_http_recall(endpoint, runs * 4) if endpoint else None
+
     # Another process writes; the open document follows.
     watched = (folder / "requirements.txt").as_uri()
     client.text_document_did_open(types.DidOpenTextDocumentParams(
@@ -180,18 +192,35 @@ async def client_side(db: Path, folder: Path, text: str, writer: Memory, runs: i
     client.exit(None)
     await client.stop()
     return {"initialize_after_start": stats(initialize_ms), "didOpen_to_publish_2000_lines": stats(open_ms),
-            "write_elsewhere_to_republish_one_open_document": stats(refresh_ms), "idle_cpu_percent": round(idle_cpu, 2)}
+            "write_elsewhere_to_republish_one_open_document": stats(refresh_ms), "idle_cpu_percent": round(idle_cpu, 2),
+            "mcp_http_recall": mcp_http}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=40)
-    parser.add_argument("--out", type=Path, help="also write the figures as JSON here")
-    args = parser.parse_args()
-    embedder, analyzer = Embedder(), Analyzer()
+async def mcp_http_recall(endpoint: dict[str, str], runs: int) -> dict[str, float]:
+    """recall through the MCP endpoint the language server serves (Streamable HTTP on loopback),
+    by the MCP SDK's client: what an agent beside the editor sees."""
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.types import Implementation
+
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {endpoint['token']}"}, timeout=60)
+    samples = []
+    async with Client(streamable_http_client(endpoint["url"], http_client=http),
+                      client_info=Implementation(name="bench", version="1")) as client:
+        await client.call_tool("recall", {"query": "why does the deploy script fail", "k": 10})
+        for i in range(runs):
+            start = time.perf_counter()
+            answer = await client.call_tool("recall", {"query": QUERIES[i % len(QUERIES)], "k": 10})
+            samples.append((time.perf_counter() - start) * 1000)
+            assert not answer.is_error, answer.content
+    return stats(samples)
+
+
+def measure_size(size: int, runs: int, embedder: Embedder, analyzer: Analyzer) -> dict:
     workdir = Path(tempfile.mkdtemp(prefix="cenotaph-lsp-bench-"))
     db = workdir / "store.db"
-    shutil.copy(cached_store(10_000, embedder, analyzer), db)
+    snapshot(cached_store(size, embedder, analyzer), db)
     folder = workdir / "app"
     folder.mkdir()
     (folder / ".cenotaph.toml").write_text(f'project = "{PROJECT}"\n')
@@ -201,27 +230,47 @@ def main() -> None:
         memory.graveyard.abandon(ACTOR, f"dead-package-{i}", reason=f"benchmark entry {i}", project=PROJECT)
     rng = random.Random(11)
     texts = {"model.py": python_file(rng), "requirements.txt": requirements_file(rng)}
-
-    report = {"graveyard": GRAVEYARD, "memories": 10_000, "lines": LINES,
-              "server_side": server_side(memory, folder, texts, args.runs)}
-    report["client_side"] = asyncio.run(client_side(db, folder, texts["model.py"], memory, max(5, args.runs // 4)))
+    report = {"graveyard": GRAVEYARD, "memories": size, "lines": LINES,
+              "server_side": server_side(memory, folder, texts, runs)}
+    report["client_side"] = asyncio.run(client_side(db, folder, texts["model.py"], memory, max(5, runs // 4)))
+    report["load_average"] = [round(x, 2) for x in os.getloadavg()]
     store.close()
     shutil.rmtree(workdir, ignore_errors=True)
+    return report
 
+
+def print_table(report: dict) -> None:
     rows = []
     for name, figures in report["server_side"].items():
         for what in ("didOpen_to_publish", "of_which_detection", "hover"):
             rows.append((f"server-side {what} ({name}, {figures['diagnostics']} diagnostics)", figures[what]))
     for what in ("initialize_after_start", "didOpen_to_publish_2000_lines",
-                 "write_elsewhere_to_republish_one_open_document"):
-        rows.append((f"client-observed {what}", report["client_side"][what]))
+                 "write_elsewhere_to_republish_one_open_document", "mcp_http_recall"):
+        if report["client_side"].get(what):
+            rows.append((f"client-observed {what}", report["client_side"][what]))
     width = max(len(label) for label, _ in rows)
+    print(f"{report['memories']:,} memories (load average {report['load_average'][0]})")
     print(f"{'measure':<{width}}  {'median ms':>10}  {'p95 ms':>8}  {'runs':>5}")
     for label, figures in rows:
         print(f"{label:<{width}}  {figures['median_ms']:>10.2f}  {figures['p95_ms']:>8.2f}  {figures['runs']:>5}")
-    print(f"{'idle CPU of the server process (%)':<{width}}  {report['client_side']['idle_cpu_percent']:>10.2f}")
+    print(f"{'idle CPU of the server process (%)':<{width}}  {report['client_side']['idle_cpu_percent']:>10.2f}",
+          flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1000,10000,100000", help="memories in the project, comma-separated")
+    parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--out", type=Path, help="also write the figures as JSON here")
+    parser.add_argument("--merge", action="store_true", help="keep the other sizes already in --out")
+    args = parser.parse_args()
+    embedder, analyzer = Embedder(), Analyzer()
+    report = {"commit": commit_measured(), "sizes": []}
+    for size in (int(s) for s in args.sizes.split(",")):
+        report["sizes"].append(measure_size(size, args.runs, embedder, analyzer))
+        print_table(report["sizes"][-1])
     if args.out:
-        args.out.write_text(json.dumps(report, indent=2))
+        write_report(args.out, report, merge=args.merge)
 
 
 if __name__ == "__main__":

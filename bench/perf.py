@@ -1,15 +1,19 @@
-"""Speed and scale of the memory core: remember, recall and check_approaches at 1,000, 10,000
-and 100,000 memories in one project, with the store's size and the process's peak RSS.
+"""Speed and scale of the memory core: remember, recall (semantic and exact lane),
+check_approaches and the MCP recall round trip (the real `cenotaph mcp` over stdio) at 1,000,
+10,000 and 100,000 memories in one project, with the store's size and peak RSS.
 
-Stores are built once per size with real embeddings (batched) and cached outside the
-repository ($XDG_CACHE_HOME/cenotaph-bench); each figure is a median and p95/p99 over
-repeated runs in this process. Usage: python bench/perf.py [--sizes 1000,10000,100000] [--runs N]
+Stores are built once per size by the `import` verb (real embeddings, batched; its speed is
+recorded beside each store) and cached outside the repository ($XDG_CACHE_HOME/cenotaph-bench);
+each figure is a median and p95/p99 over repeated runs. Usage:
+python bench/perf.py [--sizes 1000,10000,100000] [--runs N] [--out figures.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import os
 import random
 import resource
 import shutil
@@ -20,16 +24,17 @@ import time
 from pathlib import Path
 
 from cenotaph import paths
-from cenotaph.memory.context import Context, content_hash
+from cenotaph.memory.context import Context
+from cenotaph.memory.importing import ImportItem
 from cenotaph.memory.models import Actor
 from cenotaph.memory.service import Memory
 from cenotaph.nlp.analysis import Analyzer
 from cenotaph.nlp.embedder import Embedder
-from cenotaph.store import memories, vectors
+from cenotaph.store.backup import copy as snapshot  # one consistent snapshot, even while another run migrates the cache
 from cenotaph.store.db import Store
-from cenotaph.store.records import MemoryRow
 
 PROJECT = "bench/project"
+CENOTAPH = str(Path(sys.executable).with_name("cenotaph"))
 ACTOR = Actor("bench", "human")
 SUBJECTS = ["the deploy script", "our CI pipeline", "the embeddings cache", "the login page", "the billing job",
             "the search index", "the release branch", "the staging database", "the API gateway", "the mobile app",
@@ -57,48 +62,41 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def stats(samples: list[float]) -> dict[str, float]:
+    return {"median_ms": round(statistics.median(samples), 2), "p95_ms": round(percentile(samples, 0.95), 2),
+            "p99_ms": round(percentile(samples, 0.99), 2), "runs": len(samples)}
+
+
 def timed(fn, runs: int) -> dict[str, float]:
     samples = []
     for _ in range(runs):
         start = time.perf_counter()
         fn()
         samples.append((time.perf_counter() - start) * 1000)
-    return {"median_ms": round(statistics.median(samples), 2), "p95_ms": round(percentile(samples, 0.95), 2),
-            "p99_ms": round(percentile(samples, 0.99), 2), "runs": runs}
+    return stats(samples)
 
 
-def build_store(path: Path, size: int, embedder: Embedder, analyzer: Analyzer) -> None:
-    """Fill a store with `size` memories through the store layer in batches (the same rows,
-    lemmas and vectors `remember` writes, without its per-row duplicate check)."""
+def build_store(path: Path, size: int, embedder: Embedder, analyzer: Analyzer) -> float:
+    """Fill a store with `size` memories through the `import` verb; returns memories per second."""
     rng = random.Random(size)
     store = Store(path)
-    ctx = Context(store=store, embedder=embedder, analyzer=analyzer)
-    ctx.ensure_vectors()
-    batch = 256
-    now = ctx.now()
-    for start in range(0, size, batch):
-        texts = [sentence(rng, i) for i in range(start, min(size, start + batch))]
-        embedded = embedder.embed(texts)
-        with store.write() as conn:
-            next_id = memories.next_memory_id(conn)
-            for offset, (text, vector) in enumerate(zip(texts, embedded, strict=True)):
-                analysis = analyzer.analyze(text)
-                row = MemoryRow(
-                    id=0, memory_id=next_id + offset, version=1, project=PROJECT, kind="note", content=text,
-                    content_hash=content_hash(text), tags=[], source="human", actor="bench", state="active",
-                    state_reason=None, reinstate_hints=[], trust="confirmed", trust_reason=None,
-                    polarity=analysis.polarity, valid_from=now, valid_to=None, recorded_at=now, superseded_at=None,
-                    effort=None, outcome=None, iterations=None, breakthrough=None, gotchas=[], recall_count=0,
-                    last_recalled_at=None, lemmas=analysis.lemmas,
-                )
-                row_id = memories.insert(conn, row)
-                vectors.insert(conn, row_id, PROJECT, vector)
-        done = min(size, start + batch)
-        sys.stderr.write(f"\rbuilding {size:,}: [{'#' * (30 * done // size):<30}] {done:,}/{size:,}")
+    memory = Memory(Context(store=store, embedder=embedder, analyzer=analyzer))
+    started = time.perf_counter()
+
+    def progress(done: int, total: int | None) -> None:
+        rate = done / max(time.perf_counter() - started, 1e-9)
+        sys.stderr.write(f"\rbuilding {size:,}: [{'#' * (30 * done // size):<30}] {done:,}/{size:,} "
+                         f"({rate:,.0f}/s, {(size - done) / max(rate, 1e-9) / 60:.1f} min left)")
         sys.stderr.flush()
+
+    items = (ImportItem(sentence(rng, i)) for i in range(size))
+    report = memory.import_memories(ACTOR, items, project=PROJECT, total=size, progress=progress)
     sys.stderr.write("\n")
+    assert report.imported == size, report
+    rate = size / (time.perf_counter() - started)
     store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     store.close()
+    return rate
 
 
 def cached_store(size: int, embedder: Embedder, analyzer: Analyzer) -> Path:
@@ -109,15 +107,34 @@ def cached_store(size: int, embedder: Embedder, analyzer: Analyzer) -> Path:
         tmp = folder / f"store-{size}.building.db"
         for leftover in folder.glob(f"store-{size}.building.db*"):
             leftover.unlink()
-        build_store(tmp, size, embedder, analyzer)
+        rate = build_store(tmp, size, embedder, analyzer)
         tmp.rename(path)
+        # How fast the import verb built it, with the load at the time (the build is the import benchmark).
+        path.with_suffix(".json").write_text(json.dumps({
+            "memories": size, "import_per_second": round(rate, 1), "commit": commit_measured(),
+            "load_average": os.getloadavg()}))
+    # Apply any newer migration to the cached copy once, not to every run's copy; a migration that
+    # moved data leaves free pages, which would inflate the store size reported.
+    store = Store(path)
+    pages, free = (store.conn.execute(f"PRAGMA {name}").fetchone()[0] for name in ("page_count", "freelist_count"))
+    if free > pages // 10:
+        store.conn.execute("VACUUM")
+    store.close()
     return path
+
+
+def commit_measured() -> str:
+    """The commit the figures come from, marked when the working tree differed from it."""
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                           text=True).stdout.strip()
+    return f"{head}+dirty" if dirty else head
 
 
 def bench_size(size: int, runs: int, embedder: Embedder, analyzer: Analyzer, workdir: Path) -> dict:
     source = cached_store(size, embedder, analyzer)
     path = workdir / f"run-{size}.db"
-    shutil.copy(source, path)
+    snapshot(source, path)
     store = Store(path)
     memory = Memory(Context(store=store, embedder=embedder, analyzer=analyzer))
     rng = random.Random(7)
@@ -128,19 +145,76 @@ def bench_size(size: int, runs: int, embedder: Embedder, analyzer: Analyzer, wor
 
     memory.recall(ACTOR, QUERIES[0], project=PROJECT, log=False)  # warm caches and spaCy
     counter = iter(range(10**9))
+    stored: list[bool] = []
     result = {
         "memories": size,
         "store_mb": round(sum(p.stat().st_size for p in workdir.glob(f"run-{size}.db*")) / 2**20, 1),
         "recall": timed(lambda: memory.recall(ACTOR, rng.choice(QUERIES), project=PROJECT, k=10), runs),
         "recall_exact": timed(lambda: memory.recall(ACTOR, "staging_database.py", project=PROJECT, k=10), runs),
         "check_approaches_50": timed(lambda: memory.check_approaches(names, project=PROJECT), runs * 5),
-        "remember": timed(lambda: memory.remember(
+        # As agents call it: the near-duplicate check (a KNN query) included, so some are refused.
+        "remember": timed(lambda: stored.append(memory.remember(
             ACTOR, f"Benchmark sentence {next(counter)} about {rng.choice(SUBJECTS)} and {rng.choice(CAUSES)}",
-            project=PROJECT, force=True), runs),
+            project=PROJECT).stored), runs),
     }
+    result["remember_stored_share"] = round(sum(stored) / len(stored), 2)
     store.close()
+    result["mcp_stdio_recall"], result["mcp_server_peak_rss_mb"] = asyncio.run(mcp_round_trip(path, workdir, runs))
+    result["load_average"] = [round(x, 2) for x in os.getloadavg()]
     path.unlink()
     return result
+
+
+def _children_rss_peak_mb() -> float:
+    """The largest peak RSS among this process's child processes (the MCP server)."""
+    peak = 0
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+        except OSError:
+            continue
+        if int(fields.get("PPid", "0").strip()) == os.getpid() and "VmHWM" in fields:
+            peak = max(peak, int(fields["VmHWM"].split()[0]))
+    return round(peak / 1024, 1)
+
+
+async def mcp_round_trip(db: Path, workdir: Path, runs: int) -> tuple[dict[str, float], float]:
+    """recall through the real `cenotaph mcp` server over stdio, by the MCP SDK's client: the
+    round trip an agent sees (JSON-RPC, validation, the domain call, the typed result)."""
+    from mcp import Client, StdioServerParameters
+    from mcp.types import Implementation
+
+    folder = workdir / "repo"
+    folder.mkdir(exist_ok=True)
+    (folder / ".cenotaph.toml").write_text(f'project = "{PROJECT}"\n')
+    env = dict(os.environ)
+    env["XDG_STATE_HOME"] = str(workdir / "state")  # endpoint files and logs stay out of the user's
+    params = StdioServerParameters(command=CENOTAPH, args=["mcp", "--db", str(db)], env=env, cwd=folder)
+    rng = random.Random(5)
+    samples = []
+    async with Client(params, client_info=Implementation(name="bench", version="1")) as client:
+        for _ in range(3):  # the model and spaCy load on first use
+            await client.call_tool("recall", {"query": QUERIES[0], "k": 10})
+        for _ in range(runs):
+            start = time.perf_counter()
+            answer = await client.call_tool("recall", {"query": rng.choice(QUERIES), "k": 10})
+            samples.append((time.perf_counter() - start) * 1000)
+            assert not answer.is_error, answer.content
+        rss = _children_rss_peak_mb()
+    return stats(samples), rss
+
+
+def write_report(path: Path, report: dict, *, merge: bool) -> None:
+    """Write `report`; with `merge`, keep the sizes of the file already there that this run did not
+    measure (a size measured in a separate run keeps its own commit and load figures)."""
+    if merge and path.exists():
+        measured = {entry["memories"] for entry in report["sizes"]}
+        earlier = json.loads(path.read_text())
+        kept = [dict(entry, commit=entry.get("commit", earlier.get("commit")))
+                for entry in earlier.get("sizes", []) if entry["memories"] not in measured]
+        report = dict(report, sizes=sorted(kept + [dict(e, commit=report["commit"]) for e in report["sizes"]],
+                                           key=lambda e: e["memories"]))
+    path.write_text(json.dumps(report, indent=2))
 
 
 def main() -> None:
@@ -148,22 +222,29 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
+    parser.add_argument("--merge", action="store_true", help="keep the other sizes already in --out")
     args = parser.parse_args()
     import tempfile
 
     embedder, analyzer = Embedder(), Analyzer()
     embedder.embed_one("warm up")
     workdir = Path(tempfile.mkdtemp(prefix="cenotaph-bench-"))
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    report = {"commit": commit, "sizes": []}
+    commit = commit_measured()
+    report = {"commit": commit, "cores": os.cpu_count(), "python": sys.version.split()[0], "sizes": []}
     for size in (int(s) for s in args.sizes.split(",")):
         figures = bench_size(size, args.runs, embedder, analyzer, workdir)
         report["sizes"].append(figures)
         print(json.dumps(figures), flush=True)
     report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    versions = Store(workdir / "versions.db")
+    report["sqlite"], report["sqlite_vec"] = versions.versions()
+    versions.close()
+    report["model"] = embedder.model_name
+    report["import_per_second"] = {size: json.loads(cached_store(size, embedder, analyzer).with_suffix(".json")
+                                                    .read_text()) for size in (e["memories"] for e in report["sizes"])}
     print(json.dumps({"commit": commit, "peak_rss_mb": report["peak_rss_mb"]}))
     if args.out:
-        args.out.write_text(json.dumps(report, indent=2))
+        write_report(args.out, report, merge=args.merge)
     shutil.rmtree(workdir, ignore_errors=True)
 
 

@@ -50,11 +50,11 @@ def _project(args: argparse.Namespace) -> str:
     return project_resolution.resolve(args.project, Path.cwd())
 
 
-def _progress(done: int, total: int) -> None:
+def _progress(done: int, total: int | None) -> None:
     if not sys.stderr.isatty() and done not in (total,):
         return
     width = 30
-    filled = int(width * done / total) if total else width
+    filled = min(width, int(width * done / total)) if total else width
     sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
     if done >= total:
         sys.stderr.write("\n")
@@ -145,6 +145,26 @@ def cmd_check(args: argparse.Namespace, memory) -> None:
         else:
             lines.append(f"{v.name}: {v.status} ({v.scope}) — {v.approach.reason}")
     _emit(args, {"results": verdicts}, "\n".join(lines))
+
+
+def cmd_import(args: argparse.Namespace, memory) -> None:
+    path = Path(args.file)
+    try:
+        with path.open(encoding="utf-8", errors="surrogateescape") as counting:
+            total = sum(1 for line in counting if line.strip())
+        with path.open(encoding="utf-8", errors="surrogateescape") as lines:
+            report = memory.import_jsonl(CLI_ACTOR, lines, project=_project(args), total=total, progress=_progress)
+    except OSError as exc:
+        raise CenotaphError(f"cannot read {path}: {exc.strerror or exc}", field="file") from None
+    lines = [f"imported {report.imported} memories; skipped {report.skipped_duplicates} already stored and "
+             f"{report.skipped_forgotten} forgotten; refused {len(report.refused)} line(s)"]
+    lines += [f"line {r.line}: {r.field + ': ' if r.field else ''}{r.message}" for r in report.refused]
+    payload = {"imported": report.imported, "skipped_duplicates": report.skipped_duplicates,
+               "skipped_forgotten": report.skipped_forgotten, "refused": report.refused,
+               "memory_ids": report.memory_ids}
+    _emit(args, payload, "\n".join(lines))
+    if report.refused:
+        raise CommandFailed
 
 
 def cmd_doctor(args: argparse.Namespace, memory) -> None:
@@ -521,6 +541,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=None, entry="cenotaph.lsp.server")
     p = sub.add_parser("mcp", parents=[common], help="serve the MCP tools over stdio (agents start this)")
     p.set_defaults(handler=None, entry="cenotaph.mcp.server")
+
+    p = command("import", cmd_import, "add memories from a JSON Lines file (one object a line: content; "
+                                      "kind, tags, valid_from, project optional)")
+    p.add_argument("file")
 
     command("doctor", cmd_doctor, "show the store, versions, model and project")
     command("reindex", cmd_reindex, "re-embed every memory with the configured model")

@@ -132,7 +132,7 @@ def test_forget_removes_content_everywhere_and_keeps_a_tombstone(memory):
     assert conn.execute("SELECT COUNT(*) FROM memory_fts WHERE memory_fts MATCH 'shared'").fetchone()[0] == 0
     row_ids = [v.id for v in history.versions]
     marks = ",".join("?" * len(row_ids))
-    assert conn.execute(f"SELECT COUNT(*) FROM memory_vec WHERE row_id IN ({marks})", row_ids).fetchone()[0] == 0
+    assert conn.execute(f"SELECT COUNT(*) FROM memory_vectors WHERE row_id IN ({marks})", row_ids).fetchone()[0] == 0
     assert conn.execute(f"SELECT COUNT(*) FROM memory_entities WHERE memory_row IN ({marks})", row_ids).fetchone()[0] == 0
     for event in memory.audit_log():
         assert "Finance-Old" not in f"{event.before}{event.after}{event.reason}"

@@ -29,7 +29,7 @@ def test_empty_database_migrates_to_the_expected_schema(tmp_path: Path):
     triggers = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
     assert triggers == EXPECTED_TRIGGERS
     recorded = store.conn.execute("SELECT version, name FROM schema_migrations ORDER BY version").fetchall()
-    assert recorded == [(1, "m0001_initial")]
+    assert recorded == [(1, "m0001_initial"), (2, "m0002_binary_vector_index")]
     columns = {r[1] for r in store.conn.execute("PRAGMA table_info(memories)")}
     assert {"valid_from", "valid_to", "recorded_at", "superseded_at", "trust", "state", "effort", "outcome"} <= columns
 
@@ -74,11 +74,11 @@ def _row(memory_id: int, content: str) -> MemoryRow:
 def test_fts_and_vectors_stay_in_step_on_insert_update_delete(tmp_path: Path):
     store = Store(tmp_path / "s.db")
     with store.write() as conn:
-        vectors.create(conn, 4)
+        vectors.create(conn, 8)
         ids = []
         for i, text in enumerate(["alpha beta", "gamma delta", "epsilon"], start=1):
             rid = memories.insert(conn, _row(i, text))
-            vectors.insert(conn, rid, "p", np.array([1, i, 0, 0], dtype=np.float32))
+            vectors.insert(conn, rid, "p", np.array([1, i, 0, 0, 0, 0, 0, 0], dtype=np.float32))
             ids.append(rid)
     conn = store.conn
     assert memories.fts_rowids(conn) == set(ids) == vectors.row_ids(conn)

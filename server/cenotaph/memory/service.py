@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cenotaph.config import Settings
-from cenotaph.memory import audit, backup, lifecycle, proposals, repair, suppressions, timeline, validate
+from cenotaph.memory import audit, backup, importing, lifecycle, proposals, repair, suppressions, timeline, validate
 from cenotaph.memory import contradictions as links
 from cenotaph.memory import trust as belief
 from cenotaph.memory.context import Context
@@ -86,6 +86,22 @@ class Memory:
     def reinstate_approach(self, actor: Actor, name: str, *, reason: str, project: str):
         return self.graveyard.reinstate(actor, name, reason=reason, project=project)
 
+    def import_memories(self, actor: Actor, items: Iterable[importing.ImportItem], *, project: str,
+                        batch: int = importing.BATCH, total: int | None = None,
+                        progress: Callable[[int, int | None], None] | None = None) -> importing.ImportReport:
+        """Write many memories in batches (source `import`); see memory/importing.py for the rules."""
+        return importing.import_memories(self.ctx, actor, items, project=project, vocabulary=self._vocabulary(),
+                                         batch=batch, total=total, progress=progress)
+
+    def import_jsonl(self, actor: Actor, lines: Iterable[str], *, project: str, total: int | None = None,
+                     progress: Callable[[int, int | None], None] | None = None) -> importing.ImportReport:
+        """Import JSON Lines (one object a line: content; kind, tags, valid_from, project optional);
+        a line that cannot be read is refused by number, the others go in."""
+        report = importing.ImportReport()
+        items = importing.read_jsonl(lines, report.refused)
+        return importing.import_memories(self.ctx, actor, items, project=project, vocabulary=self._vocabulary(),
+                                         total=total, progress=progress, report=report)
+
     def _vocabulary(self) -> frozenset[str]:
         """Names entity extraction must recognise: the graveyard's, and every recall-suppressed one
         (a suppression reaches memories written after it too)."""
@@ -104,7 +120,11 @@ class Memory:
 
     def change_seq(self) -> int:
         """The event log's head: other processes' writes move it."""
-        return events.last_seq(self.ctx.store.conn)
+        # Under the store's lock: `serve` polls this from its event loop while MCP tools write from
+        # worker threads on the same connection, and a statement open there makes their
+        # BEGIN IMMEDIATE fail at once with "database is locked" instead of waiting.
+        with self.ctx.store.read() as conn:
+            return events.last_seq(conn)
 
     # --- maintenance -----------------------------------------------------------------------------
 

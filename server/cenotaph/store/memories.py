@@ -251,6 +251,33 @@ def find_lineage(conn: Any, content_hash: str, recorded_at: str) -> int | None:
     return found[0] if found else None
 
 
+def hashes_present(conn: Any, project: str, hashes: Sequence[str]) -> set[str]:
+    """Which of `hashes` a current, not forgotten memory of `project` already has."""
+    if not hashes:
+        return set()
+    rows = conn.execute(
+        f"SELECT content_hash FROM memories WHERE content_hash IN ({','.join('?' * len(hashes))}) "
+        "AND +project = ? AND superseded_at IS NULL AND state <> 'deleted'",  # by hash, not a scan of the project
+        [*hashes, project],
+    )
+    return {r[0] for r in rows}
+
+
+def forgotten_among(conn: Any, hashes: Sequence[str]) -> set[str]:
+    """Which of `hashes` belong to a forgotten memory (a tombstone, or any version of a deleted one)."""
+    if not hashes:
+        return set()
+    marks = ",".join("?" * len(hashes))
+    # Both halves go through an index (content hash, then lineage): no scan of the whole store.
+    rows = conn.execute(
+        f"SELECT content_hash FROM tombstones WHERE content_hash IN ({marks}) UNION "
+        f"SELECT m.content_hash FROM memories m WHERE m.content_hash IN ({marks}) AND EXISTS "
+        "(SELECT 1 FROM memories d WHERE d.memory_id = m.memory_id AND d.state = 'deleted')",
+        [*hashes, *hashes],
+    )
+    return {r[0] for r in rows}
+
+
 def forgotten_hashes(conn: Any) -> set[str]:
     """Content hashes of every version of every forgotten memory, and of every tombstone."""
     rows = conn.execute(
