@@ -157,3 +157,24 @@ def test_periods_named_in_english():
     assert spans("what did Jan say") == []
     assert dates.asks_when("When did we move to Postgres?") and not dates.asks_when("Where is the config?")
     assert dates.mentions_time("we moved it last Friday") and not dates.mentions_time("we may move it")
+
+
+def test_words_in_too_many_memories_are_left_to_the_vector_lane(memory, monkeypatch):
+    for i in range(12):
+        memory.remember(HUMAN, f"Pipeline run {i} finished green.", project=P, force=True)
+    rare = memory.remember(HUMAN, "The pipeline publishes wheels to the internal index.", project=P)
+    monkeypatch.setattr(recall, "FTS_ROW_BUDGET", 5)
+    response = memory.recall(HUMAN, "pipeline wheels", project=P, lane="bm25")
+    assert response.notices == ["words in too many memories to rank by full text: pipeline"]
+    assert [r.id for r in response.results] == [rare.id]  # matched by "wheels" alone
+    # Positive control: within the budget the common word ranks too.
+    monkeypatch.setattr(recall, "FTS_ROW_BUDGET", 10_000)
+    response = memory.recall(HUMAN, "pipeline wheels", project=P, lane="bm25")
+    assert response.notices == [] and len(response.results) == 10 and response.results[0].id == rare.id
+
+
+def test_a_stop_word_lends_no_lemma_to_the_full_text_query(memory):
+    doe = memory.remember(HUMAN, "A doe crossed the test track behind the lab.", project=P)
+    assert doe.id not in by_id(memory.recall(HUMAN, "does it close early", project=P, lane="bm25"))
+    # Positive control: the word itself finds it.
+    assert doe.id in by_id(memory.recall(HUMAN, "doe", project=P, lane="bm25"))

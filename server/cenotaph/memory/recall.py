@@ -32,6 +32,11 @@ CANDIDATES = 60  # from each of the two lanes, before fusion
 DATE_BOOST = 0.8  # × (1 + 0.8) for a memory inside a period the query names, fading to × 1 a week away
 DATE_SLACK_DAYS = 7
 PERIOD_CANDIDATES = 20  # full-text matches drawn from inside each period the query names
+# FTS5 scores every row a query term matches before it can rank them: ≈ 2 µs a row, so a word in a
+# quarter of a 100,000-memory store costs 50 ms. Words are taken rarest first while the rows they
+# match stay within this budget; a word found in more rows than that says little (its IDF is
+# near zero) and is left to the vector lane.
+FTS_ROW_BUDGET = 10_000
 WHEN_BOOST = 0.3  # a "when" question: memories that say when something happened
 ANSWER_SHARE = 0.2  # the share of a question's score passed to the memory written after it
 QUESTION_FACTOR = 0.85  # a memory that asks ranks a little below one that only tells
@@ -238,7 +243,7 @@ class Recaller:
         found: dict[int, _Candidate] = {}
         conn = self.ctx.store.conn
         if use_bm25:
-            expression = self._fts_expression(query)
+            expression = self._fts_expression(query, notices)
             if expression:
                 with self.ctx.store.read():
                     hits = memories.fts_search(conn, expression, scope, pool)
@@ -267,14 +272,28 @@ class Recaller:
                         found[rid] = _Candidate(rows[rid], cosine=similarity)
         return list(found.values())
 
-    def _fts_expression(self, query: str) -> str | None:
+    def _fts_expression(self, query: str, notices: list[str]) -> str | None:
         stop_words = query_stop_words()
-        words = [w.lower() for w in _WORD.findall(query)]
-        lemmas = self.ctx.analyzer.lemmas(query).split()
+        words = [w for w in (w.lower() for w in _WORD.findall(query)) if w not in stop_words]
+        # Lemmas of the kept words only: a stop word's lemma ("does" → "doe") is no search term.
+        lemmas = self.ctx.analyzer.lemmas(" ".join(words)).split()
         terms = list(dict.fromkeys(t for t in [*words, *lemmas] if t not in stop_words and t.strip("_")))
         if not terms:
             return None
-        return " OR ".join(_fts_quote(t) for t in terms)
+        with self.ctx.store.read() as conn:
+            documents = memories.term_documents(conn, terms)
+        kept, common, rows = [], [], 0
+        # A term the index does not hold as one token (a phrase such as "foo_bar", an accented
+        # spelling) counts 0 here and is kept: FTS5 tokenizes it like the text when it matches.
+        for term in sorted(terms, key=lambda t: documents[t]):
+            if rows + documents[term] > FTS_ROW_BUDGET:
+                common.append(term)
+                continue
+            kept.append(term)
+            rows += documents[term]
+        if common:
+            notices.append(f"words in too many memories to rank by full text: {', '.join(sorted(common))}")
+        return " OR ".join(_fts_quote(t) for t in kept) or None
 
     # --- scoring ---------------------------------------------------------------------------------
 

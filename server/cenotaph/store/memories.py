@@ -111,6 +111,14 @@ def list_rows(conn: Any, scope: Scope, *, limit: int, order: str = "m.recorded_a
     return [_row(r) for r in rows]
 
 
+def term_documents(conn: Any, terms: Sequence[str]) -> dict[str, int]:
+    """How many rows of the full-text index (any project, any column) hold each term, as indexed
+    (lower case). A per-connection fts5vocab table reads FTS5's own term index."""
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.memory_fts_terms USING fts5vocab(main, memory_fts, 'row')")
+    return {term: (conn.execute("SELECT doc FROM temp.memory_fts_terms WHERE term = ?", (term,)).fetchone() or (0,))[0]
+            for term in terms}
+
+
 def fts_search(conn: Any, match: str, scope: Scope, limit: int,
                valid_from_between: tuple[str, str] | None = None) -> list[tuple[int, float]]:
     """(row id, BM25 score, larger is better) of rows matching an FTS5 expression; optionally only

@@ -16,7 +16,7 @@ import numpy as np
 TABLE = "memory_vectors"
 # Candidates drawn from the binary index for each neighbour asked for, and at least this many:
 # rescoring them by cosine recovers the exact order (overlap figures in docs/benchmarks.md).
-OVERSAMPLE = 2
+OVERSAMPLE = 3
 MIN_CANDIDATES = 40
 
 
