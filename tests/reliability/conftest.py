@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-import cenotaph.app
 from cenotaph import cli
 from cenotaph.memory.service import Memory
+from cenotaph.nlp import analysis
+from cenotaph.nlp import embedder as embedding
 from tests.lsp.conftest import serve  # noqa: F401 - the real `cenotaph serve`, as the LSP tests start it
 from tests.reliability.support import FIGURES, FULL, open_memory_on
 
@@ -52,15 +53,22 @@ def _run_cli(argv: list[str]) -> tuple[int, str, str]:
 
 
 @pytest.fixture
-def in_process_cli(monkeypatch, tmp_path, embedder, analyzer) -> Callable[[list[str]], tuple[int, str, str]]:
-    """`cenotaph.cli.main` in this process, with the session's models (each command still opens and
-    closes the store), a private home and a scratch working directory for relative paths:
-    `in_process_cli(argv)` → (exit status, stdout, stderr)."""
-    monkeypatch.setattr(cenotaph.app, "Embedder", lambda *args, **kwargs: embedder)
-    monkeypatch.setattr(cenotaph.app, "Analyzer", lambda: analyzer)
+def in_process_cli(monkeypatch, tmp_path, embedder, analyzer) -> Iterator[Callable[[list[str]], tuple[int, str, str]]]:
+    """`cenotaph.cli.main` in this process, with the session's models and one argument parser
+    (each command still opens and closes the store), a private home and a scratch working
+    directory for relative paths: `in_process_cli(argv)` → (exit status, stdout, stderr)."""
+    shared: list = []  # one entry a command that opened the store
+    # One parser for every command (building it is most of a refused command's time); parsing
+    # leaves it as it was.
+    parser = cli.build_parser()
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    # Where `cenotaph.app` looks the models up when a command opens the store.
+    monkeypatch.setattr(embedding, "Embedder", lambda *args, **kwargs: shared.append(embedder) or embedder)
+    monkeypatch.setattr(analysis, "Analyzer", lambda: analyzer)
     for variable, folder in (("HOME", "home"), ("CENOTAPH_HOME", "cenotaph-home"), ("XDG_STATE_HOME", "state")):
         (tmp_path / folder).mkdir()
         monkeypatch.setenv(variable, str(tmp_path / folder))
     (tmp_path / "cwd").mkdir()
     monkeypatch.chdir(tmp_path / "cwd")
-    return _run_cli
+    yield _run_cli
+    assert shared, "no command used the session's models"

@@ -26,7 +26,7 @@ from tests.conftest import HUMAN, REPO
 from tests.reliability.crash_writer import PROJECT
 from tests.reliability.support import assert_in_step, open_memory_on, record, scale
 
-TRIALS = scale(6, 20)
+TRIALS = scale(20, 40)
 MODES = ("writes", "reindex", "restore")
 SEED = int(os.environ.get("CENOTAPH_RELIABILITY_SEED") or random.randrange(10**6))
 SEEDED_MEMORIES = scale(200, 600)

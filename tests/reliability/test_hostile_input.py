@@ -34,9 +34,9 @@ from tests.reliability import hostile
 from tests.reliability.support import PROJECT, assert_in_step, count, record, scale
 
 SEED = int(os.environ.get("CENOTAPH_RELIABILITY_SEED") or random.randrange(10**6))
-MCP_INPUTS = scale(7_700, 40_000)
-CLI_INPUTS = scale(800, 10_000)
-LSP_INPUTS = scale(1_500, 20_000)
+MCP_INPUTS = scale(9_000, 40_000)
+CLI_INPUTS = scale(2_000, 10_000)
+LSP_INPUTS = scale(2_000, 20_000)
 EXAMPLES = scale(60, 500)
 PROPERTY = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                                   HealthCheck.too_slow])

@@ -24,7 +24,7 @@ from tests.reliability.support import PROJECT, assert_in_step, record, scale
 from tests.reliability.drivers import mcp_perform
 from tests.reliability.workload import CYCLE, Ack, Expected, Op, events_for, fold, stream
 
-OPS_PER_WRITER = scale(30, 500)
+OPS_PER_WRITER = scale(500, 1_000)
 WRITERS = ("http", "stdio-1", "stdio-2", "cli")
 
 
