@@ -66,8 +66,9 @@ class Context:
     def ensure_vectors(self) -> None:
         """Create the vec0 table for the configured model on a new store. A store built with
         another model keeps its vectors until `cenotaph reindex`; recall notes the mismatch."""
-        if vectors.dimension(self.store.conn) is not None:
-            return
+        with self.store.read() as conn:
+            if vectors.dimension(conn) is not None:
+                return
         with self.store.write() as conn:
             if vectors.dimension(conn) is None:
                 vectors.create(conn, self.embedder.dim)

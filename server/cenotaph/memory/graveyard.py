@@ -86,7 +86,8 @@ class Graveyard:
     # --- reads -------------------------------------------------------------------------------
 
     def index(self) -> _Index:
-        seq = events.last_seq(self.ctx.store.conn)
+        with self.ctx.store.read() as conn:
+            seq = events.last_seq(conn)
         current = self._index
         if current is not None and current.seq == seq:
             return current

@@ -257,7 +257,9 @@ class Recaller:
                     found[rid] = _Candidate(rows[rid], bm25=score)
         if use_vector:
             if not self.ctx.vectors_current():
-                if vectors.dimension(conn) is not None:
+                with self.ctx.store.read():
+                    built = vectors.dimension(conn) is not None
+                if built:
                     notices.append("the store's vectors were built by another model: run `cenotaph reindex`")
             else:
                 vector = self.ctx.embed(query)

@@ -64,7 +64,10 @@ class Store:
                 self.conn.execute("COMMIT")
 
     def get_meta(self, key: str) -> str | None:
-        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        # Under the lock like every read: a read left open on the shared connection while another
+        # thread's BEGIN IMMEDIATE runs makes that write fail at once with "database is locked".
+        with self.read() as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
     def set_meta(self, conn: Any, key: str, value: str) -> None:
