@@ -198,7 +198,8 @@ def cmd_reindex(args: argparse.Namespace, memory) -> None:
 def _check_lines(check) -> list[str]:
     lines = [f"integrity: {'ok' if not check.integrity else '; '.join(check.integrity[:5])}",
              f"full-text index: {len(check.fts_missing)} missing, {len(check.fts_orphans)} orphaned, "
-             f"{len(check.fts_stale)} stale"]
+             f"{len(check.fts_stale)} stale",
+             f"substring index: {'in step' if check.substrings_in_step else 'out of step'}"]
     if check.vector_model == "":
         lines.append("vectors: a reindex was interrupted")
     if check.vectors_checked:
@@ -218,8 +219,9 @@ def cmd_repair(args: argparse.Namespace, memory) -> None:
         return
     report = memory.repair(CLI_ACTOR, progress=_progress)
     lines = [f"rewrote {report.fts_rewritten} full-text rows, added {report.vectors_added} vectors, "
-             f"removed {report.vectors_removed}" + ("; finished an interrupted reindex" if report.reindex_finished
-                                                    else ""), *_check_lines(report.after), *report.notes]
+             f"removed {report.vectors_removed}" + ("; rebuilt the substring index" if report.substrings_rebuilt
+                                                    else "")
+             + ("; finished an interrupted reindex" if report.reindex_finished else ""), *_check_lines(report.after), *report.notes]
     _emit(args, report, "\n".join(lines))
     if not report.after.ok:
         raise CommandFailed

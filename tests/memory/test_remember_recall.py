@@ -27,6 +27,35 @@ def test_content_round_trips_verbatim_and_exact_lane_finds_it(memory):
     assert response.results[0].lane == "exact"
 
 
+def test_the_exact_lane_finds_text_inside_words_through_the_substring_index(memory):
+    inside = memory.remember(HUMAN, "Sessions come from onnxruntime.InferenceSession(providers) && a cache.",
+                             project=P)
+    edited = memory.remember(HUMAN, "The loader used onnxruntime.InferenceSession(providers) once.", project=P)
+    memory.remember(HUMAN, "Unrelated note about deployment windows", project=P)
+    memory.update(HUMAN, edited.id, content="The loader builds its sessions elsewhere now.", reason="moved")
+    response = memory.recall(HUMAN, "runtime.InferenceSession(", project=P)
+    # "runtime" is no word of the text: only the substring index finds it, and an edit takes the
+    # old text out of it.
+    assert response.lane == "exact" and [r.id for r in response.results] == [inside.id]
+    # Positive controls: a needle shorter than a trigram is found by a scan, and case counts, as
+    # with `instr` (no exact match: the semantic lane answers).
+    assert [r.id for r in memory.recall(HUMAN, "&&", project=P).results] == [inside.id]
+    assert memory.recall(HUMAN, "runtime.inferencesession(", project=P).lane == "semantic"
+
+
+def test_repair_rebuilds_a_substring_index_out_of_step(memory):
+    stored = memory.remember(HUMAN, "Sessions come from onnxruntime.InferenceSession(providers).", project=P)
+    with memory.ctx.store.write() as conn:
+        row = conn.execute("SELECT id, content FROM memories WHERE memory_id = ?", (stored.id,)).fetchone()
+        conn.execute("INSERT INTO memory_substrings (memory_substrings, rowid, content) VALUES ('delete', ?, ?)", row)
+    assert memory.check_store().substrings_in_step is False
+    assert memory.recall(HUMAN, "runtime.InferenceSession(", project=P).lane == "semantic"
+    report = memory.repair(HUMAN)
+    assert report.substrings_rebuilt and report.after.substrings_in_step and report.after.ok
+    response = memory.recall(HUMAN, "runtime.InferenceSession(", project=P)
+    assert response.lane == "exact" and [r.id for r in response.results] == [stored.id]
+
+
 def test_near_duplicate_is_refused_with_the_existing_id_and_force_stores_it(memory):
     first = memory.remember(HUMAN, "The CI runs on two cores with 24 GiB of memory", project=P)
     again = memory.remember(HUMAN, "The CI runs on two cores with 24 GiB of memory.", project=P)

@@ -53,7 +53,7 @@ def test_migration_2_moves_schema_1_vectors_into_the_binary_index(tmp_path: Path
     conn.close()
 
     store = Store(path)
-    assert store.schema_version == 2
+    assert store.schema_version == len(migrations.MIGRATIONS)
     assert store.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'memory_vec'").fetchone() is None
     assert vectors.row_ids(store.conn) == set(range(1, 13)) and vectors.dimension(store.conn) == 16
     assert np.array_equal(vectors.get(store.conn, 4), data[3])

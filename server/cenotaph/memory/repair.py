@@ -25,6 +25,7 @@ class StoreCheck:
     fts_missing: list[int]
     fts_orphans: list[int]
     fts_stale: list[int]
+    substrings_in_step: bool  # the trigram index holds exactly the memories' content
     vector_model: str | None  # the model that built the vectors; "" while a reindex is unfinished
     vectors_checked: bool  # False when the vectors belong to another model (`cenotaph reindex`)
     vectors_missing: list[int]
@@ -34,7 +35,7 @@ class StoreCheck:
     @property
     def ok(self) -> bool:
         return (not self.integrity and not self.fts_missing and not self.fts_orphans and not self.fts_stale
-                and self.vector_model != "" and not self.vectors_missing and not self.vectors_orphans
+                and self.substrings_in_step and self.vector_model != "" and not self.vectors_missing and not self.vectors_orphans
                 and self.audit.ok)
 
 
@@ -43,6 +44,7 @@ class RepairReport:
     before: StoreCheck
     after: StoreCheck
     fts_rewritten: int = 0
+    substrings_rebuilt: bool = False
     vectors_added: int = 0
     vectors_removed: int = 0
     reindex_finished: bool = False
@@ -60,10 +62,11 @@ def check(ctx: Context) -> StoreCheck:
     with ctx.store.read() as conn:
         integrity = health.integrity_problems(conn)
         fts_missing, fts_orphans, fts_stale = health.fts_out_of_step(conn)
+        substrings_in_step = health.substrings_in_step(conn)
         model, in_scope = _vectors_in_scope(ctx, conn)
         missing, orphans = health.vectors_out_of_step(conn) if in_scope else ([], [])
     return StoreCheck(integrity=integrity, fts_missing=fts_missing, fts_orphans=fts_orphans, fts_stale=fts_stale,
-                      vector_model=model, vectors_checked=in_scope, vectors_missing=missing,
+                      substrings_in_step=substrings_in_step, vector_model=model, vectors_checked=in_scope, vectors_missing=missing,
                       vectors_orphans=orphans, audit=audit.verify(ctx))
 
 
@@ -116,6 +119,9 @@ def repair(ctx: Context, actor: Actor, progress: Callable[[int, int], None] | No
         fts_missing, fts_orphans, fts_stale = health.fts_out_of_step(conn)
         health.fts_rewrite(conn, [*fts_missing, *fts_orphans, *fts_stale])
         report.fts_rewritten = len(fts_missing) + len(fts_orphans) + len(fts_stale)
+        if not health.substrings_in_step(conn):
+            health.substrings_rebuild(conn)
+            report.substrings_rebuilt = True
         if before.vectors_checked:
             added, removed = sync_vectors(ctx, conn)
             report.vectors_added += added
@@ -124,9 +130,11 @@ def repair(ctx: Context, actor: Actor, progress: Callable[[int, int], None] | No
                 store.set_meta(conn, "embedding_model", ctx.embedder.model_name)
                 store.set_meta(conn, "embedding_dim", str(ctx.embedder.dim))
                 report.reindex_finished = True
-        if report.fts_rewritten or report.vectors_added or report.vectors_removed or report.reindex_finished:
+        if (report.fts_rewritten or report.substrings_rebuilt or report.vectors_added or report.vectors_removed
+                or report.reindex_finished):
             ctx.event(conn, actor=actor.name, action="repair", target="store", project="",
-                      after={"fts_rewritten": report.fts_rewritten, "vectors_added": report.vectors_added,
+                      after={"fts_rewritten": report.fts_rewritten, "substrings_rebuilt": report.substrings_rebuilt,
+                             "vectors_added": report.vectors_added,
                              "vectors_removed": report.vectors_removed,
                              "reindex_finished": report.reindex_finished})
     report.after = check(ctx)

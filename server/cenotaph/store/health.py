@@ -23,6 +23,23 @@ def integrity_problems(conn: Any) -> list[str]:
     return problems
 
 
+SUBSTRINGS = "memory_substrings"
+
+
+def substrings_in_step(conn: Any) -> bool:
+    """Whether the trigram index holds exactly the memories' content (FTS5's check against its
+    external content table)."""
+    try:
+        conn.execute(f"INSERT INTO {SUBSTRINGS} ({SUBSTRINGS}, rank) VALUES ('integrity-check', 1)")
+    except Exception:  # noqa: BLE001 - the binding's DatabaseError: out of step or corrupt
+        return False
+    return True
+
+
+def substrings_rebuild(conn: Any) -> None:
+    conn.execute(f"INSERT INTO {SUBSTRINGS} ({SUBSTRINGS}) VALUES ('rebuild')")
+
+
 def fts_out_of_step(conn: Any) -> tuple[list[int], list[int], list[int]]:
     """(memory rows without a full-text row, full-text rows without a memory row, full-text rows
     whose text differs from their memory row's)."""

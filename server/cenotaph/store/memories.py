@@ -137,13 +137,25 @@ def fts_search(conn: Any, match: str, scope: Scope, limit: int,
     return [(r[0], r[1]) for r in rows]
 
 
+# The trigram index answers needles of three characters or more; shorter ones scan the rows.
+TRIGRAM = 3
+
+
 def substring_search(conn: Any, needle: str, scope: Scope, limit: int) -> list[int]:
     """Row ids whose content contains `needle` byte for byte (the exact lane's last resort)."""
     where, params = scope.where()
-    rows = conn.execute(
-        f"SELECT m.id FROM memories m WHERE instr(m.content, ?) > 0 AND {where} ORDER BY m.recorded_at DESC LIMIT ?",
-        [needle, *params, limit],
-    )
+    if len(needle) >= TRIGRAM:
+        rows = conn.execute(
+            f"""SELECT m.id FROM memory_substrings s JOIN memories m ON m.id = s.rowid
+                WHERE memory_substrings MATCH ? AND instr(m.content, ?) > 0 AND {where}
+                ORDER BY m.recorded_at DESC LIMIT ?""",
+            ['"' + needle.replace('"', '""') + '"', needle, *params, limit],
+        )
+    else:
+        rows = conn.execute(
+            f"SELECT m.id FROM memories m WHERE instr(m.content, ?) > 0 AND {where} ORDER BY m.recorded_at DESC LIMIT ?",
+            [needle, *params, limit],
+        )
     return [r[0] for r in rows]
 
 
