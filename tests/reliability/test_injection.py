@@ -41,7 +41,9 @@ async def test_injected_memories_are_data_marked_with_source_and_trust(memory):
         for memory_id, text in zip(ids, INJECTIONS, strict=True):
             found = await _call(agent, "recall", query=text, k=50)
             (item,) = [r for r in found["results"] if r["result_type"] == "memory" and r["id"] == memory_id]
-            assert item["content"] == text and item["trust"] == "unverified"
+            # Recall itself marks each memory with its source, author and trust.
+            assert (item["content"], item["source"], item["actor"], item["trust"]) == (
+                text, "agent", "mcp:sneaky-agent", "unverified")
             (version,) = (await _call(agent, "history", memory_id=memory_id))["versions"]
             assert (version["content"], version["source"], version["actor"], version["trust"]) == (
                 text, "agent", "mcp:sneaky-agent", "unverified")

@@ -81,6 +81,10 @@ class RecallResult:
     reinstate_hint_matched: bool = False
     valid_from: str | None = None
     recorded_at: str | None = None
+    # Memories only: where the text came from (human, agent, import) and who wrote it, so that a
+    # reader can weigh text that looks like instructions as the data it is.
+    source: str | None = None
+    actor: str | None = None
     # Abandoned warnings only:
     name: str | None = None
     reason: str | None = None

@@ -316,6 +316,7 @@ class Recaller:
                 lane="exact" if lane == "exact" else "semantic", components=components,
                 is_global=c.row.project == "" and project != "", disputed=c.row.trust == "disputed",
                 reinstate_hint_matched=components.pinned, valid_from=c.row.valid_from, recorded_at=c.row.recorded_at,
+                source=c.row.source, actor=c.row.actor,
             )
             for score, c, components in scored[:k]
         ]

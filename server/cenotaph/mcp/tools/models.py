@@ -222,6 +222,8 @@ class RecallItem(_FromRow):
     reinstate_hint_matched: bool = False
     valid_from: str | None = None
     recorded_at: str | None = None
+    source: str | None = None  # memories: human, agent or import
+    actor: str | None = None  # memories: who wrote it (e.g. vscode, mcp:claude-code)
     name: str | None = None
     reason: str | None = None
     effort: int | None = None
