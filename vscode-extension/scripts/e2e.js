@@ -207,7 +207,7 @@ async function runCommand(page, title) {
     await page.screenshot({ path: SHOT.replace('hover', 'ledger') });
     if (dismiss) {
       await lens('Not a contradiction').first().click();
-      check(await appears(page, '.quick-input-widget >> text=/Why is #\\d+ not a contradiction\\?/', 10000), 'an input box asks why');
+      check(await appears(page, '.quick-input-widget >> text=/Why is #\\d+ not a contradiction\\?/', 30000), 'an input box asks why');
       await page.keyboard.type('One is about reads, the other about writes');
       await page.keyboard.press('Enter');
       check(await editorShows(page, '## Open contradictions (0)'), 'dismissed: the ledger no longer lists it');
@@ -228,7 +228,7 @@ async function runCommand(page, title) {
     check(menu, 'the Cenotaph view offers Reinstate on the graveyard entry');
     if (menu) {
       await item.click();
-      check(await appears(page, ".quick-input-widget >> text=/Why reinstate 'onnxruntime'\\?/", 10000), 'an input box asks why');
+      check(await appears(page, ".quick-input-widget >> text=/Why reinstate 'onnxruntime'\\?/", 30000), 'an input box asks why');
       await page.keyboard.type('Fixed upstream in 1.20');
       await page.keyboard.press('Enter');
       check(await editorShows(page, '## Graveyard (0)'), 'the open ledger updates: the graveyard is empty');
