@@ -31,5 +31,5 @@ def memory_for(store: Store, *, settings: config.Settings | None = None) -> Memo
     from cenotaph.nlp.embedder import Embedder
 
     settings = settings or config.load()
-    ctx = Context(store=store, embedder=Embedder(settings.model), analyzer=Analyzer())
+    ctx = Context(store=store, embedder=Embedder(settings.model, threads=settings.model_threads), analyzer=Analyzer())
     return Memory(ctx, settings)

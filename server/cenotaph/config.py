@@ -17,6 +17,10 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True, slots=True)
 class Settings:
     model: str = DEFAULT_MODEL
+    # onnxruntime threads for one embedding. One by default: every editor, agent and terminal runs
+    # its own process, and they share the cores. Two take a sentence from ≈ 7 to ≈ 4.5 ms on an
+    # idle 2-core machine (docs/benchmarks.md).
+    model_threads: int = 1
     # Verbs an agent may perform directly instead of proposing them to a person.
     agent_allowed: frozenset[str] = field(default_factory=frozenset)
     # MCP over Streamable HTTP from the language server process ([mcp] in config.toml).
@@ -36,12 +40,24 @@ def load(path: Path | None = None) -> Settings:
         except (tomllib.TOMLDecodeError, OSError) as exc:
             log.warning("ignoring %s: %s", path, exc)
     model = os.environ.get("CENOTAPH_MODEL") or data.get("model") or DEFAULT_MODEL
+    threads = _threads(os.environ.get("CENOTAPH_MODEL_THREADS") or data.get("model_threads", 1))
     allowed = data.get("agent_policy", {}).get("allow", [])
     mcp = data.get("mcp", {})
     token = mcp.get("token")
     return Settings(
-        model=str(model), agent_allowed=frozenset(str(v) for v in allowed),
+        model=str(model), model_threads=threads, agent_allowed=frozenset(str(v) for v in allowed),
         mcp_enabled=bool(mcp.get("enabled", True)), mcp_host=str(mcp.get("host", "127.0.0.1")),
         mcp_port=int(mcp.get("port", 0)), mcp_token=None if token is None else str(token),
         mcp_allow_remote=bool(mcp.get("allow_remote", False)),
     )
+
+
+def _threads(value: object) -> int:
+    try:
+        threads = int(str(value))
+    except ValueError:
+        threads = 0
+    if not 1 <= threads <= 64:
+        log.warning("ignoring model_threads = %r: a whole number from 1 to 64 is expected", value)
+        return 1
+    return threads
