@@ -131,7 +131,8 @@ def commit_measured() -> str:
     return f"{head}+dirty" if dirty else head
 
 
-def bench_size(size: int, runs: int, embedder: Embedder, analyzer: Analyzer, workdir: Path) -> dict:
+def bench_size(size: int, runs: int, embedder: Embedder, analyzer: Analyzer, workdir: Path,
+               two_threads: Embedder) -> dict:
     source = cached_store(size, embedder, analyzer)
     path = workdir / f"run-{size}.db"
     snapshot(source, path)
@@ -158,6 +159,11 @@ def bench_size(size: int, runs: int, embedder: Embedder, analyzer: Analyzer, wor
             project=PROJECT).stored), runs),
     }
     result["remember_stored_share"] = round(sum(stored) / len(stored), 2)
+    # The same calls with `model_threads = 2`, in the same run (config.py keeps 1 by default).
+    wider = Memory(Context(store=store, embedder=two_threads, analyzer=analyzer))
+    result["remember_model_threads_2"] = timed(lambda: wider.remember(
+        ACTOR, f"Benchmark sentence {next(counter)} about {rng.choice(SUBJECTS)} and {rng.choice(CAUSES)}",
+        project=PROJECT), runs)
     store.close()
     result["mcp_stdio_recall"], result["mcp_server_peak_rss_mb"] = asyncio.run(mcp_round_trip(path, workdir, runs))
     result["load_average"] = [round(x, 2) for x in os.getloadavg()]
@@ -226,13 +232,14 @@ def main() -> None:
     args = parser.parse_args()
     import tempfile
 
-    embedder, analyzer = Embedder(), Analyzer()
+    embedder, analyzer, two_threads = Embedder(), Analyzer(), Embedder(threads=2)
     embedder.embed_one("warm up")
+    two_threads.embed_one("warm up")
     workdir = Path(tempfile.mkdtemp(prefix="cenotaph-bench-"))
     commit = commit_measured()
     report = {"commit": commit, "cores": os.cpu_count(), "python": sys.version.split()[0], "sizes": []}
     for size in (int(s) for s in args.sizes.split(",")):
-        figures = bench_size(size, args.runs, embedder, analyzer, workdir)
+        figures = bench_size(size, args.runs, embedder, analyzer, workdir, two_threads)
         report["sizes"].append(figures)
         print(json.dumps(figures), flush=True)
     report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
