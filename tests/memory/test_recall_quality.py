@@ -178,3 +178,17 @@ def test_a_stop_word_lends_no_lemma_to_the_full_text_query(memory):
     assert doe.id not in by_id(memory.recall(HUMAN, "does it close early", project=P, lane="bm25"))
     # Positive control: the word itself finds it.
     assert doe.id in by_id(memory.recall(HUMAN, "doe", project=P, lane="bm25"))
+
+
+def test_a_compound_term_costs_the_rows_of_each_of_its_tokens(memory, monkeypatch):
+    for i in range(12):
+        memory.remember(HUMAN, f"Pipeline run {i} finished green.", project=P, force=True)
+    rare = memory.remember(HUMAN, "The pipeline publishes wheels to the internal index.", project=P)
+    monkeypatch.setattr(recall, "FTS_ROW_BUDGET", 5)
+    # "pipeline_run" is the phrase "pipeline run" to FTS5: 25 rows of tokens, over the budget.
+    response = memory.recall(HUMAN, "pipeline_run wheels", project=P, lane="bm25")
+    assert response.notices == ["words in too many memories to rank by full text: pipeline_run"]
+    assert [r.id for r in response.results] == [rare.id]
+    # Positive control: a compound of rare tokens stays in the query.
+    response = memory.recall(HUMAN, "internal_index wheels", project=P, lane="bm25")
+    assert response.notices == [] and [r.id for r in response.results] == [rare.id]

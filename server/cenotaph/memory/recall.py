@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
@@ -64,6 +65,12 @@ _ASKS = re.compile(r"\?(?:[\s\"')\]]|$)")
 
 def is_syntax_shaped(query: str) -> bool:
     return _SYNTAX.search(query) is not None
+
+
+def _index_tokens(term: str) -> list[str]:
+    """The tokens the full-text index's tokenizer (unicode61, diacritics removed) makes of `term`."""
+    folded = "".join(c for c in unicodedata.normalize("NFKD", term.lower()) if not unicodedata.combining(c))
+    return [t for t in re.split(r"[\W_]+", folded) if t]
 
 
 def _fts_quote(token: str) -> str:
@@ -282,11 +289,13 @@ class Recaller:
         terms = list(dict.fromkeys(t for t in [*words, *lemmas] if t not in stop_words and t.strip("_")))
         if not terms:
             return None
+        # FTS5 reads a term as the tokens its tokenizer makes of it ("staging_database" is the
+        # phrase "staging database"): a term costs the rows of all its tokens.
+        tokens = {term: _index_tokens(term) for term in terms}
         with self.ctx.store.read() as conn:
-            documents = memories.term_documents(conn, terms)
+            per_token = memories.term_documents(conn, sorted({t for parts in tokens.values() for t in parts}))
+        documents = {term: sum(per_token[t] for t in parts) for term, parts in tokens.items()}
         kept, common, rows = [], [], 0
-        # A term the index does not hold as one token (a phrase such as "foo_bar", an accented
-        # spelling) counts 0 here and is kept: FTS5 tokenizes it like the text when it matches.
         for term in sorted(terms, key=lambda t: documents[t]):
             if rows + documents[term] > FTS_ROW_BUDGET:
                 common.append(term)
