@@ -159,11 +159,18 @@ def test_periods_named_in_english():
     assert dates.mentions_time("we moved it last Friday") and not dates.mentions_time("we may move it")
 
 
-def test_words_in_too_many_memories_are_left_to_the_vector_lane(memory, monkeypatch):
+def pipeline_runs(memory, monkeypatch):
+    """Twelve memories that say "pipeline run", one that says "pipeline" among rarer words, and a
+    full-text budget of 5 rows; returns the rare one."""
     for i in range(12):
         memory.remember(HUMAN, f"Pipeline run {i} finished green.", project=P, force=True)
     rare = memory.remember(HUMAN, "The pipeline publishes wheels to the internal index.", project=P)
     monkeypatch.setattr(recall, "FTS_ROW_BUDGET", 5)
+    return rare
+
+
+def test_words_in_too_many_memories_are_left_to_the_vector_lane(memory, monkeypatch):
+    rare = pipeline_runs(memory, monkeypatch)
     response = memory.recall(HUMAN, "pipeline wheels", project=P, lane="bm25")
     assert response.notices == ["words in too many memories to rank by full text: pipeline"]
     assert [r.id for r in response.results] == [rare.id]  # matched by "wheels" alone
@@ -181,10 +188,7 @@ def test_a_stop_word_lends_no_lemma_to_the_full_text_query(memory):
 
 
 def test_a_compound_term_costs_the_rows_of_each_of_its_tokens(memory, monkeypatch):
-    for i in range(12):
-        memory.remember(HUMAN, f"Pipeline run {i} finished green.", project=P, force=True)
-    rare = memory.remember(HUMAN, "The pipeline publishes wheels to the internal index.", project=P)
-    monkeypatch.setattr(recall, "FTS_ROW_BUDGET", 5)
+    rare = pipeline_runs(memory, monkeypatch)
     # "pipeline_run" is the phrase "pipeline run" to FTS5: 25 rows of tokens, over the budget.
     response = memory.recall(HUMAN, "pipeline_run wheels", project=P, lane="bm25")
     assert response.notices == ["words in too many memories to rank by full text: pipeline_run"]
