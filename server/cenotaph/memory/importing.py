@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
 from cenotaph.memory import validate
-from cenotaph.memory.context import Context, content_hash, format_time, parse_time
+from cenotaph.memory.context import Context, content_hash, parse_time
 from cenotaph.memory.errors import CenotaphError, Unavailable
 from cenotaph.memory.models import KINDS, Actor
-from cenotaph.memory.remember import CONTEXT_MEMORIES, SITTING_MINUTES
+from cenotaph.memory.remember import CONTEXT_MEMORIES, sitting_context
 from cenotaph.nlp.embedder import EmbedderUnavailable
 from cenotaph.store import events, memories, vectors
 from cenotaph.store.records import MemoryRow
@@ -170,16 +169,13 @@ def _write_batch(ctx: Context, actor: Actor, batch: list[_Ready], report: Import
         batch = _new_only(tx, batch, report)
         use_vectors = ctx.vectors_current()
         next_id = memories.next_memory_id(tx)
-        since = format_time(ctx.clock() - timedelta(minutes=SITTING_MINUTES))
         # Like `remember`, each memory is indexed with the last few written before it in its project.
         earlier: dict[str, list[str]] = {}
         entries = []
         for offset, ready in enumerate(batch):
             analysis = analysis_of[id(ready)]
             if ready.project not in earlier:
-                earlier[ready.project] = [memories.context_fragment(text, lemmas) for text, lemmas
-                                          in reversed(memories.recent(tx, ready.project, since=since,
-                                                                      limit=CONTEXT_MEMORIES))]
+                earlier[ready.project] = sitting_context(ctx, tx, ready.project)
             context = earlier[ready.project]
             row = MemoryRow(
                 id=0, memory_id=next_id + offset, version=1, project=ready.project, kind=ready.kind,

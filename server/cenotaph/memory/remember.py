@@ -33,6 +33,14 @@ def set_trust(ctx: Context, conn: Any, row: MemoryRow, trust: str, *, reason: st
               before={"trust": row.trust}, after={"trust": trust}, reason=reason)
 
 
+def sitting_context(ctx: Context, conn: Any, project: str) -> list[str]:
+    """What the last few memories written in `project` within the sitting contribute to the
+    full-text context of the next one, oldest first."""
+    since = format_time(ctx.clock() - timedelta(minutes=SITTING_MINUTES))
+    earlier = memories.recent(conn, project, since=since, limit=CONTEXT_MEMORIES)
+    return [memories.context_fragment(text, lemmas) for text, lemmas in reversed(earlier)]
+
+
 def find_contradictions(ctx: Context, conn: Any, row: MemoryRow, vector: np.ndarray, actor: str) -> list[ContradictionWarning]:
     """Near neighbours (cosine ≥ 0.7) that take the opposite side about something both name: link
     them, mark both disputed. Similar sentences of opposite polarity about different things ("keep
@@ -104,11 +112,8 @@ def remember(ctx: Context, actor: Actor, content: str, *, project: str, kind: st
                         and twin.state in ("active", "deprioritised") and twin.polarity * analysis.polarity >= 0):
                     return RememberResult(stored=False, id=None, duplicate_of=twin.memory_id, similarity=similarity)
         memory_id = memories.next_memory_id(tx)
-        since = format_time(ctx.clock() - timedelta(minutes=SITTING_MINUTES))
-        earlier = memories.recent(tx, project, since=since, limit=CONTEXT_MEMORIES)
-        # Oldest first; the caller's own context, if any, leads.
-        indexed_context = "\n".join([context, *(memories.context_fragment(text, lemmas)
-                                                 for text, lemmas in reversed(earlier))]).strip()
+        # The caller's own context, if any, leads.
+        indexed_context = "\n".join([context, *sitting_context(ctx, tx, project)]).strip()
         row = MemoryRow(
             id=0, memory_id=memory_id, version=1, project=project, kind=kind, content=content, content_hash=digest,
             tags=tags, source=actor.source, actor=actor.name, state="active", state_reason=None, reinstate_hints=[],
