@@ -47,7 +47,7 @@ def find_contradictions(ctx: Context, conn: Any, row: MemoryRow, vector: np.ndar
     going" beside "avoid injuries") are no contradiction."""
     if row.polarity == 0:
         return []
-    subjects = ctx.analyzer.analyze(row.content).subjects
+    subjects: frozenset[str] | None = None  # read only if a neighbour takes the other side
     warnings = []
     neighbours = [(rid, sim) for rid, sim in vectors.knn(conn, row.project, vector, _NEIGHBOURS + 1)
                   if rid != row.id and sim >= CONTRADICTION_SIMILARITY]
@@ -57,8 +57,11 @@ def find_contradictions(ctx: Context, conn: Any, row: MemoryRow, vector: np.ndar
         if (other is None or other.superseded_at is not None or other.state not in ("active", "deprioritised")
                 or other.trust == "refuted" or other.polarity != -row.polarity
                 or contradictions.is_dismissed(conn, row.content_hash, other.content_hash)
-                or contradictions.is_linked(conn, other.memory_id, row.memory_id)
-                or not subjects & ctx.analyzer.analyze(other.content).subjects):
+                or contradictions.is_linked(conn, other.memory_id, row.memory_id)):
+            continue
+        if subjects is None:
+            subjects = ctx.analyzer.analyze(row.content).subjects
+        if not subjects & ctx.analyzer.analyze(other.content).subjects:
             continue
         explanation = (f"similar ({similarity:.2f}) but opposite in polarity: "
                        f"#{other.memory_id} {'recommends' if other.polarity > 0 else 'advises against'}, "
