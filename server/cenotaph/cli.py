@@ -393,7 +393,7 @@ def cmd_proposals(args: argparse.Namespace, memory) -> None:
 
 
 def cmd_accept(args: argparse.Namespace, memory) -> None:
-    result = memory.accept_proposal(CLI_ACTOR, args.id, reason=args.reason)
+    result = memory.accept_proposal(CLI_ACTOR, args.id, reason=args.reason, effort=args.effort)
     _emit(args, result, f"accepted proposal #{args.id}: {_outcome(result)}")
 
 
@@ -468,9 +468,10 @@ def _trust_time_audit_commands(command: Callable[..., argparse.ArgumentParser]) 
 
     p = command("proposals", cmd_proposals, "agent proposals waiting for a person")
     p.add_argument("--status", default="pending", choices=("pending", "accepted", "rejected", "all"))
-    p = command("accept", cmd_accept, "carry out an agent's proposal")
+    p = command("accept", cmd_accept, "carry out a proposal (an agent's, or a candidate mined from the past)")
     p.add_argument("id", type=int)
-    p.add_argument("--reason")
+    p.add_argument("--reason", help="why; for a mined candidate, the reason it is abandoned (else the drafted one)")
+    p.add_argument("--effort", type=int, help="for a mined candidate: what it cost, 1-5")
     p = command("reject", cmd_reject, "turn down an agent's proposal")
     p.add_argument("id", type=int)
     p.add_argument("--reason", required=True)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cenotaph.config import Settings
-from cenotaph.memory import audit, backup, importing, lifecycle, proposals, repair, suppressions, timeline, validate
+from cenotaph.memory import audit, backup, candidates, importing, lifecycle, proposals, repair, suppressions, timeline, validate
 from cenotaph.memory import contradictions as links
 from cenotaph.memory import trust as belief
 from cenotaph.memory.context import Context
@@ -206,10 +206,19 @@ class Memory:
     def proposals(self, project: str | None, status: str | None = "pending") -> list[ProposalRow]:
         return proposals.listing(self.ctx, project, status)
 
-    def accept_proposal(self, actor: Actor, proposal_id: int, *, reason: str | None = None) -> Any:
-        """A person carries out an agent's proposal; returns what the verb returns."""
+    def propose_candidates(self, actor: Actor, project: str,
+                           found: Iterable[candidates.Candidate]) -> candidates.ProposeReport:
+        """Mined graveyard candidates become `abandon` proposals for a person to accept or reject."""
+        return candidates.propose(self.ctx, self.graveyard, actor, project, found)
+
+    def accept_proposal(self, actor: Actor, proposal_id: int, *, reason: str | None = None,
+                        effort: int | None = None) -> Any:
+        """A person carries out a proposal; returns what the verb returns. For a mined `abandon`
+        candidate, `reason` replaces the drafted reason and `effort` is the effort it cost."""
         proposal = proposals.pending(self.ctx, actor, proposal_id)
         reason = validate.optional_text(reason, "reason")
+        if effort is not None and proposal.action != candidates.ACTION:
+            raise validate.InvalidInput("only an abandon proposal takes an effort", field="effort")
         note = f"{proposal.reason} (proposed by {proposal.actor}, proposal #{proposal.id})"
         args = proposal.arguments
         # One transaction: the verb and the decision land together or not at all.
@@ -222,6 +231,9 @@ class Memory:
                 result = self.resolve_contradiction(actor, args["contradiction_id"], keep=args["keep"], reason=note)
             elif proposal.action == "unsuppress":
                 result = self.unsuppress(actor, args["name"], kind=args["kind"], project=args["project"], reason=note)
+            elif proposal.action == candidates.ACTION:
+                result = self.abandon(actor, args["name"], reason=reason or args["reason"], project=proposal.project,
+                                      effort=effort, ecosystem=args["ecosystem"])
             else:
                 raise Conflict(f"proposal #{proposal.id} asks for {proposal.action!r}, which this Cenotaph cannot do")
             proposals.decide(self.ctx, actor, proposal, "accepted", reason)
@@ -229,7 +241,11 @@ class Memory:
 
     def reject_proposal(self, actor: Actor, proposal_id: int, *, reason: str) -> ProposalRow:
         proposal = proposals.pending(self.ctx, actor, proposal_id)
-        return proposals.decide(self.ctx, actor, proposal, "rejected", validate.text(reason, "reason"))
+        reason = validate.text(reason, "reason")
+        with self.ctx.store.write():
+            if proposal.action == candidates.ACTION:
+                candidates.dismiss(self.ctx, actor, proposal, reason)
+            return proposals.decide(self.ctx, actor, proposal, "rejected", reason)
 
     def recent(self, project: str, *, kinds: Iterable[str] = (), limit: int = 10) -> list[MemoryRow]:
         """The newest active memories of `project` and the global scope, of `kinds` (all when

@@ -285,7 +285,36 @@ def _m0003_substring_index(conn: Any) -> None:
     )
 
 
-MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_binary_vector_index, _m0003_substring_index)
+def _m0004_mining(conn: Any) -> None:
+    """Mining the repository's history and agent transcripts: where each source was last read up
+    to (so a rerun reads only what is new), and the candidates a person rejected, keyed on the
+    normalized name so that no later run proposes them again."""
+    _run_script(
+        conn,
+        """
+        CREATE TABLE mining_cursors (
+            project    TEXT NOT NULL,
+            source     TEXT NOT NULL,
+            key        TEXT NOT NULL,
+            value      TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (project, source, key)
+        );
+        CREATE TABLE candidate_dismissals (
+            project    TEXT NOT NULL,
+            ecosystem  TEXT NOT NULL,
+            name       TEXT NOT NULL,
+            reason     TEXT NOT NULL,
+            actor      TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (project, ecosystem, name)
+        );
+        """
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_binary_vector_index, _m0003_substring_index,
+                                     _m0004_mining)
 
 
 def schema_version(conn: Any) -> int:

@@ -55,3 +55,9 @@ def listing(conn: Any, *, project: str | None, status: str | None) -> list[Propo
 
 def all_rows(conn: Any) -> list[ProposalRow]:
     return [_row(r) for r in conn.execute(f"SELECT {_COLUMNS} FROM proposals ORDER BY id")]
+
+
+def pending_targets(conn: Any, action: str, project: str) -> set[str]:
+    rows = conn.execute("SELECT target FROM proposals WHERE status = 'pending' AND action = ? AND project = ?",
+                        (action, project))
+    return {target for (target,) in rows}

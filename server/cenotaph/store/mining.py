@@ -1,0 +1,40 @@
+"""SQL for mining: each source's cursor (how far a repository's history or a transcript file was
+read) and the candidates a person dismissed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def cursor(conn: Any, project: str, source: str, key: str) -> str | None:
+    found = conn.execute("SELECT value FROM mining_cursors WHERE project = ? AND source = ? AND key = ?",
+                         (project, source, key)).fetchone()
+    return found[0] if found else None
+
+
+def cursors(conn: Any, project: str, source: str) -> dict[str, str]:
+    rows = conn.execute("SELECT key, value FROM mining_cursors WHERE project = ? AND source = ?", (project, source))
+    return dict(rows.fetchall())
+
+
+def set_cursor(conn: Any, project: str, source: str, key: str, value: str, at: str) -> None:
+    conn.execute(
+        "INSERT INTO mining_cursors (project, source, key, value, updated_at) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT (project, source, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+        (project, source, key, value, at),
+    )
+
+
+def dismiss(conn: Any, *, project: str, ecosystem: str, name: str, reason: str, actor: str, at: str) -> None:
+    conn.execute(
+        "INSERT INTO candidate_dismissals (project, ecosystem, name, reason, actor, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (project, ecosystem, name) DO UPDATE SET reason = excluded.reason, "
+        "actor = excluded.actor, created_at = excluded.created_at",
+        (project, ecosystem, name, reason, actor, at),
+    )
+
+
+def dismissed(conn: Any, project: str) -> set[tuple[str, str]]:
+    """(ecosystem, normalized name) pairs a person turned down in `project`."""
+    rows = conn.execute("SELECT ecosystem, name FROM candidate_dismissals WHERE project = ?", (project,))
+    return {(ecosystem, name) for ecosystem, name in rows}
