@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import argparse
 import functools
+import io
 import logging
+import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import anyio
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.tools import Tool
+from mcp.server.stdio import stdio_server
 
 from cenotaph import __version__
 from cenotaph import project as project_resolution
@@ -59,8 +63,33 @@ def build_server(memory: Memory, *, project: str, client_actor_prefix: str = "mc
                      token_verifier=token_verifier, auth=auth, tools=list(tools()), lifespan=lifespan)
 
 
+def serve_on_pipes(db: str | None, project: str, read_fd: int, write_fd: int) -> None:
+    """Serve one session on a pair of pipes: how `cenotaph mcp` takes over a session it was
+    forwarding when the language server goes away (`cenotaph.mcp.forward`)."""
+    try:
+        memory = open_memory(db)
+    except (CenotaphError, StoreUnavailable, SchemaTooNew) as exc:
+        log.error("cannot serve MCP here: %s", exc)
+        os.close(read_fd)
+        os.close(write_fd)
+        return
+    lowlevel = build_server(memory, project=project)._lowlevel_server  # what MCPServer.run_stdio_async runs
+
+    async def serve() -> None:
+        stdin = anyio.wrap_file(io.TextIOWrapper(os.fdopen(read_fd, "rb"), encoding="utf-8"))
+        stdout = anyio.wrap_file(io.TextIOWrapper(os.fdopen(write_fd, "wb"), encoding="utf-8"))
+        async with stdin, stdout, stdio_server(stdin, stdout) as (read, write):
+            await lowlevel.run(read, write, lowlevel.create_initialization_options())
+
+    try:
+        anyio.run(serve)
+    finally:
+        memory.ctx.store.close()
+
+
 def main(args: argparse.Namespace) -> int:
-    """`cenotaph mcp`: stdio belongs to the protocol, so everything else goes to stderr."""
+    """`cenotaph mcp` serving the session itself: stdio belongs to the protocol, so everything
+    else goes to stderr."""
     project = args.project if args.project is not None else project_resolution.resolve(None, Path.cwd())
     try:
         memory = open_memory(args.db)

@@ -28,6 +28,7 @@ class EndpointReport(Wire):
     url: str = Field(pattern=r"^http://127\.0\.0\.1:[0-9]{1,5}/")
     token: str = Field(min_length=32)
     project: str
+    store: str | None = None
 
 
 def send(ls: CenotaphServer, report: EndpointReport) -> None:
@@ -53,7 +54,7 @@ async def start(ls: CenotaphServer) -> None:
             type=types.MessageType.Warning, message=f"Cenotaph: MCP endpoint not started: {exc}"))
         return
     ls.mcp_endpoint = served
-    send(ls, EndpointReport(url=served.url, token=served.token, project=served.project))
+    send(ls, EndpointReport(url=served.url, token=served.token, project=served.project, store=served.store))
 
 
 async def stop(ls: CenotaphServer) -> None:
