@@ -23,6 +23,7 @@ from mcp.server.stdio import stdio_server
 from cenotaph import __version__
 from cenotaph import project as project_resolution
 from cenotaph.app import open_memory
+from cenotaph.mcp import prompts, resources
 from cenotaph.mcp.tools import briefing, contradictions, graveyard, lifecycle, memories, suppressions, trust
 from cenotaph.mcp.tools.base import ToolEnv
 from cenotaph.memory.errors import CenotaphError
@@ -54,13 +55,21 @@ def build_server(memory: Memory, *, project: str, client_actor_prefix: str = "mc
                  token_verifier: TokenVerifier | None = None, auth: AuthSettings | None = None) -> MCPServer:
     """An MCP server whose tools act on `memory` for `project` (`""`: the global scope)."""
     env = ToolEnv(memory=memory, project=project, actor_prefix=client_actor_prefix)
+    watch = resources.ResourceWatch(env)
 
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[ToolEnv]:
-        yield env
+        async with anyio.create_task_group() as background:
+            background.start_soon(watch.follow)
+            yield env
+            background.cancel_scope.cancel()
 
-    return MCPServer("cenotaph", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING",
-                     token_verifier=token_verifier, auth=auth, tools=list(tools()), lifespan=lifespan)
+    server = MCPServer("cenotaph", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING",
+                       token_verifier=token_verifier, auth=auth, tools=list(tools()), lifespan=lifespan,
+                       subscriptions=watch.bus)
+    resources.register(server, watch)
+    prompts.register(server)
+    return server
 
 
 def serve_on_pipes(db: str | None, project: str, read_fd: int, write_fd: int) -> None:
