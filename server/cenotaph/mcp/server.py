@@ -52,9 +52,11 @@ def tools() -> tuple[Tool, ...]:
 
 
 def build_server(memory: Memory, *, project: str, client_actor_prefix: str = "mcp",
-                 token_verifier: TokenVerifier | None = None, auth: AuthSettings | None = None) -> MCPServer:
-    """An MCP server whose tools act on `memory` for `project` (`""`: the global scope)."""
-    env = ToolEnv(memory=memory, project=project, actor_prefix=client_actor_prefix)
+                 token_verifier: TokenVerifier | None = None, auth: AuthSettings | None = None,
+                 workspace: Path | None = None) -> MCPServer:
+    """An MCP server whose tools act on `memory` for `project` (`""`: the global scope), for
+    clients working in `workspace` (a repository root)."""
+    env = ToolEnv(memory=memory, project=project, actor_prefix=client_actor_prefix, workspace=workspace)
     watch = resources.ResourceWatch(env)
 
     @asynccontextmanager
@@ -82,7 +84,8 @@ def serve_on_pipes(db: str | None, project: str, read_fd: int, write_fd: int) ->
         os.close(read_fd)
         os.close(write_fd)
         return
-    lowlevel = build_server(memory, project=project)._lowlevel_server  # what MCPServer.run_stdio_async runs
+    workspace = project_resolution.repository_root(Path.cwd())
+    lowlevel = build_server(memory, project=project, workspace=workspace)._lowlevel_server  # what MCPServer.run_stdio_async runs
 
     async def serve() -> None:
         stdin = anyio.wrap_file(io.TextIOWrapper(os.fdopen(read_fd, "rb"), encoding="utf-8"))
@@ -107,7 +110,7 @@ def main(args: argparse.Namespace) -> int:
         return 2
     log.info("serving MCP over stdio for project %r on %s", project, memory.ctx.store.path)
     try:
-        build_server(memory, project=project).run("stdio")
+        build_server(memory, project=project, workspace=project_resolution.repository_root(Path.cwd())).run("stdio")
     finally:
         memory.ctx.store.close()
     return 0

@@ -45,9 +45,11 @@ async def start(ls: CenotaphServer) -> None:
     http = await asyncio.to_thread(importlib.import_module, "cenotaph.mcp.http")
     serve_http = http.serve_http
     project = ls.folders[-1][1] if ls.folders else (ls.explicit_project or project_resolution.resolve(None, Path.cwd()))
+    workspace = ls.folders[-1][0] if ls.folders else project_resolution.repository_root(Path.cwd())
     try:
         served = await serve_http(ls.memory, project=project, host=settings.mcp_host, port=settings.mcp_port,
-                                  token=settings.mcp_token, allow_remote=settings.mcp_allow_remote)
+                                  token=settings.mcp_token, allow_remote=settings.mcp_allow_remote,
+                                  workspace=workspace)
     except (CenotaphError, OSError) as exc:
         log.error("MCP over HTTP not started: %s", exc)
         ls.window_show_message(types.ShowMessageParams(
