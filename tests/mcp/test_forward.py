@@ -11,6 +11,7 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -139,11 +140,19 @@ async def test_mcp_forwards_to_the_language_server_and_stays_small(language_serv
     with log:
         async with client:
             tools = {t.name for t in (await client.list_tools()).tools}
-            abandoned = await client.call_tool("abandon", {"name": "left-pad", "reason": "one line of code"})
+            prompts = {p.name for p in (await client.list_prompts()).prompts}
+            # A listen stream (a long-lived answer) and calls beside it, over the one relay.
+            async with client.listen(resource_subscriptions=["cenotaph://graveyard"]) as sub:
+                abandoned = await client.call_tool("abandon", {"name": "left-pad", "reason": "one line of code"})
+                with anyio.fail_after(20):
+                    event = await anext(aiter(sub))
+            graveyard = (await client.read_resource("cenotaph://graveyard")).contents[0].text
             checks = await client.call_tool("check_approaches", {"names": ["left-pad", "is-odd"]})
             rss = _rss_mb(_stdio_process())
     stderr = (tmp_path / "mcp.err").read_text()
     assert {"briefing", "recall", "check_approaches"} <= tools
+    assert prompts == {"session-start", "before-adding-a-dependency", "wrap-up"}
+    assert event.uri == "cenotaph://graveyard" and "**left-pad**" in graveyard
     assert not abandoned.is_error, abandoned.content
     assert abandoned.structured_content["approach"]["project"] == PROJECT
     assert [c["status"] for c in checks.structured_content["results"]] == ["abandoned", "clear"]
