@@ -36,7 +36,6 @@ class LanguageServer:
     """`cenotaph serve` as an editor starts it, kept to the minimum an endpoint needs."""
 
     def __init__(self, folder: Path, db: Path, env: dict[str, str], log: Path) -> None:
-        self.env = env
         self._output = log.open("wb")
         self.process = subprocess.Popen([CENOTAPH, "serve", "--db", str(db)], stdin=subprocess.PIPE,
                                         stdout=self._output, stderr=subprocess.STDOUT, env=env, cwd=folder)
@@ -51,7 +50,7 @@ class LanguageServer:
         """Until the server's endpoint file names this store and project (it starts after the models load)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        while not [e for e in _endpoints(self.env) if e.pid == self.process.pid]:
+        while not [e for e in read_endpoints(PROJECT) if e.pid == self.process.pid]:
             assert self.process.poll() is None, "the language server exited"
             assert loop.time() < deadline, "the language server never wrote its endpoint file"
             await asyncio.sleep(0.1)
@@ -66,16 +65,10 @@ class LanguageServer:
         self._output.close()
 
 
-def _endpoints(env: dict[str, str]):
-    previous = os.environ.get("XDG_STATE_HOME")
-    os.environ["XDG_STATE_HOME"] = env["XDG_STATE_HOME"]
-    try:
-        return read_endpoints(PROJECT)
-    finally:
-        if previous is None:
-            del os.environ["XDG_STATE_HOME"]
-        else:
-            os.environ["XDG_STATE_HOME"] = previous
+@pytest.fixture(autouse=True)
+def state_home(cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process reads the endpoint files where the servers write them."""
+    monkeypatch.setenv("XDG_STATE_HOME", cli_env["XDG_STATE_HOME"])
 
 
 @pytest.fixture
@@ -134,7 +127,7 @@ def _logged_actions(db_path: Path) -> list[tuple[str, str]]:
 async def test_mcp_forwards_to_the_language_server_and_stays_small(language_server, folder, db_path, cli_env,
                                                                    tmp_path):
     await language_server.endpoint_file()
-    (endpoint,) = _endpoints(language_server.env)
+    (endpoint,) = read_endpoints(PROJECT)
     assert endpoint.store == store_key(db_path)  # what the stdio process matches on, with the project
     client, log = _agent(folder, db_path, cli_env, tmp_path / "mcp.err")
     with log:
