@@ -168,11 +168,16 @@ class HttpUpstream:
             replies = _messages(json.loads(body))
         except ValueError:
             replies = []
-        found = False
+        found, refusal = False, ""
+        is_request = "method" in message and "id" in message
         for reply in replies:
+            if is_request and "method" not in reply and reply.get("id") is None:
+                # The transport refused the request before reading its id: answer it under its id.
+                refusal = f": {(reply.get('error') or {}).get('message', '')}"
+                continue
             found = self._forward(message, reply, emit) or found
-        if not found and "method" in message and "id" in message:
-            emit(_error(message["id"], f"the language server answered HTTP {response.status}"))
+        if not found and is_request:
+            emit(_error(message["id"], f"the language server answered HTTP {response.status}{refusal}"))
             return True
         return found
 
@@ -242,7 +247,8 @@ class LocalUpstream:
         self._server = threading.Thread(target=serve, args=(to_server_r, from_server_w), name="cenotaph-mcp-local",
                                         daemon=True)
         self._server.start()
-        threading.Thread(target=self._pump, name="cenotaph-mcp-local-out", daemon=True).start()
+        self._output = threading.Thread(target=self._pump, name="cenotaph-mcp-local-out", daemon=True)
+        self._output.start()
 
     def _pump(self) -> None:
         with os.fdopen(self._from_server, "rb") as lines:
@@ -286,6 +292,7 @@ class LocalUpstream:
         """End of input: the server answers what it has and stops."""
         os.close(self._to_server)
         self._server.join(REPLAY_TIMEOUT_SECONDS)
+        self._output.join(REPLAY_TIMEOUT_SECONDS)  # its last answers reach the agent
 
 
 def _error(request_id: Any, text: str) -> Message:
