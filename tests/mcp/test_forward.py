@@ -86,11 +86,13 @@ def language_server(folder: Path, db_path: Path, cli_env: dict[str, str], tmp_pa
     server.stop()
 
 
-def _agent(folder: Path, db_path: Path, env: dict[str, str], stderr: Path) -> tuple[Client, object]:
+def _agent(folder: Path, db_path: Path, env: dict[str, str], stderr: Path,
+           mode: str = "auto") -> tuple[Client, object]:
     log = stderr.open("w")
     params = StdioServerParameters(command=CENOTAPH, args=["mcp", "--db", str(db_path)],
                                    env={**env, "CENOTAPH_LOG": "INFO"}, cwd=folder)
-    return Client(stdio_client(params, errlog=log), client_info=Implementation(name="forwarded-agent", version="1")), log
+    return Client(stdio_client(params, errlog=log), client_info=Implementation(name="forwarded-agent", version="1"),
+                  mode=mode), log
 
 
 def _stdio_process() -> int:
@@ -156,10 +158,13 @@ async def test_mcp_forwards_to_the_language_server_and_stays_small(language_serv
     assert ("mcp:forwarded-agent", "abandon") in _logged_actions(db_path)
 
 
+# "auto" speaks the 2026-07-28 wire (no session to replay); "legacy" the initialize handshake,
+# which the process replays to the server it starts, as most agents in the field speak it.
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_mcp_serves_itself_when_the_language_server_goes_away(language_server, folder, db_path, cli_env,
-                                                                    tmp_path):
+                                                                    tmp_path, mode):
     await language_server.endpoint_file()
-    client, log = _agent(folder, db_path, cli_env, tmp_path / "mcp.err")
+    client, log = _agent(folder, db_path, cli_env, tmp_path / "mcp.err", mode=mode)
     with log:
         async with client:
             before = await client.call_tool("check_approaches", {"names": ["left-pad"]})
