@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from cenotaph.mcp.endpoints import EndpointRecord, read_endpoints
+from cenotaph.mcp.endpoints import EndpointRecord
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,6 @@ class HttpUpstream:
         self._host, self._port, self._path = parts.hostname or "127.0.0.1", parts.port or 80, parts.path or "/"
         self.session_id: str | None = None
         self.protocol_version: str | None = None
-        self._listener: threading.Thread | None = None
         self._closed = threading.Event()
         self._connections: set[http.client.HTTPConnection] = set()
         self._lock = threading.Lock()
@@ -215,8 +214,7 @@ class HttpUpstream:
             if opened and not self._closed.is_set():
                 self._lost(self)
 
-        self._listener = threading.Thread(target=run, name="cenotaph-mcp-listen", daemon=True)
-        self._listener.start()
+        threading.Thread(target=run, name="cenotaph-mcp-listen", daemon=True).start()
 
     def answers(self) -> bool:
         try:
@@ -303,12 +301,12 @@ class Bridge:
     """The agent's session, relayed to whichever server holds it now."""
 
     def __init__(self, endpoint: EndpointRecord, *, find: Callable[[], list[EndpointRecord]],
-                 serve_here: Callable[[int, int], None], output: Any = None) -> None:
+                 serve_here: Callable[[int, int], None]) -> None:
         self.upstream: HttpUpstream | LocalUpstream = self._http(endpoint)
         self._find = find
         self._refused: set[str] = set()  # endpoints that failed this session: not tried again
         self._serve_here = serve_here
-        self._out = output or sys.stdout.buffer
+        self._out = sys.stdout.buffer
         self._out_lock = threading.Lock()
         self._switch = threading.Lock()
         self._setup: list[Message] = []
@@ -396,12 +394,11 @@ class Bridge:
             if "method" in message:
                 self.emit(message)
 
-    def run(self, lines: Any = None) -> None:
+    def run(self) -> None:
         """Relay until the agent closes stdin. Each message gets its own thread: a long tool
         call must not hold up a `ping` or a cancellation."""
-        source = lines or sys.stdin.buffer
         workers: list[threading.Thread] = []
-        for line in source:
+        for line in sys.stdin.buffer:
             if not line.strip():
                 continue
             try:
