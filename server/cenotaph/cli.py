@@ -543,7 +543,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", parents=[common], help="run the language server over stdio (editors start this)")
     p.set_defaults(handler=None, entry="cenotaph.lsp.server")
     p = sub.add_parser("mcp", parents=[common], help="serve the MCP tools over stdio (agents start this)")
-    p.set_defaults(handler=None, entry="cenotaph.mcp.server")
+    p.set_defaults(handler=None, entry="cenotaph.mcp.stdio")
 
     p = command("import", cmd_import, "add memories from a JSON Lines file (one object a line: content; "
                                       "kind, tags, valid_from, project optional)")

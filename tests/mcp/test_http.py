@@ -16,7 +16,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
 
-from cenotaph.mcp.http import MIN_TOKEN_LENGTH, endpoints_dir, read_endpoints, serve_http, write_endpoint_file
+from cenotaph.mcp.endpoints import endpoints_dir, read_endpoints, store_key, write_endpoint_file
+from cenotaph.mcp.http import MIN_TOKEN_LENGTH, serve_http
 from cenotaph.memory.errors import InvalidInput
 from tests.conftest import REPO
 from tests.mcp.conftest import PROJECT
@@ -78,7 +79,7 @@ async def test_foreign_origin_and_host_are_refused_before_authentication(endpoin
     assert local_origin.status_code == 200
 
 
-async def test_url_token_and_endpoint_file(endpoint, state_home):
+async def test_url_token_and_endpoint_file(endpoint, state_home, memory):
     report = endpoint.report().model_dump()
     schema = json.loads((REPO / "shared_schema" / "endpoint.schema.json").read_text())
     jsonschema.validate(report, schema)
@@ -88,8 +89,11 @@ async def test_url_token_and_endpoint_file(endpoint, state_home):
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     assert json.loads(path.read_text()) == report
-    assert [r.model_dump() for r in read_endpoints(PROJECT)] == [{**report, "pid": os.getpid()}]
+    assert report["store"] == store_key(memory.ctx.store.path)
+    assert [r.report() for r in read_endpoints(PROJECT, store=report["store"])] == [report]
+    assert [r.pid for r in read_endpoints(PROJECT)] == [os.getpid()]
     assert read_endpoints("another/project") == []
+    assert read_endpoints(PROJECT, store=store_key("/elsewhere/cenotaph.db")) == []
 
 
 async def test_each_start_has_its_own_token_and_stop_removes_the_file(memory):

@@ -12,7 +12,6 @@ import logging
 import os
 import secrets
 import socket
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,12 +20,12 @@ import uvicorn
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from cenotaph import paths
+from cenotaph.mcp.endpoints import store_key, write_endpoint_file
 from cenotaph.mcp.server import build_server
 from cenotaph.memory.errors import InvalidInput
 from cenotaph.memory.service import Memory
@@ -44,12 +43,8 @@ class EndpointReport(BaseModel):
     url: str
     token: str
     project: str
+    store: str | None = None
 
-
-class EndpointRecord(EndpointReport):
-    """A live endpoint: the report plus the process serving it (the file's name)."""
-
-    pid: int
 
 
 # --- the server ----------------------------------------------------------------------------------
@@ -129,12 +124,13 @@ class HttpEndpoint:
     url: str
     token: str
     project: str
+    store: str
     endpoint_file: Path | None
     _server: _EmbeddedServer = field(repr=False)
     _task: asyncio.Task[None] = field(repr=False)
 
     def report(self) -> EndpointReport:
-        return EndpointReport(url=self.url, token=self.token, project=self.project)
+        return EndpointReport(url=self.url, token=self.token, project=self.project, store=self.store)
 
     async def stop(self) -> None:
         """Stop serving (open streams get SHUTDOWN_GRACE_SECONDS) and remove the endpoint file."""
@@ -170,12 +166,13 @@ def _security(host: str, port: int) -> TransportSecuritySettings:
 
 async def serve_http(memory: Memory, *, project: str, host: str = "127.0.0.1", port: int = 0,
                      token: str | None = None, allow_remote: bool = False,
-                     endpoint_file: bool = True) -> HttpEndpoint:
+                     endpoint_file: bool = True, workspace: Path | None = None) -> HttpEndpoint:
     """Serve the MCP tools on `http://host:port/mcp` as a task on the running loop. `port` 0
     lets the OS choose; the token is random per start unless given. A non-loopback `host` is
     refused unless `allow_remote` and an explicit `token` are both given. With
-    `endpoint_file`, `{url, token, project}` is written to `<pid>.json`, a 0600 file (see
-    `write_endpoint_file`) that `stop()` removes."""
+    `endpoint_file`, `{url, token, project, store}` is written to `<pid>.json`, a 0600 file
+    (see `write_endpoint_file`) that `stop()` removes; `cenotaph mcp` for the same store and
+    project then forwards to it instead of loading the models again."""
     if not _is_loopback(host) and not (allow_remote and token):
         raise InvalidInput(f"{host!r} is not a loopback address; serving MCP beyond this machine needs "
                            "allow_remote and an explicit token", field="host")
@@ -196,7 +193,7 @@ async def serve_http(memory: Memory, *, project: str, host: str = "127.0.0.1", p
     try:
         # Off the loop: the first build of the tool schemas takes a noticeable fraction of a second.
         mcp = await asyncio.to_thread(build_server, memory, project=project, token_verifier=_BearerToken(token),
-                                      auth=auth)
+                                      auth=auth, workspace=workspace)
     except BaseException:
         sock.close()
         raise
@@ -216,76 +213,8 @@ async def serve_http(memory: Memory, *, project: str, host: str = "127.0.0.1", p
                 pass
             raise RuntimeError("the MCP HTTP server stopped while starting (see the log)")
         await asyncio.sleep(0.01)
-    path = write_endpoint_file(url, token, project, os.getpid()) if endpoint_file else None
+    store = store_key(memory.ctx.store.path)
+    path = write_endpoint_file(url, token, project, os.getpid(), store=store) if endpoint_file else None
     log.info("MCP over HTTP at %s for project %r", url, project)
-    return HttpEndpoint(url=url, token=token, project=project, endpoint_file=path, _server=server, _task=task)
-
-
-# --- endpoint files ------------------------------------------------------------------------------
-
-
-def endpoints_dir() -> Path:
-    return paths.state_dir() / "endpoints"
-
-
-def _private_dir(folder: Path) -> None:
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.chmod(folder, 0o700)  # mkdir's mode is filtered by the umask and ignored for existing folders
-
-
-def _pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process: alive
-    with contextlib.suppress(OSError, IndexError):
-        # A zombie (exited, not yet reaped) serves nothing either.
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        return stat.rsplit(")", 1)[1].split()[0] != "Z"
-    return True
-
-
-def write_endpoint_file(url: str, token: str, project: str, pid: int) -> Path:
-    """Write `{url, token, project}` to `<pid>.json` (0600, in a 0700 folder), atomically.
-    Files of processes that are gone are removed first; an earlier file of a reused pid is
-    replaced."""
-    folder = endpoints_dir()
-    _private_dir(folder)
-    read_endpoints()  # prunes the stale ones
-    report = EndpointReport(url=url, token=token, project=project)
-    target = folder / f"{pid}.json"
-    fd, temporary = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")  # mkstemp creates 0600
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(report.model_dump_json(indent=2))
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return target
-
-
-def read_endpoints(project: str | None = None) -> list[EndpointRecord]:
-    """The live endpoints on this machine (of `project`, when given). A file whose process is
-    gone (a crash) is stale: it is removed."""
-    folder = endpoints_dir()
-    found = []
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        if not path.stem.isdigit():
-            continue
-        pid = int(path.stem)
-        if not _pid_alive(pid):
-            log.info("removing stale MCP endpoint file %s (process %d is gone)", path, pid)
-            path.unlink(missing_ok=True)
-            continue
-        try:
-            report = EndpointReport.model_validate_json(path.read_text(encoding="utf-8"))
-        except (OSError, ValidationError):
-            continue
-        if project is None or report.project == project:
-            found.append(EndpointRecord(pid=pid, **report.model_dump()))
-    return found
+    return HttpEndpoint(url=url, token=token, project=project, store=store, endpoint_file=path, _server=server,
+                        _task=task)

@@ -5,20 +5,25 @@ from __future__ import annotations
 
 import argparse
 import functools
+import io
 import logging
+import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import anyio
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.tools import Tool
+from mcp.server.stdio import stdio_server
 
 from cenotaph import __version__
 from cenotaph import project as project_resolution
 from cenotaph.app import open_memory
+from cenotaph.mcp import prompts, resources
 from cenotaph.mcp.tools import briefing, contradictions, graveyard, lifecycle, memories, suppressions, trust
 from cenotaph.mcp.tools.base import ToolEnv
 from cenotaph.memory.errors import CenotaphError
@@ -47,20 +52,56 @@ def tools() -> tuple[Tool, ...]:
 
 
 def build_server(memory: Memory, *, project: str, client_actor_prefix: str = "mcp",
-                 token_verifier: TokenVerifier | None = None, auth: AuthSettings | None = None) -> MCPServer:
-    """An MCP server whose tools act on `memory` for `project` (`""`: the global scope)."""
-    env = ToolEnv(memory=memory, project=project, actor_prefix=client_actor_prefix)
+                 token_verifier: TokenVerifier | None = None, auth: AuthSettings | None = None,
+                 workspace: Path | None = None) -> MCPServer:
+    """An MCP server whose tools act on `memory` for `project` (`""`: the global scope), for
+    clients working in `workspace` (a repository root)."""
+    env = ToolEnv(memory=memory, project=project, actor_prefix=client_actor_prefix, workspace=workspace)
+    watch = resources.ResourceWatch(env)
 
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[ToolEnv]:
-        yield env
+        async with anyio.create_task_group() as background:
+            background.start_soon(watch.follow)
+            yield env
+            background.cancel_scope.cancel()
 
-    return MCPServer("cenotaph", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING",
-                     token_verifier=token_verifier, auth=auth, tools=list(tools()), lifespan=lifespan)
+    server = MCPServer("cenotaph", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING",
+                       token_verifier=token_verifier, auth=auth, tools=list(tools()), lifespan=lifespan,
+                       subscriptions=watch.bus)
+    resources.register(server, watch)
+    prompts.register(server)
+    return server
+
+
+def serve_on_pipes(db: str | None, project: str, read_fd: int, write_fd: int) -> None:
+    """Serve one session on a pair of pipes: how `cenotaph mcp` takes over a session it was
+    forwarding when the language server goes away (`cenotaph.mcp.forward`)."""
+    try:
+        memory = open_memory(db)
+    except (CenotaphError, StoreUnavailable, SchemaTooNew) as exc:
+        log.error("cannot serve MCP here: %s", exc)
+        os.close(read_fd)
+        os.close(write_fd)
+        return
+    workspace = project_resolution.repository_root(Path.cwd())
+    lowlevel = build_server(memory, project=project, workspace=workspace)._lowlevel_server  # what MCPServer.run_stdio_async runs
+
+    async def serve() -> None:
+        stdin = anyio.wrap_file(io.TextIOWrapper(os.fdopen(read_fd, "rb"), encoding="utf-8"))
+        stdout = anyio.wrap_file(io.TextIOWrapper(os.fdopen(write_fd, "wb"), encoding="utf-8"))
+        async with stdin, stdout, stdio_server(stdin, stdout) as (read, write):
+            await lowlevel.run(read, write, lowlevel.create_initialization_options())
+
+    try:
+        anyio.run(serve)
+    finally:
+        memory.ctx.store.close()
 
 
 def main(args: argparse.Namespace) -> int:
-    """`cenotaph mcp`: stdio belongs to the protocol, so everything else goes to stderr."""
+    """`cenotaph mcp` serving the session itself: stdio belongs to the protocol, so everything
+    else goes to stderr."""
     project = args.project if args.project is not None else project_resolution.resolve(None, Path.cwd())
     try:
         memory = open_memory(args.db)
@@ -69,7 +110,7 @@ def main(args: argparse.Namespace) -> int:
         return 2
     log.info("serving MCP over stdio for project %r on %s", project, memory.ctx.store.path)
     try:
-        build_server(memory, project=project).run("stdio")
+        build_server(memory, project=project, workspace=project_resolution.repository_root(Path.cwd())).run("stdio")
     finally:
         memory.ctx.store.close()
     return 0

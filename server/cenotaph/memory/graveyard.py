@@ -8,12 +8,14 @@ import threading
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from cenotaph.memory import validate
 from cenotaph.memory.context import Context
 from cenotaph.memory.errors import InvalidInput, NotFound
 from cenotaph.memory.models import AbandonResult, Actor, ApproachCheck
 from cenotaph.nlp import names
+from cenotaph.nlp.manifests import declared_ecosystem
 from cenotaph.store import approaches, events, memories, suppressions
 from cenotaph.store.records import ApproachRow, SuppressionRow
 
@@ -23,12 +25,23 @@ GRAVEYARD_TARGETS = ("approach:", "suppression:")
 _GO_MODULE = re.compile(r"^[a-z0-9.-]+\.[a-z]{2,}/\S+$")
 
 
-def guess_ecosystem(name: str) -> str:
+def spelled_ecosystem(name: str) -> str | None:
+    """The ecosystem a name's spelling gives away (an npm scope, a Go module path), if any."""
     if name.startswith("@") and "/" in name:
         return "npm"
     if _GO_MODULE.match(name):
         return "go"
-    return "pypi"
+    return None
+
+
+def guess_ecosystem(name: str) -> str:
+    return spelled_ecosystem(name) or "pypi"
+
+
+def workspace_ecosystem(name: str, workspace: Path) -> str:
+    """Where `name` lives as this workspace sees it: its spelling, else the manifests at the
+    workspace's root that declare it, else no ecosystem in particular (it matches any)."""
+    return spelled_ecosystem(name) or declared_ecosystem(name, workspace) or names.ANY_ECOSYSTEM
 
 
 def _spelling_pattern(folded: str) -> re.Pattern[str]:
@@ -179,15 +192,18 @@ class Graveyard:
     # --- writes ------------------------------------------------------------------------------
 
     def plan(self, name: str, *, reason: str, project: str, effort: int | None = None, ecosystem: str | None = None,
-             aliases: Iterable[str] = ()) -> AbandonPlan:
-        """Validate and normalize an abandonment before anything is written."""
+             aliases: Iterable[str] = (), workspace: Path | None = None) -> AbandonPlan:
+        """Validate and normalize an abandonment before anything is written. Without an
+        `ecosystem`, the `workspace` the caller works in decides (see workspace_ecosystem);
+        without either, the spelling, else PyPI."""
         name = validate.text(name, "name", max_length=300).strip()
         reason = validate.text(reason, "reason")
         project = validate.project(project)
         effort = validate.optional_integer(effort, "effort", low=1, high=5)
         if ecosystem is not None:
             validate.choice(ecosystem, "ecosystem", names.ECOSYSTEMS)
-        ecosystem = ecosystem or guess_ecosystem(name)
+        if ecosystem is None:
+            ecosystem = guess_ecosystem(name) if workspace is None else workspace_ecosystem(name, workspace)
         key = names.normalize(name, ecosystem)
         if not key:
             raise InvalidInput("does not contain a package or tool name", field="name")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from cenotaph.config import Settings
@@ -44,10 +45,12 @@ class Memory:
                         vocabulary=self._vocabulary(), **fields)
 
     def abandon(self, actor: Actor, name: str, *, reason: str, project: str, effort: int | None = None,
-                ecosystem: str | None = None, aliases: Iterable[str] = ()) -> AbandonResult:
-        """Record `name` in the graveyard, with a memory that tells the story."""
+                ecosystem: str | None = None, aliases: Iterable[str] = (),
+                workspace: Path | None = None) -> AbandonResult:
+        """Record `name` in the graveyard, with a memory that tells the story. Without an
+        `ecosystem`, the manifests of the caller's `workspace` say which (Graveyard.plan)."""
         plan = self.graveyard.plan(name, reason=reason, project=project, effort=effort, ecosystem=ecosystem,
-                                   aliases=aliases)
+                                   aliases=aliases, workspace=workspace)
         # One transaction: a crash leaves the memory and its graveyard record together, or neither.
         with self.ctx.store.write():
             stored = self.remember(
@@ -59,7 +62,7 @@ class Memory:
     def record_experience(self, actor: Actor, summary: str, *, project: str, outcome: str, effort: int,
                           iterations: int | None = None, breakthrough: str | None = None,
                           gotchas: list[str] | None = None, abandoned: list[tuple[str, str]] | None = None,
-                          tags: list[str] | None = None) -> ExperienceResult:
+                          tags: list[str] | None = None, workspace: Path | None = None) -> ExperienceResult:
         """One experience (what was tried, at what effort, with what outcome) and the approaches it
         abandoned, each entering the graveyard linked to it."""
         validate.text(summary, "summary", max_length=validate.MAX_CONTENT)  # else refused as `content`, below
@@ -70,7 +73,8 @@ class Memory:
             if not isinstance(pair, (tuple, list)) or len(pair) != 2:
                 raise validate.InvalidInput("expected NAME=REASON", field=f"abandoned[{i}]")
             try:
-                plans.append(self.graveyard.plan(pair[0], reason=pair[1], project=project, effort=effort))
+                plans.append(self.graveyard.plan(pair[0], reason=pair[1], project=project, effort=effort,
+                                                 workspace=workspace))
             except validate.InvalidInput as exc:
                 raise validate.InvalidInput(exc.message, field=f"abandoned[{i}].{exc.field}") from None
         with self.ctx.store.write():  # the experience and the approaches it abandoned, all or nothing

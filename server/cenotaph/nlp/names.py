@@ -7,6 +7,9 @@ import re
 from typing import Final
 
 ECOSYSTEMS: Final = ("pypi", "npm", "cargo", "go", "container", "apt", "apk", "tool", "other")
+# Recorded when neither the name's spelling nor the workspace's manifests tell: its key is the
+# folded name, which every ecosystem's lookup includes, so the record matches in any of them.
+ANY_ECOSYSTEM: Final = "any"
 
 _SEPARATORS = re.compile(r"[-_.]+")
 

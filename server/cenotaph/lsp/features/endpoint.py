@@ -28,6 +28,7 @@ class EndpointReport(Wire):
     url: str = Field(pattern=r"^http://127\.0\.0\.1:[0-9]{1,5}/")
     token: str = Field(min_length=32)
     project: str
+    store: str | None = None
 
 
 def send(ls: CenotaphServer, report: EndpointReport) -> None:
@@ -44,16 +45,18 @@ async def start(ls: CenotaphServer) -> None:
     http = await asyncio.to_thread(importlib.import_module, "cenotaph.mcp.http")
     serve_http = http.serve_http
     project = ls.folders[-1][1] if ls.folders else (ls.explicit_project or project_resolution.resolve(None, Path.cwd()))
+    workspace = ls.folders[-1][0] if ls.folders else project_resolution.repository_root(Path.cwd())
     try:
         served = await serve_http(ls.memory, project=project, host=settings.mcp_host, port=settings.mcp_port,
-                                  token=settings.mcp_token, allow_remote=settings.mcp_allow_remote)
+                                  token=settings.mcp_token, allow_remote=settings.mcp_allow_remote,
+                                  workspace=workspace)
     except (CenotaphError, OSError) as exc:
         log.error("MCP over HTTP not started: %s", exc)
         ls.window_show_message(types.ShowMessageParams(
             type=types.MessageType.Warning, message=f"Cenotaph: MCP endpoint not started: {exc}"))
         return
     ls.mcp_endpoint = served
-    send(ls, EndpointReport(url=served.url, token=served.token, project=served.project))
+    send(ls, EndpointReport(url=served.url, token=served.token, project=served.project, store=served.store))
 
 
 async def stop(ls: CenotaphServer) -> None:

@@ -33,6 +33,8 @@ from cenotaph.store.records import MemoryRow
 
 if TYPE_CHECKING:
     from cenotaph.lsp.server import CenotaphServer
+    from cenotaph.memory.service import Memory
+    from cenotaph.store.records import ApproachRow
 
 log = logging.getLogger(__name__)
 
@@ -144,19 +146,27 @@ def _complete(views: list[ContradictionView]) -> dict[int, tuple[ContradictionVi
     return {v.id: (v, v.memory_a, v.memory_b) for v in views if v.memory_a is not None and v.memory_b is not None}
 
 
+def graveyard_line(a: ApproachRow, project: str) -> str:
+    """One graveyard entry as the ledger (and the MCP graveyard resource) lists it."""
+    effort = f" · effort {a.effort}/5" if a.effort else ""
+    return (f"- approach #{a.id} · **{a.display_name}** ({a.ecosystem}) · abandoned "
+            f"{where(a, 'project' if a.project == project else 'global')}{effort} · "
+            f"{a.updated_at[:10]} by {a.actor} — {one_line(a.reason, 500)}")
+
+
 def render(ls: CenotaphServer, project: str) -> Ledger:
-    memory = ls.memory
+    return render_for(ls.memory, project)
+
+
+def render_for(memory: Memory, project: str) -> Ledger:
+    """The ledger of `project` from `memory` alone (the MCP server serves it as a resource too)."""
     seq = memory.change_seq()  # read first: the text is at least this new
     graveyard = memory.graveyard.in_scope(project)
     contradictions = memory.contradictions(project)
     deprioritised = memory.deprioritised(project)
     proposals = memory.proposals(project)
-    graveyard_lines = []
-    for a in sorted(graveyard, key=lambda a: a.updated_at, reverse=True)[:SECTION_LIMIT]:
-        effort = f" · effort {a.effort}/5" if a.effort else ""
-        graveyard_lines.append(f"- approach #{a.id} · **{a.display_name}** ({a.ecosystem}) · abandoned "
-                               f"{where(a, 'project' if a.project == project else 'global')}{effort} · "
-                               f"{a.updated_at[:10]} by {a.actor} — {one_line(a.reason, 500)}")
+    graveyard_lines = [graveyard_line(a, project)
+                       for a in sorted(graveyard, key=lambda a: a.updated_at, reverse=True)[:SECTION_LIMIT]]
     contradiction_lines = [line for i, view in enumerate(contradictions[:SECTION_LIMIT])
                            for line in [*([""] if i else []), *_contradiction_lines(view)]]
     deprioritised_lines = []

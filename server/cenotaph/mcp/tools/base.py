@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Annotated
 
 from mcp.server.mcpserver import Context
@@ -48,12 +49,14 @@ class ToolGroup:
 
 @dataclass(slots=True)
 class ToolEnv:
-    """The store and project a server instance works on. Tool calls are serialised: sync tools
-    run on worker threads, and the domain objects share one SQLite connection."""
+    """The store and project a server instance works on, and the folder its clients work in (its
+    manifests tell which ecosystem an abandoned name belongs to). Tool calls are serialised: sync
+    tools run on worker threads, and the domain objects share one SQLite connection."""
 
     memory: Memory
     project: str
     actor_prefix: str = "mcp"
+    workspace: Path | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @staticmethod

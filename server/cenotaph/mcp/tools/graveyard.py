@@ -19,7 +19,8 @@ from cenotaph.memory.models import OUTCOMES, AbandonResult
 from cenotaph.nlp.names import ECOSYSTEMS
 
 Ecosystem = Annotated[Literal[ECOSYSTEMS] | None,  # type: ignore[valid-type]
-                      Field(description="Where the name lives; guessed from its spelling when omitted.")]
+                      Field(description="Where the name lives. When omitted: from its spelling, else from the "
+                                        "workspace manifest that declares it, else none in particular.")]
 Effort = Annotated[int, Field(ge=1, le=5, description="1–5: what it cost (5 = days of work).")]
 ApproachName = Annotated[str, Field(min_length=1, max_length=300,
                                     description="A package, library, tool or image name as it is installed or imported.")]
@@ -71,7 +72,7 @@ def abandon(
     env = ToolEnv.of(ctx)
     with env.domain() as memory:
         result = memory.abandon(env.actor(ctx), name, reason=reason, project=env.scope(global_scope), effort=effort,
-                                ecosystem=ecosystem, aliases=aliases or ())
+                                ecosystem=ecosystem, aliases=aliases or (), workspace=env.workspace)
     return _abandon_outcome(result)
 
 
@@ -107,6 +108,6 @@ def record_experience(
         result = memory.record_experience(
             env.actor(ctx), summary, project=env.project, outcome=outcome, effort=effort, iterations=iterations,
             breakthrough=breakthrough, gotchas=gotchas, tags=tags,
-            abandoned=[(a.name, a.reason) for a in abandoned or []],
+            abandoned=[(a.name, a.reason) for a in abandoned or []], workspace=env.workspace,
         )
     return ExperienceOutcome(id=result.id, abandoned=[_abandon_outcome(r) for r in result.abandoned])
