@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from cenotaph.config import Settings
-from cenotaph.memory import audit, backup, candidates, importing, lifecycle, proposals, repair, suppressions, timeline, validate
+from cenotaph.memory import audit, backup, candidates, documents, feeds, importing, lifecycle, proposals, repair, suppressions, timeline, validate
 from cenotaph.memory import contradictions as links
 from cenotaph.memory import trust as belief
 from cenotaph.memory.context import Context
@@ -101,6 +103,30 @@ class Memory:
         items = importing.read_jsonl(lines, report.refused)
         return importing.import_memories(self.ctx, actor, items, project=project, vocabulary=self._vocabulary(),
                                          total=total, progress=progress, report=report)
+
+    def ingest(self, actor: Actor, paths: Iterable[str], *, project: str, root: Path) -> documents.IngestReport:
+        """The repository's documents as chunk memories with their location (memory/documents.py)."""
+        return documents.ingest(self.ctx, actor, paths, project=project, root=root, vocabulary=self._vocabulary())
+
+    # --- feeds -----------------------------------------------------------------------------------
+
+    def feed_add(self, actor: Actor, url: str, *, project: str,
+                 expires_days: int = feeds.DEFAULT_EXPIRY_DAYS) -> feeds.FeedRow:
+        return feeds.add(self.ctx, actor, url, project=project, expires_days=expires_days)
+
+    def feed_remove(self, actor: Actor, url: str, *, project: str) -> feeds.FeedRow:
+        return feeds.remove(self.ctx, actor, url, project=project)
+
+    def feed_list(self, project: str | None) -> list[feeds.FeedRow]:
+        return feeds.listing(self.ctx, project)
+
+    def feed_pull(self, actor: Actor, *, project: str | None, due_after: timedelta | None = None) -> feeds.PullReport:
+        """Pull feeds (only those not pulled within `due_after`, when given) and expire old entries."""
+        return feeds.pull(self.ctx, actor, project=project, due_after=due_after, vocabulary=self._vocabulary())
+
+    def promote(self, actor: Actor, memory_id: int) -> MemoryRow:
+        """Keep a feed entry for good: no expiry, confirmed."""
+        return feeds.promote(self.ctx, actor, memory_id)
 
     def _vocabulary(self) -> frozenset[str]:
         """Names entity extraction must recognise: the graveyard's, and every recall-suppressed one
