@@ -15,7 +15,7 @@ from cenotaph.memory import trust as belief
 from cenotaph.memory.context import Context
 from cenotaph.memory.graveyard import Graveyard
 from cenotaph.memory.errors import Conflict, NotFound
-from cenotaph.memory.models import KINDS, TRUSTS, OUTCOMES, AbandonResult, Actor, ApproachCheck, ExperienceResult, RememberResult, RecallResponse
+from cenotaph.memory.models import ALL_KINDS, TRUSTS, OUTCOMES, AbandonResult, Actor, ApproachCheck, ExperienceResult, RememberResult, RecallResponse
 from cenotaph.memory.recall import Recaller
 from cenotaph.memory.remember import remember
 from cenotaph.memory.why import why
@@ -277,7 +277,7 @@ class Memory:
         """The newest active memories of `project` and the global scope, of `kinds` (all when
         empty): what a briefing lists as preferences and recent decisions."""
         scope = memories.Scope(projects=tuple(dict.fromkeys((validate.project(project), ""))), states=("active",),
-                               kinds=tuple(validate.choice(k, "kinds", KINDS) for k in kinds))
+                               kinds=tuple(validate.choice(k, "kinds", ALL_KINDS) for k in kinds))
         with self.ctx.store.read() as conn:
             return memories.list_rows(conn, scope, limit=validate.integer(limit, "limit", low=1, high=1000))
 
