@@ -185,9 +185,12 @@ def cmd_doctor(args: argparse.Namespace, memory) -> None:
         "model_matches_store": ctx.vectors_current() or ctx.store.get_meta("embedding_model") is None,
         "project": _project(args),
     }
+    feeds = memory.feed_list(report["project"])
     text = "\n".join(f"{k}: {v}" for k, v in report.items())
     if not report["model_matches_store"]:
         text += "\nthe store was embedded by another model: run `cenotaph reindex`"
+    text += "".join(f"\n{_feed_line(f)}" for f in feeds)
+    report["feeds"] = feeds
     _emit(args, report, text)
 
 
