@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from lsprotocol import types
 
 from cenotaph.lsp.features.knowledge import included
 from cenotaph.lsp.features.settings import DEFAULT_DOCUMENTS
+from tests.conftest import HUMAN
 from tests.lsp.conftest import PROJECT, project_folder
 
 
@@ -62,3 +64,20 @@ async def test_saving_a_matching_document_ingests_it_and_others_are_left_alone(m
     await asyncio.sleep(3)
     assert [r.content for r in await chunks_of(memory, "docs/design.md", 1)] == [
         "Migrations are numbered functions applied in order."]
+
+
+async def test_show_location_opens_the_file_at_the_chunk(memory, serve, tmp_path):
+    folder = project_folder(tmp_path, "app", PROJECT)
+    (folder / "docs").mkdir()
+    design = folder / "docs" / "design.md"
+    design.write_text("# Design\n\nIntro.\n\n## Storage\n\nMigrations are numbered functions.\n", encoding="utf-8")
+    memory.ingest(HUMAN, [str(design)], project=PROJECT, root=folder)
+    chunk = memory.recall(HUMAN, "numbered migrations", project=PROJECT, k=1).results[0]
+    note = memory.remember(HUMAN, "A plain note about the billing job.", project=PROJECT)
+    session = await serve([folder])
+    shown = session.client.shown_documents  # what pytest-lsp's client was asked to show
+    result = await session.execute("cenotaph.showLocation", {"memoryId": chunk.id})
+    assert result["done"] and result["message"] == "docs/design.md:7"
+    assert shown[0].uri == design.as_uri() and shown[0].selection.start.line == 6
+    with pytest.raises(Exception, match="not from a document"):
+        await session.execute("cenotaph.showLocation", {"memoryId": note.id})

@@ -158,6 +158,7 @@ COMMAND_SAMPLES: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = 
     "cenotaph.reinstateMemory": ([{"memoryId": 1, "reason": "r"}], [{"memory": 1}]),
     "cenotaph.acceptProposal": ([{"proposalId": 2}, {"proposalId": 2, "reason": "ok"}], [{"proposalId": True}]),
     "cenotaph.rejectProposal": ([{"proposalId": 2, "reason": "no"}], [{"proposalId": 2, "reason": ""}]),
+    "cenotaph.showLocation": ([{"memoryId": 4}], [{"memoryId": 0}, {"path": "README.md"}]),
 }
 
 

@@ -15,11 +15,11 @@ from cenotaph.memory import trust as belief
 from cenotaph.memory.context import Context
 from cenotaph.memory.graveyard import Graveyard
 from cenotaph.memory.errors import Conflict, NotFound
-from cenotaph.memory.models import ALL_KINDS, TRUSTS, OUTCOMES, AbandonResult, Actor, ApproachCheck, ExperienceResult, RememberResult, RecallResponse
+from cenotaph.memory.models import ALL_KINDS, TRUSTS, Location, OUTCOMES, AbandonResult, Actor, ApproachCheck, ExperienceResult, RememberResult, RecallResponse
 from cenotaph.memory.recall import Recaller
 from cenotaph.memory.remember import remember
 from cenotaph.memory.why import why
-from cenotaph.store import events, memories, vectors
+from cenotaph.store import documents as store_documents, events, memories, vectors
 from cenotaph.store.memories import Scope
 from cenotaph.store.records import EventRow, MemoryRow, ProposalRow, SuppressionRow
 
@@ -127,6 +127,13 @@ class Memory:
     def promote(self, actor: Actor, memory_id: int) -> MemoryRow:
         """Keep a feed entry for good: no expiry, confirmed."""
         return feeds.promote(self.ctx, actor, memory_id)
+
+    def location(self, memory_id: int) -> Location | None:
+        """Where a document memory lies in its file; None for any other memory."""
+        memory_id = validate.integer(memory_id, "memory_id", low=1, high=2**62)
+        with self.ctx.store.read() as conn:
+            found = store_documents.locations(conn, [memory_id]).get(memory_id)
+        return None if found is None else Location(found.path, found.start_line, found.end_line)
 
     def _vocabulary(self) -> frozenset[str]:
         """Names entity extraction must recognise: the graveyard's, and every recall-suppressed one
