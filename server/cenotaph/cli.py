@@ -88,7 +88,8 @@ def _format_recall(response: RecallResponse) -> str:
         flags = [r.kind, r.state if r.state != "active" else "", r.trust, "global" if r.is_global else "",
                  "DISPUTED" if r.disputed else "", "hint matched" if r.reinstate_hint_matched else ""]
         meta = ", ".join(f for f in flags if f)
-        lines.append(f"{i}. #{r.id} [{r.lane} {r.score:.3f}; {meta}] {r.content}")
+        where = f"{r.location.path}:{r.location.start_line}: " if r.location else ""
+        lines.append(f"{i}. {where}#{r.id} [{r.lane} {r.score:.3f}; {meta}] {r.content}")
     return "\n".join(lines)
 
 
@@ -184,9 +185,12 @@ def cmd_doctor(args: argparse.Namespace, memory) -> None:
         "model_matches_store": ctx.vectors_current() or ctx.store.get_meta("embedding_model") is None,
         "project": _project(args),
     }
+    feeds = memory.feed_list(report["project"])
     text = "\n".join(f"{k}: {v}" for k, v in report.items())
     if not report["model_matches_store"]:
         text += "\nthe store was embedded by another model: run `cenotaph reindex`"
+    text += "".join(f"\n{_feed_line(f)}" for f in feeds)
+    report["feeds"] = feeds
     _emit(args, report, text)
 
 
@@ -483,6 +487,82 @@ def _trust_time_audit_commands(command: Callable[..., argparse.ArgumentParser]) 
 # --- parser ----------------------------------------------------------------------------------------
 
 
+def cmd_ingest(args: argparse.Namespace, memory) -> None:
+    root = project_resolution.repository_root(Path.cwd()) or Path.cwd()
+    r = memory.ingest(CLI_ACTOR, args.paths, project=_project(args), root=root)
+    lines = [f"{r.files} file(s) read, {r.files_unchanged} unchanged: {r.chunks_added} chunk(s) added, "
+             f"{r.chunks_updated} updated, {r.chunks_unchanged} unchanged, {r.chunks_archived} archived"]
+    if r.files_removed:
+        lines.append(f"{r.files_removed} file(s) gone: their chunks archived")
+    skipped = [(len(r.skipped_binary), "binary"), (len(r.skipped_oversize), "too large"),
+               (r.skipped_unsupported, "not Markdown, reStructuredText or text")]
+    lines += [f"skipped {n} file(s): {why}" for n, why in skipped if n]
+    lines += [f"no such file or folder: {path}" for path in r.missing]
+    _emit(args, r, "\n".join(lines))
+    if r.missing:
+        raise CommandFailed
+
+
+def _feed_line(f) -> str:
+    state = f"last error: {f.last_error}" if f.last_error else f"last pulled {f.last_success}" if f.last_success \
+        else "never pulled"
+    return f"feed #{f.id} {f.url} · {f.entries} live entries · expire after {f.expires_days} days · {state}"
+
+
+def cmd_feed(args: argparse.Namespace, memory) -> None:
+    if args.action == "add":
+        row = memory.feed_add(CLI_ACTOR, _one_url(args), project=_project(args), expires_days=args.expires_days)
+        _emit(args, row, f"added {_feed_line(row)}; `cenotaph feed pull` reads it")
+    elif args.action == "remove":
+        row = memory.feed_remove(CLI_ACTOR, _one_url(args), project=_project(args))
+        _emit(args, row, f"removed feed #{row.id} {row.url} (its entries stay, and still expire)")
+    elif args.action == "list":
+        rows = memory.feed_list(_project(args))
+        _emit(args, {"feeds": rows}, "\n".join(_feed_line(f) for f in rows) or "no feeds")
+    elif args.action == "pull":
+        report = memory.feed_pull(CLI_ACTOR, project=_project(args))
+        lines = []
+        for p in report.feeds:
+            what = f"error: {p.error}" if p.error else "not modified" if p.not_modified else \
+                f"{p.added} new, {p.updated} updated, {p.unchanged} unchanged, {p.duplicates} already stored"
+            lines.append(f"{p.feed.url}: {what}")
+        lines.append(f"{len(report.expired)} expired entries archived")
+        _emit(args, report, "\n".join(lines))
+        if any(p.error for p in report.feeds):
+            raise CommandFailed
+    else:
+        root = project_resolution.repository_root(Path.cwd()) or Path.cwd()
+        from cenotaph.memory.feeds import suggest
+
+        found = suggest(root)
+        _emit(args, {"suggestions": found}, "\n".join(f"{s.package} ({s.ecosystem}): cenotaph feed add {s.url}"
+                                                      for s in found) or "no release feeds found for the "
+                                                                            "declared dependencies")
+
+
+def _one_url(args: argparse.Namespace) -> str:
+    if not args.url:
+        raise CenotaphError(f"feed {args.action} needs a URL", field="url")
+    return args.url
+
+
+def cmd_promote(args: argparse.Namespace, memory) -> None:
+    row = memory.promote(CLI_ACTOR, args.id)
+    _emit(args, row, f"promoted #{row.memory_id}: kept for good, {row.trust}")
+
+
+def _knowledge_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
+    p = command("ingest", cmd_ingest, "store the repository's documents (Markdown, reST, text) as chunks with "
+                                      "their location; re-ingesting changes only what changed")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p = command("feed", cmd_feed, "RSS and Atom feeds whose entries are kept as knowledge that expires")
+    p.add_argument("action", choices=("add", "list", "remove", "pull", "suggest"))
+    p.add_argument("url", nargs="?", help="for add and remove (remove also takes the feed's number)")
+    p.add_argument("--expires-days", type=int, default=30, help="for add: how long an entry is kept unless promoted")
+    p = command("promote", cmd_promote, "keep a feed entry for good (no expiry; confirmed)")
+    p.add_argument("id", type=int)
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--db", help="store file (default: $CENOTAPH_HOME/cenotaph.db or $XDG_DATA_HOME/cenotaph)")
@@ -554,6 +634,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("repair", cmd_repair, "check the store and bring its full-text index and vectors back in step")
     p.add_argument("--check", action="store_true", help="only report; change nothing")
     _trust_time_audit_commands(command)
+    _knowledge_commands(command)
     return parser
 
 

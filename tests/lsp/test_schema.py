@@ -61,12 +61,14 @@ def test_every_schema_is_valid_json_schema(name):
 def test_settings_model_matches_its_schema():
     schema = load("settings.schema.json")
     assert_same_shape(settings.Settings, schema, schema)
-    assert_same_shape(settings.SeveritySettings, schema, schema["properties"]["severity"])
+    for name, model in (("severity", settings.SeveritySettings), ("documents", settings.DocumentSettings),
+                        ("feeds", settings.FeedSettings)):
+        assert_same_shape(model, schema, schema["properties"][name])
     defaults = settings.Settings().model_dump(by_alias=True)
     for name, node in schema["properties"].items():
-        if name == "severity":
-            for level, level_node in node["properties"].items():
-                assert defaults["severity"][level] == level_node["default"], level
+        if node.get("type") == "object":
+            for key, nested in node["properties"].items():
+                assert defaults[name][key] == nested["default"], f"{name}.{key}"
         else:
             assert defaults[name] == node["default"], name
     valid = {"severity": {"project": "error", "global": "off"}, "otherProjects": True, "fileKinds": ["python"],
@@ -74,6 +76,7 @@ def test_settings_model_matches_its_schema():
     jsonschema.validate(valid, schema)
     assert settings.parse(valid)[1] == []
     for invalid in ({"severity": {"project": "loud"}}, {"otherProjects": "yes"}, {"fileKinds": ["cobol"]},
+                    {"documents": {"include": "docs/*.md"}}, {"feeds": {"interval": -1}},
                     {"fileKinds": ["python", "python"]}, {"maxFileSize": 10}):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(invalid, schema)
@@ -155,6 +158,7 @@ COMMAND_SAMPLES: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = 
     "cenotaph.reinstateMemory": ([{"memoryId": 1, "reason": "r"}], [{"memory": 1}]),
     "cenotaph.acceptProposal": ([{"proposalId": 2}, {"proposalId": 2, "reason": "ok"}], [{"proposalId": True}]),
     "cenotaph.rejectProposal": ([{"proposalId": 2, "reason": "no"}], [{"proposalId": 2, "reason": ""}]),
+    "cenotaph.showLocation": ([{"memoryId": 4}], [{"memoryId": 0}, {"path": "README.md"}]),
 }
 
 

@@ -21,7 +21,8 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from cenotaph import __version__, project as project_resolution
 from cenotaph.lsp.convert import file_path
-from cenotaph.lsp.features import code_actions, commands, diagnostics, endpoint, hover, ledger, refresh, settings
+from cenotaph.lsp.features import (code_actions, commands, diagnostics, endpoint, hover, knowledge, ledger, refresh,
+                                   settings)
 from cenotaph.memory.models import Actor
 
 if TYPE_CHECKING:
@@ -157,6 +158,7 @@ def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) 
 
         ls.spawn(once_analyzer_loaded())
         ls.spawn(endpoint.start(ls))
+        ls.spawn(knowledge.pull_feeds(ls))
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: CenotaphServer, params: None) -> None:
@@ -167,7 +169,7 @@ def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) 
         ls.refresh_folders()
         ls.republish_all()
 
-    for feature in (settings, diagnostics, hover, code_actions, commands, ledger):
+    for feature in (settings, diagnostics, hover, code_actions, commands, ledger, knowledge):
         feature.register(server)
     return server
 

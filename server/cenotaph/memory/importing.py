@@ -13,10 +13,9 @@ from cenotaph.memory import validate
 from cenotaph.memory.context import Context, content_hash, parse_time
 from cenotaph.memory.errors import CenotaphError, Unavailable
 from cenotaph.memory.models import KINDS, Actor
-from cenotaph.memory.remember import CONTEXT_MEMORIES, sitting_context
+from cenotaph.memory.remember import CONTEXT_MEMORIES, new_row, sitting_context
 from cenotaph.nlp.embedder import EmbedderUnavailable
 from cenotaph.store import events, memories, vectors
-from cenotaph.store.records import MemoryRow
 
 # Batched embedding costs ≈ 4.8 ms a sentence at 32–128 texts per call against 7.6 ms one at a
 # time (1 thread); a batch is also one write transaction, short enough for other writers to queue.
@@ -177,14 +176,10 @@ def _write_batch(ctx: Context, actor: Actor, batch: list[_Ready], report: Import
             if ready.project not in earlier:
                 earlier[ready.project] = sitting_context(ctx, tx, ready.project)
             context = earlier[ready.project]
-            row = MemoryRow(
-                id=0, memory_id=next_id + offset, version=1, project=ready.project, kind=ready.kind,
-                content=ready.content, content_hash=ready.digest, tags=ready.tags, source="import", actor=actor.name,
-                state="active", state_reason=None, reinstate_hints=[], trust=IMPORT_TRUST, trust_reason=None,
-                polarity=analysis.polarity, valid_from=ready.valid_from or now, valid_to=None, recorded_at=now,
-                superseded_at=None, effort=None, outcome=None, iterations=None, breakthrough=None, gotchas=[],
-                recall_count=0, last_recalled_at=None, lemmas=analysis.lemmas, context="\n".join(context).strip(),
-            )
+            row = new_row(memory_id=next_id + offset, project=ready.project, kind=ready.kind, content=ready.content,
+                          source="import", actor=actor.name, trust=IMPORT_TRUST, analysis=analysis,
+                          valid_from=ready.valid_from or now, recorded_at=now, context="\n".join(context).strip(),
+                          tags=ready.tags)
             row.id = memories.insert(tx, row)
             context[:] = [*context, memories.context_fragment(row.content, row.lemmas)][-CONTEXT_MEMORIES:]
             if use_vectors:

@@ -8,7 +8,11 @@ from typing import Literal
 from cenotaph.store.records import ApproachRow, EventRow, MemoryRow, TombstoneRow, TransitionRow
 
 ActorKind = Literal["human", "agent"]
-KINDS = ("note", "experience", "decision", "preference", "fact")
+KINDS = ("note", "experience", "decision", "preference", "fact")  # what a person or agent writes
+# Memories that come from a source outside the conversation, written by their own verbs (`ingest`,
+# `feed pull`) with where they came from.
+SOURCED_KINDS = ("document", "knowledge")
+ALL_KINDS = KINDS + SOURCED_KINDS
 OUTCOMES = ("success", "partial", "abandoned", "failed")
 STATES = ("active", "deprioritised", "archived", "deleted")
 TRUSTS = ("unverified", "confirmed", "disputed", "refuted")
@@ -63,6 +67,15 @@ class ScoreComponents:
     passed_on: float = 0.0  # relevance (included above) passed on by the question this memory follows
 
 
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where a document memory lies: its file (relative to the repository root) and lines (1-based)."""
+
+    path: str
+    start_line: int
+    end_line: int
+
+
 @dataclass(slots=True)
 class RecallResult:
     result_type: Literal["memory", "abandoned_warning"]
@@ -85,6 +98,7 @@ class RecallResult:
     # reader can weigh text that looks like instructions as the data it is.
     source: str | None = None
     actor: str | None = None
+    location: Location | None = None  # documents only
     # Abandoned warnings only:
     name: str | None = None
     reason: str | None = None

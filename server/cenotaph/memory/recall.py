@@ -20,11 +20,11 @@ from datetime import date, datetime, timedelta
 from cenotaph.memory import validate
 from cenotaph.memory.context import TIME_FORMAT, Context, parse_time
 from cenotaph.memory.graveyard import Graveyard
-from cenotaph.memory.models import Actor, RecallResponse, RecallResult, ScoreComponents
+from cenotaph.memory.models import Actor, Location, RecallResponse, RecallResult, ScoreComponents
 from cenotaph.memory.remember import SITTING_MINUTES
 from cenotaph.nlp import dates, names
 from cenotaph.nlp.analysis import query_stop_words
-from cenotaph.store import memories, recall_log, transitions, vectors
+from cenotaph.store import documents, memories, recall_log, transitions, vectors
 from cenotaph.store.memories import Scope
 from cenotaph.store.records import MemoryRow
 
@@ -195,11 +195,23 @@ class Recaller:
             candidates = self._semantic(query, scope, k, projects, notices, reading,
                                         use_bm25=chosen != "vector", use_vector=chosen != "bm25")
         results = self._score(candidates, scope, project, chosen if chosen == "exact" else "semantic", k, reading)
+        self._locate(results)
         response = RecallResponse(query=query, project=project, lane="exact" if chosen == "exact" else "semantic",
                                   results=[*warnings, *results], notices=notices)
         if log:
             self._log(actor, query, project, response)
         return response
+
+    def _locate(self, results: list[RecallResult]) -> None:
+        """Document results say where they lie, so that a reader can open the file there."""
+        chunk_ids = [r.id for r in results if r.kind == "document"]
+        if not chunk_ids:
+            return
+        with self.ctx.store.read() as conn:
+            where = documents.locations(conn, chunk_ids)
+        for r in results:
+            if r.id in where:
+                r.location = Location(where[r.id].path, where[r.id].start_line, where[r.id].end_line)
 
     # --- the graveyard fast path -----------------------------------------------------------------
 

@@ -10,8 +10,9 @@ import numpy as np
 
 from cenotaph.memory import validate
 from cenotaph.memory.context import Context, content_hash, format_time, parse_time
-from cenotaph.memory.models import KINDS, OUTCOMES, Actor, ContradictionWarning, RememberResult
+from cenotaph.memory.models import KINDS, OUTCOMES, SOURCED_KINDS, Actor, ContradictionWarning, RememberResult
 from cenotaph.store import contradictions, memories, transitions, vectors
+from cenotaph.nlp.analysis import Analysis
 from cenotaph.store.records import MemoryRow
 
 DUPLICATE_SIMILARITY = 0.92
@@ -54,7 +55,7 @@ def find_contradictions(ctx: Context, conn: Any, row: MemoryRow, vector: np.ndar
     others = memories.by_row_ids(conn, [rid for rid, _ in neighbours])
     for rid, similarity in neighbours:
         other = others.get(rid)
-        if (other is None or other.superseded_at is not None or other.state not in ("active", "deprioritised")
+        if (other is None or other.superseded_at is not None or (other.kind in SOURCED_KINDS) != (row.kind in SOURCED_KINDS) or other.state not in ("active", "deprioritised")
                 or other.trust == "refuted" or other.polarity != -row.polarity
                 or contradictions.is_dismissed(conn, row.content_hash, other.content_hash)
                 or contradictions.is_linked(conn, other.memory_id, row.memory_id)):
@@ -117,13 +118,9 @@ def remember(ctx: Context, actor: Actor, content: str, *, project: str, kind: st
         memory_id = memories.next_memory_id(tx)
         # The caller's own context, if any, leads.
         indexed_context = "\n".join([context, *sitting_context(ctx, tx, project)]).strip()
-        row = MemoryRow(
-            id=0, memory_id=memory_id, version=1, project=project, kind=kind, content=content, content_hash=digest,
-            tags=tags, source=actor.source, actor=actor.name, state="active", state_reason=None, reinstate_hints=[],
-            trust=actor.default_trust, trust_reason=None, polarity=analysis.polarity, valid_from=valid_from,
-            valid_to=valid_to, recorded_at=now, superseded_at=None, recall_count=0, last_recalled_at=None,
-            lemmas=analysis.lemmas, context=indexed_context, **exp,
-        )
+        row = new_row(memory_id=memory_id, project=project, kind=kind, content=content, source=actor.source,
+                      actor=actor.name, trust=actor.default_trust, analysis=analysis, valid_from=valid_from,
+                      recorded_at=now, valid_to=valid_to, context=indexed_context, tags=tags, **exp)
         row.id = memories.insert(tx, row)
         if use_vectors:
             vectors.insert(tx, row.id, project, vector)
@@ -133,6 +130,20 @@ def remember(ctx: Context, actor: Actor, content: str, *, project: str, kind: st
         warnings = find_contradictions(ctx, tx, row, vector, actor.name) if use_vectors else []
         stored = memories.current(tx, memory_id)
     return RememberResult(stored=True, id=memory_id, contradictions=warnings, memory=stored)
+
+
+def new_row(*, memory_id: int, project: str, kind: str, content: str, source: str, actor: str, trust: str,
+            analysis: Analysis, valid_from: str, recorded_at: str, valid_to: str | None = None, context: str = "",
+            tags: list[str] | None = None, **experience: Any) -> MemoryRow:
+    """The first version of a new memory, active, as every write door stores it."""
+    fields = {"effort": None, "outcome": None, "iterations": None, "breakthrough": None, "gotchas": [], **experience}
+    return MemoryRow(
+        id=0, memory_id=memory_id, version=1, project=project, kind=kind, content=content,
+        content_hash=content_hash(content), tags=tags or [], source=source, actor=actor, state="active",
+        state_reason=None, reinstate_hints=[], trust=trust, trust_reason=None, polarity=analysis.polarity,
+        valid_from=valid_from, valid_to=valid_to, recorded_at=recorded_at, superseded_at=None, recall_count=0,
+        last_recalled_at=None, lemmas=analysis.lemmas, context=context, **fields,
+    )
 
 
 def _experience_fields(experience: dict[str, Any]) -> dict[str, Any]:

@@ -4,21 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from cenotaph.config import Settings
-from cenotaph.memory import audit, backup, candidates, importing, lifecycle, proposals, repair, suppressions, timeline, validate
+from cenotaph.memory import audit, backup, candidates, documents, feeds, importing, lifecycle, proposals, repair, suppressions, timeline, validate
 from cenotaph.memory import contradictions as links
 from cenotaph.memory import trust as belief
 from cenotaph.memory.context import Context
 from cenotaph.memory.graveyard import Graveyard
 from cenotaph.memory.errors import Conflict, NotFound
-from cenotaph.memory.models import KINDS, TRUSTS, OUTCOMES, AbandonResult, Actor, ApproachCheck, ExperienceResult, RememberResult, RecallResponse
+from cenotaph.memory.models import ALL_KINDS, TRUSTS, Location, OUTCOMES, AbandonResult, Actor, ApproachCheck, ExperienceResult, RememberResult, RecallResponse
 from cenotaph.memory.recall import Recaller
 from cenotaph.memory.remember import remember
 from cenotaph.memory.why import why
-from cenotaph.store import events, memories, vectors
+from cenotaph.store import documents as store_documents, events, memories, vectors
 from cenotaph.store.memories import Scope
 from cenotaph.store.records import EventRow, MemoryRow, ProposalRow, SuppressionRow
 
@@ -105,6 +106,37 @@ class Memory:
         items = importing.read_jsonl(lines, report.refused)
         return importing.import_memories(self.ctx, actor, items, project=project, vocabulary=self._vocabulary(),
                                          total=total, progress=progress, report=report)
+
+    def ingest(self, actor: Actor, paths: Iterable[str], *, project: str, root: Path) -> documents.IngestReport:
+        """The repository's documents as chunk memories with their location (memory/documents.py)."""
+        return documents.ingest(self.ctx, actor, paths, project=project, root=root, vocabulary=self._vocabulary())
+
+    # --- feeds -----------------------------------------------------------------------------------
+
+    def feed_add(self, actor: Actor, url: str, *, project: str,
+                 expires_days: int = feeds.DEFAULT_EXPIRY_DAYS) -> feeds.FeedRow:
+        return feeds.add(self.ctx, actor, url, project=project, expires_days=expires_days)
+
+    def feed_remove(self, actor: Actor, url: str, *, project: str) -> feeds.FeedRow:
+        return feeds.remove(self.ctx, actor, url, project=project)
+
+    def feed_list(self, project: str | None) -> list[feeds.FeedRow]:
+        return feeds.listing(self.ctx, project)
+
+    def feed_pull(self, actor: Actor, *, project: str | None, due_after: timedelta | None = None) -> feeds.PullReport:
+        """Pull feeds (only those not pulled within `due_after`, when given) and expire old entries."""
+        return feeds.pull(self.ctx, actor, project=project, due_after=due_after, vocabulary=self._vocabulary())
+
+    def promote(self, actor: Actor, memory_id: int) -> MemoryRow:
+        """Keep a feed entry for good: no expiry, confirmed."""
+        return feeds.promote(self.ctx, actor, memory_id)
+
+    def location(self, memory_id: int) -> Location | None:
+        """Where a document memory lies in its file; None for any other memory."""
+        memory_id = validate.integer(memory_id, "memory_id", low=1, high=2**62)
+        with self.ctx.store.read() as conn:
+            found = store_documents.locations(conn, [memory_id]).get(memory_id)
+        return None if found is None else Location(found.path, found.start_line, found.end_line)
 
     def _vocabulary(self) -> frozenset[str]:
         """Names entity extraction must recognise: the graveyard's, and every recall-suppressed one
@@ -255,7 +287,7 @@ class Memory:
         """The newest active memories of `project` and the global scope, of `kinds` (all when
         empty): what a briefing lists as preferences and recent decisions."""
         scope = memories.Scope(projects=tuple(dict.fromkeys((validate.project(project), ""))), states=("active",),
-                               kinds=tuple(validate.choice(k, "kinds", KINDS) for k in kinds))
+                               kinds=tuple(validate.choice(k, "kinds", ALL_KINDS) for k in kinds))
         with self.ctx.store.read() as conn:
             return memories.list_rows(conn, scope, limit=validate.integer(limit, "limit", low=1, high=1000))
 

@@ -313,8 +313,77 @@ def _m0004_mining(conn: Any) -> None:
     )
 
 
+def _relax_check(conn: Any, table: str, old: str, new: str) -> None:
+    """Widen one CHECK constraint in place. SQLite cannot alter a constraint; its documented
+    shortcut for changes that leave the stored rows valid (https://sqlite.org/lang_altertable.html,
+    "making other kinds of table schema changes") rewrites the table's SQL instead of copying every
+    row into a new table, which at 100,000 memories and their indexes would take seconds."""
+    sql = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()[0]
+    if old not in sql:
+        raise RuntimeError(f"{table}: expected the constraint {old!r}")
+    version = conn.execute("PRAGMA schema_version").fetchone()[0]
+    conn.execute("PRAGMA writable_schema = ON")
+    try:
+        conn.execute("UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = ?",
+                     (sql.replace(old, new), table))
+        conn.execute(f"PRAGMA schema_version = {version + 1}")
+    finally:
+        conn.execute("PRAGMA writable_schema = OFF")
+
+
+def _m0005_documents_and_feeds(conn: Any) -> None:
+    """Two kinds of memory that come from outside the conversation: `document` (a chunk of one of
+    the repository's documents, with where it lies) and `knowledge` (an entry of a feed, which
+    expires unless a person promotes it)."""
+    _relax_check(conn, "memories", "CHECK (kind IN ('note','experience','decision','preference','fact'))",
+                 "CHECK (kind IN ('note','experience','decision','preference','fact','document','knowledge'))")
+    _run_script(
+        conn,
+        """
+        -- Where a document chunk lies; `ordinal` is its place among its section's chunks, which is
+        -- how a changed chunk finds the memory it is a new version of.
+        CREATE TABLE document_chunks (
+            memory_id  INTEGER PRIMARY KEY,
+            project    TEXT NOT NULL,
+            path       TEXT NOT NULL,
+            heading    TEXT NOT NULL,
+            ordinal    INTEGER NOT NULL,
+            start_line INTEGER NOT NULL,
+            end_line   INTEGER NOT NULL
+        );
+        CREATE INDEX document_chunks_path ON document_chunks (project, path);
+
+        CREATE TABLE feeds (
+            id           INTEGER PRIMARY KEY,
+            project      TEXT NOT NULL,
+            url          TEXT NOT NULL,
+            title        TEXT,
+            expires_days INTEGER NOT NULL,
+            etag         TEXT,
+            modified     TEXT,
+            last_pulled  TEXT,
+            last_success TEXT,
+            last_error   TEXT,
+            created_at   TEXT NOT NULL,
+            UNIQUE (project, url)
+        );
+        CREATE TABLE feed_entries (
+            memory_id   INTEGER PRIMARY KEY,
+            feed_id     INTEGER NOT NULL,
+            entry_key   TEXT NOT NULL,
+            link        TEXT,
+            title       TEXT,
+            expires_at  TEXT,
+            promoted_at TEXT
+        );
+        CREATE INDEX feed_entries_key ON feed_entries (feed_id, entry_key);
+        CREATE INDEX feed_entries_expiry ON feed_entries (expires_at);
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_binary_vector_index, _m0003_substring_index,
-                                     _m0004_mining)
+                                     _m0004_mining, _m0005_documents_and_feeds)
 
 
 def schema_version(conn: Any) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from lsprotocol import types
@@ -116,6 +117,10 @@ class AcceptProposalArgs(Wire):
 class RejectProposalArgs(Wire):
     proposal_id: Id
     reason: Reason | None = None
+
+
+class ShowLocationArgs(Wire):
+    memory_id: Id
 
 
 class CommandResult(Wire):
@@ -305,6 +310,28 @@ async def reject_proposal(ls: CenotaphServer, args: RejectProposalArgs) -> dict[
     return _done(f"proposal #{args.proposal_id} rejected", args.proposal_id)
 
 
+async def show_location(ls: CenotaphServer, args: ShowLocationArgs) -> dict[str, Any]:
+    """Open a document memory's file at its lines (`window/showDocument`), in the workspace folder
+    of the memory's project."""
+    row = await _domain(lambda: ls.memory.get(args.memory_id))
+    location = await _domain(lambda: ls.memory.location(args.memory_id))
+    if location is None:
+        raise JsonRpcInvalidParams(message=f"memoryId: memory #{args.memory_id} is not from a document")
+    path = Path(location.path)
+    if not path.is_absolute():
+        folders = [f for f, project in ls.folders if project == row.project and (f / path).exists()]
+        if not folders:
+            raise JsonRpcInvalidParams(message=f"memoryId: {location.path} is in no workspace folder of {row.project}")
+        path = folders[0] / path
+    selection = types.Range(start=types.Position(line=location.start_line - 1, character=0),
+                            end=types.Position(line=location.end_line, character=0))
+    shown = await ls.window_show_document_async(types.ShowDocumentParams(uri=path.as_uri(), take_focus=True,
+                                                                         selection=selection))
+    if not shown.success:
+        return CommandResult(done=False, message=f"the editor did not open {location.path}").dump()
+    return _done(f"{location.path}:{location.start_line}", args.memory_id)
+
+
 Handler = Callable[["CenotaphServer", Any], Awaitable[dict[str, Any]]]
 COMMANDS: dict[str, tuple[type[Wire], Handler]] = {
     "cenotaph.silence": (SilenceArgs, silence),
@@ -320,10 +347,11 @@ COMMANDS: dict[str, tuple[type[Wire], Handler]] = {
     "cenotaph.reinstateMemory": (MemoryArgs, reinstate_memory),
     "cenotaph.acceptProposal": (AcceptProposalArgs, accept_proposal),
     "cenotaph.rejectProposal": (RejectProposalArgs, reject_proposal),
+    "cenotaph.showLocation": (ShowLocationArgs, show_location),
 }
 
 
-READ_ONLY = frozenset({"cenotaph.showWhy"})
+READ_ONLY = frozenset({"cenotaph.showWhy", "cenotaph.showLocation"})
 
 
 def parse(name: str, model: type[Wire], arguments: tuple[Any, ...]) -> Wire:

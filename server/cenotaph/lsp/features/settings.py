@@ -38,8 +38,21 @@ class SeveritySettings(_Lenient):
     instruction: Severity = "warning"
 
 
+DEFAULT_DOCUMENTS = ["README.md", "docs/**/*.md", "**/adr/**/*.md", "ARCHITECTURE.md"]
+
+
+class DocumentSettings(_Lenient):
+    include: list[str] = Field(default_factory=lambda: list(DEFAULT_DOCUMENTS))
+
+
+class FeedSettings(_Lenient):
+    interval: float = Field(default=6.0, ge=0, le=24 * 365)
+
+
 class Settings(_Lenient):
     severity: SeveritySettings = SeveritySettings()
+    documents: DocumentSettings = DocumentSettings()
+    feeds: FeedSettings = FeedSettings()
     other_projects: bool = False
     file_kinds: list[FileKind] = Field(default_factory=lambda: list(ALL_FILE_KINDS))
     max_file_size: int = Field(default=2_000_000, ge=1024, le=100_000_000)
@@ -80,7 +93,7 @@ def parse(raw: Any) -> tuple[Settings, list[str]]:
             for error in exc.errors():
                 location = [str(part) for part in error["loc"]]
                 nested = values.get(location[0])
-                if location[0] == "severity" and len(location) > 1 and isinstance(nested, dict):
+                if len(location) > 1 and isinstance(nested, dict):
                     nested.pop(location[1], None)
                     path = ".".join(location[:2])
                 else:

@@ -202,6 +202,14 @@ class ScoreView(_FromRow):
     passed_on: float = 0.0  # relevance (included above) passed on by the question this memory answers
 
 
+class LocationView(_FromRow):
+    """Where a document memory lies in the repository: read the file there for the whole context."""
+
+    path: str
+    start_line: int
+    end_line: int
+
+
 class RecallItem(_FromRow):
     """`result_type` abandoned_warning: the query names an abandoned approach (reason, effort);
     these come first. Otherwise a memory, with the lane and score components that ranked it."""
@@ -224,6 +232,7 @@ class RecallItem(_FromRow):
     recorded_at: str | None = None
     source: str | None = None  # memories: human, agent or import
     actor: str | None = None  # memories: who wrote it (e.g. vscode, mcp:claude-code)
+    location: LocationView | None = None  # documents: file and lines
     name: str | None = None
     reason: str | None = None
     effort: int | None = None

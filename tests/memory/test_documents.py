@@ -1,0 +1,174 @@
+"""The repository's documents as chunk memories with their location (issue 18): chunking that
+follows the document's structure, re-ingesting that changes only what changed, recall that leads
+to the place in the file, and documents kept apart from notes in duplicate and contradiction checks."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from cenotaph.nlp import chunks
+from tests.conftest import HUMAN
+
+P = "github.com/acme/app"
+
+DESIGN = """# Design
+
+Cenotaph keeps a local memory for coding work.
+
+## Storage
+
+One SQLite file holds everything, in WAL mode, with a busy timeout so that several processes
+can write at once.
+
+### Migrations
+
+Migrations are numbered functions applied in order at open, each recorded in the
+schema_migrations table; a released migration is never edited.
+
+## Editors
+
+The language server flags abandoned imports with a warning and explains them on hover.
+"""
+
+
+def write(root: Path, rel: str, text: str) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# --- chunking ------------------------------------------------------------------------------------
+
+def test_markdown_splits_at_headings_and_keeps_the_heading_path_and_lines():
+    found = chunks.split(DESIGN, "markdown")
+    assert [(c.heading_path, c.start_line, c.end_line) for c in found] == [
+        ("Design", 3, 3), ("Design › Storage", 7, 8), ("Design › Storage › Migrations", 12, 13),
+        ("Design › Editors", 17, 17)]
+    assert found[2].text.startswith("Migrations are numbered functions")
+
+
+def test_a_code_block_is_never_cut_and_a_heading_inside_it_is_no_heading():
+    code = "\n".join(f"line_{i} = {i}  # filler words to make this block long enough" for i in range(80))
+    text = f"# Setup\n\nIntro paragraph.\n\n```python\n# not a heading\n{code}\n\n{code}\n```\n\nAfter the block.\n"
+    found = chunks.split(text, "markdown")
+    fenced = [c for c in found if "```python" in c.text]
+    assert len(fenced) == 1 and fenced[0].text.rstrip().endswith("```")
+    assert all(c.heading_path == "Setup" for c in found)  # positive control: the real heading counts
+    assert any(c.text == "After the block." for c in found)
+
+
+def test_long_sections_are_split_at_paragraphs_to_a_bounded_size_with_a_small_overlap():
+    paragraphs = [" ".join(f"word{p}x{i}" for i in range(120)) for p in range(6)]
+    short = "A short bridging sentence."
+    text = "# Long\n\n" + "\n\n".join(paragraphs[:2] + [short] + paragraphs[2:]) + "\n"
+    found = chunks.split(text, "markdown")
+    assert len(found) >= 3
+    assert all(len(c.text.split()) <= chunks.TARGET_WORDS + chunks.OVERLAP_WORDS for c in found)
+    # The short paragraph that closed one chunk opens the next.
+    assert sum(short in c.text for c in found) == 2
+
+
+def test_restructuredtext_and_setext_headings():
+    rst = "Title\n=====\n\nIntro.\n\nSection\n-------\n\nBody text::\n\n    code line\n\n    more code\n\nAfter.\n"
+    found = chunks.split(rst, "rst")
+    assert [c.heading_path for c in found] == ["Title", "Title › Section"]
+    assert "more code" in found[1].text and "After." in found[1].text
+    setext = "Top\n===\n\npara one\n\nSub\n---\n\npara two\n"
+    assert [c.heading_path for c in chunks.split(setext, "markdown")] == ["Top", "Top › Sub"]
+
+
+# --- ingesting -----------------------------------------------------------------------------------
+
+def test_ingest_then_recall_finds_the_right_chunk_first_with_its_location(memory, tmp_path):
+    write(tmp_path, "docs/design.md", DESIGN)
+    report = memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    assert (report.files, report.chunks_added) == (1, 4)
+    response = memory.recall(HUMAN, "how are migrations applied", project=P, k=3)
+    top = response.results[0]
+    assert top.kind == "document" and top.content.startswith("Migrations are numbered functions")
+    assert (top.location.path, top.location.start_line, top.location.end_line) == ("docs/design.md", 12, 13)
+
+
+def test_reingesting_unchanged_writes_nothing_and_an_edit_changes_one_chunk_only(memory, tmp_path):
+    path = write(tmp_path, "docs/design.md", DESIGN)
+    first = memory.ingest(HUMAN, [str(path)], project=P, root=tmp_path)
+    head = memory.change_seq()
+    again = memory.ingest(HUMAN, [str(path)], project=P, root=tmp_path)
+    assert (again.chunks_unchanged, again.chunks_added, again.chunks_updated, again.files_unchanged) == (4, 0, 0, 1)
+    assert memory.change_seq() == head  # no events at all
+    path.write_text(DESIGN.replace("never edited", "never edited once released"), encoding="utf-8")
+    edited = memory.ingest(HUMAN, [str(path)], project=P, root=tmp_path)
+    assert (edited.chunks_updated, edited.chunks_unchanged, edited.chunks_added) == (1, 3, 0)
+    changed = [e for e in memory.audit_log(limit=1000)[head:] if e.action == "update"]
+    assert len(changed) == 1
+    history = memory.history(int(changed[0].target.split(":")[1]))
+    assert [v.version for v in history.versions] == [1, 2]
+    assert "once released" in history.versions[-1].content and first.chunks_added == 4
+
+
+def test_a_moved_chunk_is_unchanged_and_keeps_its_memory_with_new_lines(memory, tmp_path):
+    path = write(tmp_path, "README.md", DESIGN)
+    memory.ingest(HUMAN, [str(path)], project=P, root=tmp_path)
+    before = memory.recall(HUMAN, "how are migrations applied", project=P, k=1).results[0]
+    path.write_text("Preface line.\n\n" + DESIGN, encoding="utf-8")
+    report = memory.ingest(HUMAN, [str(path)], project=P, root=tmp_path)
+    assert report.chunks_added == 1 and report.chunks_updated == 0  # the preface is the only new chunk
+    after = memory.recall(HUMAN, "how are migrations applied", project=P, k=1).results[0]
+    assert after.id == before.id and after.location.start_line == before.location.start_line + 2
+
+
+def test_a_chunk_that_disappeared_is_archived_and_a_deleted_file_archives_all(memory, tmp_path):
+    path = write(tmp_path, "docs/design.md", DESIGN)
+    other = write(tmp_path, "docs/other.md", "# Other\n\nThe billing job retries three times.\n")
+    memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    path.write_text(DESIGN.split("## Editors")[0], encoding="utf-8")
+    report = memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    assert report.chunks_archived == 1
+    archived = [e for e in memory.audit_log(limit=1000) if e.action == "archive"]
+    assert archived[-1].reason == "no longer in docs/design.md"
+    def billing_found() -> bool:
+        return any("billing job" in r.content for r in memory.recall(HUMAN, "billing job retries", project=P).results)
+
+    assert billing_found()  # the positive control, before the file goes
+    other.unlink()
+    gone = memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    assert (gone.files_removed, gone.chunks_archived) == (1, 1)
+    assert not billing_found()
+    assert memory.recall(HUMAN, "how are migrations applied", project=P, k=1).results[0].kind == "document"
+
+
+def test_gitignored_binary_oversize_and_unsupported_files_are_skipped_and_counted(memory, tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    write(tmp_path, ".gitignore", "docs/build/\n")
+    write(tmp_path, "docs/guide.md", "# Guide\n\nRun the migrations before the smoke tests.\n")
+    write(tmp_path, "docs/build/generated.md", "# Generated\n\nA generated page nobody wrote.\n")
+    write(tmp_path, "docs/diagram.png.md", "").write_bytes(b"\x89PNG\0\0binary")
+    write(tmp_path, "docs/notes.txt", "Plain text notes about the deploy script.\n")
+    write(tmp_path, "docs/script.py", "print('not a document')\n")
+    big = write(tmp_path, "docs/huge.md", "word " * 500_000)
+    report = memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    assert report.files == 2  # guide.md and notes.txt: the positive controls
+    assert report.skipped_binary == ["docs/diagram.png.md"] and report.skipped_oversize == ["docs/huge.md"]
+    assert report.skipped_unsupported == 1 and big.exists()
+    contents = [r.content for r in memory.recall(HUMAN, "generated page", project=P, k=10).results]
+    assert not any("generated page nobody wrote" in c for c in contents)
+
+
+def test_a_path_that_does_not_exist_is_reported(memory, tmp_path):
+    write(tmp_path, "docs/guide.md", "# Guide\n\nRun the migrations first.\n")
+    report = memory.ingest(HUMAN, [str(tmp_path / "docs"), str(tmp_path / "nope.md")], project=P, root=tmp_path)
+    assert report.missing == [str(tmp_path / "nope.md")] and report.files == 1
+
+
+def test_documents_do_not_duplicate_or_contradict_notes(memory, tmp_path):
+    note = memory.remember(HUMAN, "Always use SQLAlchemy for database access in the billing service.", project=P)
+    write(tmp_path, "README.md", "# Billing\n\nNever use SQLAlchemy for database access in the billing service.\n")
+    memory.ingest(HUMAN, [str(tmp_path / "README.md")], project=P, root=tmp_path)
+    memory.scan_contradictions(HUMAN, P)
+    assert memory.contradictions(P) == []
+    assert memory.get(note.id).trust == "confirmed"
+    # Positive control: the same opposite note is a contradiction.
+    memory.remember(HUMAN, "Never use SQLAlchemy for database access in the billing service.", project=P)
+    assert len(memory.contradictions(P)) == 1
