@@ -40,6 +40,8 @@ return {
     'json',
     'jsonc',
     'dockerfile',
+    'cfg', -- setup.cfg
+    'dosini',
     'markdown',
     'text', -- requirements-dev.txt and the like are `text` to Neovim
   },
