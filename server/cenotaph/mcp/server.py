@@ -19,7 +19,7 @@ from mcp.server.mcpserver.tools import Tool
 from cenotaph import __version__
 from cenotaph import project as project_resolution
 from cenotaph.app import open_memory
-from cenotaph.mcp.tools import briefing, contradictions, graveyard, lifecycle, memories, suppressions, trust
+from cenotaph.mcp.tools import briefing, contradictions, graveyard, lifecycle, memories, mining, suppressions, trust
 from cenotaph.mcp.tools.base import ToolEnv
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.service import Memory
@@ -28,7 +28,7 @@ from cenotaph.store.migrations import SchemaTooNew
 
 log = logging.getLogger(__name__)
 
-TOOL_GROUPS = (briefing, memories, graveyard, lifecycle, trust, contradictions, suppressions)
+TOOL_GROUPS = (briefing, memories, graveyard, lifecycle, trust, contradictions, suppressions, mining)
 
 INSTRUCTIONS = """\
 Cenotaph is the memory this project's people and agents share.
