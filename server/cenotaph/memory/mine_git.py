@@ -50,7 +50,10 @@ _SIGNAL_WORDS = re.compile(
     re.IGNORECASE,
 )
 _REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
-_DEV_WORDS = re.compile(r"dev|test|lint|doc|typ|check|format|style|bench|ci\b", re.IGNORECASE)
+_DEV_WORDS = re.compile(
+    r"(?<![a-z])(?:dev|develop|tests?|testing|lint|docs?|typing|types|check|format|style|bench|ci)(?![a-z])",
+    re.IGNORECASE,
+)
 _BACKPORTS = frozenset({
     "importlib-metadata", "importlib-resources", "typing-extensions", "dataclasses", "futures", "enum34",
     "tomli", "exceptiongroup", "contextlib2", "pathlib2", "mock", "zipp", "singledispatch", "funcsigs",
@@ -400,9 +403,9 @@ def _replacement(walk: _Walk, key: Key, episode: _Episode) -> str | None:
     when = _instant(removing.at)
     message = removing.message.lower()
     options = []
-    for index in range(len(walk.commits)):
+    for index in range(max(0, episode.removed_in - 20), min(len(walk.commits), episode.removed_in + 21)):
         distance = abs(index - episode.removed_in)
-        if distance > 20 or (distance and abs(_instant(walk.commits[index].at) - when) > timedelta(days=1)):
+        if distance and abs(_instant(walk.commits[index].at) - when) > timedelta(days=1):
             continue
         for added_key, name, path in walk.added_by_commit[index]:
             if added_key[0] != key[0] or added_key == key:
