@@ -270,3 +270,14 @@ def test_bad_input_is_a_clear_error(memory, tmp_path, monkeypatch):
         memory.mine_git(HUMAN, str(repo.root), project="p")
     assert no_git.value.field == "git"
 
+
+
+def test_backports_stubs_and_dev_requirement_files_are_classed(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"requirements.txt": "importlib_metadata; python_version < '3.8'\ntypes-requests\nujson\n",
+                          "requirements-dev.txt": "black\n", "requirements-docker.txt": "gunicorn\n"}, at=day(1))
+    repo.commit("Python 3.11 only", {"requirements.txt": "", "requirements-dev.txt": "",
+                                     "requirements-docker.txt": ""}, at=day(2))
+    classes = {key: args["classes"] for key, args in proposed(memory.mine_git(HUMAN, str(repo.root), project="p")).items()}
+    assert classes == {"importlib-metadata": ["backport"], "types-requests": ["types"], "black": ["dev"],
+                       "ujson": [], "gunicorn": []}  # ujson, gunicorn: the positive controls
