@@ -281,3 +281,26 @@ def test_backports_stubs_and_dev_requirement_files_are_classed(memory, tmp_path)
     classes = {key: args["classes"] for key, args in proposed(memory.mine_git(HUMAN, str(repo.root), project="p")).items()}
     assert classes == {"importlib-metadata": ["backport"], "types-requests": ["types"], "black": ["dev"],
                        "ujson": [], "gunicorn": []}  # ujson, gunicorn: the positive controls
+
+
+def test_one_blob_read_as_two_kinds_of_manifest(memory, tmp_path):
+    # Both files are emptied: one blob, which is no JSON (package.json does not parse and keeps what it
+    # declared) and an empty requirements file (flask is gone).
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"requirements.txt": "flask\n", "package.json": '{"dependencies": {"left-pad": "1"}}'},
+                at=day(1))
+    repo.commit("Empty both", {"requirements.txt": "", "package.json": ""}, at=day(2))
+    report = memory.mine_git(HUMAN, str(repo.root), project="p")
+    assert sorted(proposed(report)) == ["flask"] and report.history.parse_failures == 1
+
+
+def test_a_renamed_manifest_keeps_its_names_and_their_history(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    start = repo.commit("Start", {"requirements.txt": "flask\nrequests\n"}, at=day(1))
+    repo.git("mv", "requirements.txt", "requirements-base.txt")
+    repo.commit("Rename the requirements", {}, author=BOB, at=day(2))
+    drop = repo.commit("Drop requests", {"requirements-base.txt": "flask\n"}, at=day(3))
+    found = proposed(memory.mine_git(HUMAN, str(repo.root), project="p"))
+    assert sorted(found) == ["requests"]  # flask moved with the file
+    assert [(e["role"], e["ref"], e["path"]) for e in found["requests"]["evidence"]] == [
+        ("added", start, "requirements.txt"), ("removed", drop, "requirements-base.txt")]

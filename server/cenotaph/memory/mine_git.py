@@ -14,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 from typing import NamedTuple
 
@@ -62,6 +63,7 @@ _BACKPORTS = frozenset({
 })
 
 Key = tuple[str, str]  # (ecosystem, normalized name)
+_kind = lru_cache(maxsize=8192)(document_kind)  # a history names the same few paths thousands of times
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +158,7 @@ def _read_cursor(value: str | None) -> tuple[str | None, dict[Key, Evidence]]:
 
 def is_manifest(path: str) -> bool:
     padded = "/" + path.lower()
-    return document_kind(path) in MANIFEST_KINDS and not any(f"/{tree}" in padded for tree in EXCLUDED_TREES)
+    return _kind(path) in MANIFEST_KINDS and not any(f"/{tree}" in padded for tree in EXCLUDED_TREES)
 
 
 class _Walk:
@@ -166,7 +168,9 @@ class _Walk:
         self.mining = mining
         self.declared_at_head = declared_at_head
         self.remembered = remembered
-        self.parsed: dict[str, _Parsed | None] = {}  # blob sha -> what it declares (None: did not parse)
+        # (kind, blob sha) -> what it declares (None: did not parse); one blob (an empty file) may be
+        # several kinds of manifest.
+        self.parsed: dict[tuple[str | None, str], _Parsed | None] = {}
         self.files: dict[str, _Parsed] = {}  # path -> what it declares now
         self.where: dict[Key, set[str]] = defaultdict(set)  # key -> paths declaring it now
         self.episodes: dict[Key, list[_Episode]] = defaultdict(list)
@@ -177,15 +181,20 @@ class _Walk:
 
     def load(self, pairs: Iterable[tuple[str, str]]) -> None:
         """Parse the (path, blob) pairs not parsed yet, reading their blobs in one git process."""
-        todo = {blob: path for path, blob in pairs if blob not in self.parsed}
-        for blob, content in self.repo.blobs(todo).items():
-            self.parsed[blob] = _parse(todo[blob], content.decode("utf-8", "replace"))
-            self.mining.manifests_parsed += 1
+        todo: dict[tuple[str | None, str], str] = {}
+        for path, blob in pairs:
+            todo.setdefault((_kind(path), blob), path)
+        todo = {key: path for key, path in todo.items() if key not in self.parsed}
+        contents = self.repo.blobs(blob for _, blob in todo)
+        for (kind, blob), path in todo.items():
+            if blob in contents:
+                self.parsed[(kind, blob)] = _parse(path, contents[blob].decode("utf-8", "replace"))
+                self.mining.manifests_parsed += 1
 
     def declared(self, path: str, blob: str | None, commit: Commit | None = None) -> _Parsed | None:
         if blob is None:
             return _EMPTY
-        parsed = self.parsed.get(blob, _EMPTY)
+        parsed = self.parsed.get((_kind(path), blob), _EMPTY)
         if parsed is None and commit is not None:
             self.mining.parse_failures += 1
             if len(self.mining.failed) < 10:
@@ -330,7 +339,7 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
         walk.apply(index, commit, attribute)
     walk.load(head_files.items())
     for path, blob in head_files.items():
-        parsed = walk.parsed.get(blob) or walk.files.get(path, _EMPTY)
+        parsed = walk.declared(path, blob) or walk.files.get(path, _EMPTY)
         declared_at_head.update(parsed.names)
     mining.candidates = [_candidate(walk, key, episodes) for key, episodes in walk.episodes.items()
                          if key not in declared_at_head and episodes and episodes[-1].removed is not None]
@@ -425,7 +434,7 @@ def _classes(key: Key, episode: _Episode) -> tuple[str, ...]:
     if bases and all(
         base in ("dev", "test") or (base.split(":", 1)[0] in ("extra", "group") and _DEV_WORDS.search(base))
         for base in bases
-    ) or (episode.paths and dev_paths and document_kind(next(iter(episode.paths))) == "requirements"):
+    ) or (episode.paths and dev_paths and _kind(next(iter(episode.paths))) == "requirements"):
         classes.append("dev")
     if bases == {"build"}:
         classes.append("build")
