@@ -40,8 +40,7 @@ return {
     'json',
     'jsonc',
     'dockerfile',
-    'cfg', -- setup.cfg
-    'dosini',
+    'dosini', -- setup.cfg
     'markdown',
     'text', -- requirements-dev.txt and the like are `text` to Neovim
   },
