@@ -45,9 +45,12 @@ class Repository:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         start = Path(path)
-        if not start.exists():
-            raise InvalidInput(f"{start} does not exist", field="path")
-        directory = start if start.is_dir() else start.parent
+        try:
+            if not start.exists():
+                raise InvalidInput(f"{start} does not exist", field="path")
+            directory = start if start.is_dir() else start.parent
+        except (OSError, ValueError) as exc:  # a name too long, a NUL
+            raise InvalidInput(f"cannot read {start}: {exc}", field="path") from None
         try:
             found = subprocess.run(["git", "-C", str(directory), "rev-parse", "--show-toplevel"],
                                    capture_output=True, text=True, check=False)

@@ -289,7 +289,8 @@ def run(ctx: Context, graveyard: Graveyard, actor: Actor, project: str, path: st
     """Mine the repository at `path` for `project`; its candidates become proposals, and the
     cursor moves, in one transaction."""
     project = validate.project(project)
-    since = validate.optional_text(since, "since")
+    path = validate.text(path, "path", max_length=4096)
+    since = validate.optional_text(since, "since", max_length=100)
     if max_commits is not None and max_commits < 1:
         raise InvalidInput("must be at least 1", field="max_commits")
     repo = Repository(path)
