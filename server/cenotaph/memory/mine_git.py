@@ -431,21 +431,25 @@ def _classes(key: Key, episode: _Episode) -> tuple[str, ...]:
     ecosystem, name = key
     classes = []
     bases = {group.rsplit(":", 1)[-1] if group.startswith("target:") else group for group in episode.groups}
-    dev_paths = all(_DEV_WORDS.search(path.rsplit("/", 1)[-1]) for path in episode.paths if path)
-    if bases and all(
-        base in ("dev", "test") or (base.split(":", 1)[0] in ("extra", "group") and _DEV_WORDS.search(base))
-        for base in bases
-    ) or (episode.paths and dev_paths and _kind(next(iter(episode.paths))) == "requirements"):
+    dev_files = bool(episode.paths) and all(
+        _kind(path) == "requirements" and _DEV_WORDS.search(path.rsplit("/", 1)[-1]) for path in episode.paths)
+    if bases and (all(map(_is_dev_group, bases)) or (dev_files and bases == {"main"})):
         classes.append("dev")
     if bases == {"build"}:
         classes.append("build")
-    if name.startswith("@types/") or name.startswith("types-") or name.endswith("-stubs"):
+    if name.startswith(("@types/", "types-")) or name.endswith("-stubs"):
         classes.append("types")
     if ecosystem == "pypi" and (name in _BACKPORTS or name.startswith("backports")):
         classes.append("backport")
     if episode.manifest_deleted:
         classes.append("subproject")
     return tuple(classes)
+
+
+def _is_dev_group(group: str) -> bool:
+    """devDependencies, dev-dependencies, tests_require, or an extra or group named for tooling."""
+    kind, _, label = group.partition(":")
+    return group in ("dev", "test") or (kind in ("extra", "group") and _DEV_WORDS.search(label) is not None)
 
 
 def _instant(iso: str) -> datetime:
