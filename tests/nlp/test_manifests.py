@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from cenotaph.nlp.detect import Declaration, declarations, detect, document_kind
-from tests.nlp.test_detect import rows
+from tests.nlp.test_detect import rows, text_at
 
 
 def groups(path: str, text: str) -> list[tuple[str, str, str]]:
@@ -163,3 +166,23 @@ def test_a_manifest_that_does_not_parse_is_marked_but_still_scanned() -> None:
     whole = declarations("package.json", '{"dependencies": {"left-pad": "1"}}')
     assert whole is not None and whole.well_formed
     assert whole.declarations == (Declaration("left-pad", "left-pad", "npm", "main"),)
+
+
+SHAPES = st.sampled_from([
+    "setup(", "install_requires=", "extras_require=", "tests_require", "[", "]", "{", "}", "(", ")", ",", "'", '"',
+    '"""', "\\", "\n", "\r\n", "\r", " ", "\t", "requests", "h\u00e9llo", "\U0001f600", "#", ";", "=", ":",
+    "[options]", "[options.extras_require]", "    ", "file:", "x = ", "+", "BASE", "dict(", "\x00",
+])
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(st.one_of(SHAPES, st.text(max_size=8)), max_size=40),
+       path=st.sampled_from(["setup.py", "setup.cfg"]))
+def test_any_text_in_setup_py_or_setup_cfg_scans_without_error_at_exact_ranges(pieces, path) -> None:
+    text = "".join(pieces)
+    mentions = detect(path, text)
+    for mention in mentions:
+        assert text_at(text, mention) == mention.name
+    scan = declarations(path, text)  # the same scanner: the same declarations
+    assert scan is not None
+    assert sorted(d.key for d in scan.declarations) == sorted(m.key for m in mentions if m.kind == "declaration")
