@@ -304,3 +304,12 @@ def test_a_renamed_manifest_keeps_its_names_and_their_history(memory, tmp_path):
     assert sorted(found) == ["requests"]  # flask moved with the file
     assert [(e["role"], e["ref"], e["path"]) for e in found["requests"]["evidence"]] == [
         ("added", start, "requirements.txt"), ("removed", drop, "requirements-base.txt")]
+
+
+def test_a_message_holding_the_log_separators_is_read_whole(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start \x1e\x1f odd", {"requirements.txt": "flask\nujson\n"}, at=day(1))
+    drop = repo.commit("Drop ujson\x1f\x1e it is slow", {"requirements.txt": "flask\n"}, at=day(2))
+    (ujson,) = memory.mine_git(HUMAN, str(repo.root), project="p").proposals.proposed
+    assert ujson.arguments["evidence"][-1]["ref"] == drop
+    assert ujson.arguments["evidence"][-1]["summary"] == "Drop ujson\x1f\x1e it is slow"

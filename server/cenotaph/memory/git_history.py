@@ -5,6 +5,7 @@ what the history means is `mine_git`'s business."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ _RECORD = "\x1e"
 _FIELD = "\x1f"
 # sha, parents, author, author date (strict ISO 8601), raw message; the raw diff follows.
 _FORMAT = f"{_RECORD}%H{_FIELD}%P{_FIELD}%an{_FIELD}%aI{_FIELD}%B{_FIELD}"
+_RECORD_START = re.compile(f"{_RECORD}(?=[0-9a-f]{{40}}{_FIELD})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +74,9 @@ class Repository:
     def head(self) -> str | None:
         """The sha HEAD points at; None in a repository without commits."""
         done = self._git("rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False)
-        return done.stdout.decode().strip() or None if done.returncode == 0 else None
+        if done.returncode != 0:
+            return None
+        return done.stdout.decode().strip() or None
 
     def is_shallow(self) -> bool:
         return self._git("rev-parse", "--is-shallow-repository").stdout.decode().strip() == "true"
@@ -91,7 +95,7 @@ class Repository:
         if max_count is not None:
             args.append(f"--max-count={max_count}")
         output = self._git(*args, *revisions, "--", *pathspecs).stdout.decode("utf-8", "replace")
-        return [_commit(record) for record in output.split(_RECORD)[1:]]
+        return [_commit(record) for record in _RECORD_START.split(output)[1:]]
 
     def files(self, revision: str) -> dict[str, str]:
         """Path -> blob sha of every file at `revision`."""
@@ -124,7 +128,9 @@ class Repository:
 
 
 def _commit(record: str) -> Commit:
-    sha, parents, author, at, message, raw = record.split(_FIELD, 5)
+    # A message may hold the separators themselves: the fields around it are split from both ends.
+    sha, parents, author, at, rest = record.split(_FIELD, 4)
+    message, raw = rest.rsplit(_FIELD, 1)
     fields = raw.lstrip("\0\n").split("\0")
     changes = []
     for i in range(0, len(fields) - 1, 2):
