@@ -10,7 +10,7 @@ import pytest
 
 from cenotaph.memory.errors import InvalidInput, Unavailable
 from tests.conftest import HUMAN
-from tests.gitrepo import BOB, JANE, GitRepo
+from tests.gitrepo import BOB, GitRepo
 
 PYPROJECT = """\
 [project]
