@@ -40,6 +40,7 @@ return {
     'json',
     'jsonc',
     'dockerfile',
+    'dosini', -- setup.cfg
     'markdown',
     'text', -- requirements-dev.txt and the like are `text` to Neovim
   },

@@ -392,8 +392,64 @@ def cmd_restore(args: argparse.Namespace, memory) -> None:
 
 def cmd_proposals(args: argparse.Namespace, memory) -> None:
     rows = memory.proposals(_project(args), status=None if args.status == "all" else args.status)
-    lines = [f"#{p.id} [{p.status}] {p.actor} proposes {p.action} {p.target}: {p.reason}" for p in rows]
+    if args.classes:
+        rows = [p for p in rows if p.action == "abandon" and _candidate_classes(p) & set(args.classes)]
+    lines = []
+    for p in rows:
+        if p.action == "abandon":
+            lines += _candidate_lines(p)
+        else:
+            lines.append(f"#{p.id} [{p.status}] {p.actor} proposes {p.action} {p.target}: {p.reason}")
     _emit(args, {"proposals": rows}, "\n".join(lines) or f"no {args.status} proposals")
+
+
+CANDIDATE_CLASSES = ("dev", "types", "backport", "build", "subproject", "plain")
+
+
+def _candidate_classes(proposal) -> set[str]:
+    return set(proposal.arguments.get("classes") or ["plain"])
+
+
+def _candidate_lines(proposal) -> list[str]:
+    """A mined candidate with its evidence: the commits (or words) that added and removed it."""
+    args = proposal.arguments
+    classes = f" [{', '.join(args['classes'])}]" if args.get("classes") else ""
+    lines = [f"#{proposal.id} [{proposal.status}] abandon {args['name']} ({args['ecosystem']}), "
+             f"confidence {args['confidence']:.2f}{classes}",
+             f"    reason: {args['reason']}"]
+    for e in args.get("evidence", []):
+        where = f"  {e['path']}" if e.get("path") else ""
+        lines.append(f"    {e['role']:<8} {e['ref'][:7]} {e['at'][:10]} {e.get('author') or '?'}: "
+                     f"\"{e['summary']}\"{where}")
+    return lines
+
+
+def cmd_mine_git(args: argparse.Namespace, memory) -> None:
+    project = args.project if args.project is not None else project_resolution.resolve(None, Path(args.path))
+    report = memory.mine_git(CLI_ACTOR, args.path, project=project, since=args.since, max_commits=args.max_commits)
+    history, proposals = report.history, report.proposals
+    scope = "since the last run" if history.incremental else "limited by --since/--max-commits" \
+        if not history.complete else "all of it"
+    lines = [f"{history.repository}: read {history.commits_read} commits touching manifests ({scope}); "
+             f"{history.manifests_parsed} manifests parsed"]
+    if history.parse_failures:
+        lines.append(f"{history.parse_failures} manifest versions did not parse and were read as unchanged: "
+                     + ", ".join(history.failed))
+    if history.shallow and history.oldest_seen:
+        lines.append(f"shallow clone: history seen back to {history.oldest_seen.sha[:7]} "
+                     f"({history.oldest_seen.at[:10]}) only")
+    lines.append(f"{len(history.candidates)} candidates; {len(proposals.proposed)} proposed")
+    lines += [f"  #{p.id} {p.arguments['name']} ({p.arguments['ecosystem']}, "
+              f"{p.arguments['confidence']:.2f}): {p.reason}" for p in proposals.proposed]
+    skipped = [(len(proposals.already_pending), "already pending"), (len(proposals.in_graveyard), "in the graveyard"),
+               (len(proposals.suppressed), "suppressed"), (len(proposals.dismissed), "dismissed before")]
+    if any(count for count, _ in skipped):
+        lines.append("not proposed: " + ", ".join(f"{count} {why}" for count, why in skipped if count))
+    if report.back_at_head:
+        lines.append("declared again at HEAD, proposal still pending: " + ", ".join(report.back_at_head))
+    if proposals.proposed:
+        lines.append("review: cenotaph proposals; cenotaph accept ID [--reason R]; cenotaph reject ID --reason R")
+    _emit(args, report, "\n".join(lines))
 
 
 def cmd_accept(args: argparse.Namespace, memory) -> None:
@@ -470,8 +526,10 @@ def _trust_time_audit_commands(command: Callable[..., argparse.ArgumentParser]) 
     p = command("restore", cmd_restore, "merge a backup into the store (never brings back what was forgotten)")
     p.add_argument("path")
 
-    p = command("proposals", cmd_proposals, "agent proposals waiting for a person")
+    p = command("proposals", cmd_proposals, "proposals waiting for a person (an agent's, or candidates mined from the past)")
     p.add_argument("--status", default="pending", choices=("pending", "accepted", "rejected", "all"))
+    p.add_argument("--class", dest="classes", action="append", choices=CANDIDATE_CLASSES,
+                   help="only mined candidates of this class (repeatable; plain: no class)")
     p = command("accept", cmd_accept, "carry out a proposal (an agent's, or a candidate mined from the past)")
     p.add_argument("id", type=int)
     p.add_argument("--reason", help="why; for a mined candidate, the reason it is abandoned (else the drafted one)")
@@ -635,7 +693,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true", help="only report; change nothing")
     _trust_time_audit_commands(command)
     _knowledge_commands(command)
+    _mine_commands(sub, common)
     return parser
+
+
+def _mine_commands(sub: Any, common: argparse.ArgumentParser) -> None:
+    """`cenotaph mine SOURCE`: each source of the past is a sub-verb with its own handler."""
+    mine = sub.add_parser("mine", help="mine the past for abandoned approaches (proposals a person reviews)",
+                          description="Mine the past for abandoned approaches. What it finds are proposals: "
+                                      "review them with `cenotaph proposals`, then accept or reject each.")
+    sources = mine.add_subparsers(dest="source", required=True, metavar="SOURCE")
+    p = sources.add_parser("git", parents=[common], help="dependencies the repository's manifests declared and dropped",
+                           description="Read the commits that touch manifests (only those since the last run) and "
+                                       "propose every dependency declared at some commit and nowhere at HEAD.")
+    p.set_defaults(handler=cmd_mine_git)
+    p.add_argument("path", nargs="?", default=".", help="a directory inside the repository (default: here)")
+    p.add_argument("--since", help="only commits after this date (anything git understands, e.g. 2024-01-01)")
+    p.add_argument("--max-commits", type=int, help="only the latest N commits that touch manifests")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,6 +4,9 @@ rejects (a dismissal keyed on the name keeps it from being proposed again)."""
 import pytest
 
 from cenotaph.memory.candidates import Candidate, Evidence
+from cenotaph.memory.context import Context
+from cenotaph.memory.service import Memory
+from cenotaph.store.db import Store
 from cenotaph.memory.errors import Conflict, InvalidInput
 from tests.conftest import AGENT, HUMAN
 
@@ -88,3 +91,21 @@ def test_an_unknown_ecosystem_is_refused_and_nothing_is_proposed(memory):
     with pytest.raises(InvalidInput):
         memory.propose_candidates(MINER, "p", [candidate("requests"), candidate("thing", "cpan")])
     assert memory.proposals("p") == []
+
+
+def test_rejected_candidates_travel_with_a_backup(memory, tmp_path, embedder, analyzer, clock):
+    rejected = memory.propose_candidates(MINER, "p", [candidate("requests"), candidate("flask")]).proposed
+    memory.reject_proposal(HUMAN, rejected[0].id, reason="we still want it")
+    memory.backup(HUMAN, tmp_path / "backup.db")
+    store = Store(tmp_path / "other.db")
+    try:
+        other = Memory(Context(store=store, embedder=embedder, analyzer=analyzer, clock=clock))
+        other.propose_candidates(MINER, "p", [candidate("ujson")])
+        other.reject_proposal(HUMAN, other.proposals("p")[0].id, reason="ours")
+        report = other.restore(HUMAN, tmp_path / "backup.db")
+        assert report.candidate_dismissals == 1
+        again = other.propose_candidates(MINER, "p", [candidate("requests"), candidate("ujson"), candidate("flask")])
+        assert again.dismissed == ["requests", "ujson"]
+        assert [p.target for p in again.proposed] == ["approach:pypi/flask"]  # only pending in the backup
+    finally:
+        store.close()

@@ -28,7 +28,7 @@ from pygls.exceptions import JsonRpcException
 from cenotaph.mcp.server import build_server
 from cenotaph.memory.errors import CenotaphError, InvalidInput
 from cenotaph.store.backup import is_sqlite
-from tests.conftest import AGENT, HUMAN
+from tests.conftest import AGENT, HUMAN, REPO
 from tests.lsp.conftest import project_folder
 from tests.reliability import hostile
 from tests.reliability.support import PROJECT, assert_in_step, count, record, scale
@@ -257,6 +257,8 @@ def _cli_templates(seeded: Seeded, backups: Path) -> list[list[str | Slot]]:
         ["proposals", "--status", Slot("status", "all")],
         ["reject", Slot("id", p), "--reason", reason],
         ["accept", Slot("id", p), "--reason", reason],
+        ["mine", "git", Slot("path", str(REPO)), "--since", Slot("since", "2026-11-01"),
+         "--max-commits", Slot("max_commits", "3")],
     ]
 
 

@@ -11,6 +11,8 @@ export const FILE_KIND_PATTERNS: Record<string, string[]> = {
   package_json: ['**/package.json'],
   cargo_toml: ['**/{Cargo,cargo}.toml'],
   go_mod: ['**/go.mod'],
+  setup_py: ['**/setup.py'], // a Python file too: its imports are scanned with its declarations
+  setup_cfg: ['**/setup.cfg'],
   dockerfile: [
     '**/{Dockerfile,dockerfile,Containerfile,containerfile}',
     '**/{Dockerfile,dockerfile,Containerfile,containerfile}.*',

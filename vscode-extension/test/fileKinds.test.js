@@ -13,7 +13,8 @@ const SAMPLES = [
   '/w/pyproject.toml', '/w/package.json', '/w/Cargo.toml', '/w/go.mod', '/w/Dockerfile', '/w/Dockerfile.prod',
   '/w/build.dockerfile', '/w/Containerfile', '/w/README.md', '/w/docs/notes.markdown', '/w/AGENTS.md', '/w/CLAUDE.md',
   '/w/.cursorrules', '/w/.github/copilot-instructions.md',
-  '/w/notes.txt', '/w/setup.cfg', '/w/Makefile', '/w/package-lock.json', '/w/go.sum', '/w/data.json', '/w/image.png',
+  '/w/setup.py', '/w/pkg/setup.cfg',
+  '/w/notes.txt', '/w/setup.txt', '/w/Makefile', '/w/package-lock.json', '/w/go.sum', '/w/data.json', '/w/image.png',
 ];
 
 function serverKinds(paths) {
@@ -37,8 +38,8 @@ test('the selector sends the server exactly the documents it scans (checked agai
     const matched = selectorKinds(file);
     if (kinds[i] === null) {
       assert.deepEqual(matched, [], `${file} is not scanned by the server, so not sent`);
-    } else if (kinds[i] === 'instructions') {
-      assert.ok(matched.includes('instructions'), `${file} is an instruction file (matched ${matched})`);
+    } else if (kinds[i] === 'instructions' || kinds[i] === 'setup_py') {
+      assert.ok(matched.includes(kinds[i]), `${file} is ${kinds[i]} (matched ${matched})`);
     } else {
       assert.deepEqual(matched, [kinds[i]], `${file} is ${kinds[i]}`);
     }

@@ -2,7 +2,7 @@
 local M = {}
 
 ---@alias cenotaph.Severity 'error'|'warning'|'information'|'hint'|'off'
----@alias cenotaph.FileKind 'python'|'javascript'|'go'|'rust'|'requirements'|'pyproject'|'package_json'|'cargo_toml'|'go_mod'|'dockerfile'|'markdown'|'instructions'
+---@alias cenotaph.FileKind 'python'|'javascript'|'go'|'rust'|'requirements'|'pyproject'|'package_json'|'cargo_toml'|'go_mod'|'setup_py'|'setup_cfg'|'dockerfile'|'markdown'|'instructions'
 
 ---@class cenotaph.SeveritySettings
 ---@field project? cenotaph.Severity An approach abandoned in this project (default "warning").
@@ -44,7 +44,7 @@ M.SEVERITIES = { 'error', 'warning', 'information', 'hint', 'off' }
 M.SEVERITY_KEYS = { 'project', 'global', 'otherProject', 'mention', 'instruction' }
 M.FILE_KINDS = {
   'python', 'javascript', 'go', 'rust', 'requirements', 'pyproject', 'package_json',
-  'cargo_toml', 'go_mod', 'dockerfile', 'markdown', 'instructions',
+  'cargo_toml', 'go_mod', 'setup_py', 'setup_cfg', 'dockerfile', 'markdown', 'instructions',
 }
 
 --- The options in effect (after setup(), or the defaults).

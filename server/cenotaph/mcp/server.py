@@ -24,7 +24,7 @@ from cenotaph import __version__
 from cenotaph import project as project_resolution
 from cenotaph.app import open_memory
 from cenotaph.mcp import prompts, resources
-from cenotaph.mcp.tools import briefing, contradictions, graveyard, lifecycle, memories, suppressions, trust
+from cenotaph.mcp.tools import briefing, contradictions, graveyard, lifecycle, memories, mining, suppressions, trust
 from cenotaph.mcp.tools.base import ToolEnv
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.service import Memory
@@ -33,7 +33,7 @@ from cenotaph.store.migrations import SchemaTooNew
 
 log = logging.getLogger(__name__)
 
-TOOL_GROUPS = (briefing, memories, graveyard, lifecycle, trust, contradictions, suppressions)
+TOOL_GROUPS = (briefing, memories, graveyard, lifecycle, trust, contradictions, suppressions, mining)
 
 INSTRUCTIONS = """\
 Cenotaph is the memory this project's people and agents share.

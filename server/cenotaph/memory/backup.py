@@ -1,7 +1,7 @@
 """Backup (SQLite's online backup API) and restore. Restore merges: per memory, newer versions
 and later transitions win; it never brings back a forgotten memory (tombstones are final, from
-either side) nor a lifted suppression; human verdicts (aliases, suppressions, dismissals) are
-united. A file that is not a Cenotaph store, or one from a newer schema, is refused before
+either side) nor a lifted suppression; human verdicts (aliases, suppressions, dismissals, rejected
+candidates) are united. A file that is not a Cenotaph store, or one from a newer schema, is refused before
 anything changes."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from cenotaph.memory import lifecycle, validate
 from cenotaph.memory.context import Context, content_hash
 from cenotaph.memory.errors import Conflict, InvalidInput, NotFound
 from cenotaph.memory.models import Actor, BackupReport, RestoreReport
-from cenotaph.store import approaches, contradictions, events, health, memories, migrations, suppressions, transitions, vectors
+from cenotaph.store import approaches, contradictions, events, health, memories, migrations, mining, suppressions, transitions, vectors
 from cenotaph.store import backup as files
 from cenotaph.store.connect import binding, open_connection
 from cenotaph.store.records import MemoryRow
@@ -129,6 +129,8 @@ class _Merge:
             if not contradictions.is_dismissed(self.tx, low, high):
                 contradictions.dismiss_pair(self.tx, low, high, reason=reason, actor=actor, at=at)
                 self.report.dismissals += 1
+        for row in mining.all_dismissals(self.src):
+            self.report.candidate_dismissals += mining.keep_dismissal(self.tx, *row)
         self._approaches()
         self._suppressions()
 

@@ -42,6 +42,8 @@ class Candidate:
     evidence: tuple[Evidence, ...]
     classes: tuple[str, ...] = ()  # what a person weighs differently: "dev", "types", "backport", ...
     replacement: str | None = None
+    lived_days: int | None = None  # from its addition to its removal, when both are known
+    revert: bool = False  # its removal reverted its addition
 
     @property
     def key(self) -> str:
@@ -92,6 +94,7 @@ def propose(ctx: Context, graveyard: Graveyard, actor: Actor, project: str,
                     "name": candidate.name, "key": key, "ecosystem": candidate.ecosystem, "reason": candidate.reason,
                     "confidence": round(candidate.confidence, 3), "classes": list(candidate.classes),
                     "replacement": candidate.replacement, "evidence": [asdict(e) for e in candidate.evidence],
+                    "lived_days": candidate.lived_days, "revert": candidate.revert,
                 }
                 proposal_id = proposals.add(tx, project=project, action=ACTION, target=candidate.target,
                                             arguments=arguments, reason=candidate.reason, actor=actor.name,

@@ -241,3 +241,4 @@ class RestoreReport:
     suppressions: int = 0
     dismissals: int = 0
     contradictions: int = 0
+    candidate_dismissals: int = 0  # mined candidates a person rejected

@@ -11,6 +11,7 @@ from typing import Any
 from cenotaph.config import Settings
 from cenotaph.memory import audit, backup, candidates, documents, feeds, importing, lifecycle, proposals, repair, suppressions, timeline, validate
 from cenotaph.memory import contradictions as links
+from cenotaph.memory import mine_git
 from cenotaph.memory import trust as belief
 from cenotaph.memory.context import Context
 from cenotaph.memory.graveyard import Graveyard
@@ -246,6 +247,12 @@ class Memory:
                            found: Iterable[candidates.Candidate]) -> candidates.ProposeReport:
         """Mined graveyard candidates become `abandon` proposals for a person to accept or reject."""
         return candidates.propose(self.ctx, self.graveyard, actor, project, found)
+
+    def mine_git(self, actor: Actor, path: str, *, project: str, since: str | None = None,
+                 max_commits: int | None = None) -> mine_git.GitMiningReport:
+        """Read the repository's manifest history (only what is new since the last run) and propose
+        the dependencies it abandoned; nothing enters the graveyard until a person accepts."""
+        return mine_git.run(self.ctx, self.graveyard, actor, project, path, since=since, max_commits=max_commits)
 
     def accept_proposal(self, actor: Actor, proposal_id: int, *, reason: str | None = None,
                         effort: int | None = None) -> Any:

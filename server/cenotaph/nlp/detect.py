@@ -8,6 +8,8 @@ on a parser succeeding. Scanners yield character offsets into the text; `detect`
 
 from __future__ import annotations
 
+import ast
+import json
 import re
 import tomllib
 from bisect import bisect_right
@@ -40,6 +42,7 @@ class _Hit(NamedTuple):
     end: int
     ecosystem: str
     kind: MentionKind
+    group: str = ""  # a manifest declaration's group (see `Declaration.group`); "" elsewhere
 
 
 # ---------------------------------------------------------------------------------------------
@@ -53,6 +56,8 @@ _NAME_KINDS: Mapping[str, str] = {
     "package.json": "package_json",
     "cargo.toml": "cargo_toml",
     "go.mod": "go_mod",
+    "setup.py": "setup_py",
+    "setup.cfg": "setup_cfg",
     "dockerfile": "dockerfile",
     "containerfile": "dockerfile",
 }
@@ -571,7 +576,7 @@ def _requirements_hits(text: str) -> Iterator[_Hit]:
         name = physical_line["name"]
         if name is not None and not name.lower().endswith(_ARCHIVE_SUFFIXES):
             if starts_requirement:
-                yield _Hit(*physical_line.span("name"), "pypi", "declaration")
+                yield _Hit(*physical_line.span("name"), "pypi", "declaration", "main")
             starts_requirement = True  # without a backslash, the line does not continue
             continue
         offset, line = physical_line.start(), physical_line.group()
@@ -601,7 +606,7 @@ def _requirement_line_hits(offset: int, content: str) -> Iterator[_Hit]:
         egg = _EGG_FRAGMENT.search(content)
         span = egg.span("name") if egg else None
     if span:
-        yield _Hit(offset + span[0], offset + span[1], "pypi", "declaration")
+        yield _Hit(offset + span[0], offset + span[1], "pypi", "declaration", "main")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -823,12 +828,25 @@ def _poetry_table_depth(path: tuple[str, ...]) -> int:
     return 0
 
 
+def _pyproject_group(path: tuple[str, ...], poetry_depth: int) -> str:
+    if poetry_depth == 5:
+        return f"group:{path[3]}"
+    if poetry_depth == 3:
+        return "dev" if path[2] == "dev-dependencies" else "main"
+    if path[0] == "build-system":
+        return "build"
+    if path[0] == "dependency-groups":
+        return f"group:{path[1]}"
+    return f"extra:{path[2]}" if len(path) == 3 else "main"
+
+
 def _pyproject_hits(text: str) -> Iterator[_Hit]:
     declared = _pyproject_declared(text)
     reported: set[int] = set()
     for entry in _TomlScan(text).entries:
         path = tuple(key.text for key in entry.path)
         names: list[tuple[int, int]] = []
+        depth = 0
         if _is_requirement_array(path):
             for string in entry.strings:
                 if span := _requirement_name_span(string.text):
@@ -842,7 +860,7 @@ def _pyproject_hits(text: str) -> Iterator[_Hit]:
             # The scan sees every occurrence; when the file parses, tomllib says which count.
             if start not in reported and (declared is None or fold(text[start:end]) in declared):
                 reported.add(start)
-                yield _Hit(start, end, "pypi", "declaration")
+                yield _Hit(start, end, "pypi", "declaration", _pyproject_group(path, depth))
 
 
 _CARGO_DEPENDENCY_TABLES = frozenset(
@@ -865,6 +883,15 @@ def _cargo_table_depth(path: tuple[str, ...]) -> int:
 _CRATE_NAME = re.compile(r"[A-Za-z0-9_-]+")
 
 
+def _cargo_group(dependency: tuple[str, ...]) -> str:
+    """`main`, `dev`, `build`, `workspace`, or `target:<cfg>:<one of the first three>`."""
+    if dependency[0] == "workspace":
+        return "workspace"
+    table = dependency[-2]
+    base = "dev" if table.startswith("dev") else "build" if table.startswith("build") else "main"
+    return f"target:{dependency[1]}:{base}" if dependency[0] == "target" else base
+
+
 def _cargo_toml_hits(text: str) -> Iterator[_Hit]:
     dependencies: list[tuple[tuple[str, ...], _Span]] = []  # (dependency's full path, its key)
     renamed: dict[tuple[str, ...], _Span] = {}  # dependency's full path -> `package = "real"`
@@ -881,7 +908,7 @@ def _cargo_toml_hits(text: str) -> Iterator[_Hit]:
         name = renamed.get(dependency, key)
         if name.start not in reported and _CRATE_NAME.fullmatch(name.text):
             reported.add(name.start)
-            yield _Hit(name.start, name.end, "cargo", "declaration")
+            yield _Hit(name.start, name.end, "cargo", "declaration", _cargo_group(dependency))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -932,6 +959,9 @@ def _json_strings(text: str) -> Iterator[tuple[tuple[str, ...], bool, int, int]]
 _NPM_DEPENDENCY_OBJECTS = frozenset(
     {"dependencies", "devDependencies", "peerDependencies", "optionalDependencies"}
 )
+_NPM_GROUPS: Mapping[str, str] = {
+    "dependencies": "main", "devDependencies": "dev", "peerDependencies": "peer", "optionalDependencies": "optional",
+}
 _NPM_BUNDLED_ARRAYS = frozenset({"bundleDependencies", "bundledDependencies"})
 _NPM_OVERRIDE_OBJECTS = frozenset({"overrides", "resolutions"})
 
@@ -959,7 +989,7 @@ def _npm_override_target(selector: str) -> tuple[int, int] | None:
 
 def _package_json_hits(text: str) -> Iterator[_Hit]:
     dependencies: dict[tuple[str, str], tuple[int, int]] = {}  # (section, key) -> name span
-    others: list[tuple[int, int]] = []
+    others: list[tuple[int, int, str]] = []  # name span and group
     for path, is_key, start, end in _json_strings(text):
         value = text[start:end]
         section = path[0] if path else ""
@@ -973,12 +1003,14 @@ def _package_json_hits(text: str) -> Iterator[_Hit]:
                 dependencies[(section, path[1])] = (start + 4, start + 4 + length)
         elif not is_key and len(path) == 1 and section in _NPM_BUNDLED_ARRAYS:
             if _npm_name_length(value, ""):
-                others.append((start, end))
+                others.append((start, end, "bundled"))
         elif is_key and len(path) == 1 and section in _NPM_OVERRIDE_OBJECTS:
             if target := _npm_override_target(value):
-                others.append((start + target[0], start + target[1]))
-    for start, end in [*dependencies.values(), *others]:
-        yield _Hit(start, end, "npm", "declaration")
+                others.append((start + target[0], start + target[1], "override"))
+    for (section, _), (start, end) in dependencies.items():
+        yield _Hit(start, end, "npm", "declaration", _NPM_GROUPS[section])
+    for start, end, group in others:
+        yield _Hit(start, end, "npm", "declaration", group)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1013,7 +1045,141 @@ def _go_mod_hits(text: str) -> Iterator[_Hit]:
         module = _GO_MOD_PATH.match(code, position)
         if module and not module["path"].startswith((".", "/")):
             start, end = module.span("path")
-            yield _Hit(offset + start, offset + end, "go", "declaration")
+            yield _Hit(offset + start, offset + end, "go", "declaration", "main" if verb == "require" else "replace")
+
+
+# ---------------------------------------------------------------------------------------------
+# setup.py (read with `ast`, never executed) and setup.cfg
+
+_SETUP_KEYWORD_GROUPS: Mapping[str, str] = {
+    "install_requires": "main", "tests_require": "test", "setup_requires": "build",
+}
+_STRING_OPENER = re.compile(r"""[rRbBuUfF]{0,2}(?:'''|\"\"\"|'|")""")
+
+
+def _setup_py_hits(text: str) -> Iterator[_Hit]:
+    """Imports as in any Python file, and the requirements a `setup(...)` call declares: string
+    literals in `install_requires`, `tests_require`, `setup_requires` and `extras_require`, given
+    directly or through names bound at module level. A file that does not parse declares nothing
+    (its imports are still found)."""
+    yield from _python_hits(text)
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return
+    bound: dict[str, ast.expr] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0]
+            if isinstance(target, ast.Name):
+                bound[target.id] = statement.value
+    line_starts = _line_starts(text)
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and _is_setup_call(node.func)):
+            continue
+        for keyword in node.keywords:
+            if keyword.arg in _SETUP_KEYWORD_GROUPS:
+                group = _SETUP_KEYWORD_GROUPS[keyword.arg]
+                for literal in _string_literals(keyword.value, bound):
+                    yield from _literal_requirement_hits(text, line_starts, literal, group)
+            elif keyword.arg == "extras_require":
+                extras = _resolved(keyword.value, bound)
+                if not isinstance(extras, ast.Dict):
+                    continue
+                for extra, value in zip(extras.keys, extras.values):
+                    if isinstance(extra, ast.Constant) and isinstance(extra.value, str):
+                        for literal in _string_literals(value, bound):
+                            yield from _literal_requirement_hits(text, line_starts, literal, f"extra:{extra.value}")
+
+
+def _is_setup_call(func: ast.expr) -> bool:
+    return (isinstance(func, ast.Name) and func.id == "setup") or (
+        isinstance(func, ast.Attribute) and func.attr == "setup")
+
+
+def _resolved(node: ast.expr, bound: Mapping[str, ast.expr]) -> ast.expr:
+    return bound.get(node.id, node) if isinstance(node, ast.Name) else node
+
+
+def _string_literals(node: ast.expr, bound: Mapping[str, ast.expr], depth: int = 0) -> Iterator[ast.Constant]:
+    """The string literals of a list or tuple (or a `+` of them, or one string), names followed
+    to what they are bound to."""
+    if depth > 8:  # `a = a + b`: a name followed this deep is a loop
+        return
+    node = _resolved(node, bound)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        yield node
+    elif isinstance(node, (ast.List, ast.Tuple)):
+        for item in node.elts:
+            if isinstance(item, ast.Constant) and isinstance(item.value, str):
+                yield item
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        yield from _string_literals(node.left, bound, depth + 1)
+        yield from _string_literals(node.right, bound, depth + 1)
+
+
+def _literal_requirement_hits(text: str, line_starts: list[int], literal: ast.Constant, group: str) -> Iterator[_Hit]:
+    """A string literal holds one requirement per line (setuptools splits a string on lines)."""
+    line_start = line_starts[literal.lineno - 1]
+    # ast columns count UTF-8 bytes.
+    line = text[line_start : line_start + literal.col_offset]
+    start = line_start + len(line.encode("utf-8")[: literal.col_offset].decode("utf-8", "ignore"))
+    opener = _STRING_OPENER.match(text, start)
+    if opener is None:
+        return
+    position = opener.end()
+    for requirement in literal.value.splitlines(keepends=True):
+        content = requirement.split("#", 1)[0]
+        indent = len(content) - len(content.lstrip())
+        if span := _requirement_name_span(content.strip()):
+            name = content.strip()[span[0] : span[1]]
+            name_start = position + indent + span[0]
+            # An escape or an implicit concatenation moves the source away from the value: left out.
+            if text[name_start : name_start + len(name)] == name:
+                yield _Hit(name_start, name_start + len(name), "pypi", "declaration", group)
+        position += len(requirement)
+
+
+_CFG_SECTION = re.compile(r"\[(?P<name>[^\]\r\n]+)\]")
+_CFG_KEY = re.compile(r"(?P<key>[^=:\s][^=:]*?)[ \t]*[=:][ \t]*")
+
+
+def _setup_cfg_hits(text: str) -> Iterator[_Hit]:
+    """`[options]` install_requires, tests_require, setup_requires and `[options.extras_require]`
+    values, one requirement a line; a value continues on indented lines, as configparser reads it."""
+    group: str | None = None  # the group of the value being read; None outside one
+    section = ""
+    for offset, line in _lines(text):
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("#", ";")):
+            continue  # configparser skips comments and blank lines inside a multi-line value
+        if line[:1] in " \t":
+            if group is not None:
+                yield from _cfg_requirement_hits(offset, line, group)
+            continue
+        group = None
+        if header := _CFG_SECTION.match(line):
+            section = header["name"].strip().lower()
+            continue
+        key = _CFG_KEY.match(line)
+        if key is None:
+            continue
+        name = key["key"].strip()
+        if section == "options" and name.lower() in _SETUP_KEYWORD_GROUPS:
+            group = _SETUP_KEYWORD_GROUPS[name.lower()]
+        elif section == "options.extras_require":
+            group = f"extra:{name}"
+        if group is not None:
+            yield from _cfg_requirement_hits(offset + key.end(), line[key.end() :], group)
+
+
+def _cfg_requirement_hits(offset: int, value: str, group: str) -> Iterator[_Hit]:
+    content = value.split(" #", 1)[0]  # an inline comment; ';' starts a PEP 508 marker here
+    if content.lstrip().startswith(("file:", "attr:")):
+        return
+    indent = len(content) - len(content.lstrip())
+    if span := _requirement_name_span(content.lstrip()):
+        yield _Hit(offset + indent + span[0], offset + indent + span[1], "pypi", "declaration", group)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1293,6 +1459,8 @@ _SCANNERS: Mapping[str, Callable[[str], Iterable[_Hit]]] = {
     "package_json": _package_json_hits,
     "cargo_toml": _cargo_toml_hits,
     "go_mod": _go_mod_hits,
+    "setup_py": _setup_py_hits,
+    "setup_cfg": _setup_cfg_hits,
     "dockerfile": _dockerfile_hits,
 }
 
@@ -1311,7 +1479,7 @@ def detect(path: str, text: str, vocabulary: frozenset[str] = frozenset()) -> li
     line_starts = _line_starts(text)
     ascii_text = text.isascii()
     mentions = []
-    for start, end, ecosystem, kind in hits:
+    for start, end, ecosystem, kind, _group in hits:
         name = text[start:end]
         line = bisect_right(line_starts, start) - 1
         line_start = line_starts[line]
@@ -1331,3 +1499,72 @@ def _key(name: str, ecosystem: str, prose: bool) -> str:
     # Cached across documents: a file names the same few packages over and over, and each
     # re-scan while typing meets the names of the last one again.
     return fold(name) if prose else normalize(name, ecosystem)
+
+
+# ---------------------------------------------------------------------------------------------
+# Manifest declarations, for reading a repository's history (the same scanners as `detect`)
+
+MANIFEST_KINDS = frozenset(
+    {"requirements", "pyproject", "package_json", "cargo_toml", "go_mod", "setup_py", "setup_cfg", "dockerfile"}
+)
+
+
+class Declaration(NamedTuple):
+    name: str  # as written (for a Cargo key renamed with `package = "…"`, the package it names)
+    key: str  # names.normalize(name, ecosystem)
+    ecosystem: str
+    # Where it is declared: `main`, `dev`, `test`, `build` (build-system requires, setup_requires,
+    # build-dependencies), `extra:<name>`, `group:<name>` (dependency groups, Poetry groups),
+    # `peer`, `optional`, `bundled`, `override`, `replace` (go.mod), `workspace`,
+    # `target:<cfg>:<main|dev|build>` (Cargo); "" for a Dockerfile's installs.
+    group: str
+
+
+@dataclass(frozen=True, slots=True)
+class ManifestScan:
+    declarations: tuple[Declaration, ...]
+    well_formed: bool  # False when the file does not parse as its format (TOML, JSON, Python)
+
+
+def _parses_toml(text: str) -> bool:
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return False
+    return True
+
+
+def _parses_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _parses_python(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+_WELL_FORMED: Mapping[str, Callable[[str], bool]] = {
+    "pyproject": _parses_toml, "cargo_toml": _parses_toml, "package_json": _parses_json, "setup_py": _parses_python,
+}
+
+
+def declarations(path: str, text: str) -> ManifestScan | None:
+    """What a manifest declares (None when `path` is no manifest), from the scanners `detect`
+    uses."""
+    kind = document_kind(path)
+    if kind not in MANIFEST_KINDS:
+        return None
+    found = tuple(
+        Declaration(text[hit.start : hit.end], _key(text[hit.start : hit.end], hit.ecosystem, False), hit.ecosystem,
+                    hit.group)
+        for hit in _SCANNERS[kind](text)
+        if hit.kind == "declaration"
+    )
+    return ManifestScan(found, _WELL_FORMED.get(kind, lambda _: True)(text))

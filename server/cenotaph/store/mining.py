@@ -38,3 +38,19 @@ def dismissed(conn: Any, project: str) -> set[tuple[str, str]]:
     """(ecosystem, normalized name) pairs a person turned down in `project`."""
     rows = conn.execute("SELECT ecosystem, name FROM candidate_dismissals WHERE project = ?", (project,))
     return {(ecosystem, name) for ecosystem, name in rows}
+
+
+def all_dismissals(conn: Any) -> list[tuple[str, str, str, str, str, str]]:
+    """(project, ecosystem, name, reason, actor, created_at) of every dismissal, for restore."""
+    return conn.execute("SELECT project, ecosystem, name, reason, actor, created_at FROM candidate_dismissals "
+                        "ORDER BY project, ecosystem, name").fetchall()
+
+
+def keep_dismissal(conn: Any, project: str, ecosystem: str, name: str, reason: str, actor: str, at: str) -> bool:
+    """Add a dismissal unless one is already recorded for the name (that one stays); True if added."""
+    done = conn.execute(
+        "INSERT INTO candidate_dismissals (project, ecosystem, name, reason, actor, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (project, ecosystem, name) DO NOTHING",
+        (project, ecosystem, name, reason, actor, at),
+    )
+    return done.rowcount == 1

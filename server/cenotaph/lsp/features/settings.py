@@ -21,7 +21,7 @@ log = logging.getLogger(__name__)
 SECTION = "cenotaph"
 Severity = Literal["error", "warning", "information", "hint", "off"]
 FileKind = Literal["python", "javascript", "go", "rust", "requirements", "pyproject", "package_json", "cargo_toml",
-                   "go_mod", "dockerfile", "markdown", "instructions"]
+                   "go_mod", "setup_py", "setup_cfg", "dockerfile", "markdown", "instructions"]
 ALL_FILE_KINDS: tuple[str, ...] = FileKind.__args__  # type: ignore[attr-defined]
 
 

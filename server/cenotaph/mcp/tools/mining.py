@@ -1,0 +1,75 @@
+"""mine: read the past for abandoned approaches. What it yields are proposals a person accepts or
+rejects, never graveyard entries."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from mcp.server.mcpserver import Context
+from pydantic import BaseModel, Field
+
+from cenotaph.mcp.tools.base import WRITE, ToolEnv, ToolGroup
+from cenotaph.memory.mine_git import GitMiningReport
+
+TOOLS = ToolGroup()
+
+
+class MinedProposal(BaseModel):
+    proposal_id: int
+    name: str
+    ecosystem: str
+    reason: str  # drafted from the evidence
+    confidence: float
+    classes: list[str]  # dev, types, backport, build, subproject: what a person weighs differently
+    replacement: str | None
+
+
+class MineOutcome(BaseModel):
+    source: str
+    commits_read: int
+    manifests_parsed: int
+    parse_failures: int
+    shallow: bool
+    oldest_commit_seen: str | None
+    only_new_commits: bool
+    proposed: list[MinedProposal]
+    not_proposed: dict[str, list[str]]  # why -> names: already pending, in the graveyard, suppressed, dismissed
+    note: str
+
+    @staticmethod
+    def of_git(report: GitMiningReport) -> MineOutcome:
+        history, proposals = report.history, report.proposals
+        return MineOutcome(
+            source="git", commits_read=history.commits_read, manifests_parsed=history.manifests_parsed,
+            parse_failures=history.parse_failures, shallow=history.shallow,
+            oldest_commit_seen=history.oldest_seen.sha if history.oldest_seen else None,
+            only_new_commits=history.incremental,
+            proposed=[MinedProposal(proposal_id=p.id, name=p.arguments["name"], ecosystem=p.arguments["ecosystem"],
+                                    reason=p.reason, confidence=p.arguments["confidence"],
+                                    classes=p.arguments["classes"], replacement=p.arguments["replacement"])
+                      for p in proposals.proposed],
+            not_proposed={why: names for why, names in (
+                ("already_pending", proposals.already_pending), ("in_graveyard", proposals.in_graveyard),
+                ("suppressed", proposals.suppressed), ("dismissed", proposals.dismissed)) if names},
+            note="These are proposals: nothing is abandoned until a person accepts one.",
+        )
+
+
+@TOOLS.add(WRITE)
+def mine(
+    ctx: Context,
+    source: Annotated[Literal["git"], Field(description="`git`: the repository's manifest history.")] = "git",
+    path: Annotated[str, Field(min_length=1, max_length=4096,
+                               description="A directory inside the repository (default: the server's working directory).")] = ".",
+    since: Annotated[str | None, Field(max_length=100, description="Only commits after this date (e.g. 2024-01-01).")] = None,
+    max_commits: Annotated[int | None, Field(ge=1, le=1_000_000,
+                                             description="Only the latest N commits that touch manifests.")] = None,
+) -> MineOutcome:
+    """Mine the past for approaches this project abandoned: dependencies its manifests declared
+    at some commit and declare nowhere now, with the commits that added and removed them. Each
+    becomes a proposal the user reviews (accept or reject); it is not yet a dead end. A rerun
+    reads only new commits."""
+    env = ToolEnv.of(ctx)
+    with env.domain() as memory:
+        report = memory.mine_git(env.actor(ctx), path, project=env.project, since=since, max_commits=max_commits)
+    return MineOutcome.of_git(report)

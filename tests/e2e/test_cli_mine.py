@@ -1,0 +1,53 @@
+"""Issue 13's "done when", as a new user would do it: mine a repository's history, review the
+proposals, accept one, and the graveyard answers for it."""
+
+from __future__ import annotations
+
+import json
+
+from tests.e2e.test_cli import run
+from tests.gitrepo import BOB, GitRepo
+
+
+def test_mine_review_accept_and_check(cli_env, tmp_path):
+    repo = GitRepo(tmp_path / "app")
+    (repo.root / ".cenotaph.toml").write_text('project = "acme/app"\n', encoding="utf-8")
+    repo.commit("Start the API client", {"requirements.txt": "requests==2.31\nclick\n",
+                                         "package.json": '{"devDependencies": {"@types/node": "20", "jest": "29"}}'},
+                at="2024-01-21T09:00:00+00:00")
+    replaced = repo.commit("Replace requests with httpx", {"requirements.txt": "httpx==0.27\nclick\n"}, author=BOB,
+                           at="2024-03-02T09:00:00+00:00")
+    repo.commit("Trim dev tools", {"package.json": '{"devDependencies": {"jest": "29"}}'}, at="2024-03-03T09:00:00+00:00")
+
+    mined = json.loads(run(cli_env, "mine", "git", "--json", cwd=repo.root).stdout)
+    assert mined["project"] == "acme/app"
+    keys = sorted(p["arguments"]["key"] for p in mined["proposals"]["proposed"])
+    assert keys == ["@types/node", "requests"]  # httpx, click and jest are declared at HEAD
+    requests = next(p for p in mined["proposals"]["proposed"] if p["arguments"]["key"] == "requests")
+    assert requests["reason"] == (f'removed in {replaced[:7]} "Replace requests with httpx" (2024-03-02, Bob Roe); '
+                                  "replaced by httpx; lived 41 days")
+
+    listing = run(cli_env, "proposals", cwd=repo.root).stdout
+    assert f"#{requests['id']} [pending] abandon requests (pypi)" in listing
+    assert f'removed  {replaced[:7]} 2024-03-02 Bob Roe: "Replace requests with httpx"  requirements.txt' in listing
+    typed = json.loads(run(cli_env, "proposals", "--class", "types", "--json", cwd=repo.root).stdout)["proposals"]
+    assert [p["arguments"]["key"] for p in typed] == ["@types/node"]
+    plain = json.loads(run(cli_env, "proposals", "--class", "plain", "--json", cwd=repo.root).stdout)["proposals"]
+    assert [p["arguments"]["key"] for p in plain] == ["requests"]
+
+    again = run(cli_env, "mine", "git", cwd=repo.root).stdout
+    assert "read 0 commits touching manifests (since the last run)" in again
+
+    run(cli_env, "accept", str(requests["id"]), "--effort", "2", cwd=repo.root)
+    checked = json.loads(run(cli_env, "check", "requests", "--json", cwd=repo.root).stdout)
+    verdict = checked["results"][0]
+    assert verdict["status"] == "abandoned" and "replaced by httpx" in verdict["approach"]["reason"]
+
+
+def test_mining_outside_a_repository_is_a_clear_error(cli_env, tmp_path):
+    proc = run(cli_env, "mine", "git", str(tmp_path), "--json", "--project", "p", check=False)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    error = json.loads(proc.stdout)["error"]
+    assert error["field"] == "path" and "not inside a git repository" in error["message"]
+    proc = run(cli_env, "mine", check=False)
+    assert proc.returncode == 2 and "SOURCE" in proc.stderr
