@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cenotaph.memory import validate
+from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Conflict
 from cenotaph.memory.models import Actor, ForgetPreview, MaintenanceReport
@@ -54,9 +54,9 @@ def apply(ctx: Context, conn: Any, row: MemoryRow, to_state: str, *, reason: str
 
 def move(ctx: Context, actor: Actor, memory_id: int, to_state: str, *, reason: str,
          hints: list[str] | None = None) -> MemoryRow:
-    reason = validate.text(reason, "reason")
+    reason = secrets.screen(validate.text(reason, "reason"), "reason", actor)
     if hints is not None:
-        hints = validate.text_list(hints, "hints")
+        hints = secrets.screen_list(validate.text_list(hints, "hints"), "hints", actor)
     with ctx.store.write() as tx:
         row = live(tx, memory_id)
         apply(ctx, tx, row, to_state, reason=reason, actor=actor.name, hints=hints)
@@ -85,7 +85,7 @@ def forget(ctx: Context, actor: Actor, memory_id: int, *, reason: str) -> Memory
     """Remove the content of every version, its vectors and entities; keep a tombstone (id, content
     hash, reason, who, when) so no restore or import brings it back. Events carry only hashes.
     Returns the emptied row (state `deleted`); the tombstone is in `history`."""
-    reason = validate.text(reason, "reason")
+    reason = secrets.screen(validate.text(reason, "reason"), "reason", actor)
     now = ctx.now()
     with ctx.store.write() as tx:
         row = live(tx, memory_id)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from cenotaph.config import Settings
-from cenotaph.memory import audit, backup, importing, lifecycle, proposals, repair, suppressions, timeline, validate
+from cenotaph.memory import audit, backup, importing, lifecycle, proposals, repair, secrets, suppressions, timeline, validate
 from cenotaph.memory import contradictions as links
 from cenotaph.memory import trust as belief
 from cenotaph.memory.context import Context
@@ -48,6 +49,7 @@ class Memory:
         """Record `name` in the graveyard, with a memory that tells the story."""
         plan = self.graveyard.plan(name, reason=reason, project=project, effort=effort, ecosystem=ecosystem,
                                    aliases=aliases)
+        plan = dataclasses.replace(plan, reason=secrets.screen(plan.reason, "reason", actor))
         # One transaction: a crash leaves the memory and its graveyard record together, or neither.
         with self.ctx.store.write():
             stored = self.remember(
@@ -62,7 +64,8 @@ class Memory:
                           tags: list[str] | None = None) -> ExperienceResult:
         """One experience (what was tried, at what effort, with what outcome) and the approaches it
         abandoned, each entering the graveyard linked to it."""
-        validate.text(summary, "summary", max_length=validate.MAX_CONTENT)  # else refused as `content`, below
+        # Checked here, else refused as `content` below.
+        summary = secrets.screen(validate.text(summary, "summary", max_length=validate.MAX_CONTENT), "summary", actor)
         validate.choice(outcome, "outcome", OUTCOMES)
         validate.integer(effort, "effort", low=1, high=5)
         plans = []
@@ -70,7 +73,8 @@ class Memory:
             if not isinstance(pair, (tuple, list)) or len(pair) != 2:
                 raise validate.InvalidInput("expected NAME=REASON", field=f"abandoned[{i}]")
             try:
-                plans.append(self.graveyard.plan(pair[0], reason=pair[1], project=project, effort=effort))
+                plan = self.graveyard.plan(pair[0], reason=pair[1], project=project, effort=effort)
+                plans.append(dataclasses.replace(plan, reason=secrets.screen(plan.reason, "reason", actor)))
             except validate.InvalidInput as exc:
                 raise validate.InvalidInput(exc.message, field=f"abandoned[{i}].{exc.field}") from None
         with self.ctx.store.write():  # the experience and the approaches it abandoned, all or nothing
