@@ -213,6 +213,7 @@ def _check_lines(check) -> list[str]:
     elif check.vector_model is not None:
         lines.append("vectors: built by another model (run `cenotaph reindex`)")
     lines.append("event log: intact" if check.audit.ok else f"event log: {check.audit.problem}")
+    lines += [f"secret stored (forget it): {found}" for found in check.secrets]
     return lines
 
 

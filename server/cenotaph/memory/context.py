@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
@@ -43,11 +42,6 @@ def parse_time(value: str, field_name: str) -> str:
 
 def content_hash(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def tags_hash(tags: list[str]) -> str:
-    """What the event log keeps of a memory's tags: forgetting the memory must leave no tag readable."""
-    return content_hash(json.dumps(tags, ensure_ascii=False))
 
 
 @dataclass(slots=True)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cenotaph.memory import secrets, validate
-from cenotaph.memory.context import Context, content_hash, parse_time, tags_hash
+from cenotaph.memory.context import Context, content_hash, parse_time
 from cenotaph.memory.errors import CenotaphError, Unavailable
 from cenotaph.memory.models import KINDS, Actor
 from cenotaph.memory.remember import CONTEXT_MEMORIES, sitting_context
@@ -193,7 +193,7 @@ def _write_batch(ctx: Context, actor: Actor, batch: list[_Ready], report: Import
             entries.append({"at": now, "actor": actor.name, "action": "import", "target": f"memory:{row.memory_id}",
                             "project": row.project, "after": {"kind": row.kind, "content_hash": row.content_hash,
                                                               "trust": row.trust,
-                                                              "tags_hash": tags_hash(row.tags)}})
+                                                              "tags_hash": events.tags_hash(row.tags)}})
             report.memory_ids.append(row.memory_id)
         events.append_many(tx, entries)
     report.imported += len(batch)

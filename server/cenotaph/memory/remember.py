@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 
 from cenotaph.memory import secrets, validate
-from cenotaph.memory.context import Context, content_hash, format_time, parse_time, tags_hash
+from cenotaph.memory.context import Context, content_hash, format_time, parse_time
 from cenotaph.memory.models import KINDS, OUTCOMES, Actor, ContradictionWarning, RememberResult
-from cenotaph.store import contradictions, memories, transitions, vectors
+from cenotaph.store import contradictions, events, memories, transitions, vectors
 from cenotaph.store.records import MemoryRow
 
 DUPLICATE_SIMILARITY = 0.92
@@ -134,7 +134,7 @@ def remember(ctx: Context, actor: Actor, content: str, *, project: str, kind: st
             vectors.insert(tx, row.id, project, vector)
         memories.replace_entities(tx, row.id, analysis.entities)
         ctx.event(tx, actor=actor.name, action="remember", target=f"memory:{memory_id}", project=project,
-                  after={"kind": kind, "content_hash": digest, "trust": row.trust, "tags_hash": tags_hash(tags)})
+                  after={"kind": kind, "content_hash": digest, "trust": row.trust, "tags_hash": events.tags_hash(tags)})
         warnings = find_contradictions(ctx, tx, row, vector, actor.name) if use_vectors else []
         stored = memories.current(tx, memory_id)
     return RememberResult(stored=True, id=memory_id, contradictions=warnings, memory=stored)
