@@ -75,8 +75,9 @@ class Memory:
             try:
                 plan = self.graveyard.plan(pair[0], reason=pair[1], project=project, effort=effort)
                 plans.append(dataclasses.replace(plan, reason=secrets.screen(plan.reason, "reason", actor)))
-            except validate.InvalidInput as exc:
-                raise validate.InvalidInput(exc.message, field=f"abandoned[{i}].{exc.field}") from None
+            except validate.InvalidInput as exc:  # re-raised as it is (a SecretFound stays one), renamed
+                exc.field = f"abandoned[{i}].{exc.field}"
+                raise
         with self.ctx.store.write():  # the experience and the approaches it abandoned, all or nothing
             stored = self.remember(
                 actor, summary, project=project, kind="experience", tags=tags, force=True,
