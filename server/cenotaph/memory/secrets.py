@@ -39,10 +39,10 @@ _EXTRA_DETECTORS = [("GitHub Token", [re.compile(r"github_pat_[A-Za-z0-9_]{60,}"
 _TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-+/=.]*")
 _PRIVATE_KEY_BLOCK = re.compile(r"-----BEGIN[ A-Z0-9]*PRIVATE KEY( BLOCK)?-----.*?(-----END[ A-Z0-9]*PRIVATE KEY"
                                 r"( BLOCK)?-----|\Z)", re.DOTALL)
-# `name = value`, `name: value`, `"name": "value"`, `--name value` is left to the keyword plugin.
-_ASSIGNMENT = re.compile(
-    r"""(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})["']?\s*(?::=|=>|=|:)\s*(?P<quote>["'`]?)"""
-    r"""(?P<value>[A-Za-z0-9+/=_\-.~]{20,})(?P=quote)""")
+# `name = value`, `name: value`, `"name": "value"`: found from the separator and a long value
+# after it (few places in a text), then the name read back from just before the separator.
+_ASSIGNED_VALUE = re.compile(r"""(?::=|=>|=|:)\s*(?P<quote>["'`]?)(?P<value>[A-Za-z0-9+/=_\-.~]{20,})(?P=quote)""")
+_NAME_BEFORE = re.compile(r"""(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})["']?\s*\Z""")
 _SECRET_NAME = re.compile(r"(?i)(secret|token|passw|pwd|api.?key|auth|credential|private|access.?key|signing|"
                           r"session|cookie|bearer|key$)")
 _ID_NAME = re.compile(r"(?i)(^|[_.-])(h\d|id|ids|sha\d*|hash|digest|checksum|integrity|commit|rev|revision|etag|uuid|"
@@ -207,8 +207,11 @@ def _line_findings(line: str, offset: int) -> Iterator[Finding]:
             if not indirect:
                 start, end = match.span(group)
                 yield Finding("Secret Keyword", offset + start, offset + end)
-    for match in _ASSIGNMENT.finditer(line):
-        name, value = match.group("name"), match.group("value")
+    for match in _ASSIGNED_VALUE.finditer(line):
+        named = _NAME_BEFORE.search(line, max(0, match.start() - 90), match.start())
+        if named is None:
+            continue
+        name, value = named.group("name"), match.group("value")
         if _ID_NAME.search(name) or _is_look_alike(value):
             continue
         if _HEX.fullmatch(value) and not _SECRET_NAME.search(name):
