@@ -40,8 +40,11 @@ class Store:
                 self._checkpoint()
 
     def _checkpoint(self) -> None:
-        if str(self.path) != ":memory:":
-            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        if str(self.path) == ":memory:":
+            return
+        busy, _, _ = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if busy:  # another process kept reading past the busy timeout; its next checkpoint empties it
+            log.warning("the WAL could not be emptied yet: another process is reading the store")
 
     def _vacuum(self) -> None:
         """Rewrite the file once after upgrading a store that forgot memories before free pages
@@ -76,6 +79,7 @@ class Store:
                 yield self.conn
             except BaseException:
                 self._depth = 0
+                self._truncate_wal = False
                 self.conn.execute("ROLLBACK")
                 raise
             self._depth = 0
