@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cenotaph.memory.errors import InvalidInput
+from cenotaph.memory.models import Actor
 
 # Plugins whose hits are not secrets in a memory (a public IP address is an address).
 _SKIPPED_PLUGINS = frozenset({"IPPublicDetector"})
@@ -56,7 +57,6 @@ _BASE64_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+
 # to a share of that bound, long ones to detect-secrets' default base64 limit.
 _BASE64_LIMIT = 4.5
 _SHORT_SHARE = 0.87
-_MIN_ENTROPY_LENGTH = 20
 
 GENERIC_KIND = "High Entropy Value"
 
@@ -261,23 +261,23 @@ def check(text: str, field: str, *, advice: str = "remove the secret and send th
         raise SecretFound(field, findings, advice=advice)
 
 
-def screen(text: str, field: str, actor: Any) -> str:
+def screen(text: str, field: str, actor: Actor) -> str:
     """What a write door stores: `text` unchanged when it holds no secret; with its secrets
     redacted when a person asked for that (`actor.redact_secrets`); otherwise refused. An agent
     never gets the redaction: it is told to remove the secret."""
     findings = scan(text)
     if not findings:
         return text
-    if getattr(actor, "kind", "agent") == "human" and getattr(actor, "redact_secrets", False):
+    if actor.kind == "human" and actor.redact_secrets:
         return redact(text, findings)
-    advice = ("remove the secret and call again; secrets are never stored" if getattr(actor, "kind", "agent") != "human"
-              else "remove it, or store the text with it replaced by [REDACTED:<kind>] (--redact)")
+    advice = ("remove it, or store the text with it replaced by [REDACTED:<kind>] (--redact)" if actor.kind == "human"
+              else "remove the secret and call again; secrets are never stored")
     raise SecretFound(field, findings, advice=advice)
 
 
-def screen_list(values: list[str], field: str, actor: Any) -> list[str]:
+def screen_list(values: list[str], field: str, actor: Actor) -> list[str]:
     return [screen(v, f"{field}[{i}]", actor) for i, v in enumerate(values)]
 
 
-def screen_optional(value: str | None, field: str, actor: Any) -> str | None:
+def screen_optional(value: str | None, field: str, actor: Actor) -> str | None:
     return None if value is None else screen(value, field, actor)
