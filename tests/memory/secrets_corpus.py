@@ -79,6 +79,9 @@ LOOK_ALIKES: list[tuple[str, str]] = [
     ("api key placeholder", "OPENAI_API_KEY=sk-your-key-here goes in .env"),
     ("prose after a keyword", "secret: everything must be tested before the release"),
     ("prose after password", "password: rotated monthly by the ops team"),
+    ("git URLs", "clone https://github.com/acme/shop.git, or ssh git@github.com:acme/shop"),
+    ("URL without a password then an address", "postgres://localhost:5432/db, mail ops@example.com"),
+    ("URL with a templated password", "the DSN is postgres://app:${DB_PASSWORD}@db:5432/app"),
     ("example AWS ARN", "role arn:aws:iam::123456789012:role/deploy assumes the bucket policy"),
 ]
 

@@ -33,8 +33,12 @@ from cenotaph.memory.models import Actor
 
 # Plugins whose hits are not secrets in a memory (a public IP address is an address).
 _SKIPPED_PLUGINS = frozenset({"IPPublicDetector"})
-# Kinds detect-secrets 1.5 does not know yet, in its (kind, patterns) shape.
-_EXTRA_DETECTORS = [("GitHub Token", [re.compile(r"github_pat_[A-Za-z0-9_]{60,}")])]
+# What detect-secrets 1.5 misses, in its (kind, patterns) shape: GitHub's fine-grained tokens, and
+# URL passwords holding a sub-delimiter (`!`, `$`, `&`…), which its own URL pattern leaves out.
+_EXTRA_DETECTORS = [
+    ("GitHub Token", [re.compile(r"github_pat_[A-Za-z0-9_]{60,}")]),
+    ("Basic Auth Credentials", [re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@")]),
+]
 # A plugin's pattern may stop short of the token it found (Stripe's `{24}`, the JWT's lazy last
 # part): the range runs on to the token's end.
 _TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-+/=.]*")
