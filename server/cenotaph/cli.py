@@ -20,6 +20,12 @@ from cenotaph.store.connect import StoreUnavailable
 from cenotaph.store.migrations import SchemaTooNew
 
 CLI_ACTOR = Actor(name="cli", kind="human")
+REDACT_HELP = "store the text with each secret found in it replaced by [REDACTED:<kind>] instead of refusing it"
+
+
+def _writer(args: argparse.Namespace) -> Actor:
+    """The person at the command line, with `--redact` if they gave it."""
+    return dataclasses.replace(CLI_ACTOR, redact_secrets=args.redact)
 
 
 class CommandFailed(Exception):
@@ -65,7 +71,7 @@ def _progress(done: int, total: int | None) -> None:
 
 
 def cmd_remember(args: argparse.Namespace, memory) -> None:
-    result = memory.remember(CLI_ACTOR, args.text, project=_project(args), kind=args.kind, tags=args.tag,
+    result = memory.remember(_writer(args), args.text, project=_project(args), kind=args.kind, tags=args.tag,
                              force=args.force, valid_from=args.valid_from, valid_to=args.valid_to)
     if not result.stored:
         _emit(args, result, f"not stored: near-duplicate of #{result.duplicate_of} "
@@ -100,7 +106,7 @@ def cmd_recall(args: argparse.Namespace, memory) -> None:
 
 
 def cmd_abandon(args: argparse.Namespace, memory) -> None:
-    result = memory.abandon(CLI_ACTOR, args.name, reason=args.reason, project=_project(args), effort=args.effort,
+    result = memory.abandon(_writer(args), args.name, reason=args.reason, project=_project(args), effort=args.effort,
                             ecosystem=args.ecosystem, aliases=args.alias)
     a = result.approach
     where = "everywhere" if a.project == "" else f"in {a.project}"
@@ -128,7 +134,7 @@ def _parse_abandoned(values: Sequence[str]) -> list[tuple[str, str]]:
 
 def cmd_experience(args: argparse.Namespace, memory) -> None:
     result = memory.record_experience(
-        CLI_ACTOR, args.summary, project=_project(args), outcome=args.outcome, effort=args.effort,
+        _writer(args), args.summary, project=_project(args), outcome=args.outcome, effort=args.effort,
         iterations=args.iterations, breakthrough=args.breakthrough, gotchas=args.gotcha,
         abandoned=_parse_abandoned(args.abandoned), tags=args.tag,
     )
@@ -154,7 +160,7 @@ def cmd_import(args: argparse.Namespace, memory) -> None:
         with path.open(encoding="utf-8", errors="surrogateescape") as counting:
             total = sum(1 for line in counting if line.strip())
         with path.open(encoding="utf-8", errors="surrogateescape") as lines:
-            report = memory.import_jsonl(CLI_ACTOR, lines, project=_project(args), total=total, progress=_progress)
+            report = memory.import_jsonl(_writer(args), lines, project=_project(args), total=total, progress=_progress)
     except OSError as exc:
         raise CenotaphError(f"cannot read {path}: {exc.strerror or exc}", field="file") from None
     lines = [f"imported {report.imported} memories; skipped {report.skipped_duplicates} already stored and "
@@ -211,6 +217,7 @@ def _check_lines(check) -> list[str]:
     elif check.vector_model is not None:
         lines.append("vectors: built by another model (run `cenotaph reindex`)")
     lines.append("event log: intact" if check.audit.ok else f"event log: {check.audit.problem}")
+    lines += [f"secret stored (forget it): {found}" for found in check.secrets]
     return lines
 
 
@@ -335,7 +342,7 @@ def cmd_unsuppress(args: argparse.Namespace, memory) -> None:
 
 
 def cmd_update(args: argparse.Namespace, memory) -> None:
-    row = memory.update(CLI_ACTOR, args.id, content=args.content, reason=args.reason)
+    row = memory.update(_writer(args), args.id, content=args.content, reason=args.reason)
     _emit(args, row, f"updated: {_memory_line(row)}")
 
 
@@ -511,6 +518,7 @@ def _trust_time_audit_commands(command: Callable[..., argparse.ArgumentParser]) 
     p.add_argument("id", type=int)
     p.add_argument("--content", required=True)
     p.add_argument("--reason")
+    p.add_argument("--redact", action="store_true", help=REDACT_HELP)
     p = command("history", cmd_history, "versions, transitions and events of a memory")
     p.add_argument("id", type=int)
     p = command("audit", cmd_audit, "check the event log's hash chain, or read it")
@@ -643,6 +651,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="store even if a near-duplicate exists")
     p.add_argument("--valid-from", help="when it started to hold (ISO 8601; default now)")
     p.add_argument("--valid-to", help="when it stopped holding (ISO 8601)")
+    p.add_argument("--redact", action="store_true", help=REDACT_HELP)
 
     p = command("recall", cmd_recall, "find memories; abandoned approaches named in the query come first")
     p.add_argument("query")
@@ -658,6 +667,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ecosystem", choices=ECOSYSTEMS)
     p.add_argument("--alias", action="append", default=[], help="another name it goes by (e.g. its import name)")
     p.add_argument("--global", dest="global_scope", action="store_true", help="abandoned everywhere, not just here")
+    p.add_argument("--redact", action="store_true", help=REDACT_HELP)
 
     p = command("reinstate-approach", cmd_reinstate_approach, "take an approach out of the graveyard")
     p.add_argument("name")
@@ -673,6 +683,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gotcha", action="append", default=[])
     p.add_argument("--abandoned", action="append", default=[], metavar="NAME=REASON")
     p.add_argument("--tag", action="append", default=[])
+    p.add_argument("--redact", action="store_true", help=REDACT_HELP)
 
     p = command("check", cmd_check, "check names against the graveyard")
     p.add_argument("names", nargs="+")
@@ -686,6 +697,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("import", cmd_import, "add memories from a JSON Lines file (one object a line: content; "
                                       "kind, tags, valid_from, project optional)")
     p.add_argument("file")
+    p.add_argument("--redact", action="store_true", help=REDACT_HELP)
 
     command("doctor", cmd_doctor, "show the store, versions, model and project")
     command("reindex", cmd_reindex, "re-embed every memory with the configured model")

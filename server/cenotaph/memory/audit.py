@@ -1,7 +1,11 @@
 """The audit log: append-only (triggers reject UPDATE and DELETE) and hash-chained, so that an
-edit made behind the triggers' back is found and the first bad row named."""
+edit made behind the triggers' back is found and the first bad row named. The one sanctioned
+rewrite, scrubbing text out of events written before events kept only hashes, is checked against
+the `scrub` event that attests it (store/events.py)."""
 
 from __future__ import annotations
+
+import json
 
 from cenotaph.memory import validate
 from cenotaph.memory.context import Context, parse_time
@@ -16,6 +20,10 @@ def verify(ctx: Context) -> AuditReport:
     last_seq = 0
     with ctx.store.read() as conn:
         allocated = events.allocated_head(conn)
+        scrubbed = events.scrubs(conn)
+        attested: dict[int, list[tuple[int, str]]] = {}
+        for seq, (digest, scrub_seq) in scrubbed.items():
+            attested.setdefault(scrub_seq, []).append((seq, digest))
         for row in events.iterate(conn):
             checked += 1
             if row.seq != last_seq + 1:
@@ -26,11 +34,22 @@ def verify(ctx: Context) -> AuditReport:
                                    f"event #{row.seq} does not chain to event #{last_seq} (previous hash differs)")
             digest = events.event_hash(row.prev_hash, row.at, row.actor, row.action, row.target, row.project,
                                        row.before, row.after, row.reason)
-            if digest != row.hash:
+            rewritten = scrubbed.get(row.seq)
+            if digest != row.hash and (rewritten is None or rewritten[0] != digest or rewritten[1] <= row.seq):
                 return AuditReport(False, checked, last_seq, row.seq,
                                    f"event #{row.seq} was altered: its hash does not match its content")
+            if row.action == events.SCRUB_ACTION:
+                claim = json.loads(row.after or "{}")
+                entries = attested.pop(row.seq, [])
+                if claim.get("scrubbed") != len(entries) or claim.get("digest") != events.scrub_digest(entries):
+                    return AuditReport(False, checked, last_seq, row.seq,
+                                       f"the events rewritten under event #{row.seq} are not the ones it attests")
             expected_prev = row.hash
             last_seq = row.seq
+    if attested:
+        first = min(seq for entries in attested.values() for seq, _ in entries)
+        return AuditReport(False, checked, last_seq, first,
+                           f"event #{first} is listed as rewritten, but no scrub event attests it")
     if allocated > last_seq:
         return AuditReport(False, checked, last_seq, last_seq + 1,
                            f"events #{last_seq + 1}–#{allocated} were removed from the end of the log")

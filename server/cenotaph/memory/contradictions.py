@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cenotaph.memory import validate
+from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Conflict, NotFound
 from cenotaph.memory.models import Actor, ContradictionView, ScanReport
@@ -52,7 +52,7 @@ def get_open(conn: Any, contradiction_id: Any) -> ContradictionRow:
 
 def resolve(ctx: Context, actor: Actor, contradiction_id: int, *, keep: str, reason: str) -> ContradictionView:
     keep = validate.choice(keep, "keep", KEEP)
-    reason = validate.text(reason, "reason")
+    reason = secrets.screen(validate.text(reason, "reason"), "reason", actor)
     with ctx.store.write() as tx:
         link = get_open(tx, contradiction_id)
         a, b = memories.current(tx, link.memory_a), memories.current(tx, link.memory_b)
@@ -91,7 +91,7 @@ def resolve(ctx: Context, actor: Actor, contradiction_id: int, *, keep: str, rea
 
 
 def dismiss(ctx: Context, actor: Actor, contradiction_id: int, *, reason: str) -> ContradictionView:
-    reason = validate.text(reason, "reason")
+    reason = secrets.screen(validate.text(reason, "reason"), "reason", actor)
     with ctx.store.write() as tx:
         link = get_open(tx, contradiction_id)
         a, b = memories.current(tx, link.memory_a), memories.current(tx, link.memory_b)

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from cenotaph.memory import validate
+from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import Context
 from cenotaph.memory.errors import InvalidInput, NotFound
 from cenotaph.memory.models import AbandonResult, Actor, ApproachCheck
@@ -250,7 +250,7 @@ class Graveyard:
         return AbandonResult(approach=approach, memory_id=memory_id, recall_suppressed=recall_suppressed)
 
     def reinstate(self, actor: Actor, name: str, *, reason: str, project: str) -> ApproachRow:
-        reason = validate.text(reason, "reason")
+        reason = secrets.screen(validate.text(reason, "reason"), "reason", actor)
         approach = self.find(name, validate.project(project))
         now = self.ctx.now()
         with self.ctx.store.write() as tx:

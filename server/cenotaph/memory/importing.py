@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from cenotaph.memory import validate
+from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import Context, content_hash, parse_time
 from cenotaph.memory.errors import CenotaphError, Unavailable
 from cenotaph.memory.models import KINDS, Actor
@@ -120,7 +120,7 @@ def import_memories(ctx: Context, actor: Actor, items: Iterable[ImportItem], *, 
         checked += 1
         line = item.line if item.line is not None else checked
         try:
-            pending.append(_checked(item, line, default_project))
+            pending.append(_checked(item, line, default_project, actor))
         except CenotaphError as exc:
             report.refused.append(ImportRefusal(line, exc.field, exc.message))
             refused_here += 1
@@ -137,11 +137,11 @@ def import_memories(ctx: Context, actor: Actor, items: Iterable[ImportItem], *, 
     return report
 
 
-def _checked(item: ImportItem, line: int, default_project: str) -> _Ready:
-    content = validate.text(item.content, "content", max_length=validate.MAX_CONTENT)
+def _checked(item: ImportItem, line: int, default_project: str, actor: Actor) -> _Ready:
+    content = secrets.screen(validate.text(item.content, "content", max_length=validate.MAX_CONTENT), "content", actor)
     return _Ready(
         line=line, content=content, kind=validate.choice(item.kind, "kind", KINDS),
-        tags=validate.text_list(item.tags, "tags"),
+        tags=secrets.screen_list(validate.text_list(item.tags, "tags"), "tags", actor),
         valid_from=None if item.valid_from is None else parse_time(item.valid_from, "valid_from"),
         project=default_project if item.project is None else validate.project(item.project),
         digest=content_hash(content),
@@ -187,7 +187,8 @@ def _write_batch(ctx: Context, actor: Actor, batch: list[_Ready], report: Import
             memories.replace_entities(tx, row.id, analysis.entities)
             entries.append({"at": now, "actor": actor.name, "action": "import", "target": f"memory:{row.memory_id}",
                             "project": row.project, "after": {"kind": row.kind, "content_hash": row.content_hash,
-                                                              "trust": row.trust, "tags": row.tags}})
+                                                              "trust": row.trust,
+                                                              "tags_hash": events.tags_hash(row.tags)}})
             report.memory_ids.append(row.memory_id)
         events.append_many(tx, entries)
     report.imported += len(batch)

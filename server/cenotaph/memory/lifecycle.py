@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from cenotaph.memory import validate
+from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Conflict
 from cenotaph.memory.models import Actor, ForgetPreview, MaintenanceReport
 from cenotaph.memory.remember import DUPLICATE_SIMILARITY
 from cenotaph.memory.trust import live, undispute
-from cenotaph.store import approaches, contradictions, memories, transitions, vectors
+from cenotaph.store import approaches, contradictions, memories, recall_log, transitions, vectors
 from cenotaph.store.memories import Scope
 from cenotaph.store.records import MemoryRow
 
@@ -54,9 +54,9 @@ def apply(ctx: Context, conn: Any, row: MemoryRow, to_state: str, *, reason: str
 
 def move(ctx: Context, actor: Actor, memory_id: int, to_state: str, *, reason: str,
          hints: list[str] | None = None) -> MemoryRow:
-    reason = validate.text(reason, "reason")
+    reason = secrets.screen(validate.text(reason, "reason"), "reason", actor)
     if hints is not None:
-        hints = validate.text_list(hints, "hints")
+        hints = secrets.screen_list(validate.text_list(hints, "hints"), "hints", actor)
     with ctx.store.write() as tx:
         row = live(tx, memory_id)
         apply(ctx, tx, row, to_state, reason=reason, actor=actor.name, hints=hints)
@@ -82,10 +82,12 @@ def forget_preview(ctx: Context, memory_id: int) -> ForgetPreview:
 
 
 def forget(ctx: Context, actor: Actor, memory_id: int, *, reason: str) -> MemoryRow:
-    """Remove the content of every version, its vectors and entities; keep a tombstone (id, content
-    hash, reason, who, when) so no restore or import brings it back. Events carry only hashes.
-    Returns the emptied row (state `deleted`); the tombstone is in `history`."""
-    reason = validate.text(reason, "reason")
+    """Remove the content and tags of every version, its vectors and entities, its words from the
+    full-text indexes and the recalls that returned it; keep a tombstone (id, content hash, reason,
+    who, when) so no restore or import brings it back. Events carry only hashes. Freed pages are
+    zeroed (`secure_delete`) and the WAL is emptied after the commit, so no byte of it stays in
+    the file or its `-wal`. Returns the emptied row (state `deleted`); the tombstone is in `history`."""
+    reason = secrets.screen(validate.text(reason, "reason"), "reason", actor)
     now = ctx.now()
     with ctx.store.write() as tx:
         row = live(tx, memory_id)
@@ -94,9 +96,12 @@ def forget(ctx: Context, actor: Actor, memory_id: int, *, reason: str) -> Memory
                                   actor=actor.name, at=now)
         row_ids = memories.row_ids_of(tx, row.memory_id)
         memories.erase_content(tx, row.memory_id)
+        memories.purge_deleted_terms(tx)
+        recall_log.forget_memory(tx, row.memory_id)
         if vectors.dimension(tx) is not None:
             for rid in row_ids:
                 vectors.delete(tx, rid)
+        ctx.store.truncate_wal_after_commit()
         apply(ctx, tx, row, "deleted", reason=reason, actor=actor.name, note={"content_hash": row.content_hash})
         # A contradiction with a forgotten memory is settled: the other side stands.
         for link in contradictions.open_for_memory(tx, row.memory_id):

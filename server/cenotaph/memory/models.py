@@ -24,6 +24,9 @@ class Actor:
 
     name: str
     kind: ActorKind = "human"
+    # A person may ask for secrets in what they write to be stored as `[REDACTED:<kind>]`
+    # instead of being refused; an agent's writes are always refused (see memory/secrets.py).
+    redact_secrets: bool = False
 
     @property
     def source(self) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from cenotaph.config import Settings
-from cenotaph.memory import validate
+from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Conflict, NotFound
 from cenotaph.memory.models import Actor
@@ -25,6 +25,7 @@ def must_propose(settings: Settings, actor: Actor, verb: str) -> bool:
 def propose(ctx: Context, actor: Actor, *, action: str, target: str, project: str, arguments: dict[str, Any],
             reason: str) -> ProposalRow:
     """Store the proposal (or return the same one still pending: an agent repeating itself adds nothing)."""
+    reason = secrets.screen(reason, "reason", actor)
     with ctx.store.write() as tx:
         existing = proposals.find_pending(tx, action=action, target=target, arguments=arguments)
         if existing is not None:
@@ -60,6 +61,7 @@ def pending(ctx: Context, actor: Actor, proposal_id: int) -> ProposalRow:
 
 
 def decide(ctx: Context, actor: Actor, proposal: ProposalRow, status: str, reason: str | None) -> ProposalRow:
+    reason = secrets.screen_optional(reason, "reason", actor)
     with ctx.store.write() as tx:
         proposals.decide(tx, proposal.id, status=status, actor=actor.name, at=ctx.now(), reason=reason)
         ctx.event(tx, actor=actor.name, action=f"proposal:{status}", target=f"proposal:{proposal.id}",

@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from cenotaph.memory import validate
+from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import Context, content_hash, format_time, parse_time
 from cenotaph.memory.models import KINDS, OUTCOMES, SOURCED_KINDS, Actor, ContradictionWarning, RememberResult
-from cenotaph.store import contradictions, memories, transitions, vectors
 from cenotaph.nlp.analysis import Analysis
+from cenotaph.store import contradictions, events, memories, transitions, vectors
 from cenotaph.store.records import MemoryRow
 
 DUPLICATE_SIMILARITY = 0.92
@@ -94,6 +94,11 @@ def remember(ctx: Context, actor: Actor, content: str, *, project: str, kind: st
     if valid_to is not None and valid_to <= valid_from:
         raise validate.InvalidInput("must be later than valid_from", field="valid_to")
     exp = _experience_fields(experience or {})
+    content = secrets.screen(content, "content", actor)
+    tags = secrets.screen_list(tags, "tags", actor)
+    context = secrets.screen(context, "context", actor)
+    exp["breakthrough"] = secrets.screen_optional(exp["breakthrough"], "breakthrough", actor)
+    exp["gotchas"] = secrets.screen_list(exp["gotchas"], "gotchas", actor)
 
     vector = ctx.embed(content)
     ctx.analyzer.set_vocabulary(vocabulary)
@@ -126,7 +131,7 @@ def remember(ctx: Context, actor: Actor, content: str, *, project: str, kind: st
             vectors.insert(tx, row.id, project, vector)
         memories.replace_entities(tx, row.id, analysis.entities)
         ctx.event(tx, actor=actor.name, action="remember", target=f"memory:{memory_id}", project=project,
-                  after={"kind": kind, "content_hash": digest, "trust": row.trust, "tags": tags})
+                  after={"kind": kind, "content_hash": digest, "trust": row.trust, "tags_hash": events.tags_hash(tags)})
         warnings = find_contradictions(ctx, tx, row, vector, actor.name) if use_vectors else []
         stored = memories.current(tx, memory_id)
     return RememberResult(stored=True, id=memory_id, contradictions=warnings, memory=stored)

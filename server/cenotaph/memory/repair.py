@@ -6,11 +6,12 @@ that work, mends any other disagreement it finds, and records what it did."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cenotaph.memory import audit
+from cenotaph.memory import audit, secrets
 from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Conflict
 from cenotaph.memory.models import Actor, AuditReport
@@ -31,10 +32,13 @@ class StoreCheck:
     vectors_missing: list[int]
     vectors_orphans: list[int]
     audit: AuditReport
+    # Memories stored before every write was screened for secrets: "memory #3 v1 content: AWS
+    # Access Key at 11–31". Repair cannot mend them: they are to be forgotten.
+    secrets: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return (not self.integrity and not self.fts_missing and not self.fts_orphans and not self.fts_stale
+        return (not self.secrets and not self.integrity and not self.fts_missing and not self.fts_orphans and not self.fts_stale
                 and self.substrings_in_step and self.vector_model != "" and not self.vectors_missing and not self.vectors_orphans
                 and self.audit.ok)
 
@@ -65,9 +69,23 @@ def check(ctx: Context) -> StoreCheck:
         substrings_in_step = health.substrings_in_step(conn)
         model, in_scope = _vectors_in_scope(ctx, conn)
         missing, orphans = health.vectors_out_of_step(conn) if in_scope else ([], [])
-    return StoreCheck(integrity=integrity, fts_missing=fts_missing, fts_orphans=fts_orphans, fts_stale=fts_stale,
+        held = stored_secrets(conn)
+    return StoreCheck(secrets=held, integrity=integrity, fts_missing=fts_missing, fts_orphans=fts_orphans, fts_stale=fts_stale,
                       substrings_in_step=substrings_in_step, vector_model=model, vectors_checked=in_scope, vectors_missing=missing,
                       vectors_orphans=orphans, audit=audit.verify(ctx))
+
+
+def stored_secrets(conn: Any) -> list[str]:
+    """What `check` reports of secrets in stored memories (each named by field, kind and range)."""
+    found = []
+    for memory_id, version, _, content, tags, breakthrough, gotchas in health.stored_texts(conn):
+        fields = [("content", content), *((f"tags[{i}]", t) for i, t in enumerate(json.loads(tags))),
+                  ("breakthrough", breakthrough or ""), *((f"gotchas[{i}]", g) for i, g in enumerate(json.loads(gotchas)))]
+        for name, text in fields:
+            hits = secrets.scan(text) if text else []
+            if hits:
+                found.append(f"memory #{memory_id} v{version} {name}: {'; '.join(h.describe() for h in hits)}")
+    return found
 
 
 def sync_vectors(ctx: Context, conn: Any) -> tuple[int, int]:

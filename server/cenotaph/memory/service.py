@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -9,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from cenotaph.config import Settings
-from cenotaph.memory import audit, backup, candidates, documents, feeds, importing, lifecycle, proposals, repair, suppressions, timeline, validate
+from cenotaph.memory import (audit, backup, candidates, documents, feeds, importing, lifecycle, proposals, repair,
+                             secrets, suppressions, timeline, validate)
 from cenotaph.memory import contradictions as links
 from cenotaph.memory import mine_git
 from cenotaph.memory import trust as belief
@@ -53,6 +55,7 @@ class Memory:
         `ecosystem`, the manifests of the caller's `workspace` say which (Graveyard.plan)."""
         plan = self.graveyard.plan(name, reason=reason, project=project, effort=effort, ecosystem=ecosystem,
                                    aliases=aliases, workspace=workspace)
+        plan = dataclasses.replace(plan, reason=secrets.screen(plan.reason, "reason", actor))
         # One transaction: a crash leaves the memory and its graveyard record together, or neither.
         with self.ctx.store.write():
             stored = self.remember(
@@ -67,7 +70,8 @@ class Memory:
                           tags: list[str] | None = None, workspace: Path | None = None) -> ExperienceResult:
         """One experience (what was tried, at what effort, with what outcome) and the approaches it
         abandoned, each entering the graveyard linked to it."""
-        validate.text(summary, "summary", max_length=validate.MAX_CONTENT)  # else refused as `content`, below
+        # Checked here, else refused as `content` below.
+        summary = secrets.screen(validate.text(summary, "summary", max_length=validate.MAX_CONTENT), "summary", actor)
         validate.choice(outcome, "outcome", OUTCOMES)
         validate.integer(effort, "effort", low=1, high=5)
         plans = []
@@ -75,10 +79,12 @@ class Memory:
             if not isinstance(pair, (tuple, list)) or len(pair) != 2:
                 raise validate.InvalidInput("expected NAME=REASON", field=f"abandoned[{i}]")
             try:
-                plans.append(self.graveyard.plan(pair[0], reason=pair[1], project=project, effort=effort,
-                                                 workspace=workspace))
-            except validate.InvalidInput as exc:
-                raise validate.InvalidInput(exc.message, field=f"abandoned[{i}].{exc.field}") from None
+                plan = self.graveyard.plan(pair[0], reason=pair[1], project=project, effort=effort,
+                                           workspace=workspace)
+                plans.append(dataclasses.replace(plan, reason=secrets.screen(plan.reason, "reason", actor)))
+            except validate.InvalidInput as exc:  # re-raised as it is (a SecretFound stays one), renamed
+                exc.field = f"abandoned[{i}].{exc.field}"
+                raise
         with self.ctx.store.write():  # the experience and the approaches it abandoned, all or nothing
             stored = self.remember(
                 actor, summary, project=project, kind="experience", tags=tags, force=True,

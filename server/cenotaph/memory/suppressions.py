@@ -5,7 +5,7 @@ verdicts in their own table, which no rebuild or reindex touches."""
 
 from __future__ import annotations
 
-from cenotaph.memory import validate
+from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Conflict, InvalidInput, NotFound
 from cenotaph.memory.graveyard import Graveyard, guess_ecosystem, tag_mentions
@@ -45,7 +45,7 @@ def _arguments(name: str, kind: str, project: str) -> tuple[str, str, str]:
 def suppress(ctx: Context, graveyard: Graveyard, actor: Actor, name: str, *, kind: str, project: str, reason: str,
              ecosystem: str | None = None) -> SuppressionRow:
     name, kind, project = _arguments(name, kind, project)
-    reason = validate.text(reason, "reason")
+    reason = secrets.screen(validate.text(reason, "reason"), "reason", actor)
     key, spellings = key_for(graveyard, name, project, ecosystem)
     with ctx.store.write() as tx:
         existing = suppressions.find_active(tx, project=project, kind=kind, value=key)
@@ -82,7 +82,7 @@ def active(ctx: Context, graveyard: Graveyard, name: str, *, kind: str, project:
 
 
 def unsuppress(ctx: Context, actor: Actor, suppression: SuppressionRow, *, reason: str) -> SuppressionRow:
-    reason = validate.text(reason, "reason")
+    reason = secrets.screen(validate.text(reason, "reason"), "reason", actor)
     with ctx.store.write() as tx:
         current = suppressions.get(tx, suppression.id)
         if current is None or current.lifted_at is not None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from cenotaph.memory import validate
+from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import Context, content_hash
 from cenotaph.memory.errors import NotFound
 from cenotaph.memory.models import Actor, MemoryHistory
@@ -44,6 +44,8 @@ def update(ctx: Context, actor: Actor, memory_id: int, *, content: str, reason: 
     the person confirmed the old words, not these."""
     content = validate.text(content, "content", max_length=validate.MAX_CONTENT)
     reason = validate.optional_text(reason, "reason")
+    content = secrets.screen(content, "content", actor)
+    reason = secrets.screen_optional(reason, "reason", actor)
     with ctx.store.read() as conn:
         row = live(conn, memory_id)
     digest = content_hash(content)

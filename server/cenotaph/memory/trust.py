@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cenotaph.memory import validate
+from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Conflict, NotFound
 from cenotaph.memory.models import TRUSTS, Actor
@@ -30,7 +30,7 @@ def live(conn: Any, memory_id: Any) -> MemoryRow:
 
 def change(ctx: Context, actor: Actor, memory_id: int, trust: str, *, reason: str) -> MemoryRow:
     trust = validate.choice(trust, "trust", TRUSTS)
-    reason = validate.text(reason, "reason")
+    reason = secrets.screen(validate.text(reason, "reason"), "reason", actor)
     with ctx.store.write() as tx:
         row = live(tx, memory_id)
         if row.trust != trust:

@@ -91,6 +91,8 @@ def open_connection(path: Path | str, *, readonly: bool = False) -> Any:
     conn.enable_load_extension(False)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA foreign_keys = ON")
+    # Forgotten means gone: deleted content is overwritten with zeros, not left in free pages.
+    conn.execute("PRAGMA secure_delete = ON")
     if str(path) != ":memory:":
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")

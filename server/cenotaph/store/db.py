@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -10,6 +11,8 @@ from typing import Any
 
 from cenotaph.store import migrations
 from cenotaph.store.connect import open_connection, versions
+
+log = logging.getLogger(__name__)
 
 
 class Store:
@@ -22,7 +25,39 @@ class Store:
         self.conn = open_connection(path)
         self._lock = threading.RLock()
         self._depth = 0
+        self._truncate_wal = False
         self.schema_version = migrations.migrate(self.conn)
+        if self.get_meta(migrations.VACUUM_PENDING):
+            self._vacuum()
+
+    def truncate_wal_after_commit(self) -> None:
+        """Once the current write commits, copy the WAL into the file and empty it, so that the
+        page images of what was just erased do not stay readable in the `-wal` file."""
+        with self._lock:
+            if self._depth:
+                self._truncate_wal = True
+            else:
+                self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        if str(self.path) == ":memory:":
+            return
+        busy, _, _ = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if busy:  # another process kept reading past the busy timeout; its next checkpoint empties it
+            log.warning("the WAL could not be emptied yet: another process is reading the store")
+
+    def _vacuum(self) -> None:
+        """Rewrite the file once after upgrading a store that forgot memories before free pages
+        were zeroed (see migrations.VACUUM_PENDING); if another process holds the file, the next
+        open tries again."""
+        try:
+            self.conn.execute("VACUUM")
+        except Exception as exc:  # noqa: BLE001 - the binding's own OperationalError; retried next open
+            log.warning("could not rewrite the store to drop forgotten content from free pages yet: %s", exc)
+            return
+        with self.write() as conn:
+            conn.execute("DELETE FROM meta WHERE key = ?", (migrations.VACUUM_PENDING,))
+        self._checkpoint()
 
     def close(self) -> None:
         with self._lock:
@@ -44,10 +79,14 @@ class Store:
                 yield self.conn
             except BaseException:
                 self._depth = 0
+                self._truncate_wal = False
                 self.conn.execute("ROLLBACK")
                 raise
             self._depth = 0
             self.conn.execute("COMMIT")
+            if self._truncate_wal:
+                self._truncate_wal = False
+                self._checkpoint()
 
     @contextmanager
     def read(self) -> Iterator[Any]:

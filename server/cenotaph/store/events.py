@@ -13,6 +13,11 @@ GENESIS = "0" * 64
 _COLUMNS = "seq, at, actor, action, target, project, before, after, reason, prev_hash, hash"
 
 
+def tags_hash(tags: list[str]) -> str:
+    """What an event keeps of a memory's tags: forgetting the memory leaves no tag readable."""
+    return hashlib.sha256(json.dumps(tags, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def event_hash(prev_hash: str, at: str, actor: str, action: str, target: str, project: str,
                before: str | None, after: str | None, reason: str | None) -> str:
     payload = json.dumps([prev_hash, at, actor, action, target, project, before, after, reason], ensure_ascii=False)
@@ -103,3 +108,50 @@ def allocated_head(conn: Any) -> int:
     only if rows were deleted from the end."""
     found = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'events'").fetchone()
     return found[0] if found else 0
+
+
+# --- scrubbed events -------------------------------------------------------------------------------
+# An event written before events kept only hashes may quote text that forgetting must erase. Such
+# an event is rewritten once (by a migration, behind the append-only triggers) and keeps its
+# original hash, so the chain still links; `event_scrubs` records the hash of its new form, and a
+# `scrub` event appended to the chain attests that list of (seq, new hash) with a digest, so
+# neither the rewritten rows nor the list can be changed afterwards without `audit verify` noticing.
+
+SCRUB_ACTION = "scrub"
+
+
+def row_hash(row: EventRow) -> str:
+    """The hash of an event as it now reads."""
+    return event_hash(row.prev_hash, row.at, row.actor, row.action, row.target, row.project,
+                      row.before, row.after, row.reason)
+
+
+def scrub_digest(entries: Sequence[tuple[int, str]]) -> str:
+    """The digest a `scrub` event records over the (seq, new hash) pairs it attests."""
+    return hashlib.sha256("\n".join(f"{seq}:{digest}" for seq, digest in sorted(entries)).encode()).hexdigest()
+
+
+def scrubs(conn: Any) -> dict[int, tuple[str, int]]:
+    """seq → (hash of the event as rewritten, seq of the `scrub` event that attests it)."""
+    exists = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'event_scrubs'").fetchone()
+    if not exists:
+        return {}
+    return {seq: (digest, scrub_seq) for seq, digest, scrub_seq
+            in conn.execute("SELECT seq, hash, scrub_seq FROM event_scrubs")}
+
+
+def rewrite_payload(conn: Any, seq: int, *, after: Any) -> str:
+    """Inside a migration that has lifted the append-only triggers: replace one event's `after`
+    (keeping its stored hash); returns the hash of its new form, for `event_scrubs`."""
+    after_json = None if after is None else json.dumps(after, ensure_ascii=False, sort_keys=True)
+    conn.execute("UPDATE events SET after = ? WHERE seq = ?", (after_json, seq))
+    row = conn.execute(f"SELECT {_COLUMNS} FROM events WHERE seq = ?", (seq,)).fetchone()
+    return row_hash(EventRow(*row))
+
+
+def attest_scrubs(conn: Any, entries: Sequence[tuple[int, str]], *, at: str, reason: str) -> None:
+    """Append the `scrub` event for `entries` and record them under its sequence number."""
+    scrub_seq = append(conn, at=at, actor="cenotaph", action=SCRUB_ACTION, target="events", project="",
+                       after={"scrubbed": len(entries), "digest": scrub_digest(entries)}, reason=reason)
+    conn.executemany("INSERT INTO event_scrubs (seq, hash, scrub_seq) VALUES (?, ?, ?)",
+                     [(seq, digest, scrub_seq) for seq, digest in entries])

@@ -3,7 +3,7 @@ rows (FTS5) and vectors (vec0) against the memory rows they index."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from cenotaph.store import vectors
@@ -81,3 +81,9 @@ def contents(conn: Any, row_ids: Iterable[int]) -> list[tuple[int, str, str]]:
         return []
     return conn.execute(f"SELECT id, project, content FROM memories WHERE id IN ({','.join('?' * len(ids))}) "
                         "ORDER BY id", ids).fetchall()
+
+
+def stored_texts(conn: Any) -> Iterator[tuple[int, int, str, str, str, str | None, str]]:
+    """(memory id, version, project, content, tags, breakthrough, gotchas) of every version not forgotten."""
+    yield from conn.execute("SELECT memory_id, version, project, content, tags, breakthrough, gotchas FROM memories "
+                            "WHERE state <> 'deleted' ORDER BY memory_id, version")

@@ -374,3 +374,12 @@ def successors(conn: Any, row_ids: Sequence[int], scope: Scope, *, minutes: floa
         [*row_ids, lookahead, minutes, *params],
     )
     return {r[0]: _row(r[1:]) for r in rows}
+
+
+def purge_deleted_terms(conn: Any) -> None:
+    """Where the full-text indexes cannot delete for real (FTS5 `secure-delete` needs SQLite ≥
+    3.42), merge them so that the words of deleted rows leave their segments."""
+    for table in ("memory_fts", "memory_substrings"):
+        found = conn.execute(f"SELECT v FROM {table}_config WHERE k = 'secure-delete'").fetchone()
+        if not found or not found[0]:
+            conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")

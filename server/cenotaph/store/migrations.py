@@ -3,10 +3,13 @@ edited: a change to the schema is a new function appended to MIGRATIONS."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
+
+from cenotaph.store import events
 
 Migration = Callable[[Any], None]
 
@@ -382,8 +385,68 @@ def _m0005_documents_and_feeds(conn: Any) -> None:
     )
 
 
+VACUUM_PENDING = "vacuum_pending"
+
+
+def _m0006_forgotten_means_gone(conn: Any) -> None:
+    """After `forget`, no byte of a memory's content or tags may stay readable in the file. What
+    this migration changes, for new writes and for what older versions left behind:
+
+    * Both full-text indexes delete for real (FTS5 `secure-delete`, SQLite ≥ 3.42): without it a
+      deleted row's words stay in the index's segments until a merge. Where SQLite is older,
+      `forget` merges the index instead (`store/memories.py: purge_deleted_terms`). Every
+      connection also runs with `PRAGMA secure_delete` (store/connect.py), which zeroes freed
+      cells and pages.
+    * Events now carry a hash of a memory's tags, never the tags (`remember`, `import`). Older
+      `remember` and `import` events quoted the tags, and the log is append-only and
+      hash-chained: their payload is rewritten once here, behind the triggers (lifted for this
+      transaction only), and each keeps its stored hash so the chain still links. The list of
+      (seq, hash of the rewritten form) goes to `event_scrubs`, and a `scrub` event appended to
+      the chain records that list's digest; `audit verify` accepts a rewritten row only when it
+      matches that list and the list matches the attesting event, so the log stays
+      tamper-evident. Rewriting every such event, not only the forgotten ones', leaves one rule
+      for all: no event quotes text that forgetting erases.
+    * Recalls that returned a memory forgotten earlier leave the recall log; the full-text
+      indexes are merged once (dropping words already deleted); and, since older versions freed
+      pages without zeroing them, the store is rewritten once (VACUUM cannot run inside this
+      transaction: `Store` does it on open while `vacuum_pending` is set)."""
+    conn.execute("CREATE TABLE event_scrubs (seq INTEGER PRIMARY KEY, hash TEXT NOT NULL, scrub_seq INTEGER NOT NULL)")
+    conn.execute("CREATE TRIGGER event_scrubs_no_update BEFORE UPDATE ON event_scrubs BEGIN "
+                 "SELECT RAISE(ABORT, 'event scrubs are append-only'); END")
+    conn.execute("CREATE TRIGGER event_scrubs_no_delete BEFORE DELETE ON event_scrubs BEGIN "
+                 "SELECT RAISE(ABORT, 'event scrubs are append-only'); END")
+    version = tuple(int(part) for part in conn.execute("SELECT sqlite_version()").fetchone()[0].split("."))
+    if version >= (3, 42):
+        for table in ("memory_fts", "memory_substrings"):
+            conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('secure-delete', 1)")
+
+    quoted = conn.execute("SELECT seq, after FROM events WHERE action IN ('remember', 'import') "
+                          "AND after LIKE '%\"tags\":%' ORDER BY seq").fetchall()
+    if quoted:
+        (append_only,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'events_no_update'").fetchone()
+        conn.execute("DROP TRIGGER events_no_update")
+        entries = []
+        for seq, after_json in quoted:
+            after = json.loads(after_json)
+            after["tags_hash"] = events.tags_hash(after.pop("tags"))
+            entries.append((seq, events.rewrite_payload(conn, seq, after=after)))
+        conn.execute(append_only)
+        at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        events.attest_scrubs(conn, entries, at=at,
+                             reason="events keep a hash of a memory's tags, not the tags (forgotten means gone)")
+
+    if conn.execute("SELECT 1 FROM tombstones LIMIT 1").fetchone():
+        conn.execute("DELETE FROM recall_log WHERE EXISTS (SELECT 1 FROM json_each(recall_log.results) "
+                     "WHERE json_extract(value, '$.type') = 'memory' "
+                     "AND json_extract(value, '$.id') IN (SELECT memory_id FROM tombstones))")
+        for table in ("memory_fts", "memory_substrings"):
+            conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+        conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                     (VACUUM_PENDING, "1"))
+
+
 MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_binary_vector_index, _m0003_substring_index,
-                                     _m0004_mining, _m0005_documents_and_feeds)
+                                     _m0004_mining, _m0005_documents_and_feeds, _m0006_forgotten_means_gone)
 
 
 def schema_version(conn: Any) -> int:

@@ -24,3 +24,12 @@ def since(conn: Any, project: str, at: str) -> list[RecallLogRow]:
         (project, at),
     )
     return [RecallLogRow(*r) for r in rows]
+
+
+def forget_memory(conn: Any, memory_id: int) -> None:
+    """Drop the recalls that returned a forgotten memory: their queries and results quoted it."""
+    conn.execute(
+        "DELETE FROM recall_log WHERE EXISTS (SELECT 1 FROM json_each(recall_log.results) "
+        "WHERE json_extract(value, '$.type') = 'memory' AND json_extract(value, '$.id') = ?)",
+        (memory_id,),
+    )

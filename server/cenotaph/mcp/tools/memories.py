@@ -35,7 +35,8 @@ def remember(
     Call it when such a thing is settled, not for transient chatter. Refused with
     `duplicate_of` when a near-duplicate exists; a likely contradiction is stored and
     reported in `contradictions`. For what was tried and how it went use record_experience;
-    for a library or tool that must not be used again use abandon."""
+    for a library or tool that must not be used again use abandon. Text that holds a secret
+    (a key, token or password) is refused with its kind and range: remove it and call again."""
     env = ToolEnv.of(ctx)
     with env.domain() as memory:
         result = memory.remember(env.actor(ctx), content, project=env.scope(global_scope), kind=kind, tags=tags,

@@ -1,0 +1,142 @@
+"""No secret is ever stored: every write door refuses a text holding one, naming the field, the
+kind and the range and never the secret; a person may have it redacted, an agent may not."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+from cenotaph.memory import secrets
+from cenotaph.memory.models import Actor
+from cenotaph.memory.service import Memory
+from tests.memory.secrets_corpus import LOOK_ALIKES, SECRETS
+
+HUMAN = Actor(name="cli", kind="human")
+REDACTING = Actor(name="cli", kind="human", redact_secrets=True)
+AGENT = Actor(name="mcp:test", kind="agent")
+AGENT_ASKING_TO_REDACT = Actor(name="mcp:test", kind="agent", redact_secrets=True)
+AWS = "AKIAQ3EGUWZXJ7NK4PLR"
+WITH_KEY = f"the key is {AWS} for the deploy user"
+
+
+def test_the_corpus_has_enough_kinds_and_look_alikes():
+    assert len({what for what, _, _ in SECRETS}) >= 12 and len(LOOK_ALIKES) >= 30
+
+
+@pytest.mark.parametrize(("what", "text", "secret"), SECRETS, ids=[s[0] for s in SECRETS])
+def test_every_fake_secret_is_found_at_its_range(what, text, secret):
+    found = secrets.scan(text)
+    start = text.index(secret)
+    assert any(f.start <= start and f.end >= start + len(secret) for f in found), (what, found)
+    # The range is the secret, not the sentence around it.
+    assert all(f.end - f.start <= len(secret) + 40 for f in found)
+
+
+@pytest.mark.parametrize(("what", "text"), LOOK_ALIKES, ids=[s[0] for s in LOOK_ALIKES])
+def test_every_look_alike_is_accepted(what, text):
+    assert secrets.scan(text) == []
+
+
+def test_remember_refuses_naming_the_kind_and_range_and_stores_nothing(memory: Memory, caplog):
+    caplog.set_level(logging.DEBUG)
+    with pytest.raises(secrets.SecretFound) as refused:
+        memory.remember(HUMAN, WITH_KEY, project="p", tags=["deploy"])
+    assert refused.value.field == "content"
+    assert str(refused.value).startswith("content: AWS Access Key at 11–31")
+    assert AWS not in str(refused.value) and AWS not in caplog.text
+    assert memory.audit_log() == [] and memory.recent("p") == []
+    # Positive control: the same sentence without the key is stored.
+    assert memory.remember(HUMAN, "the key is in the vault for the deploy user", project="p").stored
+
+
+def test_a_person_may_store_it_redacted_an_agent_never(memory: Memory):
+    stored = memory.remember(REDACTING, WITH_KEY, project="p", tags=["deploy"])
+    assert stored.memory.content == "the key is [REDACTED:AWS Access Key] for the deploy user"
+    for agent in (AGENT, AGENT_ASKING_TO_REDACT):
+        with pytest.raises(secrets.SecretFound, match="remove the secret") as refused:
+            memory.remember(agent, f"the other key is {AWS} for the build user", project="p")
+        assert AWS not in str(refused.value)
+    assert AWS not in json.dumps([e.after for e in memory.audit_log()])
+
+
+def _fresh(memory: Memory) -> int:
+    """A new memory to change (forced: the doors' positive controls write the same sentence again)."""
+    return memory.remember(HUMAN, "deploys run at noon", project="p", force=True).id
+
+
+def _abandoned(memory: Memory, actor: Actor, text: str):
+    return memory.abandon(actor, "left-pad", reason=text, project="p")
+
+
+DOORS = {
+    "tags": lambda m, a, t: m.remember(a, "a clean note about deploys", project="p", tags=[t]),
+    "update content": lambda m, a, t: m.update(a, _fresh(m), content=t),
+    "update reason": lambda m, a, t: m.update(a, _fresh(m),
+                                              content="deploys run at one", reason=t),
+    "abandon reason": _abandoned,
+    "experience summary": lambda m, a, t: m.record_experience(a, t, project="p", outcome="success", effort=2),
+    "experience breakthrough": lambda m, a, t: m.record_experience(a, "moved deploys", project="p",
+                                                                    outcome="success", effort=2, breakthrough=t),
+    "experience gotchas": lambda m, a, t: m.record_experience(a, "moved deploys", project="p", outcome="success",
+                                                               effort=2, gotchas=[t]),
+    "experience abandoned reason": lambda m, a, t: m.record_experience(a, "moved deploys", project="p",
+                                                                        outcome="success", effort=2,
+                                                                        abandoned=[("celery", t)]),
+    "deprioritise reason": lambda m, a, t: m.deprioritise(a, _fresh(m),
+                                                          reason=t),
+    "deprioritise hints": lambda m, a, t: m.deprioritise(a, _fresh(m),
+                                                         reason="stale", hints=[t]),
+    "forget reason": lambda m, a, t: m.forget(a, _fresh(m), reason=t,
+                                              confirm=True),
+    "trust reason": lambda m, a, t: m.set_trust(a, _fresh(m), "disputed",
+                                                reason=t),
+    "suppression reason": lambda m, a, t: m.suppress(a, "left-pad", kind="diagnostic", project="p", reason=t),
+}
+
+
+@pytest.mark.parametrize("door", DOORS)
+def test_every_write_door_refuses_a_secret(memory: Memory, door):
+    events_before = len(memory.audit_log())
+    with pytest.raises(secrets.SecretFound) as refused:
+        DOORS[door](memory, HUMAN, WITH_KEY)
+    assert "AWS Access Key at 11–31" in str(refused.value) and AWS not in str(refused.value)
+    # The door's own preparation (a memory to update, say) may have written; the refused call did not.
+    logged = memory.audit_log()
+    assert AWS not in json.dumps([(e.after, e.reason) for e in logged])
+    assert all(AWS not in m.content for m in memory.recent("p", limit=100))
+    # Positive control: the same door takes clean text.
+    DOORS[door](memory, HUMAN, "a clean reason about deploys")
+    assert len(memory.audit_log()) > events_before
+
+
+def test_import_refuses_the_lines_with_secrets_by_number_and_takes_the_rest(memory: Memory):
+    lines = [json.dumps({"content": text}) for _, text in LOOK_ALIKES[:5]]
+    lines += [json.dumps({"content": text}) for _, text, _ in SECRETS]
+    lines.append(json.dumps({"content": "a clean note", "tags": [AWS]}))
+    report = memory.import_jsonl(HUMAN, lines, project="p")
+    assert report.imported == 5
+    assert [r.line for r in report.refused] == list(range(6, 6 + len(SECRETS) + 1))
+    assert {r.field for r in report.refused} == {"content", "tags[0]"}
+    assert all(secret not in r.message for r, (_, _, secret) in zip(report.refused, SECRETS, strict=False))
+
+    redacted = memory.import_jsonl(REDACTING, [json.dumps({"content": WITH_KEY})], project="q")
+    assert redacted.imported == 1
+    assert memory.recent("q")[0].content == "the key is [REDACTED:AWS Access Key] for the deploy user"
+
+
+def test_repair_check_reports_a_secret_stored_before_screening(memory: Memory):
+    clean = memory.remember(HUMAN, "the deploy user's key is in the vault", project="p").id
+    assert memory.check_store().secrets == []  # the positive control
+    # An old store: the text went in before every write was screened.
+    with memory.ctx.store.write() as tx:
+        tx.execute("UPDATE memories SET content = ? WHERE memory_id = ?", (WITH_KEY, clean))
+    check = memory.check_store()
+    assert check.secrets == [f"memory #{clean} v1 content: AWS Access Key at 11–31"]
+    assert not check.ok
+
+
+def test_redaction_replaces_each_secret_and_keeps_the_rest():
+    text = f"key {AWS} and token ghp_R7x2Kq9LmN4pV8sT1wY6zB3cD5fG0hJ2kQ4e end"
+    assert secrets.redact(text) == "key [REDACTED:AWS Access Key] and token [REDACTED:GitHub Token] end"
