@@ -564,6 +564,7 @@ def cmd_ingest(args: argparse.Namespace, memory) -> None:
                (r.skipped_unsupported, "not Markdown, reStructuredText or text")]
     lines += [f"skipped {n} file(s): {why}" for n, why in skipped if n]
     lines += [f"no such file or folder: {path}" for path in r.missing]
+    lines += [f"left out, it holds a secret: {where}" for where in r.refused_secrets]
     _emit(args, r, "\n".join(lines))
     if r.missing:
         raise CommandFailed
@@ -590,7 +591,8 @@ def cmd_feed(args: argparse.Namespace, memory) -> None:
         lines = []
         for p in report.feeds:
             what = f"error: {p.error}" if p.error else "not modified" if p.not_modified else \
-                f"{p.added} new, {p.updated} updated, {p.unchanged} unchanged, {p.duplicates} already stored"
+                f"{p.added} new, {p.updated} updated, {p.unchanged} unchanged, {p.duplicates} already stored" + \
+                (f", {p.refused_secrets} left out (a secret)" if p.refused_secrets else "")
             lines.append(f"{p.feed.url}: {what}")
         lines.append(f"{len(report.expired)} expired entries archived")
         _emit(args, report, "\n".join(lines))

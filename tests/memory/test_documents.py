@@ -172,3 +172,12 @@ def test_documents_do_not_duplicate_or_contradict_notes(memory, tmp_path):
     # Positive control: the same opposite note is a contradiction.
     memory.remember(HUMAN, "Never use SQLAlchemy for database access in the billing service.", project=P)
     assert len(memory.contradictions(P)) == 1
+
+
+def test_a_chunk_holding_a_secret_is_left_out_and_reported_by_line(memory, tmp_path):
+    key = "AKIA" + "Q3EGRV7NBOW2XK5M"
+    write(tmp_path, "docs/setup.md", f"# Setup\n\nRun the migrations first.\n\n## Keys\n\nexport AWS_ACCESS_KEY_ID={key}\n")
+    report = memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    assert report.chunks_added == 1  # the positive control: the chunk without a secret
+    assert report.refused_secrets == ["docs/setup.md:7: AWS Access Key"]
+    assert not any(key in r.content for r in memory.recall(HUMAN, "AWS access key", project=P, k=10).results)

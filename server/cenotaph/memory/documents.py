@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cenotaph.memory import validate
+from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import Context, content_hash
 from cenotaph.memory.errors import InvalidInput, Unavailable
 from cenotaph.memory.lifecycle import apply as change_state
@@ -52,6 +52,8 @@ class IngestReport:
     skipped_oversize: list[str] = field(default_factory=list)
     skipped_unsupported: int = 0
     missing: list[str] = field(default_factory=list)
+    # Chunks left out because they hold a secret (memory/secrets.py): "path:line: kind", never the value.
+    refused_secrets: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -194,7 +196,7 @@ def _plan(old: list[ChunkRow], hashes: dict[int, str], new: list[chunks.Chunk]) 
 def _ingest_file(ctx: Context, actor: Actor, project: str, root: Path, rel: str, report: IngestReport) -> None:
     path = Path(rel) if Path(rel).is_absolute() else root / rel
     text = path.read_bytes().decode("utf-8", "replace")
-    new = [c for c in chunks.split(text, chunks.format_of(rel)) if c.text.strip()]
+    new = [c for c in chunks.split(text, chunks.format_of(rel)) if c.text.strip() and _no_secret(rel, c, report)]
     with ctx.store.read() as conn:
         old = documents.of_path(conn, project, rel)
         rows = {r.memory_id: memories.current(conn, r.memory_id) for r in old}
@@ -250,6 +252,14 @@ def _ingest_file(ctx: Context, actor: Actor, project: str, root: Path, rel: str,
     report.chunks_updated += len(plan.changed)
     report.chunks_added += len(plan.added)
     report.chunks_archived += len(plan.gone)
+
+
+def _no_secret(rel: str, chunk: chunks.Chunk, report: IngestReport) -> bool:
+    findings = secrets.scan(chunk.text)
+    for finding in findings:
+        line = chunk.start_line + chunk.text.count("\n", 0, finding.start)
+        report.refused_secrets.append(f"{rel}:{line}: {finding.kind}")
+    return not findings
 
 
 def _remove_file(ctx: Context, actor: Actor, project: str, rel: str, report: IngestReport) -> None:

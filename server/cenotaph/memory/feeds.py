@@ -19,7 +19,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from cenotaph.memory import validate
+from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import Context, content_hash, format_time
 from cenotaph.memory.errors import Conflict, InvalidInput, NotFound, Unavailable
 from cenotaph.memory.lifecycle import apply as change_state
@@ -47,6 +47,7 @@ class FeedPull:
     updated: int = 0
     unchanged: int = 0
     duplicates: int = 0
+    refused_secrets: int = 0  # entries left out because they hold a secret (memory/secrets.py)
     error: str | None = None
 
 
@@ -195,6 +196,9 @@ def _pull_one(ctx: Context, actor: Actor, feed: FeedRow, vocabulary: frozenset[s
     if parsed.bozo and not parsed.entries:
         return _failed(ctx, feed, result, f"not a feed: {parsed.get('bozo_exception') or 'unreadable'}")
     entries = [e for e in (_entry(item) for item in parsed.entries) if e is not None]
+    screened = [e for e in entries if not secrets.scan(e.content)]
+    result.refused_secrets = len(entries) - len(screened)
+    entries = screened
     with ctx.store.read() as conn:
         known = feeds.entries(conn, feed.id)
         rows = {key: memories.current(conn, e.memory_id) for key, e in known.items()}
