@@ -21,7 +21,8 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from cenotaph import __version__, project as project_resolution
 from cenotaph.lsp.convert import file_path
-from cenotaph.lsp.features import code_actions, commands, diagnostics, endpoint, hover, ledger, refresh, settings
+from cenotaph.lsp.features import (code_actions, commands, diagnostics, endpoint, hover, ledger, recall, refresh,
+                                   settings)
 from cenotaph.memory.models import Actor
 
 if TYPE_CHECKING:
@@ -167,7 +168,7 @@ def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) 
         ls.refresh_folders()
         ls.republish_all()
 
-    for feature in (settings, diagnostics, hover, code_actions, commands, ledger):
+    for feature in (settings, diagnostics, hover, code_actions, commands, ledger, recall):
         feature.register(server)
     return server
 
