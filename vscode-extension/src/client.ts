@@ -18,7 +18,7 @@ import { documentSelector } from './fileKinds';
 import { LedgerResult } from './ledger';
 import { checkRecall, RECALL_REQUEST, RecallParams, RecallResponse } from './recall';
 import { reasonPrompt, withReason } from './reasons';
-import { exitMessage, resolveServerCommand, Resolution, Tail } from './serverCommand';
+import { exitMessage, readCheckout, resolveServerCommand, Resolution, Tail } from './serverCommand';
 import { serverKeys, serverSettings } from './settings';
 import { ServerState } from './status';
 
@@ -151,6 +151,7 @@ export class CenotaphClient implements vscode.Disposable {
       setting: vscode.workspace.getConfiguration('cenotaph').get('server.command'),
       env: process.env,
       workspaceFolder: folder,
+      checkout: readCheckout(this.context.extensionPath),
       pythonInterpreter: () => pythonInterpreter(vscode.workspace.workspaceFolders?.[0]?.uri),
       hasCenotaph: (python) => new Promise((resolve) => {
         execFile(python, ['-c', 'import cenotaph.cli'], { timeout: 30000 }, (error) => resolve(!error));
