@@ -166,7 +166,7 @@ async def client_side(db: Path, folder: Path, text: str, writer: Memory, runs: i
         client.text_document_did_close(types.DidCloseTextDocumentParams(
             text_document=types.TextDocumentIdentifier(uri=uri)))
 
-    editor_recall = await editor_recall_request(client, folder, runs * 8)
+    editor_recall, in_process_recall = await editor_recall_request(client, folder, writer, runs * 8)
     cli_recall = cli_recall_process(db, env, max(3, runs // 2))
     mcp_http = await mcp_http_recall(endpoint, runs * 4) if endpoint else None
 
@@ -197,22 +197,28 @@ async def client_side(db: Path, folder: Path, text: str, writer: Memory, runs: i
     await client.stop()
     return {"initialize_after_start": stats(initialize_ms), "didOpen_to_publish_2000_lines": stats(open_ms),
             "write_elsewhere_to_republish_one_open_document": stats(refresh_ms), "idle_cpu_percent": round(idle_cpu, 2),
-            "editor_recall_request": editor_recall, "cli_recall_process": cli_recall, "mcp_http_recall": mcp_http}
+            "editor_recall_request": editor_recall, "same_recall_in_process": in_process_recall,
+            "cli_recall_process": cli_recall, "mcp_http_recall": mcp_http}
 
 
-async def editor_recall_request(client: LanguageClient, folder: Path, runs: int) -> dict[str, float]:
+async def editor_recall_request(client: LanguageClient, folder: Path, memory: Memory,
+                                runs: int) -> tuple[dict[str, float], dict[str, float]]:
     """`cenotaph/recall` as the editor clients send it (the document's URI decides the project),
-    request sent to answer read, through the real server process over stdio."""
+    request sent to answer read, through the real server process over stdio; and, alternating
+    with it under the same load, the same domain call in this process: what the request adds."""
     uri = (folder / "model.py").as_uri()
     await client.protocol.send_request_async("cenotaph/recall", {"query": QUERIES[0], "k": 10, "uri": uri})
-    samples = []
+    request_ms, in_process_ms = [], []
     for i in range(runs):
+        query = QUERIES[i % len(QUERIES)]
         start = time.perf_counter()
-        answer = await client.protocol.send_request_async(
-            "cenotaph/recall", {"query": QUERIES[i % len(QUERIES)], "k": 10, "uri": uri})
-        samples.append((time.perf_counter() - start) * 1000)
+        answer = await client.protocol.send_request_async("cenotaph/recall", {"query": query, "k": 10, "uri": uri})
+        request_ms.append((time.perf_counter() - start) * 1000)
         assert answer.project == PROJECT and answer.results, answer
-    return stats(samples)
+        start = time.perf_counter()
+        memory.recall(ACTOR, query, project=PROJECT, k=10)
+        in_process_ms.append((time.perf_counter() - start) * 1000)
+    return stats(request_ms), stats(in_process_ms)
 
 
 def cli_recall_process(db: Path, env: dict[str, str], runs: int) -> dict[str, float]:
@@ -275,7 +281,7 @@ def print_table(report: dict) -> None:
         for what in ("didOpen_to_publish", "of_which_detection", "hover"):
             rows.append((f"server-side {what} ({name}, {figures['diagnostics']} diagnostics)", figures[what]))
     for what in ("initialize_after_start", "didOpen_to_publish_2000_lines", "editor_recall_request",
-                 "cli_recall_process", "write_elsewhere_to_republish_one_open_document", "mcp_http_recall"):
+                 "same_recall_in_process", "cli_recall_process", "write_elsewhere_to_republish_one_open_document", "mcp_http_recall"):
         if report["client_side"].get(what):
             rows.append((f"client-observed {what}", report["client_side"][what]))
     width = max(len(label) for label, _ in rows)
