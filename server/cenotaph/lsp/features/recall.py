@@ -21,8 +21,9 @@ REMEMBER = "cenotaph/remember"
 Kind = Literal[KINDS]  # type: ignore[valid-type]
 
 
+# Lengths, blank text and tags are the domain's to refuse (memory/validate.py), naming the field.
 class RecallParams(_ProjectOrUri):
-    query: Annotated[str, StringConstraints(min_length=1)]  # the domain bounds it and the tags
+    query: Annotated[str, StringConstraints(min_length=1)]
     k: Annotated[int, Field(ge=1, le=200)] = 10
     kinds: list[Kind] | None = None
 
