@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test bench bench-plot bench-locomo clean
+.PHONY: setup demo test vsix bench bench-plot bench-locomo clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,18 @@ test: setup
 	$(PY) -m pytest -q
 	neovim-plugin/tests/run.sh
 	bash vscode-extension/scripts/ci.sh
+
+# Native modules build against the system's Node headers where they are (offline), as ci.sh does.
+NPM_NODEDIR := $(if $(wildcard /usr/include/node/node.h),npm_config_nodedir=/usr)
+
+# The VS Code extension as vscode-extension/cenotaph.vsix (`code --install-extension` it). It
+# records this checkout's server (checkout.json), found when `cenotaph` is not on PATH.
+vsix: setup
+	cd vscode-extension && $(NPM_NODEDIR) npm ci --no-audit --no-fund && npx tsc -p .
+	cd vscode-extension && node -e 'require("fs").writeFileSync("checkout.json", JSON.stringify({cenotaph: process.argv[1]}) + "\n")' \
+	  "$(CURDIR)/$(VENV)/bin/cenotaph" && npx vsce package --allow-missing-repository --skip-license -o cenotaph.vsix; \
+	  status=$$?; rm -f checkout.json; exit $$status
+	@echo "built vscode-extension/cenotaph.vsix: code --install-extension vscode-extension/cenotaph.vsix"
 
 bench: setup
 	$(PY) bench/perf.py --out bench/results-perf.json

@@ -5,9 +5,10 @@ Server-side (in this process, the real feature code; the protocol writer discard
 didOpen → publishDiagnostics for a 2,000-line Python file and a 2,000-line requirements.txt
 (a fresh document version each run, so detection always runs), the part of it spent in
 detection, and hover. Client-observed (the real `cenotaph serve` process over stdio): `initialize`
-answered after process start, didOpen → publishDiagnostics, a write by another process →
-diagnostics republished, recall over the MCP endpoint the server serves (Streamable HTTP), and
-the server's CPU use while idle.
+answered after process start, didOpen → publishDiagnostics, recall from the editor (the
+`cenotaph/recall` request both editor clients send) beside what they did before (a `cenotaph
+recall --json` process each time), a write by another process → diagnostics republished, recall
+over the MCP endpoint the server serves (Streamable HTTP), and the server's CPU use while idle.
 
 The stores are bench/perf.py's (built once by the import verb, cached). Usage:
 python bench/lsp_perf.py [--sizes 1000,10000,100000] [--runs N] [--out figures.json]
@@ -22,6 +23,7 @@ import os
 import random
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -164,6 +166,8 @@ async def client_side(db: Path, folder: Path, text: str, writer: Memory, runs: i
         client.text_document_did_close(types.DidCloseTextDocumentParams(
             text_document=types.TextDocumentIdentifier(uri=uri)))
 
+    editor_recall, in_process_recall = await editor_recall_request(client, folder, writer, runs * 8)
+    cli_recall = cli_recall_process(db, env, max(3, runs // 2))
     mcp_http = await mcp_http_recall(endpoint, runs * 4) if endpoint else None
 
     # Another process writes; the open document follows.
@@ -193,7 +197,39 @@ async def client_side(db: Path, folder: Path, text: str, writer: Memory, runs: i
     await client.stop()
     return {"initialize_after_start": stats(initialize_ms), "didOpen_to_publish_2000_lines": stats(open_ms),
             "write_elsewhere_to_republish_one_open_document": stats(refresh_ms), "idle_cpu_percent": round(idle_cpu, 2),
-            "mcp_http_recall": mcp_http}
+            "editor_recall_request": editor_recall, "same_recall_in_process": in_process_recall,
+            "cli_recall_process": cli_recall, "mcp_http_recall": mcp_http}
+
+
+async def editor_recall_request(client: LanguageClient, folder: Path, memory: Memory,
+                                runs: int) -> tuple[dict[str, float], dict[str, float]]:
+    """`cenotaph/recall` as the editor clients send it (the document's URI decides the project),
+    request sent to answer read, through the real server process over stdio; and, alternating
+    with it under the same load, the same domain call in this process: what the request adds."""
+    uri = (folder / "model.py").as_uri()
+    await client.protocol.send_request_async("cenotaph/recall", {"query": QUERIES[0], "k": 10, "uri": uri})
+    request_ms, in_process_ms = [], []
+    for i in range(runs):
+        query = QUERIES[i % len(QUERIES)]
+        start = time.perf_counter()
+        answer = await client.protocol.send_request_async("cenotaph/recall", {"query": query, "k": 10, "uri": uri})
+        request_ms.append((time.perf_counter() - start) * 1000)
+        assert answer.project == PROJECT and answer.results, answer
+        start = time.perf_counter()
+        memory.recall(ACTOR, query, project=PROJECT, k=10)
+        in_process_ms.append((time.perf_counter() - start) * 1000)
+    return stats(request_ms), stats(in_process_ms)
+
+
+def cli_recall_process(db: Path, env: dict[str, str], runs: int) -> dict[str, float]:
+    """What the editors did before `cenotaph/recall`: a `cenotaph recall --json` process per recall."""
+    samples = []
+    for i in range(runs):
+        start = time.perf_counter()
+        subprocess.run([CENOTAPH, "recall", "--json", "--db", str(db), "--project", PROJECT, "-k", "10", "--",
+                        QUERIES[i % len(QUERIES)]], env=env, check=True, capture_output=True)
+        samples.append((time.perf_counter() - start) * 1000)
+    return stats(samples)
 
 
 async def mcp_http_recall(endpoint: dict[str, str], runs: int) -> dict[str, float]:
@@ -244,8 +280,8 @@ def print_table(report: dict) -> None:
     for name, figures in report["server_side"].items():
         for what in ("didOpen_to_publish", "of_which_detection", "hover"):
             rows.append((f"server-side {what} ({name}, {figures['diagnostics']} diagnostics)", figures[what]))
-    for what in ("initialize_after_start", "didOpen_to_publish_2000_lines",
-                 "write_elsewhere_to_republish_one_open_document", "mcp_http_recall"):
+    for what in ("initialize_after_start", "didOpen_to_publish_2000_lines", "editor_recall_request",
+                 "same_recall_in_process", "cli_recall_process", "write_elsewhere_to_republish_one_open_document", "mcp_http_recall"):
         if report["client_side"].get(what):
             rows.append((f"client-observed {what}", report["client_side"][what]))
     width = max(len(label) for label, _ in rows)

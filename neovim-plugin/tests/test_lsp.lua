@@ -272,14 +272,29 @@ step(':Cenotaph remember on a visual selection', function()
   remembered = r.result and r.result.id
 end)
 
-step(':Cenotaph recall picks a memory into a scratch buffer', function()
+step(':Cenotaph recall picks a memory into a scratch buffer, through the server', function()
   vim.cmd.buffer(py_buf)
   offered = nil
   pick = choose('staging cluster')
+  -- Every process the plugin starts meanwhile is recorded: recall must not start one.
+  local spawned, system = {}, vim.system
+  vim.system = function(cmd, ...)
+    table.insert(spawned, cmd)
+    return system(cmd, ...)
+  end
   vim.cmd('Cenotaph recall how do deploys work')
-  check(wait(60000, function() return vim.api.nvim_buf_get_name(0):match('^cenotaph://memory/%d+$') end),
-    'a memory opens', { name = vim.api.nvim_buf_get_name(0), offered = offered, messages = messages })
+  local opened = wait(60000, function() return vim.api.nvim_buf_get_name(0):match('^cenotaph://memory/%d+$') end)
+  vim.system = system
+  check(opened, 'a memory opens', { name = vim.api.nvim_buf_get_name(0), offered = offered, messages = messages })
   check(H.text(0):find('Deploys go through the staging cluster first.', 1, true), 'with its content', H.text(0))
+  check(#spawned == 0, 'no process was started for it', spawned)
+  -- The recall log says who asked: the CLI records `cli`, the language server the editor.
+  local python = vim.fs.dirname(vim.fn.exepath('cenotaph')) .. '/python'
+  local out = vim.system({ python, '-c', 'import json, sqlite3, sys\n'
+    .. 'rows = sqlite3.connect(sys.argv[1]).execute("SELECT actor FROM recall_log WHERE query = ?", (sys.argv[2],))\n'
+    .. 'print(json.dumps([r[0] for r in rows]))', vim.env.CENOTAPH_HOME .. '/cenotaph.db', 'how do deploys work' },
+    { text = true }):wait(30000)
+  check(vim.deep_equal(vim.json.decode(out.stdout or 'null'), { 'nvim' }), 'the server recorded the recall as nvim', out)
 end)
 
 step("an agent's proposal reaches the ledger; :Cenotaph proposals accepts it", function()

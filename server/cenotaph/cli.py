@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import logging
 import os
@@ -14,7 +13,7 @@ from typing import Any
 
 from cenotaph import __version__, project as project_resolution
 from cenotaph.memory.errors import CenotaphError
-from cenotaph.memory.models import KINDS, OUTCOMES, Actor, ContradictionView, RecallResponse
+from cenotaph.memory.models import KINDS, OUTCOMES, Actor, ContradictionView, RecallResponse, as_json
 from cenotaph.nlp.names import ECOSYSTEMS
 from cenotaph.store.connect import StoreUnavailable
 from cenotaph.store.migrations import SchemaTooNew
@@ -32,19 +31,9 @@ class CommandFailed(Exception):
     """A command that ran but could not do what was asked (exit status 1)."""
 
 
-def _to_jsonable(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, (list, tuple)):
-        return [_to_jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _to_jsonable(v) for k, v in value.items()}
-    return value
-
-
 def _emit(args: argparse.Namespace, payload: Any, text: str) -> None:
     if args.json:
-        json.dump(_to_jsonable(payload), sys.stdout, ensure_ascii=False, indent=2)
+        json.dump(as_json(payload), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(text.rstrip("\n") + "\n")

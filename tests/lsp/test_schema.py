@@ -4,15 +4,18 @@ and refuse the same instances."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import jsonschema
 import pytest
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from pygls.exceptions import JsonRpcInvalidParams
 
 from cenotaph.lsp.convert import ApproachDiagnosticData, ContradictionDiagnosticData
-from cenotaph.lsp.features import commands, endpoint, ledger, settings
+from cenotaph.lsp.features import commands, endpoint, ledger, recall, settings
+from cenotaph.memory.models import ContradictionWarning, RecallResponse, RecallResult, RememberResult, ScoreComponents
+from cenotaph.store.records import MemoryRow
 from tests.lsp.conftest import SCHEMAS, load_schema as load
 
 
@@ -45,6 +48,17 @@ def assert_same_shape(model: type[BaseModel], schema: dict[str, Any], node: dict
     assert (model.model_config.get("extra") == "forbid") == (node.get("additionalProperties") is False), model.__name__
     for name, theirs in node["properties"].items():
         assert values(mine, mine["properties"][name]) - {None} == values(schema, theirs), f"{model.__name__}.{name}"
+
+
+def assert_same_fields(cls: type, schema: dict[str, Any], node: dict[str, Any]) -> None:
+    """A domain result as `as_json` prints it: every field, always present, nothing else, the same
+    allowed values."""
+    mine = TypeAdapter(cls).json_schema()
+    names = {f.name for f in dataclasses.fields(cls)}
+    assert set(node["properties"]) == names == set(node["required"]), cls.__name__
+    assert node["additionalProperties"] is False, cls.__name__
+    for name, theirs in node["properties"].items():
+        assert values(mine, mine["properties"][name]) - {None} == values(schema, theirs), f"{cls.__name__}.{name}"
 
 
 def resolve(schema: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
@@ -183,9 +197,47 @@ def test_command_models_match_their_schema():
     jsonschema.validate(commands.CommandResult(done=True, message="m", id=3).dump(), schema["$defs"]["result"])
 
 
+RECALL_SAMPLES = {
+    # request: (params model, valid params, invalid params)
+    recall.RECALL: (recall.RecallParams,
+                    [{"query": "q", "uri": "file:///a"}, {"query": "q", "project": "", "k": 200, "kinds": ["fact"]}],
+                    [{"query": "q"}, {"query": "", "project": "p"}, {"query": "q", "project": "p", "k": 0},
+                     {"query": "q", "project": "p", "kinds": ["gossip"]}, {"query": "q", "project": "p", "z": 1}]),
+    recall.REMEMBER: (recall.RememberParams,
+                      [{"content": "c", "uri": "file:///a"}, {"content": "c", "project": "p", "kind": "decision",
+                                                              "tags": ["t"]}],
+                      [{"content": "c"}, {"content": "", "project": "p"}, {"content": "c", "project": "p", "kind": "x"},
+                       {"text": "c", "project": "p"}]),
+}
+
+
+def test_recall_and_remember_models_match_their_schema():
+    schema = load("recall.schema.json")
+    defs = schema["$defs"]
+    assert_same_shape(recall.RecallParams, schema, defs["recallParams"])
+    assert_same_shape(recall.RememberParams, schema, defs["rememberParams"])
+    assert defs["recallParams"]["properties"]["k"]["default"] == recall.RecallParams.model_fields["k"].default
+    assert defs["rememberParams"]["properties"]["kind"]["default"] == recall.RememberParams.model_fields["kind"].default
+    for cls, name in ((RecallResponse, "recallResult"), (RecallResult, "recalled"), (ScoreComponents, "components"),
+                      (RememberResult, "rememberResult"), (ContradictionWarning, "contradictionWarning"),
+                      (MemoryRow, "memory")):
+        assert_same_fields(cls, schema, defs[name])
+    for method, (model, valid, invalid) in RECALL_SAMPLES.items():
+        params = defs["recallParams" if method == recall.RECALL else "rememberParams"]
+        for instance in valid:
+            jsonschema.validate(instance, params)
+            commands.parse(method, model, (instance,))
+        for instance in invalid:
+            with pytest.raises(jsonschema.ValidationError):
+                jsonschema.validate(instance, params)
+            with pytest.raises(JsonRpcInvalidParams):
+                commands.parse(method, model, (instance,))
+
+
 def test_the_readme_names_every_schema():
     readme = (SCHEMAS / "README.md").read_text(encoding="utf-8")
     for path in SCHEMAS.glob("*.schema.json"):
         assert path.name in readme
-    for method in (ledger.REQUEST, ledger.DID_CHANGE, endpoint.NOTIFICATION, *commands.COMMANDS):
+    for method in (ledger.REQUEST, ledger.DID_CHANGE, endpoint.NOTIFICATION, recall.RECALL, recall.REMEMBER,
+                   *commands.COMMANDS):
         assert method in readme

@@ -51,6 +51,16 @@ async function textRect(page, needle) {
   }, needle);
 }
 
+/** Who made each recall of `query`, from the store's recall log. */
+function recallActors(query) {
+  const python = path.join(path.dirname(process.env.CENOTAPH), 'python');
+  const db = path.join(process.env.CENOTAPH_HOME, 'cenotaph.db');
+  const script = 'import json, sqlite3, sys\n' +
+    'rows = sqlite3.connect(sys.argv[1]).execute("SELECT actor FROM recall_log WHERE query = ? ORDER BY id", (sys.argv[2],))\n' +
+    'print(json.dumps([r[0] for r in rows]))';
+  return JSON.parse(execFileSync(python, ['-c', script, db, query], { encoding: 'utf8' }));
+}
+
 /** The warning squiggles on screen, as rectangles. */
 function squiggles(page) {
   return page.evaluate(() => [...document.querySelectorAll('.monaco-editor .squiggly-warning')].map((e) => {
@@ -250,7 +260,7 @@ async function runCommand(page, title) {
     await runCommand(page, 'Cenotaph: Remember Selection');
     check(await appears(page, '.notifications-toasts >> text=/Cenotaph: remembered #\\d+/', 20000), 'Remember Selection stores the selection');
 
-    // Recall…: the command line's recall, a quick pick of results, the memory opened.
+    // Recall…: the server's `cenotaph/recall` (no `cenotaph` process), a quick pick of results, the memory opened.
     await runCommand(page, 'Cenotaph: Recall…');
     await page.waitForSelector('.quick-input-widget >> text=What do you want to remember?', { timeout: 10000 });
     await page.keyboard.press('Control+A');
@@ -263,6 +273,9 @@ async function runCommand(page, title) {
       check(await editorShows(page, '# Memory #') && await editorShows(page, 'session = ort.InferenceSession("model.onnx")'),
         'picking it opens the memory, verbatim');
     }
+    // The recall log says who asked: the command line records `cli`, the language server the editor.
+    const askedBy = recallActors('InferenceSession model');
+    check(askedBy.length === 1 && askedBy[0] === 'vscode', `the recall went through the language server (recorded as ${JSON.stringify(askedBy)})`);
 
     // The agent connection: the endpoint the server reported, on the clipboard.
     await runCommand(page, 'Cenotaph: Copy MCP Endpoint');

@@ -16,8 +16,9 @@ import {
 import { EndpointReport, isEndpointReport } from './endpoint';
 import { documentSelector } from './fileKinds';
 import { LedgerResult } from './ledger';
+import { checkRecall, RECALL_REQUEST, RecallParams, RecallResponse } from './recall';
 import { reasonPrompt, withReason } from './reasons';
-import { exitMessage, resolveServerCommand, Resolution, Tail } from './serverCommand';
+import { exitMessage, readCheckout, resolveServerCommand, Resolution, Tail } from './serverCommand';
 import { serverKeys, serverSettings } from './settings';
 import { ServerState } from './status';
 
@@ -150,6 +151,7 @@ export class CenotaphClient implements vscode.Disposable {
       setting: vscode.workspace.getConfiguration('cenotaph').get('server.command'),
       env: process.env,
       workspaceFolder: folder,
+      checkout: readCheckout(this.context.extensionPath),
       pythonInterpreter: () => pythonInterpreter(vscode.workspace.workspaceFolders?.[0]?.uri),
       hasCenotaph: (python) => new Promise((resolve) => {
         execFile(python, ['-c', 'import cenotaph.cli'], { timeout: 30000 }, (error) => resolve(!error));
@@ -271,6 +273,12 @@ export class CenotaphClient implements vscode.Disposable {
   async ledger(params: { project?: string; uri?: string }): Promise<LedgerResult> {
     if (!this.running) throw new Error('the language server is not running');
     return this.client!.sendRequest<LedgerResult>(LEDGER_REQUEST, params);
+  }
+
+  /** Recall through the running server: no process, the model is loaded already. */
+  async recall(params: RecallParams): Promise<RecallResponse> {
+    if (!this.running) throw new Error('the language server is not running');
+    return checkRecall(await this.client!.sendRequest(RECALL_REQUEST, params), RECALL_REQUEST);
   }
 
   /** Run one of the server's commands (shared_schema/commands.schema.json), asking for its reason

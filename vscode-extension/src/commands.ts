@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { CenotaphClient } from './client';
 import { mcpClientConfig } from './endpoint';
 import { clip, shortProject } from './ledger';
-import { memoryMarkdown, parseRecall, recallPicks } from './recall';
+import { memoryMarkdown, parseRecall, RecallResponse, recallParams, recallPicks } from './recall';
 import { cliArgv } from './serverCommand';
 import { ITEM_ACTIONS, itemCommand } from './treeModel';
 import { LedgerModel, LedgerTree, MemoryDocuments } from './views';
@@ -33,6 +33,8 @@ export function registerCommands(context: vscode.ExtensionContext, client: Cenot
     });
   }
 }
+
+const RECALL_K = 20;
 
 function requireServer(client: CenotaphClient): boolean {
   if (client.running) return true;
@@ -131,25 +133,9 @@ async function recall(client: CenotaphClient, model: LedgerModel, pages: MemoryD
     title: 'Cenotaph: Recall', prompt: 'What do you want to remember?', value: selected.slice(0, 500), ignoreFocusOut: true,
   });
   if (!query?.trim()) return;
-  const argv = client.argv && cliArgv(client.argv, ['recall', '--json', '-k', '20',
-    ...(model.project !== undefined ? ['--project', model.project] : []), '--', query.trim()]);
-  if (!argv) {
-    void vscode.window.showErrorMessage('Cenotaph: Recall runs `cenotaph recall`, and the server command (`cenotaph.server.command`) does not end in `serve`, or no server was found.');
-    return;
-  }
-  const cwd = model.folder()?.uri.fsPath;
-  let stdout: string;
-  try {
-    stdout = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Cenotaph: recalling…' },
-      () => new Promise<string>((resolve, reject) => {
-        execFile(argv[0], argv.slice(1), { cwd, env: process.env, timeout: 120000, maxBuffer: 16 * 1024 * 1024 },
-          (error, out, err) => (error ? reject(new Error(clip(String(err || error.message), 500))) : resolve(out)));
-      }));
-  } catch (error) {
-    void vscode.window.showErrorMessage(`Cenotaph: recall failed: ${error instanceof Error ? error.message : String(error)}`);
-    return;
-  }
-  const response = parseRecall(stdout);
+  const response = client.running ? await recallWithServer(client, editor?.document, model, query)
+    : await recallWithCli(client, model, query);
+  if (!response) return;
   const picks = recallPicks(response);
   for (const notice of response.notices) void vscode.window.showInformationMessage(`Cenotaph: ${notice}`);
   if (!picks.length) {
@@ -165,6 +151,41 @@ async function recall(client: CenotaphClient, model: LedgerModel, pages: MemoryD
     if (requireServer(client)) await client.run('cenotaph.showWhy', { approachId: pick.result.id });
   } else {
     await pages.show(`memory-${pick.result.id}`, memoryMarkdown(pick.result));
+  }
+}
+
+/** The running server answers from its loaded model, in milliseconds. */
+async function recallWithServer(client: CenotaphClient, document: vscode.TextDocument | undefined, model: LedgerModel,
+  query: string): Promise<RecallResponse | undefined> {
+  const scope = scopeOf(document, model);
+  if (!scope) return undefined;
+  try {
+    return await client.recall(recallParams(query, scope, RECALL_K));
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Cenotaph: recall failed: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+}
+
+/** Without a running server: `cenotaph recall --json`, a process that loads the model first (seconds). */
+async function recallWithCli(client: CenotaphClient, model: LedgerModel, query: string): Promise<RecallResponse | undefined> {
+  const argv = client.argv && cliArgv(client.argv, ['recall', '--json', '-k', String(RECALL_K),
+    ...(model.project !== undefined ? ['--project', model.project] : []), '--', query.trim()]);
+  if (!argv) {
+    void vscode.window.showErrorMessage('Cenotaph: Recall runs `cenotaph recall` while the language server is not running, and the server command (`cenotaph.server.command`) does not end in `serve`, or no server was found.');
+    return undefined;
+  }
+  const cwd = model.folder()?.uri.fsPath;
+  try {
+    const stdout = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Cenotaph: recalling…' },
+      () => new Promise<string>((resolve, reject) => {
+        execFile(argv[0], argv.slice(1), { cwd, env: process.env, timeout: 120000, maxBuffer: 16 * 1024 * 1024 },
+          (error, out, err) => (error ? reject(new Error(clip(String(err || error.message), 500))) : resolve(out)));
+      }));
+    return parseRecall(stdout);
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Cenotaph: recall failed: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
   }
 }
 

@@ -1,7 +1,10 @@
-// Recall through the command line (`cenotaph recall --json`): the language server has no recall
-// request. Pure parts: the quick pick rows and the document that shows one memory.
+// Recall: the running language server answers `cenotaph/recall` (shared_schema/recall.schema.json)
+// from the model it has loaded; `cenotaph recall --json`, the same shape, only when no server runs.
+// Pure parts: the request, the quick pick rows and the document that shows one memory.
 
 import { clip } from './ledger';
+
+export const RECALL_REQUEST = 'cenotaph/recall';
 
 export interface RecallResult {
   result_type: 'memory' | 'abandoned_warning';
@@ -33,6 +36,19 @@ export interface RecallResponse {
   notices: string[];
 }
 
+/** `cenotaph/recall` params: the query, and a document or folder URI (or the project) that decides the project. */
+export interface RecallParams {
+  query: string;
+  k?: number;
+  kinds?: string[];
+  uri?: string;
+  project?: string;
+}
+
+export function recallParams(query: string, scope: { uri?: string; project?: string }, k: number): RecallParams {
+  return { query: query.trim(), k, ...scope };
+}
+
 export interface RecallPick {
   label: string;
   description: string;
@@ -40,10 +56,15 @@ export interface RecallPick {
   result: RecallResult;
 }
 
+/** A recall answer, from the server or the command line: the same shape. */
+export function checkRecall(value: unknown, from: string): RecallResponse {
+  const response = value as RecallResponse;
+  if (!response || !Array.isArray(response.results)) throw new Error(`unexpected answer from ${from}`);
+  return response;
+}
+
 export function parseRecall(stdout: string): RecallResponse {
-  const value = JSON.parse(stdout) as RecallResponse;
-  if (!value || !Array.isArray(value.results)) throw new Error('unexpected output from `cenotaph recall --json`');
-  return value;
+  return checkRecall(JSON.parse(stdout), '`cenotaph recall --json`');
 }
 
 export function recallPicks(response: RecallResponse): RecallPick[] {

@@ -1,12 +1,13 @@
 // Which command line starts the language server: `cenotaph.server.command`, else `cenotaph` on
-// PATH, else the Python extension's interpreter with `-m cenotaph.cli serve`. When none works the
+// PATH, else the checkout's own `.venv/bin/cenotaph` when `make vsix` built this package there,
+// else the Python extension's interpreter with `-m cenotaph.cli serve`. When none works the
 // answer is a message that says what to do.
 
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
-export type Source = 'setting' | 'path' | 'python';
+export type Source = 'setting' | 'path' | 'checkout' | 'python';
 export type Resolution = { argv: string[]; source: Source } | { problem: string; source?: Source };
 
 export interface ResolveInput {
@@ -14,6 +15,8 @@ export interface ResolveInput {
   env: NodeJS.ProcessEnv;
   platform?: NodeJS.Platform;
   workspaceFolder?: string;
+  /** The `cenotaph` of the checkout this package was built in (see readCheckout). */
+  checkout?: string;
   /** The interpreter selected in the Python extension, if it is installed. */
   pythonInterpreter?: () => Promise<string | undefined>;
   /** Whether that interpreter can import cenotaph. */
@@ -77,6 +80,7 @@ export async function resolveServerCommand(input: ResolveInput): Promise<Resolut
   }
   const onPath = findOnPath('cenotaph', input.env, input.platform);
   if (onPath) return { argv: [onPath, 'serve'], source: 'path' };
+  if (input.checkout && executable(input.checkout)) return { argv: [input.checkout, 'serve'], source: 'checkout' };
   const python = input.pythonInterpreter ? await input.pythonInterpreter() : undefined;
   if (python) {
     if (!input.hasCenotaph || await input.hasCenotaph(python)) {
@@ -89,6 +93,19 @@ export async function resolveServerCommand(input: ResolveInput): Promise<Resolut
     };
   }
   return { problem: NOT_FOUND };
+}
+
+/** `make vsix` writes `checkout.json` (`{"cenotaph": "<checkout>/.venv/bin/cenotaph"}`) into the
+ * package, so that an extension built from a clone finds that clone's server without PATH. */
+export const CHECKOUT_FILE = 'checkout.json';
+
+export function readCheckout(extensionPath: string): string | undefined {
+  try {
+    const recorded = JSON.parse(fs.readFileSync(path.join(extensionPath, CHECKOUT_FILE), 'utf8')).cenotaph;
+    return typeof recorded === 'string' && path.isAbsolute(recorded) ? recorded : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The same program's command line for a CLI verb (`serve` replaced), or undefined when the server

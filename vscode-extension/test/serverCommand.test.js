@@ -5,7 +5,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { execFileSync } = require('child_process');
-const { cliArgv, exitMessage, expand, findOnPath, fromSetting, NOT_FOUND, resolveServerCommand, Tail } = require('../out/serverCommand');
+const { CHECKOUT_FILE, cliArgv, exitMessage, expand, findOnPath, fromSetting, NOT_FOUND, readCheckout, resolveServerCommand, Tail } = require('../out/serverCommand');
 const { parseRecall, recallPicks, memoryMarkdown } = require('../out/recall');
 const { CENOTAPH, VENV_BIN, privateStore } = require('./helpers');
 
@@ -42,7 +42,7 @@ test('PATH lookup finds executables only', () => {
   }
 });
 
-test('order: the setting, then cenotaph on PATH, then the Python extension interpreter', async () => {
+test('order: the setting, then cenotaph on PATH, then the checkout it was built in, then the Python extension interpreter', async () => {
   const bin = tempBin(['cenotaph', 'python3']);
   const python = path.join(bin, 'python3');
   try {
@@ -52,8 +52,31 @@ test('order: the setting, then cenotaph on PATH, then the Python extension inter
     assert.deepEqual(viaPath, { argv: [path.join(bin, 'cenotaph'), 'serve'], source: 'path' });
     const viaPython = await resolveServerCommand({ setting: '', env: { PATH: '/nonexistent' }, pythonInterpreter: async () => python, hasCenotaph: async () => true });
     assert.deepEqual(viaPython, { argv: [python, '-m', 'cenotaph.cli', 'serve'], source: 'python' });
+    // A package built by `make vsix` knows its checkout's server: after PATH, before the Python extension.
+    const checkout = path.join(bin, 'cenotaph');
+    const viaCheckout = await resolveServerCommand({ setting: '', env: { PATH: '/nonexistent' }, checkout, pythonInterpreter: async () => python });
+    assert.deepEqual(viaCheckout, { argv: [checkout, 'serve'], source: 'checkout' });
+    const pathFirst = await resolveServerCommand({ setting: '', env: { PATH: bin }, checkout: '/elsewhere/cenotaph' });
+    assert.equal(pathFirst.source, 'path');
+    const gone = await resolveServerCommand({ setting: '', env: { PATH: '/nonexistent' }, checkout: path.join(bin, 'missing'), pythonInterpreter: async () => python, hasCenotaph: async () => true });
+    assert.equal(gone.source, 'python', 'a checkout that has no server any more is skipped');
   } finally {
     fs.rmSync(bin, { recursive: true });
+  }
+});
+
+test('the checkout a package was built in is read from its checkout.json, an absolute path only', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cenotaph-checkout-'));
+  try {
+    assert.equal(readCheckout(dir), undefined, 'no file: a package from elsewhere');
+    fs.writeFileSync(path.join(dir, CHECKOUT_FILE), JSON.stringify({ cenotaph: '/src/cenotaph/.venv/bin/cenotaph' }));
+    assert.equal(readCheckout(dir), '/src/cenotaph/.venv/bin/cenotaph');
+    fs.writeFileSync(path.join(dir, CHECKOUT_FILE), JSON.stringify({ cenotaph: 'relative/cenotaph' }));
+    assert.equal(readCheckout(dir), undefined);
+    fs.writeFileSync(path.join(dir, CHECKOUT_FILE), '{not json');
+    assert.equal(readCheckout(dir), undefined);
+  } finally {
+    fs.rmSync(dir, { recursive: true });
   }
 });
 

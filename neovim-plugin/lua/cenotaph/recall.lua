@@ -1,11 +1,12 @@
---- Recall and proposals: lists from the CLI (the server has no request for them), picked with
---- `vim.ui.select`.
+--- Recall and proposals, picked with `vim.ui.select`. Recall asks the running server
+--- (`cenotaph/recall`, answered from its loaded model in milliseconds); the CLI, which loads the
+--- model first, only for a server too old to know the request. Proposals come from the CLI.
 local client_mod = require('cenotaph.client')
 local ui = require('cenotaph.ui')
 
 local M = {}
 
----@class cenotaph.RecallResult (`cenotaph recall --json`)
+---@class cenotaph.RecallResult (`cenotaph/recall`, the same as `cenotaph recall --json`)
 ---@field result_type 'memory'|'abandoned_warning'
 ---@field id integer
 ---@field content string
@@ -76,7 +77,28 @@ function M.show(r)
   return ui.scratch(('cenotaph://memory/%d'):format(r.id), lines)
 end
 
---- `cenotaph recall --json`, then a picker; the chosen memory opens in a scratch buffer.
+M.REQUEST = 'cenotaph/recall'
+
+--- A server without `cenotaph/recall`: `cenotaph recall --json`, a process that loads the model (seconds).
+---@param client vim.lsp.Client
+---@param bufnr integer
+---@param query string
+---@param k integer
+---@param on_response fun(response: table)
+local function recall_with_cli(client, bufnr, query, k, on_response)
+  client_mod.project(client, bufnr, function(project)
+    ui.notify(('Cenotaph: recalling "%s"…'):format(query))
+    client_mod.cli(client, { 'recall', '-k', tostring(k), '--project', project, '--', query }, function(ok, response)
+      if ok then
+        on_response(response)
+      else
+        ui.error('recall failed: ' .. tostring(response))
+      end
+    end)
+  end)
+end
+
+--- Recall through the server, then a picker; the chosen memory opens in a scratch buffer.
 ---@param query string?
 ---@param opts? { bufnr?: integer, k?: integer, on_done?: fun(response: table) }
 function M.recall(query, opts)
@@ -108,18 +130,16 @@ function M.recall(query, opts)
       opts.on_done(response)
     end
   end
+  local k = opts.k or 10
   local bufnr = ui.buffer(opts.bufnr)
   client_mod.with_client(bufnr, function(client)
-    client_mod.project(client, bufnr, function(project)
-      ui.notify(('Cenotaph: recalling "%s"…'):format(query))
-      local args = { 'recall', '-k', tostring(opts.k or 10), '--project', project, '--', query }
-      client_mod.cli(client, args, function(ok, response)
-        if ok then
-          pick(response)
-        else
-          ui.error('recall failed: ' .. tostring(response))
-        end
-      end)
+    local params = vim.tbl_extend('force', { query = query, k = k }, client_mod.scope(client, bufnr))
+    client_mod.request(client, M.REQUEST, params, bufnr, pick, function(err)
+      if err.code == vim.lsp.protocol.ErrorCodes.MethodNotFound then
+        recall_with_cli(client, bufnr, query, k, pick)
+      else
+        ui.error('recall failed: ' .. (err.message or vim.inspect(err)))
+      end
     end)
   end)
 end

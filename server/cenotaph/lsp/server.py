@@ -21,8 +21,8 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from cenotaph import __version__, project as project_resolution
 from cenotaph.lsp.convert import file_path
-from cenotaph.lsp.features import (code_actions, commands, diagnostics, endpoint, hover, knowledge, ledger, refresh,
-                                   settings)
+from cenotaph.lsp.features import (code_actions, commands, diagnostics, endpoint, hover, knowledge, ledger, recall,
+                                   refresh, settings)
 from cenotaph.memory.models import Actor
 
 if TYPE_CHECKING:
@@ -169,7 +169,7 @@ def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) 
         ls.refresh_folders()
         ls.republish_all()
 
-    for feature in (settings, diagnostics, hover, code_actions, commands, ledger, knowledge):
+    for feature in (settings, diagnostics, hover, code_actions, commands, ledger, knowledge, recall):
         feature.register(server)
     return server
 

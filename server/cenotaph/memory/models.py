@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass, field, fields, is_dataclass
+from typing import Any, Literal
 
 from cenotaph.store.records import ApproachRow, EventRow, MemoryRow, TombstoneRow, TransitionRow
 
@@ -245,3 +245,15 @@ class RestoreReport:
     dismissals: int = 0
     contradictions: int = 0
     candidate_dismissals: int = 0  # mined candidates a person rejected
+
+
+def as_json(value: Any) -> Any:
+    """A result as JSON values, every dataclass field by its name: what `--json` prints and what
+    the language server's `cenotaph/recall` and `cenotaph/remember` answer, one shape for both."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: as_json(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [as_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: as_json(v) for k, v in value.items()}
+    return value
