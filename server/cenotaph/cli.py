@@ -408,6 +408,46 @@ def cmd_maintain(args: argparse.Namespace, memory) -> None:
     _emit(args, report, "\n".join(lines) or "no duplicates")
 
 
+def cmd_mine_transcripts(args: argparse.Namespace, memory) -> None:
+    from cenotaph import paths
+
+    root = project_resolution.repository_root(Path.cwd()) or Path.cwd()
+    claude_dir = Path(args.claude_dir) if args.claude_dir else paths.claude_home()
+    codex_dir = Path(args.codex_dir) if args.codex_dir else paths.codex_home()
+    report = memory.mine_transcripts(CLI_ACTOR, _project(args), root, claude_dir=claude_dir, codex_dir=codex_dir)
+    proposals = report.proposals
+    lines = [f"read {report.files_read} of {report.files} transcript files ({report.bytes:,} bytes, "
+             f"{report.lines:,} lines; {report.corrupt_lines} corrupt and {report.long_lines} over-long lines "
+             f"skipped); {report.sessions} sessions of this project"]
+    lines += [f"proposal #{p.id}: abandon {p.arguments['name']} ({p.arguments['ecosystem']}, confidence "
+              f"{p.arguments['confidence']:.2f}) — {p.reason}" for p in proposals.proposed]
+    skipped = [f"{name} ({why})" for why, found in (("already proposed", proposals.already_pending),
+                                                    ("in the graveyard", proposals.in_graveyard),
+                                                    ("suppressed", proposals.suppressed),
+                                                    ("rejected before", proposals.dismissed)) for name in found]
+    if skipped:
+        lines.append("not proposed: " + ", ".join(skipped))
+    lines += [f"not found: {folder} (no transcripts read there)" for folder in report.missing]
+    if proposals.proposed:
+        lines.append("accept with `cenotaph accept ID [--reason R] [--effort N]`, "
+                     "reject with `cenotaph reject ID --reason R`")
+    _emit(args, report, "\n".join(lines))
+    named = {str(Path(d)) for d in (args.claude_dir, args.codex_dir) if d}
+    if named & set(report.missing):
+        raise CommandFailed
+
+
+def _mine_commands(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    mine = sub.add_parser("mine", help="find graveyard candidates in the past; each becomes a proposal")
+    sources = mine.add_subparsers(dest="source", required=True, metavar="SOURCE")
+    help_text = ("agent transcripts (Claude Code, Codex) of sessions in this repository: rejected or undone "
+                 "installs, and what the person said against a package")
+    p = sources.add_parser("transcripts", parents=[common], help=help_text, description=help_text)
+    p.set_defaults(handler=cmd_mine_transcripts)
+    p.add_argument("--claude-dir", help="Claude Code's folder (default: $CLAUDE_CONFIG_DIR or ~/.claude)")
+    p.add_argument("--codex-dir", help="Codex's folder (default: $CODEX_HOME or ~/.codex)")
+
+
 def _trust_time_audit_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     for verb, help_text in (("deprioritise", "rank a memory low; --hint words bring it back up"),
                             ("archive", "keep a memory out of recall"),
@@ -554,6 +594,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("repair", cmd_repair, "check the store and bring its full-text index and vectors back in step")
     p.add_argument("--check", action="store_true", help="only report; change nothing")
     _trust_time_audit_commands(command)
+    _mine_commands(sub, common)
     return parser
 
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from cenotaph.config import Settings
 from cenotaph.memory import audit, backup, candidates, importing, lifecycle, proposals, repair, suppressions, timeline, validate
+from cenotaph.memory import mine_transcripts
 from cenotaph.memory import contradictions as links
 from cenotaph.memory import trust as belief
 from cenotaph.memory.context import Context
@@ -210,6 +212,15 @@ class Memory:
                            found: Iterable[candidates.Candidate]) -> candidates.ProposeReport:
         """Mined graveyard candidates become `abandon` proposals for a person to accept or reject."""
         return candidates.propose(self.ctx, self.graveyard, actor, project, found)
+
+    def mine_transcripts(self, actor: Actor, project: str, repo_root: Path | str, *,
+                         claude_dir: Path | str | None = None,
+                         codex_dir: Path | str | None = None) -> mine_transcripts.TranscriptReport:
+        """Graveyard candidates from the agent transcripts of sessions inside `repo_root` (Claude
+        Code's under `claude_dir`, Codex's under `codex_dir`; None reads neither), as proposals."""
+        sources = mine_transcripts.Sources(claude_dir=Path(claude_dir) if claude_dir is not None else None,
+                                           codex_dir=Path(codex_dir) if codex_dir is not None else None)
+        return mine_transcripts.run(self.ctx, self.graveyard, actor, project, Path(repo_root), sources)
 
     def accept_proposal(self, actor: Actor, proposal_id: int, *, reason: str | None = None,
                         effort: int | None = None) -> Any:
