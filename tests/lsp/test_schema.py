@@ -62,6 +62,7 @@ def test_settings_model_matches_its_schema():
     schema = load("settings.schema.json")
     assert_same_shape(settings.Settings, schema, schema)
     assert_same_shape(settings.SeveritySettings, schema, schema["properties"]["severity"])
+    assert_same_shape(settings.MineSettings, schema, schema["properties"]["mine"])
     defaults = settings.Settings().model_dump(by_alias=True)
     for name, node in schema["properties"].items():
         if name == "severity":
@@ -70,11 +71,11 @@ def test_settings_model_matches_its_schema():
         else:
             assert defaults[name] == node["default"], name
     valid = {"severity": {"project": "error", "global": "off"}, "otherProjects": True, "fileKinds": ["python"],
-             "maxFileSize": 4096, "trace": {"server": "verbose"}}
+             "maxFileSize": 4096, "trace": {"server": "verbose"}, "mine": {"onOpen": True}}
     jsonschema.validate(valid, schema)
     assert settings.parse(valid)[1] == []
     for invalid in ({"severity": {"project": "loud"}}, {"otherProjects": "yes"}, {"fileKinds": ["cobol"]},
-                    {"fileKinds": ["python", "python"]}, {"maxFileSize": 10}):
+                    {"fileKinds": ["python", "python"]}, {"maxFileSize": 10}, {"mine": {"onOpen": "yes"}}):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(invalid, schema)
         assert settings.parse(invalid)[1], invalid
@@ -105,7 +106,8 @@ def test_ledger_models_match_their_schema():
     assert_same_shape(ledger.LedgerDidChange, schema, defs["didChange"])
     result = ledger.LedgerResult(uri=ledger.ledger_uri("github.com/acme/app"), project="github.com/acme/app",
                                  text="# x\n", seq=4, counts=ledger.LedgerCounts(graveyard=1, contradictions=0,
-                                                                                 deprioritised=0, proposals=0))
+                                                                                 deprioritised=0, proposals=0,
+                                                                                 candidates=2))
     jsonschema.validate(result.dump(), defs["result"])
     assert result.uri == "cenotaph:ledger/github.com/acme/app.md"
     assert ledger.project_of(ledger.ledger_uri("/home/me/my project")) == "/home/me/my project"
@@ -155,6 +157,10 @@ COMMAND_SAMPLES: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = 
     "cenotaph.reinstateMemory": ([{"memoryId": 1, "reason": "r"}], [{"memory": 1}]),
     "cenotaph.acceptProposal": ([{"proposalId": 2}, {"proposalId": 2, "reason": "ok"}], [{"proposalId": True}]),
     "cenotaph.rejectProposal": ([{"proposalId": 2, "reason": "no"}], [{"proposalId": 2, "reason": ""}]),
+    "cenotaph.acceptCandidate": ([{"proposalId": 2, "draft": "removed in a1b2c3d"}, {"proposalId": 2, "reason": "slow",
+                                                                                     "effort": 3}],
+                                 [{"proposalId": 2, "effort": 6}, {"proposalId": 2, "reason": ""}, {"draft": "d"}]),
+    "cenotaph.mine": ([{"project": "p"}, {"uri": "file:///a"}], [{}, {"project": "p", "since": "2026"}]),
 }
 
 

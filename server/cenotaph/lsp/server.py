@@ -21,7 +21,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from cenotaph import __version__, project as project_resolution
 from cenotaph.lsp.convert import file_path
-from cenotaph.lsp.features import code_actions, commands, diagnostics, endpoint, hover, ledger, refresh, settings
+from cenotaph.lsp.features import code_actions, commands, diagnostics, endpoint, hover, ledger, mining, refresh, settings
 from cenotaph.memory.models import Actor
 
 if TYPE_CHECKING:
@@ -157,6 +157,7 @@ def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) 
 
         ls.spawn(once_analyzer_loaded())
         ls.spawn(endpoint.start(ls))
+        ls.spawn(mining.on_open(ls))
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: CenotaphServer, params: None) -> None:
@@ -164,8 +165,11 @@ def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) 
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def folders_changed(ls: CenotaphServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        known = {folder for folder, _ in ls.folders}
         ls.refresh_folders()
         ls.republish_all()
+        if any(folder not in known for folder, _ in ls.folders):
+            ls.spawn(mining.on_open(ls))
 
     for feature in (settings, diagnostics, hover, code_actions, commands, ledger):
         feature.register(server)

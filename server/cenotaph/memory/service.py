@@ -222,6 +222,14 @@ class Memory:
                                            codex_dir=Path(codex_dir) if codex_dir is not None else None)
         return mine_transcripts.run(self.ctx, self.graveyard, actor, project, Path(repo_root), sources)
 
+    def pending_candidates(self, project: str) -> int:
+        """How many mined candidates of `project` wait for a person."""
+        return candidates.pending_count(self.ctx, project)
+
+    def first_notice(self, project: str, workspace: str) -> bool:
+        """Whether `workspace` has not been told about its candidates before (and now it has)."""
+        return candidates.first_notice(self.ctx, project, workspace)
+
     def accept_proposal(self, actor: Actor, proposal_id: int, *, reason: str | None = None,
                         effort: int | None = None) -> Any:
         """A person carries out a proposal; returns what the verb returns. For a mined `abandon`

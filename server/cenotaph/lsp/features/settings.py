@@ -38,11 +38,16 @@ class SeveritySettings(_Lenient):
     instruction: Severity = "warning"
 
 
+class MineSettings(_Lenient):
+    on_open: bool = False
+
+
 class Settings(_Lenient):
     severity: SeveritySettings = SeveritySettings()
     other_projects: bool = False
     file_kinds: list[FileKind] = Field(default_factory=lambda: list(ALL_FILE_KINDS))
     max_file_size: int = Field(default=2_000_000, ge=1024, le=100_000_000)
+    mine: MineSettings = MineSettings()
 
 
 def _unwrap(raw: Any) -> Any:
