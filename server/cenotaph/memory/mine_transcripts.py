@@ -217,6 +217,21 @@ def fingerprint(handle: BinaryIO, offset: int) -> str:
     return digest.hexdigest()
 
 
+_TOOL_USE_ID = re.compile(rb'"tool_use_id"\s*:\s*"([^"\\]{1,200})"')
+_CALL_ID = re.compile(rb'"call_id"\s*:\s*"([^"\\]{1,200})"')
+
+
+def _answers(pattern: re.Pattern[bytes], line: bytes, state: _State) -> bool:
+    """Whether a result line answers one of the calls waiting (found by id, not by scanning for each)."""
+    return any(m[1].decode("utf-8", "replace") in state.calls for m in pattern.finditer(line))
+
+
+def _await(state: _State, call_id: str, call: _Call) -> None:
+    state.calls[call_id] = call
+    if len(state.calls) > MAX_CARRIED:  # calls whose result never came (an interrupted session)
+        del state.calls[next(iter(state.calls))]
+
+
 def _well_formed(line: bytes) -> bool:
     return line.startswith(b"{") and line.endswith((b"}", b"}\r"))
 
@@ -390,7 +405,7 @@ class _Miner:
                 if b'"command"' not in line or not _PACKAGE_MANAGER.search(line):
                     continue
             elif b'"tool_result"' in line:
-                if not state.calls or not any(call_id.encode() in line for call_id in state.calls):
+                if not state.calls or not _answers(_TOOL_USE_ID, line, state):
                     continue
             elif not (_PHRASE.search(line) and b'"user"' in line):
                 continue
@@ -425,8 +440,8 @@ class _Miner:
         if not isinstance(command, str) or not isinstance(call_id, str):
             return
         for found in detect.package_commands(command):
-            state.calls[call_id] = _Call(found.removes, found.ecosystem, list(found.names), found.command, at,
-                                         f"{ref}/{call_id}")
+            _await(state, call_id, _Call(found.removes, found.ecosystem, list(found.names), found.command, at,
+                                         f"{ref}/{call_id}"))
             break  # one call, one verdict: the first install or removal it runs
 
     def _claude_result(self, block: dict[str, Any], path: Path, state: _State) -> None:
@@ -466,7 +481,7 @@ class _Miner:
                 if not _PACKAGE_MANAGER.search(line):
                     continue
             elif b'"function_call_output"' in line:
-                if not state.calls or not any(call_id.encode() in line for call_id in state.calls):
+                if not state.calls or not _answers(_CALL_ID, line, state):
                     continue
             elif b'"turn_aborted"' in line:
                 if not state.calls:
@@ -514,8 +529,8 @@ class _Miner:
         if not isinstance(command, str) or not isinstance(call_id, str):
             return
         for found in detect.package_commands(command):
-            state.calls[call_id] = _Call(found.removes, found.ecosystem, list(found.names), found.command, at,
-                                         f"{session}/{call_id}")
+            _await(state, call_id, _Call(found.removes, found.ecosystem, list(found.names), found.command, at,
+                                         f"{session}/{call_id}"))
             break
 
     def _codex_result(self, payload: dict[str, Any], path: Path, state: _State) -> None:
