@@ -407,7 +407,7 @@ class _Miner:
             elif b'"tool_result"' in line:
                 if not state.calls or not _answers(_TOOL_USE_ID, line, state):
                     continue
-            elif not (_PHRASE.search(line) and b'"user"' in line):
+            elif not (b'"user"' in line and _PHRASE.search(line)):
                 continue
             record = self._parse(line)
             if record is None or record.get("isMeta") or record.get("isCompactSummary"):
