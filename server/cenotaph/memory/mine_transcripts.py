@@ -228,6 +228,7 @@ def _answers(pattern: re.Pattern[bytes], line: bytes, state: _State) -> bool:
 
 def _await(state: _State, call_id: str, call: _Call) -> None:
     state.calls[call_id] = call
+    state.named(call)
     if len(state.calls) > MAX_CARRIED:  # calls whose result never came (an interrupted session)
         del state.calls[next(iter(state.calls))]
 
@@ -259,6 +260,7 @@ class _State:
     session: str | None = None
     calls: dict[str, _Call] = field(default_factory=dict)  # install or removal calls awaiting their result
     installed: list[list[str]] = field(default_factory=list)  # [ecosystem, folded name, at, ref, command]
+    names: dict[str, str] = field(default_factory=dict)  # folded name → ecosystem of every package the session named
     # Codex: rejected calls whose reason may be the person's next message (not carried over: what
     # is still waiting at the end of a run is rejected without words).
     awaiting: list[_Call] = field(default_factory=list)
@@ -275,18 +277,20 @@ class _State:
     def load(cls, value: str | None) -> _State:
         try:
             data = json.loads(value) if value else {}
-            return cls(offset=int(data["offset"]), hash=str(data["hash"]), cwd=data.get("cwd"),
-                       session=data.get("session"),
-                       calls={k: _Call(bool(v[0]), v[1], list(v[2]), v[3], v[4], v[5])
-                              for k, v in data.get("calls", {}).items()},
-                       installed=list(data.get("installed", [])))
+            state = cls(offset=int(data["offset"]), hash=str(data["hash"]), cwd=data.get("cwd"),
+                        session=data.get("session"),
+                        calls={k: _Call(bool(v[0]), v[1], list(v[2]), v[3], v[4], v[5])
+                               for k, v in data.get("calls", {}).items()},
+                        installed=list(data.get("installed", [])))
         except (ValueError, KeyError, TypeError, IndexError):
             return cls()  # no cursor, or one this version cannot read: from the start
+        for call in state.calls.values():
+            state.named(call)
+        state.names.update({entry[1]: entry[0] for entry in state.installed})
+        return state
 
-    def session_names(self) -> dict[str, str]:
-        found = {name: c.ecosystem for c in self.calls.values() for name in map(names.fold, c.names)}
-        found.update({entry[1]: entry[0] for entry in self.installed})
-        return found
+    def named(self, call: _Call) -> None:
+        self.names.update((names.fold(n), call.ecosystem) for n in call.names)
 
 
 class _Collected:
@@ -346,7 +350,7 @@ class _Miner:
         for name in call.names:
             replacement = None
             if said:
-                replacement = replacement_in(said, self.vocabulary, state.session_names(), Named(name, call.ecosystem))
+                replacement = replacement_in(said, self.vocabulary, state.names, Named(name, call.ecosystem))
                 reason, confidence = f'rejected {where}: "{_quote(said)}"', 0.8
             else:
                 reason, confidence = f"rejected {where} (`{_quote(call.command, 200)}`)", 0.6
@@ -358,7 +362,9 @@ class _Miner:
         if failed:
             return  # an install that failed, or a removal that did: no one's judgement
         if not call.removes:
-            state.installed.extend([call.ecosystem, names.fold(n), call.at, call.ref, call.command] for n in call.names)
+            added = [[call.ecosystem, names.fold(n), call.at, call.ref, call.command] for n in call.names]
+            keys = {(e[0], e[1]) for e in added}  # the latest install of a name is the one a removal undoes
+            state.installed = [e for e in state.installed if (e[0], e[1]) not in keys] + added
             return
         removed = {names.fold(n) for n in call.names}
         for entry in state.installed:
@@ -373,7 +379,7 @@ class _Miner:
         state.installed = [e for e in state.installed if not (e[0] == call.ecosystem and e[1] in removed)]
 
     def _said(self, origin: str, text: str, at: str, ref: str, path: Path, state: _State) -> None:
-        said = read_said(text, self.vocabulary, state.session_names())
+        said = read_said(text, self.vocabulary, state.names)
         if said is None:
             return
         confidence = (0.7 if said.strong else 0.45) + (0.1 if said.replacement else 0.0)
