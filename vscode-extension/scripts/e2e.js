@@ -264,8 +264,9 @@ async function runCommand(page, title) {
       await page.keyboard.press('Control+A');
       await page.keyboard.type('Moved to httpx for async');
       await page.keyboard.press('Enter');
-      check(await editorShows(page, '## Candidates from history (0)') && await editorShows(page, 'Moved to httpx for async'),
-        'accepted: it leaves the candidates and enters the graveyard with the edited reason');
+      check(await editorShows(page, '## Candidates from history (0)'), 'accepted: it leaves the candidates');
+      const verdict = execFileSync(process.env.CENOTAPH, ['check', '--json', '--project', PROJECT, 'requests'], { encoding: 'utf8' });
+      check(verdict.includes('"abandoned"') && verdict.includes('Moved to httpx for async'), 'and enters the graveyard with the edited reason');
     }
 
     // Remember Selection: the selected text, verbatim, in this project.
