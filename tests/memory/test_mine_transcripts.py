@@ -177,6 +177,13 @@ def test_codex_rejections_take_the_next_message_as_their_reason(memory, repo, tm
     assert found["typer"].evidence[0].ref == "a/c1" and found["typer"].evidence[0].origin == "codex"
     assert found["zod"].evidence[0].role == "rejected" and found["rich"].evidence[0].role == "undone"
     assert report.files == 2 and report.sessions == 1
+    # Both grow; only this project's new lines are read for candidates.
+    foreign.call("f2", "pip install flask")
+    foreign.output("f2", "exec command rejected by user")
+    c.call("c7", "npm i left-pad")
+    c.output("c7", "exec command rejected by user")
+    again = mine(memory, repo, tmp_path / "no-claude", codex)
+    assert {x.name for x in again.candidates} == {"left-pad"}
 
 
 def test_a_rerun_reads_only_new_lines_and_a_rewritten_file_again(memory, repo, tmp_path):

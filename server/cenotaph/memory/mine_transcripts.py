@@ -467,6 +467,8 @@ class _Miner:
 
     def codex(self, path: Path, lines: Iterable[bytes], state: _State) -> bool:
         """False when the session belongs to another project (the rest of the file is not read)."""
+        if state.cwd is not None and not _inside(state.cwd, self.roots, self.inside_cache):
+            return False  # known from an earlier run
         for line in lines:
             if not _well_formed(line):
                 if line.strip():

@@ -217,7 +217,8 @@ class Memory:
                          claude_dir: Path | str | None = None,
                          codex_dir: Path | str | None = None) -> mine_transcripts.TranscriptReport:
         """Graveyard candidates from the agent transcripts of sessions inside `repo_root` (Claude
-        Code's under `claude_dir`, Codex's under `codex_dir`; None reads neither), as proposals."""
+        Code's under `claude_dir`, Codex's under `codex_dir`; a source given None is not read), as
+        proposals."""
         sources = mine_transcripts.Sources(claude_dir=Path(claude_dir) if claude_dir is not None else None,
                                            codex_dir=Path(codex_dir) if codex_dir is not None else None)
         return mine_transcripts.run(self.ctx, self.graveyard, actor, project, Path(repo_root), sources)
