@@ -110,6 +110,15 @@ def test_claude_rejections_undone_installs_and_said_with_every_exclusion(memory,
     s.result("t3", "Successfully installed httpx-0.27.0")
     s.call("t4", "npm uninstall left-pad")
     s.result("t4", "removed 1 package")
+    # Removed, then installed again: an upgrade, not an abandonment.
+    s.call("t6", "pip uninstall -y black && pip install black==24.1")
+    s.result("t6", "ok")
+    s.call("t7", "pip install 'black==24.2'")
+    s.result("t7", "ok")
+    s.call("t8", "pip uninstall -y black")
+    s.result("t8", "ok")
+    s.call("t9", "pip install black")
+    s.result("t9", "ok")
     # A removal the person rejected undoes nothing.
     s.call("t5", "pip uninstall -y httpx")
     s.result("t5", REJECTED + "keep it", is_error=True)

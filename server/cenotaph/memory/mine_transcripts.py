@@ -365,6 +365,8 @@ class _Miner:
             added = [[call.ecosystem, names.fold(n), call.at, call.ref, call.command] for n in call.names]
             keys = {(e[0], e[1]) for e in added}  # the latest install of a name is the one a removal undoes
             state.installed = [e for e in state.installed if (e[0], e[1]) not in keys] + added
+            for name in call.names:  # removed, then installed again (an upgrade, a clean reinstall): kept
+                self._forget_undone(call.ecosystem, name, path)
             return
         removed = {names.fold(n) for n in call.names}
         for entry in state.installed:
@@ -377,6 +379,15 @@ class _Miner:
                           Evidence(origin=origin, role="undone", ref=call.ref, summary=_quote(call.command, 500),
                                    at=call.at, path=str(path)))
         state.installed = [e for e in state.installed if not (e[0] == call.ecosystem and e[1] in removed)]
+
+    def _forget_undone(self, ecosystem: str, name: str, path: Path) -> None:
+        key = (ecosystem, names.normalize(name, ecosystem))
+        collected = self.found.get(key)
+        if collected is None:
+            return
+        collected.evidence = [e for e in collected.evidence if not (e[2].role == "undone" and e[2].path == str(path))]
+        if not collected.evidence:
+            del self.found[key]
 
     def _said(self, origin: str, text: str, at: str, ref: str, path: Path, state: _State) -> None:
         said = read_said(text, self.vocabulary, state.names)
