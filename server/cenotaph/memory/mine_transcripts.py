@@ -658,16 +658,18 @@ def mine(conn_cursors: dict[str, dict[str, str]], repo_root: Path, sources: Sour
 
 def _read_file(miner: _Miner, source: str, path: Path, state: _State, report: TranscriptReport) -> str | None:
     try:
+        size = path.stat().st_size
+        if size == state.offset:
+            # Nothing new: not even opened (a mine on every editor start passes thousands of these).
+            # A rewrite to the very same length is noticed once the file grows.
+            return None
         handle = path.open("rb")
     except OSError:
         return None
     with handle:
-        size = path.stat().st_size
         if state.offset and (size < state.offset or fingerprint(handle, state.offset) != state.hash):
             state = _State()  # rewritten: read again from the start
             report.files_reread += 1
-        if size == state.offset:
-            return None
         report.files_read += 1
         handle.seek(state.offset)
         lines = _Lines(handle, state.offset, report)
