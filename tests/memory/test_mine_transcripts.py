@@ -295,3 +295,21 @@ def test_install_commands_are_split_into_ecosystem_and_names():
         (False, "pypi", ("pytest",)), (True, "npm", ("lodash",)), (False, "pypi", ("httpx",))]
     assert package_commands("echo pip install x  # pip install y") == []
     assert package_commands("npm run build && npm install") == []
+
+
+def test_a_run_that_fails_leaves_neither_proposals_nor_cursors(memory, repo, tmp_path):
+    claude = tmp_path / "claude"
+    s = Claude(claude / "projects" / slug(repo) / "s1.jsonl", "s1", repo)
+    s.says("stop using tqdm")
+    s.says("stop using click")
+    conn = memory.ctx.store.conn
+    # The store refuses the second proposal (as a full disk would): the whole run is undone.
+    conn.execute("CREATE TRIGGER refuse BEFORE INSERT ON proposals WHEN (SELECT count(*) FROM proposals) > 0 "
+                 "BEGIN SELECT RAISE(ABORT, 'refused'); END")
+    with pytest.raises(Exception, match="refused"):
+        mine(memory, repo, claude, tmp_path / "none")
+    assert memory.proposals(PROJECT) == []
+    assert conn.execute("SELECT count(*) FROM mining_cursors").fetchone()[0] == 0
+    conn.execute("DROP TRIGGER refuse")
+    report = mine(memory, repo, claude, tmp_path / "none")  # read again in full: nothing was lost
+    assert report.lines == 2 and {p.arguments["name"] for p in memory.proposals(PROJECT)} == {"tqdm", "click"}
