@@ -82,5 +82,7 @@ return {
     ['cenotaph.reinstateMemory'] = command('cenotaph.reinstateMemory'),
     ['cenotaph.acceptProposal'] = command('cenotaph.acceptProposal'),
     ['cenotaph.rejectProposal'] = command('cenotaph.rejectProposal'),
+    ['cenotaph.acceptCandidate'] = command('cenotaph.acceptCandidate'),
+    ['cenotaph.mine'] = command('cenotaph.mine'),
   },
 }

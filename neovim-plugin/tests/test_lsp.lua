@@ -9,9 +9,10 @@ assert(vim.env.CENOTAPH_HOME and vim.env.XDG_STATE_HOME, 'run me through tests/r
 H.load_plugin()
 
 -- What the person answers: the reason prompts (vim.ui.input) and pickers (vim.ui.select).
-local prompts, answers, pick = {}, {}, nil
+local prompts, answers, pick, defaults = {}, {}, nil, {}
 vim.ui.input = function(opts, on_confirm)
   table.insert(prompts, opts.prompt)
+  table.insert(defaults, opts.default or '')
   on_confirm(table.remove(answers, 1))
 end
 local offered ---@type string[]
@@ -334,6 +335,50 @@ step("an agent's proposal reaches the ledger; :Cenotaph proposals accepts it", f
   check(wait(3000, function() return H.text(ledger_buf):find('## Pending proposals (0)', 1, true) end),
     'and leaves the ledger', H.text(ledger_buf))
   pick = nil
+end)
+
+step('a candidate from history: the ledger offers to edit its drafted reason, then accept', function()
+  local claude = root .. '/claude'
+  local sessions = claude .. '/projects/' .. proj:gsub('[^%w]', '-')
+  vim.fn.mkdir(sessions, 'p')
+  vim.fn.mkdir(root .. '/codex', 'p')
+  vim.fn.writefile({ vim.json.encode({ type = 'user', uuid = 'u1', sessionId = 's1', timestamp = '2026-03-02T10:00:00Z',
+    cwd = proj, userType = 'external', message = { role = 'user', content = 'stop using pyyaml, we use tomllib' } }) },
+    sessions .. '/s1.jsonl')
+  local out = H.cli({ 'mine', 'transcripts', '--claude-dir', claude, '--codex-dir', root .. '/codex' }, proj)
+  check(out.code == 0 and out.stdout:find('abandon pyyaml', 1, true), 'the CLI mines the transcript', out)
+  check(wait(5000, function() return H.text(ledger_buf):find('## Candidates from history (1)', 1, true) end),
+    'the open ledger lists the candidate', H.text(ledger_buf))
+  local line
+  for i, text in ipairs(vim.api.nvim_buf_get_lines(ledger_buf, 0, -1, false)) do
+    if text:find('^%- candidate #') then
+      line = i - 1
+    end
+  end
+  local client = vim.lsp.get_clients({ name = 'cenotaph' })[1]
+  local position = { line = line or 0, character = 2 }
+  local replies = vim.lsp.buf_request_sync(ledger_buf, 'textDocument/codeAction', {
+    textDocument = { uri = vim.uri_from_bufnr(ledger_buf) }, range = { start = position, ['end'] = position },
+    context = { diagnostics = {} } }, 10000) or {}
+  local edit
+  for _, reply in pairs(replies) do
+    for _, action in ipairs(reply.result or {}) do
+      if action.title == "Edit the reason, then accept 'pyyaml'" then
+        edit = action.command
+      end
+    end
+  end
+  check(edit and edit.command == 'cenotaph.acceptCandidate', 'the candidate offers to edit its reason', replies)
+  prompts, defaults, done, answers = {}, {}, {}, { 'YAML config was dropped for TOML' }
+  require('cenotaph.commands').run(edit.command, edit, { client_id = client.id, bufnr = ledger_buf })
+  check(wait(15000, function() return finished('cenotaph.acceptCandidate') end), 'the candidate is accepted')
+  check((defaults[1] or ''):find('said in a Claude Code session on 2026-03-02', 1, true),
+    'the prompt starts from the drafted reason', defaults)
+  local ran = finished('cenotaph.acceptCandidate') or {}
+  check(ran.result and ran.result.done and ran.argument.reason == 'YAML config was dropped for TOML', 'with the edited reason', ran)
+  check(wait(5000, function() return H.text(ledger_buf):find('## Candidates from history (0)', 1, true) end),
+    'it leaves the candidates', H.text(ledger_buf))
+  check(H.text(ledger_buf):find('**pyyaml** (pypi)', 1, true), 'and enters the graveyard', H.text(ledger_buf))
 end)
 
 step('with ask_reason = false the server asks, through window/showMessageRequest', function()

@@ -464,6 +464,35 @@ def cmd_maintain(args: argparse.Namespace, memory) -> None:
     _emit(args, report, "\n".join(lines) or "no duplicates")
 
 
+def cmd_mine_transcripts(args: argparse.Namespace, memory) -> None:
+    from cenotaph import paths
+
+    root = project_resolution.repository_root(Path.cwd()) or Path.cwd()
+    claude_dir = Path(args.claude_dir) if args.claude_dir else paths.claude_home()
+    codex_dir = Path(args.codex_dir) if args.codex_dir else paths.codex_home()
+    report = memory.mine_transcripts(CLI_ACTOR, _project(args), root, claude_dir=claude_dir, codex_dir=codex_dir)
+    proposals = report.proposals
+    lines = [f"read {report.files_read} of {report.files} transcript files ({report.bytes:,} bytes, "
+             f"{report.lines:,} lines; {report.corrupt_lines} corrupt and {report.long_lines} over-long lines "
+             f"skipped); {report.sessions} sessions of this project"]
+    lines += [f"proposal #{p.id}: abandon {p.arguments['name']} ({p.arguments['ecosystem']}, confidence "
+              f"{p.arguments['confidence']:.2f}) — {p.reason}" for p in proposals.proposed]
+    skipped = [f"{name} ({why})" for why, found in (("already proposed", proposals.already_pending),
+                                                    ("in the graveyard", proposals.in_graveyard),
+                                                    ("suppressed", proposals.suppressed),
+                                                    ("rejected before", proposals.dismissed)) for name in found]
+    if skipped:
+        lines.append("not proposed: " + ", ".join(skipped))
+    lines += [f"not found: {folder} (no transcripts read there)" for folder in report.missing]
+    if proposals.proposed:
+        lines.append("accept with `cenotaph accept ID [--reason R] [--effort N]`, "
+                     "reject with `cenotaph reject ID --reason R`")
+    _emit(args, report, "\n".join(lines))
+    named = {str(Path(d)) for d in (args.claude_dir, args.codex_dir) if d}
+    if named & set(report.missing):
+        raise CommandFailed
+
+
 def _trust_time_audit_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     for verb, help_text in (("deprioritise", "rank a memory low; --hint words bring it back up"),
                             ("archive", "keep a memory out of recall"),
@@ -713,6 +742,12 @@ def _mine_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("path", nargs="?", default=".", help="a directory inside the repository (default: here)")
     p.add_argument("--since", help="only commits after this date (anything git understands, e.g. 2024-01-01)")
     p.add_argument("--max-commits", type=int, help="only the latest N commits that touch manifests")
+    help_text = ("agent transcripts (Claude Code, Codex) of sessions in this repository: rejected or undone "
+                 "installs, and what the person said against a package")
+    p = sources.add_parser("transcripts", parents=[common], help=help_text, description=help_text)
+    p.set_defaults(handler=cmd_mine_transcripts)
+    p.add_argument("--claude-dir", help="Claude Code's folder (default: $CLAUDE_CONFIG_DIR or ~/.claude)")
+    p.add_argument("--codex-dir", help="Codex's folder (default: $CODEX_HOME or ~/.codex)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -31,3 +31,15 @@ def config_path() -> Path:
     if home:
         return Path(home) / "config.toml"
     return _xdg("XDG_CONFIG_HOME", ".config") / "cenotaph" / "config.toml"
+
+
+def claude_home() -> Path:
+    """Claude Code's folder (its transcripts are under `projects/`)."""
+    value = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(value) if value else Path.home() / ".claude"
+
+
+def codex_home() -> Path:
+    """Codex's folder (its transcripts are under `sessions/`)."""
+    value = os.environ.get("CODEX_HOME")
+    return Path(value) if value else Path.home() / ".codex"

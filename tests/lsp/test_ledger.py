@@ -38,7 +38,8 @@ async def test_the_ledger_lists_judges_and_refreshes(memory, serve, tmp_path):
     ledger = await session.client.protocol.send_request_async("cenotaph/ledger", {"uri": requirements})
     conforms("ledger.schema.json", plain(ledger), "result")
     assert ledger.uri == "cenotaph:ledger/acme/app.md" and ledger.project == PROJECT
-    assert ledger.counts._asdict() == {"graveyard": 1, "contradictions": 1, "deprioritised": 1, "proposals": 1}
+    assert ledger.counts._asdict() == {"graveyard": 1, "contradictions": 1, "deprioritised": 1, "proposals": 1,
+                                      "candidates": 0}
     text = ledger.text
     assert "SIGILL crash on Alpine musl libc" in text and "effort 4/5" in text
     assert "reinstate when: staging, port" in text and "Another project's note" not in text
@@ -105,3 +106,113 @@ async def test_the_ledger_lists_judges_and_refreshes(memory, serve, tmp_path):
     graveyard_actions = await actions_at("**onnxruntime**")
     assert list(graveyard_actions) == ["Reinstate 'onnxruntime' (it works now)",
                                        "Show why 'onnxruntime' was abandoned"]
+
+
+def _candidate(name: str, reason: str, confidence: float, replacement: str | None = None):
+    from cenotaph.memory.candidates import Candidate, Evidence
+
+    return Candidate(name=name, ecosystem="pypi", reason=reason, confidence=confidence, replacement=replacement,
+                     evidence=(Evidence(origin="claude", role="rejected", ref="s1/u1/t1", summary=f"no {name}",
+                                        at="2026-03-02T10:01:00Z", path="/t/s1.jsonl"),))
+
+
+async def test_candidates_from_history_are_accepted_edited_or_rejected_in_the_ledger(memory, serve, tmp_path):
+    folder = project_folder(tmp_path, "app", PROJECT)
+    pandas, requests = memory.propose_candidates(HUMAN, PROJECT, [
+        _candidate("pandas", 'rejected in a Claude Code session on 2026-03-02: "no pandas"', 0.8, "polars"),
+        _candidate("requests", "said in a Claude Code session on 2026-03-02", 0.5)]).proposed
+    doubtful = memory.remember(HUMAN, "Deploys happen on Fridays", project=PROJECT)
+    agents = memory.set_trust(AGENT, doubtful.id, "refuted", reason="the deploy log shows Tuesdays")
+
+    session = await serve([folder], message_answers=["Later"])  # the notice of candidates waiting
+    ledger = await session.client.protocol.send_request_async("cenotaph/ledger", {"project": PROJECT})
+    conforms("ledger.schema.json", plain(ledger), "result")
+    assert (ledger.counts.candidates, ledger.counts.proposals) == (2, 1)  # an agent's proposal stays apart
+    lines = ledger.text.splitlines()
+    section = lines.index("## Candidates from history (2)")
+    assert lines[section + 2] == (f"- candidate #{pandas.id} · **pandas** (pypi) · confidence 0.80 · replaced by polars"
+                                  f' — rejected in a Claude Code session on 2026-03-02: "no pandas"')
+    assert lines[section + 3] == "  - claude · rejected · 2026-03-02 · s1/u1/t1 — no pandas"
+    assert lines[section + 4].startswith(f"- candidate #{requests.id} · **requests**")  # by confidence
+    assert f"proposal #{agents.id}" in ledger.text and f"proposal #{pandas.id}" not in ledger.text
+
+    uri = session.open_uri(ledger.uri, ledger.text, "markdown")
+
+    async def actions_at(line: int) -> dict[str, types.Command]:
+        found = await session.client.text_document_code_action_async(types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=types.Position(line=line, character=4), end=types.Position(line=line, character=4)),
+            context=types.CodeActionContext(diagnostics=[])))
+        return {a.title: a.command for a in found}
+
+    on_evidence = await actions_at(section + 3)  # the evidence line belongs to its candidate
+    assert list(on_evidence) == ["Accept: 'pandas' is abandoned (as drafted)", "Edit the reason, then accept 'pandas'",
+                                 "Reject: 'pandas' was not abandoned"]
+    for command in on_evidence.values():
+        conforms("commands.schema.json", {"command": command.command, "arguments": plain(command.arguments)})
+    edit = on_evidence["Edit the reason, then accept 'pandas'"]
+    assert edit.arguments[0] == {"proposalId": pandas.id, "draft": pandas.reason}
+    # A client that asks passes the edited reason; the effort goes with it.
+    result = await session.execute(edit.command, {**edit.arguments[0], "reason": "pandas was too slow for us",
+                                                  "effort": 3})
+    assert result["done"]
+    verdict = memory.check_approaches(["pandas"], project=PROJECT)[0]
+    assert verdict.status == "abandoned" and verdict.approach.reason == "pandas was too slow for us"
+    assert verdict.approach.effort == 3
+
+    fresh = await session.client.protocol.send_request_async("cenotaph/ledger", {"project": PROJECT})
+    line = fresh.text.splitlines().index(next(t for t in fresh.text.splitlines() if t.startswith("- candidate #")))
+    session.replace(uri, fresh.text)
+    reject = (await actions_at(line))["Reject: 'requests' was not abandoned"]
+    assert (await session.execute(reject.command, {**reject.arguments[0], "reason": "we still use it"}))["done"]
+    assert memory.check_approaches(["requests"], project=PROJECT)[0].status == "clear"
+    again = memory.propose_candidates(HUMAN, PROJECT, [_candidate("requests", "said again", 0.5)])
+    assert again.dismissed == ["requests"]
+
+
+async def test_candidates_are_mined_on_open_and_told_once_per_workspace(memory, serve, tmp_path, cli_env):
+    import json
+    import re
+
+    folder = project_folder(tmp_path, "app", PROJECT)
+    (folder / "pyproject.toml").write_text('[project]\nname = "app"\ndependencies = ["tqdm"]\n')
+    claude = tmp_path / "claude-home"
+    session_dir = claude / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(folder))
+    session_dir.mkdir(parents=True)
+    (session_dir / "s1.jsonl").write_text(json.dumps({
+        "type": "user", "uuid": "u1", "sessionId": "s1", "timestamp": "2026-03-02T10:00:00Z", "cwd": str(folder),
+        "message": {"role": "user", "content": "stop using tqdm please"}}) + "\n")
+    cli_env["CLAUDE_CONFIG_DIR"] = str(claude)
+    cli_env["CODEX_HOME"] = str(tmp_path / "no-codex")
+
+    # Off (the default): nothing is mined on open, and there is nothing to tell.
+    quiet = await serve([folder])
+    first = await quiet.client.protocol.send_request_async("cenotaph/ledger", {"project": PROJECT})
+    await asyncio.sleep(0.5)
+    assert first.counts.candidates == 0 and quiet.client.message_requests == []
+    # Run by command, the same miner finds it (the positive control).
+    mined = await quiet.execute("cenotaph.mine", {"project": PROJECT})
+    assert mined["done"] and "1 new candidate" in mined["message"]
+    (proposal,) = memory.proposals(PROJECT)
+    assert proposal.arguments["name"] == "tqdm"
+    memory.reject_proposal(HUMAN, proposal.id, reason="we still want it")
+
+    # On: mined in the background on open; told once, and "Review" opens the ledger.
+    (session_dir / "s1.jsonl").open("a").write(json.dumps({
+        "type": "user", "uuid": "u2", "sessionId": "s1", "timestamp": "2026-03-02T10:05:00Z", "cwd": str(folder),
+        "message": {"role": "user", "content": "and don't use `orjson` either"}}) + "\n")
+    session = await serve([folder], init_options={"mine": {"onOpen": True}}, message_answers=["Review"])
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    while not session.client.shown_documents and loop.time() < deadline:
+        await asyncio.sleep(0.05)
+    (request,) = session.client.message_requests
+    assert "1 candidate from history" in request.message
+    assert [a.title for a in request.actions] == ["Review", "Later"]
+    assert session.client.shown_documents[0].uri == "cenotaph:ledger/acme/app.md"
+    assert [p.arguments["name"] for p in memory.proposals(PROJECT)] == ["orjson"]
+
+    again = await serve([folder], init_options={"mine": {"onOpen": True}})
+    await again.client.protocol.send_request_async("cenotaph/ledger", {"project": PROJECT})
+    await asyncio.sleep(1.0)
+    assert again.client.message_requests == []  # the same workspace is not told twice

@@ -76,7 +76,7 @@ def test_settings_model_matches_its_schema():
     schema = load("settings.schema.json")
     assert_same_shape(settings.Settings, schema, schema)
     for name, model in (("severity", settings.SeveritySettings), ("documents", settings.DocumentSettings),
-                        ("feeds", settings.FeedSettings)):
+                        ("feeds", settings.FeedSettings), ("mine", settings.MineSettings)):
         assert_same_shape(model, schema, schema["properties"][name])
     defaults = settings.Settings().model_dump(by_alias=True)
     for name, node in schema["properties"].items():
@@ -86,12 +86,12 @@ def test_settings_model_matches_its_schema():
         else:
             assert defaults[name] == node["default"], name
     valid = {"severity": {"project": "error", "global": "off"}, "otherProjects": True, "fileKinds": ["python"],
-             "maxFileSize": 4096, "trace": {"server": "verbose"}}
+             "maxFileSize": 4096, "trace": {"server": "verbose"}, "mine": {"onOpen": True}}
     jsonschema.validate(valid, schema)
     assert settings.parse(valid)[1] == []
     for invalid in ({"severity": {"project": "loud"}}, {"otherProjects": "yes"}, {"fileKinds": ["cobol"]},
                     {"documents": {"include": "docs/*.md"}}, {"feeds": {"interval": -1}},
-                    {"fileKinds": ["python", "python"]}, {"maxFileSize": 10}):
+                    {"fileKinds": ["python", "python"]}, {"maxFileSize": 10}, {"mine": {"onOpen": "yes"}}):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(invalid, schema)
         assert settings.parse(invalid)[1], invalid
@@ -122,7 +122,8 @@ def test_ledger_models_match_their_schema():
     assert_same_shape(ledger.LedgerDidChange, schema, defs["didChange"])
     result = ledger.LedgerResult(uri=ledger.ledger_uri("github.com/acme/app"), project="github.com/acme/app",
                                  text="# x\n", seq=4, counts=ledger.LedgerCounts(graveyard=1, contradictions=0,
-                                                                                 deprioritised=0, proposals=0))
+                                                                                 deprioritised=0, proposals=0,
+                                                                                 candidates=2))
     jsonschema.validate(result.dump(), defs["result"])
     assert result.uri == "cenotaph:ledger/github.com/acme/app.md"
     assert ledger.project_of(ledger.ledger_uri("/home/me/my project")) == "/home/me/my project"
@@ -172,6 +173,10 @@ COMMAND_SAMPLES: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = 
     "cenotaph.reinstateMemory": ([{"memoryId": 1, "reason": "r"}], [{"memory": 1}]),
     "cenotaph.acceptProposal": ([{"proposalId": 2}, {"proposalId": 2, "reason": "ok"}], [{"proposalId": True}]),
     "cenotaph.rejectProposal": ([{"proposalId": 2, "reason": "no"}], [{"proposalId": 2, "reason": ""}]),
+    "cenotaph.acceptCandidate": ([{"proposalId": 2, "draft": "removed in a1b2c3d"}, {"proposalId": 2, "reason": "slow",
+                                                                                     "effort": 3}],
+                                 [{"proposalId": 2, "effort": 6}, {"proposalId": 2, "reason": ""}, {"draft": "d"}]),
+    "cenotaph.mine": ([{"project": "p"}, {"uri": "file:///a"}], [{}, {"project": "p", "since": "2026"}]),
     "cenotaph.showLocation": ([{"memoryId": 4}], [{"memoryId": 0}, {"path": "README.md"}]),
 }
 

@@ -251,6 +251,34 @@ async function runCommand(page, title) {
       check(empty, 'and so does the Cenotaph view');
     }
 
+    // A candidate from history: the CLI mines a Claude Code transcript of this workspace; on the
+    // candidate's code lens the person edits the drafted reason, then accepts.
+    const agentHome = fs.mkdtempSync(path.join(os.tmpdir(), 'cenotaph-claude-'));
+    const sessions = path.join(agentHome, 'projects', process.env.WORKSPACE.replace(/[^A-Za-z0-9]/g, '-'));
+    fs.mkdirSync(sessions, { recursive: true });
+    fs.mkdirSync(path.join(agentHome, 'codex'));
+    fs.writeFileSync(path.join(sessions, 's1.jsonl'), JSON.stringify({ type: 'user', uuid: 'u1', sessionId: 's1',
+      timestamp: '2026-03-02T10:00:00Z', cwd: process.env.WORKSPACE, userType: 'external',
+      message: { role: 'user', content: 'stop using requests, we use httpx now' } }) + '\n');
+    execFileSync(process.env.CENOTAPH, ['mine', 'transcripts', '--claude-dir', agentHome, '--codex-dir', path.join(agentHome, 'codex')],
+      { cwd: process.env.WORKSPACE, encoding: 'utf8' });
+    check(await editorShows(page, '## Candidates from history (1)'), 'a mined candidate reaches the open ledger');
+    const editLens = lens("Edit the reason, then accept 'requests'");
+    const editable = await editLens.first().waitFor({ timeout: 20000 }).then(() => true, () => false);
+    check(editable, "the candidate's code lens offers to edit its drafted reason");
+    if (editable) {
+      await editLens.first().click();
+      const asked = await appears(page, '.quick-input-widget >> text=/Why was candidate #\\d+ abandoned/', 30000);
+      const drafted = asked ? await page.locator('.quick-input-widget input').first().inputValue() : '';
+      check(drafted.startsWith('said in a Claude Code session on 2026-03-02'), `the input box starts from the drafted reason ("${drafted.slice(0, 50)}…")`);
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('Moved to httpx for async');
+      await page.keyboard.press('Enter');
+      check(await editorShows(page, '## Candidates from history (0)'), 'accepted: it leaves the candidates');
+      const verdict = execFileSync(process.env.CENOTAPH, ['check', '--json', '--project', PROJECT, 'requests'], { encoding: 'utf8' });
+      check(verdict.includes('"abandoned"') && verdict.includes('Moved to httpx for async'), 'and enters the graveyard with the edited reason');
+    }
+
     // Remember Selection: the selected text, verbatim, in this project.
     await page.locator('.tabs-container .tab', { hasText: 'app.py' }).first().click();
     const line = await textRect(page, 'session = ort.InferenceSession');

@@ -300,6 +300,7 @@ export class CenotaphClient implements vscode.Disposable {
         title: 'Cenotaph',
         prompt: prompt.prompt,
         placeHolder: prompt.placeHolder,
+        value: prompt.value,
         ignoreFocusOut: true,
         validateInput: (value) => (value.trim() ? undefined : 'A reason is kept with every change: say why.'),
       });

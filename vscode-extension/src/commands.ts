@@ -25,6 +25,7 @@ export function registerCommands(context: vscode.ExtensionContext, client: Cenot
   register('cenotaph.recall', () => recall(client, model, pages));
   register('cenotaph.showProposals', () => showProposals(client, model));
   register('cenotaph.copyMcpEndpoint', () => copyMcpEndpoint(client));
+  register('cenotaph.mineHistory', () => mineHistory(client, model));
   for (const action of ITEM_ACTIONS) {
     register(`cenotaph.item.${action}`, async (node: unknown) => {
       const entry = LedgerTree.entryOf(node);
@@ -206,6 +207,18 @@ async function showProposals(client: CenotaphClient, model: LedgerModel): Promis
   if (verdict === 'Accept') await client.run('cenotaph.acceptProposal', { proposalId: pick.proposal.id });
   else if (verdict === 'Reject') await client.run('cenotaph.rejectProposal', { proposalId: pick.proposal.id });
   else if (verdict) await openLedger(client, model, pick.proposal.line);
+}
+
+/** Candidates from history, now: the server mines the folder's agent transcripts (`cenotaph.mine`). */
+async function mineHistory(client: CenotaphClient, model: LedgerModel): Promise<void> {
+  if (!requireServer(client)) return;
+  const folder = model.folder();
+  if (!folder) {
+    void vscode.window.showWarningMessage('Cenotaph: open a folder first: its past is what is mined.');
+    return;
+  }
+  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Cenotaph: mining agent transcripts…' },
+    () => client.run('cenotaph.mine', { uri: folder.uri.toString() }));
 }
 
 async function copyMcpEndpoint(client: CenotaphClient): Promise<void> {

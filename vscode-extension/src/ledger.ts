@@ -8,6 +8,7 @@ export interface LedgerCounts {
   contradictions: number;
   deprioritised: number;
   proposals: number;
+  candidates: number;
 }
 
 export interface LedgerResult {
@@ -63,16 +64,33 @@ export interface ProposalEntry {
   reason: string;
 }
 
-export type LedgerEntry = ApproachEntry | ContradictionEntry | MemoryEntry | ProposalEntry;
+/** A candidate from history: an `abandon` proposal mined from the repository's past. */
+export interface CandidateEntry {
+  kind: 'candidate';
+  id: number;
+  line: number;
+  name: string;
+  ecosystem?: string;
+  confidence?: number;
+  replacement?: string;
+  /** The drafted reason: what the graveyard will say unless the person edits it. */
+  reason: string;
+  /** The first piece of evidence (the indented line below the entry). */
+  evidence: string;
+}
+
+export type LedgerEntry = ApproachEntry | ContradictionEntry | MemoryEntry | ProposalEntry | CandidateEntry;
 
 export interface ParsedLedger {
   graveyard: ApproachEntry[];
   contradictions: ContradictionEntry[];
   deprioritised: MemoryEntry[];
   proposals: ProposalEntry[];
+  candidates: CandidateEntry[];
 }
 
-const ENTRY = /^(?:- |### )(approach|contradiction|memory|proposal) #(\d+)\b(.*)$/;
+const ENTRY = /^(?:- |### )(approach|contradiction|memory|proposal|candidate) #(\d+)\b(.*)$/;
+const CANDIDATE = /^ · \*\*(.+?)\*\* \(([^)]*)\) · confidence ([\d.]+)(?: · replaced by (.+?))? — (.*)$/;
 const APPROACH = /^ · \*\*(.+?)\*\* \(([^)]*)\) · abandoned (here|everywhere|in .+?)(?: · effort (\d)\/5)? · (\S+) by (.+?) — (.*)$/;
 const MEMORY_HEAD = /^\s*memory #(\d+)\b/;
 const SEPARATOR = /(?<!\\)\|/;
@@ -126,7 +144,7 @@ function contradiction(id: number, line: number, lines: string[], header: string
 }
 
 export function parseLedger(text: string, project: string): ParsedLedger {
-  const parsed: ParsedLedger = { graveyard: [], contradictions: [], deprioritised: [], proposals: [] };
+  const parsed: ParsedLedger = { graveyard: [], contradictions: [], deprioritised: [], proposals: [], candidates: [] };
   const lines = text.split(/\r\n|\r|\n/);
   lines.forEach((text, line) => {
     const m = ENTRY.exec(text);
@@ -150,6 +168,18 @@ export function parseLedger(text: string, project: string): ParsedLedger {
       case 'proposal': {
         const [summary, reason] = afterDash(rest);
         parsed.proposals.push({ kind: 'proposal', id, line, summary, reason });
+        break;
+      }
+      case 'candidate': {
+        const c = CANDIDATE.exec(rest);
+        const evidence = /^ {2}- (.*)$/.exec(lines[line + 1] ?? '')?.[1] ?? '';
+        if (c) {
+          parsed.candidates.push({ kind: 'candidate', id, line, name: c[1], ecosystem: c[2], confidence: Number(c[3]),
+            replacement: c[4], reason: c[5], evidence });
+        } else {
+          const [summary, reason] = afterDash(rest);
+          parsed.candidates.push({ kind: 'candidate', id, line, name: summary || `candidate #${id}`, reason, evidence });
+        }
         break;
       }
     }

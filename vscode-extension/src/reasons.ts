@@ -5,6 +5,8 @@
 export interface ReasonPrompt {
   prompt: string;
   placeHolder: string;
+  /** Text to start from: a candidate's drafted reason, to edit. */
+  value?: string;
 }
 
 type Arg = Record<string, unknown>;
@@ -32,6 +34,11 @@ const PROMPTS: Record<string, (arg: Arg) => ReasonPrompt> = {
   'cenotaph.archive': (a) => ({ prompt: `Why archive memory #${a.memoryId}?`, placeHolder: 'e.g. No longer relevant' }),
   'cenotaph.reinstateMemory': (a) => ({ prompt: `Why bring memory #${a.memoryId} back?`, placeHolder: 'e.g. Relevant again' }),
   'cenotaph.rejectProposal': (a) => ({ prompt: `Why reject proposal #${a.proposalId}?`, placeHolder: 'e.g. Not wanted' }),
+  'cenotaph.acceptCandidate': (a) => ({
+    prompt: `Why was candidate #${a.proposalId} abandoned? (the graveyard's reason; the drafted one is filled in)`,
+    placeHolder: 'e.g. Too slow for our data sizes',
+    value: typeof a.draft === 'string' ? a.draft : undefined,
+  }),
 };
 
 const KEEP_WORDS: Record<string, string> = {

@@ -25,6 +25,7 @@ const SECTIONS: { key: SectionKey; label: string; icon: string; count: keyof Led
   { key: 'graveyard', label: 'Graveyard', icon: 'circle-slash', count: 'graveyard' },
   { key: 'contradictions', label: 'Open contradictions', icon: 'git-compare', count: 'contradictions' },
   { key: 'proposals', label: 'Pending proposals', icon: 'inbox', count: 'proposals' },
+  { key: 'candidates', label: 'Candidates from history', icon: 'history', count: 'candidates' },
   { key: 'deprioritised', label: 'Deprioritised memories', icon: 'archive', count: 'deprioritised' },
 ];
 
@@ -66,6 +67,17 @@ export function entryView(entry: LedgerEntry): EntryView {
         contextValue: 'memory',
         icon: 'archive',
       };
+    case 'candidate': {
+      const facts = [entry.ecosystem, entry.confidence !== undefined ? `confidence ${entry.confidence.toFixed(2)}` : '',
+        entry.replacement ? `replaced by ${entry.replacement}` : ''].filter(Boolean).join(' · ');
+      return {
+        label: entry.name,
+        description: clip(entry.reason, 80),
+        tooltip: [`candidate #${entry.id}: ${entry.name} (${facts})`, entry.reason, entry.evidence].filter(Boolean).join('\n'),
+        contextValue: 'candidate',
+        icon: 'history',
+      };
+    }
     case 'proposal':
       return {
         label: entry.summary,
@@ -107,6 +119,11 @@ export function itemCommand(action: string, entry: LedgerEntry, documentProject:
       };
       return table[action];
     }
+    case 'candidate':
+      if (action === 'acceptCandidate') return { command: 'cenotaph.acceptProposal', argument: { proposalId: entry.id } };
+      if (action === 'editCandidate') return { command: 'cenotaph.acceptCandidate', argument: { proposalId: entry.id, draft: entry.reason } };
+      if (action === 'rejectCandidate') return { command: 'cenotaph.rejectProposal', argument: { proposalId: entry.id } };
+      return undefined;
     case 'proposal':
       if (action === 'acceptProposal') return { command: 'cenotaph.acceptProposal', argument: { proposalId: entry.id } };
       if (action === 'rejectProposal') return { command: 'cenotaph.rejectProposal', argument: { proposalId: entry.id } };
@@ -119,5 +136,6 @@ export const ITEM_ACTIONS = [
   'showWhy', 'reinstateApproach', 'silenceProject', 'silenceEverywhere', 'markWrong',
   'keepA', 'keepB', 'keepBoth', 'keepNeither', 'dismissContradiction',
   'acceptProposal', 'rejectProposal',
+  'acceptCandidate', 'editCandidate', 'rejectCandidate',
   'reinstateMemory', 'archiveMemory', 'confirmMemory', 'refuteMemory',
 ] as const;

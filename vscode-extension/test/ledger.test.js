@@ -27,12 +27,13 @@ test('the fixture is a ledger result as ledger.schema.json defines it', () => {
   assert.equal(expect.contradiction.found, 1, 'the two memories were found to contradict');
 });
 
-test('the tree lists the server ledger: graveyard, contradictions, proposals, deprioritised', () => {
+test('the tree lists the server ledger: graveyard, contradictions, proposals, candidates, deprioritised', () => {
   const parsed = parseLedger(fixture.text, fixture.project);
   const tree = sections(parsed, fixture.counts);
-  assert.deepEqual(tree.map((s) => s.label), ['Graveyard', 'Open contradictions', 'Pending proposals', 'Deprioritised memories']);
-  assert.deepEqual(tree.map((s) => s.count), [2, 1, 1, 1]);
-  assert.deepEqual(tree.map((s) => s.entries.length), [2, 1, 1, 1]);
+  assert.deepEqual(tree.map((s) => s.label),
+    ['Graveyard', 'Open contradictions', 'Pending proposals', 'Candidates from history', 'Deprioritised memories']);
+  assert.deepEqual(tree.map((s) => s.count), [2, 1, 1, 1, 1]);
+  assert.deepEqual(tree.map((s) => s.entries.length), [2, 1, 1, 1, 1]);
 
   const [leftPad, onnx] = parsed.graveyard;
   assert.deepEqual([onnx.id, leftPad.id].sort(), [...fixture.expect.approaches].sort());
@@ -62,9 +63,19 @@ test('the tree lists the server ledger: graveyard, contradictions, proposals, de
   assert.match(p.summary, /proposes to refute memory/);
   assert.equal(p.reason, 'the runners were decommissioned');
 
+  const [candidate] = parsed.candidates;
+  assert.equal(candidate.id, fixture.expect.candidate);
+  assert.equal(candidate.name, 'pandas');
+  assert.equal(candidate.ecosystem, 'pypi');
+  assert.equal(candidate.confidence, 0.8);
+  assert.equal(candidate.replacement, 'polars');
+  assert.equal(candidate.reason, 'rejected in a Claude Code session on 2026-03-02: "no, don\'t add pandas, we use polars"');
+  assert.match(candidate.evidence, /^claude · rejected · 2026-03-02 · s1\/u1\/t1 — no, don't add pandas/);
+  assert.equal(parsed.proposals.length, 1, 'a candidate is not listed as an agent proposal');
+
   // Each entry's line is the one the server's code actions read for that entry.
   const lines = fixture.text.split('\n');
-  for (const entry of [onnx, leftPad, c, m, p]) assert.ok(lines[entry.line].includes(`${entry.kind} #${entry.id}`));
+  for (const entry of [onnx, leftPad, c, m, p, candidate]) assert.ok(lines[entry.line].includes(`${entry.kind} #${entry.id}`));
 });
 
 test('rows show what a person needs at a glance', () => {
@@ -83,7 +94,8 @@ test('rows show what a person needs at a glance', () => {
 test('every context-menu action sends an argument the server accepts (commands.schema.json)', () => {
   const s = schema('commands');
   const parsed = parseLedger(fixture.text, fixture.project);
-  const entries = [...parsed.graveyard, ...parsed.contradictions, ...parsed.proposals, ...parsed.deprioritised];
+  const entries = [...parsed.graveyard, ...parsed.contradictions, ...parsed.proposals, ...parsed.candidates,
+    ...parsed.deprioritised];
   let checked = 0;
   for (const action of ITEM_ACTIONS) {
     const applicable = entries.map((e) => itemCommand(action, e, fixture.project)).filter(Boolean);
@@ -101,11 +113,15 @@ test('every context-menu action sends an argument the server accepts (commands.s
   assert.deepEqual(itemCommand('reinstateApproach', onnx, fixture.project),
     { command: 'cenotaph.reinstate', argument: { name: 'onnxruntime', project: fixture.project } });
   assert.equal(itemCommand('acceptProposal', onnx, fixture.project), undefined, 'actions only apply to their kind');
+  const [candidate] = parsed.candidates;
+  assert.deepEqual(itemCommand('editCandidate', candidate, fixture.project),
+    { command: 'cenotaph.acceptCandidate', argument: { proposalId: candidate.id, draft: candidate.reason } });
+  assert.equal(entryView(candidate).contextValue, 'candidate');
 });
 
 test('an empty ledger has empty sections; unexpected entry lines are still listed', () => {
   const empty = '# Cenotaph ledger · global scope\n\n## Graveyard (0)\n\n_none_\n\n## Open contradictions (0)\n\n_none_\n';
-  assert.deepEqual(sections(parseLedger(empty, '')).map((s) => s.count), [0, 0, 0, 0]);
+  assert.deepEqual(sections(parseLedger(empty, '')).map((s) => s.count), [0, 0, 0, 0, 0]);
   const odd = parseLedger('## Graveyard (1)\n\n- approach #7 · something new — because\n', 'p');
   assert.equal(odd.graveyard[0].id, 7);
   assert.equal(odd.graveyard[0].displayName, 'something new');

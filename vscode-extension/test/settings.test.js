@@ -20,9 +20,10 @@ test('every server setting in the schema is contributed with its default, enum a
       for (const [sub, subNode] of Object.entries(node.properties)) {
         const c = contributed[`cenotaph.${key}.${sub}`];
         assert.ok(c, `cenotaph.${key}.${sub} is contributed`);
+        const resolved = subNode.$ref ? defs[subNode.$ref.replace('#/$defs/', '')] : subNode;
         assert.equal(c.default, subNode.default);
-        assert.deepEqual(c.enum, defs[subNode.$ref.replace('#/$defs/', '')].enum);
-        assert.equal(c.type, 'string');
+        assert.deepEqual(c.enum, resolved.enum);
+        assert.equal(c.type, resolved.type ?? 'string');
       }
     } else {
       const c = contributed[`cenotaph.${key}`];

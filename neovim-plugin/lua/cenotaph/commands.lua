@@ -47,6 +47,17 @@ M.REASON_PROMPTS = {
   ['cenotaph.rejectProposal'] = function(a)
     return ('Why reject proposal #%d? '):format(a.proposalId)
   end,
+  ['cenotaph.acceptCandidate'] = function(a)
+    return ('Why was candidate #%d abandoned? '):format(a.proposalId)
+  end,
+}
+
+--- The text a reason prompt starts from: a candidate's drafted reason, to edit.
+---@type table<string, fun(arg: table): string?>
+M.REASON_DEFAULTS = {
+  ['cenotaph.acceptCandidate'] = function(a)
+    return type(a.draft) == 'string' and a.draft or nil
+  end,
 }
 
 ---@param name string
@@ -103,7 +114,8 @@ function M.invoke(client, name, argument, opts)
     M.execute(client, name, argument, opts.bufnr, opts.on_done, opts.on_error)
     return
   end
-  vim.ui.input({ prompt = prompt(argument, opts.title) }, function(reason)
+  local default = M.REASON_DEFAULTS[name] and M.REASON_DEFAULTS[name](argument)
+  vim.ui.input({ prompt = prompt(argument, opts.title), default = default }, function(reason)
     reason = reason and vim.trim(reason) or ''
     if reason == '' then
       ui.notify('Cenotaph: cancelled (no reason given)', vim.log.levels.WARN)

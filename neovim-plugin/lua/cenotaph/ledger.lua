@@ -73,7 +73,7 @@ end
 ---@field project string
 ---@field text string
 ---@field seq integer
----@field counts { graveyard: integer, contradictions: integer, deprioritised: integer, proposals: integer }
+---@field counts { graveyard: integer, contradictions: integer, deprioritised: integer, proposals: integer, candidates: integer }
 
 --- Put a ledger's text into its buffer and attach the client to it.
 ---@param bufnr integer

@@ -21,8 +21,8 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from cenotaph import __version__, project as project_resolution
 from cenotaph.lsp.convert import file_path
-from cenotaph.lsp.features import (code_actions, commands, diagnostics, endpoint, hover, knowledge, ledger, recall,
-                                   refresh, settings)
+from cenotaph.lsp.features import (code_actions, commands, diagnostics, endpoint, hover, knowledge, ledger, mining,
+                                   recall, refresh, settings)
 from cenotaph.memory.models import Actor
 
 if TYPE_CHECKING:
@@ -159,6 +159,7 @@ def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) 
         ls.spawn(once_analyzer_loaded())
         ls.spawn(endpoint.start(ls))
         ls.spawn(knowledge.pull_feeds(ls))
+        ls.spawn(mining.on_open(ls))
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: CenotaphServer, params: None) -> None:
@@ -166,8 +167,11 @@ def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) 
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def folders_changed(ls: CenotaphServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        known = {folder for folder, _ in ls.folders}
         ls.refresh_folders()
         ls.republish_all()
+        if any(folder not in known for folder, _ in ls.folders):
+            ls.spawn(mining.on_open(ls))
 
     for feature in (settings, diagnostics, hover, code_actions, commands, ledger, knowledge, recall):
         feature.register(server)

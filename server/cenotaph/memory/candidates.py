@@ -121,3 +121,22 @@ def dismiss(ctx: Context, actor: Actor, proposal: ProposalRow, reason: str) -> N
     with ctx.store.write() as tx:
         mining.dismiss(tx, project=proposal.project, ecosystem=args["ecosystem"], name=args["key"], reason=reason,
                        actor=actor.name, at=ctx.now())
+
+
+NOTICE = "notice"  # the mining cursor source that remembers which workspaces were told
+
+
+def pending_count(ctx: Context, project: str) -> int:
+    with ctx.store.read() as conn:
+        return len(proposals.pending_targets(conn, ACTION, validate.project(project)))
+
+
+def first_notice(ctx: Context, project: str, workspace: str) -> bool:
+    """True the first time it is asked for `workspace` (a folder) in `project`, and never again:
+    editors tell a person about candidates once per workspace, not on every start."""
+    project = validate.project(project)
+    with ctx.store.write() as tx:
+        if mining.cursor(tx, project, NOTICE, workspace) is not None:
+            return False
+        mining.set_cursor(tx, project, NOTICE, workspace, ctx.now(), ctx.now())
+        return True

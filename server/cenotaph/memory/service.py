@@ -12,6 +12,7 @@ from typing import Any
 from cenotaph.config import Settings
 from cenotaph.memory import (audit, backup, candidates, documents, feeds, importing, lifecycle, proposals, repair,
                              secrets, suppressions, timeline, validate)
+from cenotaph.memory import mine_transcripts
 from cenotaph.memory import contradictions as links
 from cenotaph.memory import mine_git
 from cenotaph.memory import trust as belief
@@ -259,6 +260,23 @@ class Memory:
         """Read the repository's manifest history (only what is new since the last run) and propose
         the dependencies it abandoned; nothing enters the graveyard until a person accepts."""
         return mine_git.run(self.ctx, self.graveyard, actor, project, path, since=since, max_commits=max_commits)
+    def mine_transcripts(self, actor: Actor, project: str, repo_root: Path | str, *,
+                         claude_dir: Path | str | None = None,
+                         codex_dir: Path | str | None = None) -> mine_transcripts.TranscriptReport:
+        """Graveyard candidates from the agent transcripts of sessions inside `repo_root` (Claude
+        Code's under `claude_dir`, Codex's under `codex_dir`; a source given None is not read), as
+        proposals."""
+        sources = mine_transcripts.Sources(claude_dir=Path(claude_dir) if claude_dir is not None else None,
+                                           codex_dir=Path(codex_dir) if codex_dir is not None else None)
+        return mine_transcripts.run(self.ctx, self.graveyard, actor, project, Path(repo_root), sources)
+
+    def pending_candidates(self, project: str) -> int:
+        """How many mined candidates of `project` wait for a person."""
+        return candidates.pending_count(self.ctx, project)
+
+    def first_notice(self, project: str, workspace: str) -> bool:
+        """Whether `workspace` has not been told about its candidates before (and now it has)."""
+        return candidates.first_notice(self.ctx, project, workspace)
 
     def accept_proposal(self, actor: Actor, proposal_id: int, *, reason: str | None = None,
                         effort: int | None = None) -> Any:

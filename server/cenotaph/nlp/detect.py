@@ -15,6 +15,7 @@ import tomllib
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import accumulate
+import dataclasses
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import attrgetter
@@ -1207,6 +1208,7 @@ class _Installer:
     subcommands: frozenset[str]
     options_with_argument: frozenset[str]
     package_length: Callable[[str], int | None]  # length of the name an argument installs
+    removals: frozenset[str] = frozenset()  # the subcommands that take packages out again
 
 
 def _pattern_length(pattern: str) -> Callable[[str], int | None]:
@@ -1282,7 +1284,10 @@ def _unquoted(word: _Word) -> _Word:
     return _Word(text[1:-1] if closed else text[1:], word.start + 1)
 
 
-def _install_hits(command: list[_Word]) -> Iterator[_Hit]:
+def _package_words(command: list[_Word], installers: Mapping[str, _Installer] = _INSTALLERS,
+                   ) -> tuple[_Installer, bool, list[tuple[_Word, int]]] | None:
+    """The installer a simple command runs, whether it removes (else installs), and each package
+    argument with the length of its name; None when the command is not an install or removal."""
     words = [_unquoted(word) for word in command]
     i = 0  # skip `sudo -E`, `env`, `DEBIAN_FRONTEND=noninteractive` and the like
     while i < len(words) and (
@@ -1292,29 +1297,43 @@ def _install_hits(command: list[_Word]) -> Iterator[_Hit]:
     ):
         i += 1
     if i >= len(words):
-        return
+        return None
     program = words[i].text.rsplit("/", 1)[-1]
     following = [word.text for word in words[i + 1 : i + 3]]
     if _PYTHON_PROGRAM.fullmatch(program) and following == ["-m", "pip"]:
         program, i = "pip", i + 2
     elif program == "uv" and following[:1] == ["pip"]:
         program, i = "pip", i + 1
-    installer = _INSTALLERS.get("pip" if _PIP_PROGRAM.fullmatch(program) else program)
+    installer = installers.get("pip" if _PIP_PROGRAM.fullmatch(program) else program)
     if installer is None:
-        return
-    installing = False
+        return None
+    removing: bool | None = None
     skip_argument = False
+    packages = []
     for word in words[i + 1 :]:
         if skip_argument:
             skip_argument = False
         elif word.text.startswith("-"):
             skip_argument = word.text in installer.options_with_argument
-        elif not installing:
-            if word.text not in installer.subcommands:
-                return
-            installing = True
+        elif removing is None:
+            if word.text in installer.subcommands:
+                removing = False
+            elif word.text in installer.removals:
+                removing = True
+            else:
+                return None
         elif length := installer.package_length(word.text):
-            yield _Hit(word.start, word.start + length, installer.ecosystem, "declaration")
+            packages.append((word, length))
+    return None if removing is None else (installer, removing, packages)
+
+
+def _install_hits(command: list[_Word]) -> Iterator[_Hit]:
+    found = _package_words(command)
+    if found is None or found[1]:
+        return
+    installer, _, packages = found
+    for word, length in packages:
+        yield _Hit(word.start, word.start + length, installer.ecosystem, "declaration")
 
 
 def _run_hits(pieces: list[tuple[int, str]]) -> Iterator[_Hit]:
@@ -1401,6 +1420,78 @@ def _dockerfile_hits(text: str) -> Iterator[_Hit]:
             pieces = []
     if pieces:
         yield from _instruction_hits(pieces, stages)
+
+
+# ---------------------------------------------------------------------------------------------
+# Shell commands (an agent's tool calls): which packages a command line adds to a project or
+# takes out of it. Not Dockerfiles': `go get` and `cargo add` change a project's manifest, and
+# the removals matter only here.
+
+
+class PackageCommand(NamedTuple):
+    removes: bool  # `pip uninstall`, `npm remove`, …; else an install or add
+    ecosystem: str
+    names: tuple[str, ...]  # as written, without versions or extras
+    command: str  # the simple command, as written
+
+
+def _removing(installer: _Installer, removals: str) -> _Installer:
+    return dataclasses.replace(installer, removals=frozenset(removals.split()))
+
+
+_UV = _Installer(
+    "pypi", frozenset({"add"}),
+    frozenset("--group --optional --extra --index --default-index --python -p --package --script --tag --branch "
+              "--rev -r --requirements --bounds -m --marker --constraints -c".split()),
+    _pip_package_length, frozenset({"remove"}),
+)
+_POETRY = _Installer(
+    "pypi", frozenset({"add"}),
+    frozenset("-G --group -E --extras --source --python --platform --markers".split()),
+    _pip_package_length, frozenset({"remove", "rm"}),
+)
+_CARGO = _Installer(
+    "cargo", frozenset({"add"}),
+    frozenset("-F --features -p --package --rename --registry --path --git --branch --tag --rev --target "
+              "--manifest-path".split()),
+    _pattern_length(r"[A-Za-z0-9][\w-]*(?=@|\Z)"), frozenset({"remove", "rm"}),
+)
+_GO_GET = _Installer("go", frozenset({"get"}), frozenset(), _pattern_length(r"[A-Za-z0-9][\w.~/-]*\.[\w.~/-]*(?=@|\Z)"))
+_PROJECT_INSTALLERS: Mapping[str, _Installer] = {
+    "pip": _removing(_PIP, "uninstall"),
+    "npm": _removing(_NPM, "uninstall remove rm un r unlink"),
+    "pnpm": _removing(_NPM, "remove rm uninstall un"),
+    "yarn": _removing(_NPM, "remove"),
+    "uv": _UV,
+    "poetry": _POETRY,
+    "cargo": _CARGO,
+    "go": _GO_GET,
+}
+_LINE_CONTINUATION = re.compile(r"\\\r?\n")
+
+
+def package_commands(script: str) -> list[PackageCommand]:
+    """The installs and removals in a shell command line (several commands joined by `&&`, `;`,
+    `|` or new lines; environment assignments and `sudo` before them), in order."""
+    found = []
+    for line in _LINE_CONTINUATION.sub(" ", script).splitlines():
+        command: list[_Word] = []
+        for token in [*_SHELL_TOKEN.finditer(line), None]:
+            if token is not None and token.group().startswith("#"):
+                token = None  # a shell comment runs to the end of the line
+            if token is None or _SHELL_OPERATOR.fullmatch(token.group()):
+                parsed = _package_words(command, _PROJECT_INSTALLERS) if command else None
+                if parsed is not None and parsed[2]:
+                    installer, removes, packages = parsed
+                    found.append(PackageCommand(removes, installer.ecosystem,
+                                                tuple(word.text[:length] for word, length in packages),
+                                                line[command[0].start:command[-1].start + len(command[-1].text)]))
+                command = []
+                if token is None:
+                    break
+            else:
+                command.append(_Word(token.group(), token.start()))
+    return found
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from lsprotocol import types
 from pydantic import Field, StringConstraints, ValidationError, model_validator
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from cenotaph.lsp.convert import Wire, approach_summary, plain, rpc_error
+from cenotaph.lsp.convert import Wire, approach_summary, one_line, plain, rpc_error
 from cenotaph.lsp.features.hover import story
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.store.records import ProposalRow
@@ -112,6 +112,20 @@ class MemoryArgs(Wire):
 class AcceptProposalArgs(Wire):
     proposal_id: Id
     reason: Reason | None = None
+
+
+class AcceptCandidateArgs(Wire):
+    proposal_id: Id
+    draft: Annotated[str, StringConstraints(max_length=2000)] | None = None  # the drafted reason, to edit
+    reason: Reason | None = None
+    effort: Annotated[int, Field(ge=1, le=5)] | None = None
+
+
+class MineArgs(_ProjectOrUri):
+    @model_validator(mode="after")
+    def _scoped(self) -> MineArgs:
+        self._require_project()
+        return self
 
 
 class RejectProposalArgs(Wire):
@@ -302,6 +316,31 @@ async def accept_proposal(ls: CenotaphServer, args: AcceptProposalArgs) -> dict[
     return _done(f"proposal #{args.proposal_id} accepted", args.proposal_id)
 
 
+async def accept_candidate(ls: CenotaphServer, args: AcceptCandidateArgs) -> dict[str, Any]:
+    """A mined candidate accepted with the person's own reason (a client asks for it, the drafted
+    one filled in; a client that cannot ask free text gets the drafted one offered)."""
+    reason = await _ask(ls, args.reason, f"Why was candidate #{args.proposal_id} abandoned?",
+                        [one_line(args.draft, 200)] if args.draft else [])
+    if reason is None:
+        return _cancelled()
+    result = await _domain(lambda: ls.memory.accept_proposal(ls.actor, args.proposal_id, reason=reason,
+                                                             effort=args.effort))
+    return _done(f"proposal #{args.proposal_id} accepted: "
+                 f"{approach_summary(result.approach, 'project' if result.approach.project else 'global')}",
+                 args.proposal_id)
+
+
+async def mine(ls: CenotaphServer, args: MineArgs) -> dict[str, Any]:
+    from cenotaph.lsp.features import mining  # it imports this module
+
+    project = _project(ls, args)
+    folder = mining.folder_of(ls, project)
+    if folder is None:
+        raise JsonRpcInvalidParams(message=f"project: {project!r} is not a workspace folder's project")
+    summary = await _domain(lambda: mining.mine_history(ls, folder, project))
+    return _done(summary.message)
+
+
 async def reject_proposal(ls: CenotaphServer, args: RejectProposalArgs) -> dict[str, Any]:
     reason = await _ask(ls, args.reason, f"Why reject proposal #{args.proposal_id}?", ["Not wanted"])
     if reason is None:
@@ -347,6 +386,8 @@ COMMANDS: dict[str, tuple[type[Wire], Handler]] = {
     "cenotaph.reinstateMemory": (MemoryArgs, reinstate_memory),
     "cenotaph.acceptProposal": (AcceptProposalArgs, accept_proposal),
     "cenotaph.rejectProposal": (RejectProposalArgs, reject_proposal),
+    "cenotaph.acceptCandidate": (AcceptCandidateArgs, accept_candidate),
+    "cenotaph.mine": (MineArgs, mine),
     "cenotaph.showLocation": (ShowLocationArgs, show_location),
 }
 

@@ -1,7 +1,8 @@
 """The ledger: a read-only Markdown document per project (`cenotaph:ledger/<project>.md`) served
 by the `cenotaph/ledger` request (shared_schema/ledger.schema.json). It lists the graveyard, open
-contradictions side by side, deprioritised memories with their hints and pending proposals; when
-the client opens it, each open contradiction gets a diagnostic and each entry code actions."""
+contradictions side by side, deprioritised memories with their hints, pending proposals and the
+candidates mined from history (abandon proposals); when the client opens it, each open
+contradiction gets a diagnostic and each entry code actions."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from cenotaph.lsp.convert import (
 )
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import ContradictionView
-from cenotaph.store.records import MemoryRow
+from cenotaph.store.records import MemoryRow, ProposalRow
 
 if TYPE_CHECKING:
     from cenotaph.lsp.server import CenotaphServer
@@ -42,7 +43,7 @@ REQUEST = "cenotaph/ledger"
 DID_CHANGE = "cenotaph/ledgerDidChange"
 _PREFIX = "cenotaph:ledger/"
 _SUFFIX = ".md"
-_ENTRY = re.compile(r"^(?:- |### )(approach|contradiction|memory|proposal) #(\d+)\b")
+_ENTRY = re.compile(r"^(?:- |### )(approach|contradiction|memory|proposal|candidate) #(\d+)\b")
 _SECTION = re.compile(r"^#{1,2} ")
 _CELL_SEPARATOR = re.compile(r"(?<!\\)\|")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -67,6 +68,7 @@ class LedgerCounts(Wire):
     contradictions: int = Field(ge=0)
     deprioritised: int = Field(ge=0)
     proposals: int = Field(ge=0)
+    candidates: int = Field(ge=0)
 
 
 class LedgerResult(Wire):
@@ -164,7 +166,11 @@ def render_for(memory: Memory, project: str) -> Ledger:
     graveyard = memory.graveyard.in_scope(project)
     contradictions = memory.contradictions(project)
     deprioritised = memory.deprioritised(project)
-    proposals = memory.proposals(project)
+    from cenotaph.memory.candidates import ACTION as CANDIDATE_ACTION  # the domain loads after `initialize`
+
+    pending = memory.proposals(project)
+    proposals = [p for p in pending if p.action != CANDIDATE_ACTION]
+    candidates = [p for p in pending if p.action == CANDIDATE_ACTION]
     graveyard_lines = [graveyard_line(a, project)
                        for a in sorted(graveyard, key=lambda a: a.updated_at, reverse=True)[:SECTION_LIMIT]]
     contradiction_lines = [line for i, view in enumerate(contradictions[:SECTION_LIMIT])
@@ -177,18 +183,43 @@ def render_for(memory: Memory, project: str) -> Ledger:
                                    f"{row.recorded_at[:10]} — {one_line(row.content, 300)}{why}{hints}")
     proposal_lines = [f"- proposal #{p.id} · {p.actor} proposes to {p.action} {p.target} · {p.created_at[:10]} — "
                       f"{one_line(p.reason, 300)}" for p in proposals[:SECTION_LIMIT]]
+    candidate_lines = [line for p in sorted(candidates, key=_confidence, reverse=True)[:SECTION_LIMIT]
+                       for line in _candidate_lines(p)]
     lines = [f"# Cenotaph ledger · {project or 'global scope'}", "", "Read-only. Code actions on an entry act on it."]
     for title, count, body in (("Graveyard", len(graveyard), graveyard_lines),
                                ("Open contradictions", len(contradictions), contradiction_lines),
                                ("Deprioritised memories", len(deprioritised), deprioritised_lines),
-                               ("Pending proposals", len(proposals), proposal_lines)):
+                               ("Pending proposals", len(proposals), proposal_lines),
+                               ("Candidates from history", len(candidates), candidate_lines)):
         lines += ["", f"## {title} ({count})", "", *(body or ["_none_"])]
         if count > SECTION_LIMIT:
             lines += ["", f"_… and {count - SECTION_LIMIT} more, not listed here._"]
     text = "\n".join(lines).rstrip() + "\n"
     counts = LedgerCounts(graveyard=len(graveyard), contradictions=len(contradictions),
-                          deprioritised=len(deprioritised), proposals=len(proposals))
+                          deprioritised=len(deprioritised), proposals=len(proposals), candidates=len(candidates))
     return Ledger(project, text, seq, counts)
+
+
+def _confidence(proposal: ProposalRow) -> float:
+    value = proposal.arguments.get("confidence")
+    return value if isinstance(value, (int, float)) else 0.0
+
+
+def _candidate_lines(proposal: ProposalRow) -> list[str]:
+    """An abandon proposal mined from the past: what, how sure, the drafted reason, and the first
+    piece of evidence (indented: it belongs to the entry above it)."""
+    args = proposal.arguments
+    replacement = f" · replaced by {one_line(str(args['replacement']), 100)}" if args.get("replacement") else ""
+    lines = [f"- candidate #{proposal.id} · **{one_line(str(args.get('name', '?')), 200)}** "
+             f"({args.get('ecosystem', '?')}) · confidence {_confidence(proposal):.2f}{replacement} — "
+             f"{one_line(proposal.reason, 500)}"]
+    evidence = args.get("evidence") or []
+    if evidence and isinstance(evidence[0], dict):
+        first = evidence[0]
+        more = f" (and {len(evidence) - 1} more)" if len(evidence) > 1 else ""
+        lines.append(f"  - {first.get('origin', '?')} · {first.get('role', '?')} · {str(first.get('at', ''))[:10]} · "
+                     f"{one_line(str(first.get('ref', '')), 120)} — {one_line(str(first.get('summary', '')), 300)}{more}")
+    return lines
 
 
 # --- what the client's copy shows ------------------------------------------------------------------
@@ -308,8 +339,24 @@ def code_actions(ls: CenotaphServer, params: types.CodeActionParams) -> list[typ
                 code_action(f"Confirm memory #{entry_id}", "cenotaph.setTrust", {**argument, "trust": "confirmed"}),
                 code_action(f"Refute memory #{entry_id}", "cenotaph.setTrust", {**argument, "trust": "refuted"})]
     argument = {"proposalId": entry_id}
+    if kind == "candidate":
+        return _candidate_actions(ls, project, entry_id)
     return [code_action(f"Accept proposal #{entry_id}", "cenotaph.acceptProposal", argument),
             code_action(f"Reject proposal #{entry_id}", "cenotaph.rejectProposal", argument)]
+
+
+def _candidate_actions(ls: CenotaphServer, project: str, proposal_id: int) -> list[types.CodeAction] | None:
+    from cenotaph.memory.candidates import ACTION as CANDIDATE_ACTION  # the domain loads after `initialize`
+
+    proposal = next((p for p in ls.memory.proposals(project) if p.id == proposal_id), None)
+    if proposal is None or proposal.action != CANDIDATE_ACTION:
+        return None
+    name = one_line(str(proposal.arguments.get("name", "?")), 60)
+    argument = {"proposalId": proposal.id}
+    return [code_action(f"Accept: '{name}' is abandoned (as drafted)", "cenotaph.acceptProposal", argument),
+            code_action(f"Edit the reason, then accept '{name}'", "cenotaph.acceptCandidate",
+                        {**argument, "draft": proposal.reason}),
+            code_action(f"Reject: '{name}' was not abandoned", "cenotaph.rejectProposal", argument)]
 
 
 def notify_changed(ls: CenotaphServer) -> None:

@@ -47,6 +47,8 @@ class DocumentSettings(_Lenient):
 
 class FeedSettings(_Lenient):
     interval: float = Field(default=6.0, ge=0, le=24 * 365)
+class MineSettings(_Lenient):
+    on_open: bool = False
 
 
 class Settings(_Lenient):
@@ -56,6 +58,7 @@ class Settings(_Lenient):
     other_projects: bool = False
     file_kinds: list[FileKind] = Field(default_factory=lambda: list(ALL_FILE_KINDS))
     max_file_size: int = Field(default=2_000_000, ge=1024, le=100_000_000)
+    mine: MineSettings = MineSettings()
 
 
 def _unwrap(raw: Any) -> Any:

@@ -3,13 +3,19 @@ rejects, never graveyard entries."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context
 from pydantic import BaseModel, Field
 
+from cenotaph import paths
 from cenotaph.mcp.tools.base import WRITE, ToolEnv, ToolGroup
+from cenotaph.memory.candidates import ProposeReport
+from cenotaph.memory.errors import InvalidInput
 from cenotaph.memory.mine_git import GitMiningReport
+from cenotaph.memory.mine_transcripts import TranscriptReport
+from cenotaph.project import repository_root
 
 TOOLS = ToolGroup()
 
@@ -25,40 +31,60 @@ class MinedProposal(BaseModel):
 
 
 class MineOutcome(BaseModel):
-    source: str
-    commits_read: int
-    manifests_parsed: int
-    parse_failures: int
-    shallow: bool
-    oldest_commit_seen: str | None
-    only_new_commits: bool
+    source: Literal["git", "transcripts"]
     proposed: list[MinedProposal]
     not_proposed: dict[str, list[str]]  # why -> names: already pending, in the graveyard, suppressed, dismissed
     note: str
+    # git
+    commits_read: int | None = None
+    manifests_parsed: int | None = None
+    parse_failures: int | None = None
+    shallow: bool | None = None
+    oldest_commit_seen: str | None = None
+    only_new_commits: bool | None = None
+    # transcripts
+    transcript_files_read: int | None = None
+    sessions: int | None = None
+    corrupt_lines: int | None = None
+    missing_folders: list[str] | None = None
+
+    @staticmethod
+    def _proposals(proposals: ProposeReport) -> dict[str, Any]:
+        return {
+            "proposed": [MinedProposal(proposal_id=p.id, name=p.arguments["name"], ecosystem=p.arguments["ecosystem"],
+                                       reason=p.reason, confidence=p.arguments["confidence"],
+                                       classes=p.arguments["classes"], replacement=p.arguments["replacement"])
+                         for p in proposals.proposed],
+            "not_proposed": {why: names for why, names in (
+                ("already_pending", proposals.already_pending), ("in_graveyard", proposals.in_graveyard),
+                ("suppressed", proposals.suppressed), ("dismissed", proposals.dismissed)) if names},
+            "note": "These are proposals: nothing is abandoned until a person accepts one.",
+        }
 
     @staticmethod
     def of_git(report: GitMiningReport) -> MineOutcome:
-        history, proposals = report.history, report.proposals
+        history = report.history
         return MineOutcome(
             source="git", commits_read=history.commits_read, manifests_parsed=history.manifests_parsed,
             parse_failures=history.parse_failures, shallow=history.shallow,
             oldest_commit_seen=history.oldest_seen.sha if history.oldest_seen else None,
-            only_new_commits=history.incremental,
-            proposed=[MinedProposal(proposal_id=p.id, name=p.arguments["name"], ecosystem=p.arguments["ecosystem"],
-                                    reason=p.reason, confidence=p.arguments["confidence"],
-                                    classes=p.arguments["classes"], replacement=p.arguments["replacement"])
-                      for p in proposals.proposed],
-            not_proposed={why: names for why, names in (
-                ("already_pending", proposals.already_pending), ("in_graveyard", proposals.in_graveyard),
-                ("suppressed", proposals.suppressed), ("dismissed", proposals.dismissed)) if names},
-            note="These are proposals: nothing is abandoned until a person accepts one.",
+            only_new_commits=history.incremental, **MineOutcome._proposals(report.proposals),
         )
+
+    @staticmethod
+    def of_transcripts(report: TranscriptReport) -> MineOutcome:
+        return MineOutcome(source="transcripts", transcript_files_read=report.files_read, sessions=report.sessions,
+                           corrupt_lines=report.corrupt_lines, missing_folders=report.missing,
+                           **MineOutcome._proposals(report.proposals))
 
 
 @TOOLS.add(WRITE)
 def mine(
     ctx: Context,
-    source: Annotated[Literal["git"], Field(description="`git`: the repository's manifest history.")] = "git",
+    source: Annotated[Literal["git", "transcripts"], Field(
+        description="`git`: the repository's manifest history; `transcripts`: the Claude Code and Codex sessions "
+                    "held in this repository (installs the person rejected or undid, packages they said not to use).",
+    )] = "git",
     path: Annotated[str, Field(min_length=1, max_length=4096,
                                description="A directory inside the repository (default: the server's working directory).")] = ".",
     since: Annotated[str | None, Field(max_length=100, description="Only commits after this date (e.g. 2024-01-01).")] = None,
@@ -68,8 +94,14 @@ def mine(
     """Mine the past for approaches this project abandoned: dependencies its manifests declared
     at some commit and declare nowhere now, with the commits that added and removed them. Each
     becomes a proposal the user reviews (accept or reject); it is not yet a dead end. A rerun
-    reads only new commits."""
+    reads only what is new."""
     env = ToolEnv.of(ctx)
     with env.domain() as memory:
+        if source == "transcripts":
+            root = repository_root(Path(path).resolve())
+            if root is None:
+                raise InvalidInput(f"{path} is not inside a git repository", field="path")
+            return MineOutcome.of_transcripts(memory.mine_transcripts(
+                env.actor(ctx), env.project, root, claude_dir=paths.claude_home(), codex_dir=paths.codex_home()))
         report = memory.mine_git(env.actor(ctx), path, project=env.project, since=since, max_commits=max_commits)
     return MineOutcome.of_git(report)
