@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from cenotaph.config import Settings
-from cenotaph.memory import audit, backup, importing, lifecycle, proposals, repair, suppressions, timeline, validate
+from cenotaph.memory import audit, backup, importing, lessons, lifecycle, proposals, repair, suppressions, timeline, validate
+from cenotaph.memory import compile as compiler
 from cenotaph.memory import contradictions as links
 from cenotaph.memory import trust as belief
 from cenotaph.memory.context import Context
@@ -222,6 +224,8 @@ class Memory:
                 result = self.resolve_contradiction(actor, args["contradiction_id"], keep=args["keep"], reason=note)
             elif proposal.action == "unsuppress":
                 result = self.unsuppress(actor, args["name"], kind=args["kind"], project=args["project"], reason=note)
+            elif proposal.action == compiler.ACTION:
+                result = compiler.write(self.ctx, actor, proposal)
             else:
                 raise Conflict(f"proposal #{proposal.id} asks for {proposal.action!r}, which this Cenotaph cannot do")
             proposals.decide(self.ctx, actor, proposal, "accepted", reason)
@@ -230,6 +234,22 @@ class Memory:
     def reject_proposal(self, actor: Actor, proposal_id: int, *, reason: str) -> ProposalRow:
         proposal = proposals.pending(self.ctx, actor, proposal_id)
         return proposals.decide(self.ctx, actor, proposal, "rejected", validate.text(reason, "reason"))
+
+    # --- from memory to policy -----------------------------------------------------------------
+
+    def bless(self, actor: Actor, memory_id: int, *, reason: str | None = None) -> MemoryRow:
+        """A person vouches for a memory: its lessons compile without waiting to recur."""
+        return lessons.bless(self.ctx, actor, memory_id, reason=reason)
+
+    def lessons(self, project: str) -> list[lessons.Lesson]:
+        """Every lesson of `project`, reinforced or not (what `compile` would draw from)."""
+        return lessons.gather(self.ctx, project)
+
+    def compile(self, actor: Actor, target: str, *, project: str, root: Path,
+                directory: str | None = None) -> compiler.CompileResult:
+        """Render `target` from the reinforced lessons and propose the files that would change;
+        only a person's `accept_proposal` writes them (and only if they are still as diffed)."""
+        return compiler.propose(self.ctx, actor, target, project=project, root=root, directory=directory)
 
     def recent(self, project: str, *, kinds: Iterable[str] = (), limit: int = 10) -> list[MemoryRow]:
         """The newest active memories of `project` and the global scope, of `kinds` (all when

@@ -285,7 +285,25 @@ def _m0003_substring_index(conn: Any) -> None:
     )
 
 
-MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_binary_vector_index, _m0003_substring_index)
+def _m0004_blessings(conn: Any) -> None:
+    """A person's word that a memory is a lesson worth compiling (`cenotaph bless`), keyed on the
+    stable memory id so that it outlives content edits."""
+    _run_script(
+        conn,
+        """
+        CREATE TABLE blessings (
+            memory_id INTEGER PRIMARY KEY,
+            project   TEXT NOT NULL,
+            reason    TEXT,
+            actor     TEXT NOT NULL,
+            at        TEXT NOT NULL
+        );
+        """
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_binary_vector_index, _m0003_substring_index,
+                                     _m0004_blessings)
 
 
 def schema_version(conn: Any) -> int:
