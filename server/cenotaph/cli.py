@@ -14,7 +14,7 @@ from typing import Any
 
 from cenotaph import __version__, project as project_resolution
 from cenotaph.memory.errors import CenotaphError
-from cenotaph.memory.models import KINDS, OUTCOMES, Actor, ContradictionView, RecallResponse
+from cenotaph.memory.models import COMPILE_TARGETS, KINDS, OUTCOMES, Actor, ContradictionView, RecallResponse
 from cenotaph.nlp.names import ECOSYSTEMS
 from cenotaph.store.connect import StoreUnavailable
 from cenotaph.store.migrations import SchemaTooNew
@@ -510,8 +510,7 @@ def _trust_time_audit_commands(command: Callable[..., argparse.ArgumentParser]) 
     p.add_argument("--reason", required=True)
 
     p = command("compile", cmd_compile, "propose skills, instruction blocks or lint rules from the reinforced lessons")
-    p.add_argument("--target", required=True, choices=("skill", "agents-md", "claude-md", "copilot", "ruff", "eslint",
-                                                       "biome"))
+    p.add_argument("--target", required=True, choices=COMPILE_TARGETS)
     p.add_argument("--dir", help="skills folder, relative to the repository root (default: .claude/skills, "
                                  "or [compile] skills_dir in .cenotaph.toml)")
     p = command("bless", cmd_bless, "vouch for a memory: its lessons compile without waiting to recur")

@@ -297,6 +297,8 @@ def _terms(lessons: list[Lesson]) -> list[str]:
     for lesson in lessons:
         words = [w.strip(".-+") for w in _TERM.findall(lesson.text.casefold())]
         words = [w for w in words if len(w) >= 3 and w not in stop]
+        if lesson.approach is not None:  # the abandoned library's name says most about the topic
+            words.append(names.fold(lesson.approach.name))
         total.update(words)
         documents.update(set(words))
     ranked = sorted(total, key=lambda w: (-documents[w], -total[w], w))

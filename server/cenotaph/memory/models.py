@@ -12,6 +12,7 @@ KINDS = ("note", "experience", "decision", "preference", "fact")
 OUTCOMES = ("success", "partial", "abandoned", "failed")
 STATES = ("active", "deprioritised", "archived", "deleted")
 TRUSTS = ("unverified", "confirmed", "disputed", "refuted")
+COMPILE_TARGETS = ("skill", "agents-md", "claude-md", "copilot", "ruff", "eslint", "biome")
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,10 +19,10 @@ from cenotaph.memory.compile import biome, eslint, instructions, ruff, skills
 from cenotaph.memory.compile.drafts import FileDraft
 from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Conflict, InvalidInput
-from cenotaph.memory.models import Actor
+from cenotaph.memory.models import COMPILE_TARGETS, Actor
 from cenotaph.store.records import ProposalRow
 
-TARGETS = ("skill", "agents-md", "claude-md", "copilot", "ruff", "eslint", "biome")
+TARGETS = COMPILE_TARGETS
 ABSENT = "absent"
 ACTION = "compile"
 
@@ -68,8 +68,9 @@ def sha256_of(path: Path) -> str:
 
 
 def _read(root: Path, relative: str) -> str | None:
+    """The file's text with its own line endings: the bytes outside what Cenotaph manages stay."""
     try:
-        return (root / relative).read_text(encoding="utf-8")
+        return (root / relative).read_bytes().decode("utf-8")
     except FileNotFoundError:
         return None
     except UnicodeDecodeError:
