@@ -170,7 +170,7 @@ def _security(host: str, port: int) -> TransportSecuritySettings:
 
 async def serve_http(memory: Memory, *, project: str, host: str = "127.0.0.1", port: int = 0,
                      token: str | None = None, allow_remote: bool = False,
-                     endpoint_file: bool = True) -> HttpEndpoint:
+                     endpoint_file: bool = True, root: Path | None = None) -> HttpEndpoint:
     """Serve the MCP tools on `http://host:port/mcp` as a task on the running loop. `port` 0
     lets the OS choose; the token is random per start unless given. A non-loopback `host` is
     refused unless `allow_remote` and an explicit `token` are both given. With
@@ -196,7 +196,7 @@ async def serve_http(memory: Memory, *, project: str, host: str = "127.0.0.1", p
     try:
         # Off the loop: the first build of the tool schemas takes a noticeable fraction of a second.
         mcp = await asyncio.to_thread(build_server, memory, project=project, token_verifier=_BearerToken(token),
-                                      auth=auth)
+                                      auth=auth, root=root)
     except BaseException:
         sock.close()
         raise

@@ -20,6 +20,7 @@ from cenotaph import __version__
 from cenotaph import project as project_resolution
 from cenotaph.app import open_memory
 from cenotaph.mcp.tools import briefing, contradictions, graveyard, lifecycle, memories, suppressions, trust
+from cenotaph.mcp.tools import compile as compile_tools
 from cenotaph.mcp.tools.base import ToolEnv
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.service import Memory
@@ -28,7 +29,7 @@ from cenotaph.store.migrations import SchemaTooNew
 
 log = logging.getLogger(__name__)
 
-TOOL_GROUPS = (briefing, memories, graveyard, lifecycle, trust, contradictions, suppressions)
+TOOL_GROUPS = (briefing, memories, graveyard, lifecycle, trust, contradictions, suppressions, compile_tools)
 
 INSTRUCTIONS = """\
 Cenotaph is the memory this project's people and agents share.
@@ -47,9 +48,11 @@ def tools() -> tuple[Tool, ...]:
 
 
 def build_server(memory: Memory, *, project: str, client_actor_prefix: str = "mcp",
-                 token_verifier: TokenVerifier | None = None, auth: AuthSettings | None = None) -> MCPServer:
-    """An MCP server whose tools act on `memory` for `project` (`""`: the global scope)."""
-    env = ToolEnv(memory=memory, project=project, actor_prefix=client_actor_prefix)
+                 token_verifier: TokenVerifier | None = None, auth: AuthSettings | None = None,
+                 root: Path | None = None) -> MCPServer:
+    """An MCP server whose tools act on `memory` for `project` (`""`: the global scope), and
+    compile for the repository at `root`."""
+    env = ToolEnv(memory=memory, project=project, actor_prefix=client_actor_prefix, root=root)
 
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[ToolEnv]:

@@ -46,7 +46,8 @@ async def start(ls: CenotaphServer) -> None:
     project = ls.folders[-1][1] if ls.folders else (ls.explicit_project or project_resolution.resolve(None, Path.cwd()))
     try:
         served = await serve_http(ls.memory, project=project, host=settings.mcp_host, port=settings.mcp_port,
-                                  token=settings.mcp_token, allow_remote=settings.mcp_allow_remote)
+                                  token=settings.mcp_token, allow_remote=settings.mcp_allow_remote,
+                                  root=ls.folders[-1][0] if ls.folders else None)
     except (CenotaphError, OSError) as exc:
         log.error("MCP over HTTP not started: %s", exc)
         ls.window_show_message(types.ShowMessageParams(

@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Annotated
 
 from mcp.server.mcpserver import Context
@@ -54,6 +55,7 @@ class ToolEnv:
     memory: Memory
     project: str
     actor_prefix: str = "mcp"
+    root: Path | None = None  # the repository compile writes into (None: the one around the working folder)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @staticmethod
