@@ -152,7 +152,7 @@ def test_the_managed_block_leaves_the_rest_of_the_file_byte_for_byte(memory, rep
     text = (repo / "AGENTS.md").read_bytes().decode("utf-8")
     assert text.startswith(before + instructions.BEGIN) and text.endswith(instructions.END + after)
     assert "- Don't: requests — blocking calls stalled the event loop" in text and "old lessons" not in text
-    assert instructions.changed_since_written(text, lesson_rules.reinforced(memory.ctx, P))[0] == 0
+    assert instructions.changed_since_written(text, [l.key for l in lesson_rules.reinforced(memory.ctx, P)])[0] == 0
 
     # A file without a block keeps all its bytes; the block goes after them.
     (repo / "CLAUDE.md").write_text("Be terse.", encoding="utf-8")
@@ -161,7 +161,7 @@ def test_the_managed_block_leaves_the_rest_of_the_file_byte_for_byte(memory, rep
     assert (repo / "CLAUDE.md").read_text(encoding="utf-8").startswith("Be terse.\n\n" + instructions.BEGIN)
 
     memory.abandon(HUMAN, "lxml", reason="wheels missing on the build image", project=P, effort=5)
-    assert instructions.changed_since_written(text, lesson_rules.reinforced(memory.ctx, P))[0] == 1
+    assert instructions.changed_since_written(text, [l.key for l in lesson_rules.reinforced(memory.ctx, P)])[0] == 1
 
 
 def test_lint_targets_take_only_their_ecosystem_and_keep_a_persons_entries(memory, repo):

@@ -22,6 +22,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from cenotaph import __version__, project as project_resolution
 from cenotaph.lsp.convert import file_path
 from cenotaph.lsp.features import code_actions, commands, diagnostics, endpoint, hover, ledger, refresh, settings
+from cenotaph.lsp.features import compile as compile_feature
 from cenotaph.memory.models import Actor
 
 if TYPE_CHECKING:
@@ -82,6 +83,8 @@ class CenotaphServer(LanguageServer):
         self.seen_seq = 0  # the event log position the open documents reflect
         self.background: set[asyncio.Future] = set()
         self.mcp_endpoint: Any = None  # cenotaph.mcp.http.HttpEndpoint once serving
+        self.lesson_keys: dict[str, tuple[int, frozenset[str]]] = {}  # project → (event seq, reinforced lesson keys)
+        self.lessons_computing: set[str] = set()  # projects whose lesson keys are being computed
 
     @property
     def memory(self) -> Memory:
@@ -167,7 +170,7 @@ def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) 
         ls.refresh_folders()
         ls.republish_all()
 
-    for feature in (settings, diagnostics, hover, code_actions, commands, ledger):
+    for feature in (settings, diagnostics, hover, code_actions, commands, ledger, compile_feature):
         feature.register(server)
     return server
 

@@ -5,11 +5,12 @@ outside the markers is left byte for byte."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from cenotaph.memory.compile.drafts import FileDraft
 from cenotaph.memory.compile.skills import HEADINGS, rule
 from cenotaph.memory.errors import Conflict
-from cenotaph.memory.lessons import Lesson, Skill
+from cenotaph.memory.lessons import Skill
 
 BEGIN = "<!-- cenotaph:begin -->"
 END = "<!-- cenotaph:end -->"
@@ -65,9 +66,9 @@ def render(target: str, current: str | None, skills: list[Skill]) -> FileDraft:
     return FileDraft(path=path, draft=splice(current, block(skills), path))
 
 
-def changed_since_written(text: str, lessons: list[Lesson]) -> tuple[int, tuple[int, int]] | None:
-    """How many lessons were added or dropped since the block in `text` was written, and the block's
-    character span; None when the text has no (well-formed) block."""
+def changed_since_written(text: str, keys: Iterable[str]) -> tuple[int, tuple[int, int]] | None:
+    """How many lessons (by key) were added or dropped since the block in `text` was written, and
+    the block's character span; None when the text has no (well-formed) block."""
     try:
         span = _span(text, "the file")
     except Conflict:
@@ -76,4 +77,4 @@ def changed_since_written(text: str, lessons: list[Lesson]) -> tuple[int, tuple[
         return None
     found = _KEYS.search(text, span[0], span[1])
     written = set(found.group(1).split()) if found else set()
-    return len(written ^ {l.key for l in lessons}), span
+    return len(written ^ set(keys)), span
