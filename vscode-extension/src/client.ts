@@ -273,6 +273,12 @@ export class CenotaphClient implements vscode.Disposable {
     return this.client!.sendRequest<LedgerResult>(LEDGER_REQUEST, params);
   }
 
+  /** A custom request of shared_schema/ (e.g. `cenotaph/compile`). */
+  async request<T>(method: string, params: unknown): Promise<T> {
+    if (!this.running) throw new Error('the language server is not running');
+    return this.client!.sendRequest<T>(method, params);
+  }
+
   /** Run one of the server's commands (shared_schema/commands.schema.json), asking for its reason
    * with an input box when it needs one; shows the outcome. Undefined when cancelled or failed. */
   run(command: string, arg: Record<string, unknown>): Promise<CommandResult | undefined> {
