@@ -2,7 +2,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const pkg = require('../package.json');
-const { TARGETS, diffTitle, draftPath, proposalOf } = require('../out/compile');
+const { TARGETS, diffTitle, draftPath, proposalOf } = require('../out/compileModel');
 const { schema } = require('./helpers');
 
 test('the compile targets are the schema\'s', () => {
