@@ -185,3 +185,22 @@ def test_lint_targets_take_only_their_ecosystem_and_keep_a_persons_entries(memor
 
     ruff = memory.compile(HUMAN, "ruff", project=P, root=repo).files[0]
     assert ruff.path == "ruff.toml" and "requests = " in ruff.draft and "moment" not in ruff.draft
+
+
+def test_a_skill_cenotaph_wrote_for_a_topic_that_is_gone_is_removed_and_a_persons_is_kept(memory, repo):
+    from cenotaph.memory.compile.skills import GENERATED
+
+    skills = repo / ".claude" / "skills"
+    (skills / "old-topic").mkdir(parents=True)
+    (skills / "old-topic" / "SKILL.md").write_text(f"---\nname: old-topic\n---\n\n{GENERATED} (…)\n", encoding="utf-8")
+    (skills / "mine").mkdir()
+    (skills / "mine" / "SKILL.md").write_text("---\nname: mine\n---\n\nWritten by hand.\n", encoding="utf-8")
+    memory.abandon(HUMAN, "requests", reason="blocking calls stalled the event loop", project=P, effort=4)
+    result = memory.compile(HUMAN, "skill", project=P, root=repo)
+    by_path = {c.path: c for c in result.files}
+    assert set(by_path) == {".claude/skills/old-topic/SKILL.md", next(p for p in by_path if "old-topic" not in p)}
+    gone = by_path[".claude/skills/old-topic/SKILL.md"]
+    assert gone.draft is None and gone.diff.startswith("--- a/.claude/skills/old-topic/SKILL.md\n+++ /dev/null\n")
+    memory.accept_proposal(HUMAN, result.proposal.id)
+    assert not (skills / "old-topic").exists()
+    assert (skills / "mine" / "SKILL.md").read_text(encoding="utf-8").endswith("Written by hand.\n")

@@ -45,7 +45,7 @@ export function registerCompile(context: vscode.ExtensionContext, client: Cenota
     }
     for (const file of result.files) {
       const draft = vscode.Uri.from({ scheme: DRAFT_SCHEME, ...draftPath(proposalId, file.path) });
-      drafts.set(draft, file.draft);
+      drafts.set(draft, file.draft ?? '');
       let left = vscode.Uri.parse(file.uri);
       if (file.baseSha256 === 'absent') {
         left = vscode.Uri.from({ scheme: DRAFT_SCHEME, ...draftPath(proposalId, file.path, true) });

@@ -18,7 +18,8 @@ export interface ProposedFile {
   path: string;
   uri: string;
   baseSha256: string;
-  draft: string;
+  /** Null: accepting deletes the file. */
+  draft: string | null;
   diff: string;
 }
 
@@ -39,7 +40,7 @@ export function proposalOf(path: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-export function diffTitle(proposalId: number, file: ProposedFile): string {
-  const state = file.baseSha256 === 'absent' ? 'new file' : 'current ↔ draft';
+export function diffTitle(proposalId: number, file: Pick<ProposedFile, 'path' | 'baseSha256' | 'draft'>): string {
+  const state = file.baseSha256 === 'absent' ? 'new file' : file.draft === null ? 'deleted' : 'current ↔ draft';
   return `Cenotaph proposal #${proposalId}: ${file.path} (${state})`;
 }

@@ -15,8 +15,10 @@ test('a draft URI names its proposal, a new file\'s base is told apart', () => {
   assert.equal(proposalOf(draft.path), 12);
   assert.equal(draftPath(12, 'AGENTS.md', true).query, 'base');
   assert.equal(proposalOf('/AGENTS.md'), undefined);
-  assert.equal(diffTitle(3, { path: 'ruff.toml', baseSha256: 'absent' }), 'Cenotaph proposal #3: ruff.toml (new file)');
-  assert.equal(diffTitle(3, { path: 'ruff.toml', baseSha256: 'a'.repeat(64) }), 'Cenotaph proposal #3: ruff.toml (current ↔ draft)');
+  const sha = 'a'.repeat(64);
+  assert.equal(diffTitle(3, { path: 'ruff.toml', baseSha256: 'absent', draft: 'x' }), 'Cenotaph proposal #3: ruff.toml (new file)');
+  assert.equal(diffTitle(3, { path: 'ruff.toml', baseSha256: sha, draft: 'x' }), 'Cenotaph proposal #3: ruff.toml (current ↔ draft)');
+  assert.equal(diffTitle(3, { path: 'a/SKILL.md', baseSha256: sha, draft: null }), 'Cenotaph proposal #3: a/SKILL.md (deleted)');
 });
 
 test('Accept and Reject sit in the title of a draft\'s diff; the code action\'s command stays out of the palette', () => {

@@ -14,7 +14,7 @@ M.TARGETS = { 'skill', 'agents-md', 'claude-md', 'copilot', 'ruff', 'eslint', 'b
 ---@field path string relative to the repository root
 ---@field uri string the file on disk (it may not exist yet)
 ---@field baseSha256 string
----@field draft string
+---@field draft string|vim.NIL vim.NIL: accepting deletes the file
 ---@field diff string
 
 ---@class cenotaph.CompileResult
@@ -64,7 +64,7 @@ function M.show(proposal_id, file)
   vim.cmd('rightbelow vnew')
   local draft = vim.api.nvim_get_current_buf()
   vim.api.nvim_buf_set_name(draft, ('cenotaph://proposal/%d/%s'):format(proposal_id, file.path))
-  vim.api.nvim_buf_set_lines(draft, 0, -1, false, lines_of(file.draft))
+  vim.api.nvim_buf_set_lines(draft, 0, -1, false, type(file.draft) == 'string' and lines_of(file.draft) or {})
   local bo = vim.bo[draft]
   bo.buftype, bo.bufhidden, bo.swapfile, bo.modifiable, bo.modified = 'nofile', 'wipe', false, false, false
   bo.filetype = vim.filetype.match({ filename = path }) or ''

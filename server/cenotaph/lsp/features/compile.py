@@ -49,7 +49,7 @@ class ProposedFile(Wire):
     path: str  # relative to the repository root
     uri: str  # the file on disk (it may not exist yet)
     base_sha256: str  # of the file as diffed, or "absent"
-    draft: str
+    draft: str | None  # None: accepting deletes the file
     diff: str
 
 

@@ -5,6 +5,7 @@ writes them only if every file still has that sha256; otherwise nothing is writt
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import hashlib
 import os
@@ -33,7 +34,7 @@ class FileChange:
 
     path: str
     base_sha256: str  # or "absent"
-    draft: str
+    draft: str | None  # None: accepting deletes the file
     diff: str
 
 
@@ -49,7 +50,7 @@ class CompileResult:
 @dataclass(slots=True)
 class WrittenFile:
     path: str
-    sha256: str
+    sha256: str  # or "absent": deleted
 
 
 @dataclass(slots=True)
@@ -105,7 +106,7 @@ def render(ctx: Context, target: str, project: str, root: Path, chosen: list[les
         if target == "skill":
             folder = directory if directory is not None else skills_dir(root)
             _inside(root, folder, "dir")
-            return skills.render(grouped, project, folder)
+            return skills.render(grouped, project, root, folder)
         return [instructions.render(target, _read(root, instructions.FILES[target]), grouped)]
     donts = [l for l in chosen if l.kind == "dont"]
     if target == "ruff":
@@ -115,16 +116,16 @@ def render(ctx: Context, target: str, project: str, root: Path, chosen: list[les
     return renderer(root, lambda relative: _read(root, relative), donts)
 
 
-def unified_diff(path: str, current: str | None, draft: str) -> str:
+def unified_diff(path: str, current: str | None, draft: str | None) -> str:
     def lines(text: str) -> list[str]:
         found = text.splitlines(keepends=True)
         if found and not found[-1].endswith("\n"):
             found[-1] += "\n\\ No newline at end of file\n"
         return found
 
-    return "".join(difflib.unified_diff(lines(current or ""), lines(draft),
+    return "".join(difflib.unified_diff(lines(current or ""), lines(draft or ""),
                                         fromfile="/dev/null" if current is None else f"a/{path}",
-                                        tofile=f"b/{path}"))
+                                        tofile="/dev/null" if draft is None else f"b/{path}"))
 
 
 def propose(ctx: Context, actor: Actor, target: str, *, project: str, root: Path,
@@ -171,6 +172,12 @@ def write(ctx: Context, actor: Actor, proposal: ProposalRow) -> CompileWrite:
     written = []
     for change in changes:
         path = _inside(root, change.path, "path")
+        if change.draft is None:
+            path.unlink()
+            with contextlib.suppress(OSError):  # the skill's folder, when nothing else is in it
+                path.parent.rmdir()
+            written.append(WrittenFile(path=change.path, sha256=ABSENT))
+            continue
         path.parent.mkdir(parents=True, exist_ok=True)
         data = change.draft.encode("utf-8")
         # A reader (an editor, a linter) sees the old file or the new one, never half of it.

@@ -12,7 +12,7 @@ MESSAGE_MARK = "cenotaph: "
 @dataclass(frozen=True, slots=True)
 class FileDraft:
     path: str
-    draft: str
+    draft: str | None  # None: the file goes (a skill Cenotaph wrote whose topic is gone)
 
 
 def lint_message(name: str, reason: str) -> str:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from cenotaph.memory.compile.drafts import FileDraft
 from cenotaph.memory.lessons import Lesson, Skill
@@ -40,8 +41,8 @@ def description(skill: Skill, project: str) -> str:
 def render_skill(skill: Skill, project: str) -> str:
     lines = ["---", f"name: {skill.name}", f"description: {json.dumps(description(skill, project), ensure_ascii=False)}",
              "---", "", f"# {', '.join(skill.terms) or skill.name}", "",
-             "Compiled by Cenotaph from this project's memory (`cenotaph compile --target skill`). Each rule names "
-             "the memories it comes from; change the memories, not this file.", ""]
+             f"{GENERATED} (`cenotaph compile --target skill`). Each rule names the memories it comes from; "
+             "change the memories, not this file.", ""]
     for kind, heading in HEADINGS.items():
         chosen = [l for l in skill.lessons if l.kind == kind]
         if not chosen:
@@ -52,6 +53,21 @@ def render_skill(skill: Skill, project: str) -> str:
     return "\n".join(lines)
 
 
-def render(skills: list[Skill], project: str, directory: str) -> list[FileDraft]:
+GENERATED = "Compiled by Cenotaph from this project's memory"
+
+
+def render(skills: list[Skill], project: str, root: Path, directory: str) -> list[FileDraft]:
+    """One SKILL.md per topic; a SKILL.md Cenotaph wrote for a topic that is no longer (renamed as
+    its lessons grew, or emptied) goes in the same proposal."""
     base = directory.strip("/") or DEFAULT_DIR
-    return [FileDraft(path=f"{base}/{skill.name}/SKILL.md", draft=render_skill(skill, project)) for skill in skills]
+    drafts = [FileDraft(path=f"{base}/{skill.name}/SKILL.md", draft=render_skill(skill, project)) for skill in skills]
+    wanted = {d.path for d in drafts}
+    for existing in sorted((root / base).glob("*/SKILL.md")):
+        relative = f"{base}/{existing.parent.name}/SKILL.md"
+        try:
+            generated = GENERATED in existing.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            generated = False
+        if relative not in wanted and generated:
+            drafts.append(FileDraft(path=relative, draft=None))
+    return drafts
