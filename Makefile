@@ -3,8 +3,11 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# ESLint and Biome, pinned by their lock file, for the compile tests that run them for real.
+NODE_TOOLS := tests/tools/node
+NODE_STAMP := $(NODE_TOOLS)/node_modules/.installed
 
-.PHONY: setup demo test vsix bench bench-plot bench-locomo clean
+.PHONY: setup test-tools demo test vsix bench bench-plot bench-locomo clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,10 +17,16 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+$(NODE_STAMP): $(NODE_TOOLS)/package-lock.json
+	npm ci --prefix $(NODE_TOOLS) --no-audit --no-fund --silent
+	touch $(NODE_STAMP)
+
+test-tools: $(NODE_STAMP)
+
 demo: setup
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash scripts/demo.sh
 
-test: setup
+test: setup test-tools
 	$(PY) -m pytest -q
 	neovim-plugin/tests/run.sh
 	bash vscode-extension/scripts/ci.sh

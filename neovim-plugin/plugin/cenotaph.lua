@@ -10,7 +10,7 @@ vim.api.nvim_create_user_command('Cenotaph', function(opts)
 end, {
   nargs = '+',
   range = true,
-  desc = 'Cenotaph: remember, abandon, recall, ledger, suppress, reinstate, proposals, endpoint',
+  desc = 'Cenotaph: remember, abandon, recall, ledger, suppress, reinstate, proposals, compile, accept, reject, endpoint',
   complete = function(arglead, line)
     return require('cenotaph.cmdline').complete(arglead, line)
   end,
@@ -24,6 +24,12 @@ vim.api.nvim_create_autocmd('BufReadCmd', {
     require('cenotaph.ledger').read(ev.buf, ev.match)
   end,
 })
+
+-- The client's own command behind the "Propose an update" code action (not the server's, so not
+-- in lsp/cenotaph.lua's `commands`): it sends cenotaph/compile and opens the diff.
+vim.lsp.commands['cenotaph.proposeUpdate'] = function(command, ctx)
+  require('cenotaph.compile').on_command(command, ctx)
+end
 
 -- Agent instruction files (AGENTS.md, CLAUDE.md … are Markdown already).
 vim.filetype.add({ filename = { ['.cursorrules'] = 'markdown' } })

@@ -23,7 +23,7 @@ export PATH="$venv/bin:$PATH"
 
 "$nvim" --version | head -1
 passed=0 failed=0 status=0
-for test in test_plugin test_lsp; do
+for test in test_plugin test_lsp test_compile; do
   echo "== $test"
   out="$tmp/$test.out"
   timeout 150 "$nvim" --clean --headless -l "$here/$test.lua" 2>&1 | tee "$out"

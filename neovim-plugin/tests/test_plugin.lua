@@ -131,8 +131,10 @@ end)
 
 step(':Cenotaph completion', function()
   local subs = vim.fn.getcompletion('Cenotaph ', 'cmdline')
-  check(vim.deep_equal(subs, { 'abandon', 'endpoint', 'ledger', 'proposals', 'recall', 'reinstate', 'remember', 'suppress' }),
-    'every subcommand', subs)
+  check(vim.deep_equal(subs, { 'abandon', 'accept', 'compile', 'endpoint', 'ledger', 'proposals', 'recall', 'reinstate',
+    'reject', 'remember', 'suppress' }), 'every subcommand', subs)
+  local targets = vim.fn.getcompletion('Cenotaph compile c', 'cmdline')
+  check(vim.deep_equal(targets, { 'claude-md', 'copilot' }), 'compile completes its targets', targets)
   check(vim.deep_equal(vim.fn.getcompletion('Cenotaph le', 'cmdline'), { 'ledger' }), 'by prefix')
   -- A flagged name on a buffer, as the client stores a published diagnostic.
   local ns = vim.api.nvim_create_namespace('cenotaph-test')

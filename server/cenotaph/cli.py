@@ -13,7 +13,7 @@ from typing import Any
 
 from cenotaph import __version__, project as project_resolution
 from cenotaph.memory.errors import CenotaphError
-from cenotaph.memory.models import KINDS, OUTCOMES, Actor, ContradictionView, RecallResponse, as_json
+from cenotaph.memory.models import COMPILE_TARGETS, KINDS, OUTCOMES, Actor, ContradictionView, RecallResponse, as_json
 from cenotaph.nlp.names import ECOSYSTEMS
 from cenotaph.store.connect import StoreUnavailable
 from cenotaph.store.migrations import SchemaTooNew
@@ -237,6 +237,7 @@ def _memory_line(row) -> str:
 
 def _outcome(result) -> str:
     """One line for whatever a verb returned: the changed record, or the proposal it became."""
+    from cenotaph.memory.compile import CompileWrite
     from cenotaph.store.records import MemoryRow, ProposalRow, SuppressionRow
 
     if isinstance(result, ProposalRow):
@@ -250,6 +251,8 @@ def _outcome(result) -> str:
         return f"{result.kind} suppression of {result.value} {where}: {state}"
     if isinstance(result, ContradictionView):
         return _contradiction_line(result)
+    if isinstance(result, CompileWrite):
+        return "wrote " + ", ".join(f.path for f in result.files) + f" in {result.root}"
     return str(result)
 
 
@@ -458,6 +461,37 @@ def cmd_reject(args: argparse.Namespace, memory) -> None:
     _emit(args, row, f"rejected proposal #{row.id}: {row.decision_reason}")
 
 
+def _repository_root() -> Path:
+    return project_resolution.repository_root(Path.cwd()) or Path.cwd()
+
+
+def cmd_compile(args: argparse.Namespace, memory) -> None:
+    result = memory.compile(CLI_ACTOR, args.target, project=_project(args), root=_repository_root(),
+                            directory=args.dir)
+    if result.proposal is None:
+        _emit(args, result, f"{args.target}: up to date ({result.lessons} reinforced lesson(s))")
+        return
+    lines = [change.diff.rstrip("\n") for change in result.files]
+    lines.append(f"proposed as #{result.proposal.id} ({len(result.files)} file(s) from {result.lessons} reinforced "
+                 f"lesson(s)): write with `cenotaph accept {result.proposal.id}`, or "
+                 f"`cenotaph reject {result.proposal.id} --reason …`")
+    _emit(args, result, "\n".join(lines))
+
+
+def cmd_bless(args: argparse.Namespace, memory) -> None:
+    row = memory.bless(CLI_ACTOR, args.id, reason=args.reason)
+    _emit(args, row, f"blessed #{row.memory_id}: its lessons compile without waiting to recur")
+
+
+def cmd_lessons(args: argparse.Namespace, memory) -> None:
+    found = memory.lessons(_project(args))
+    if not args.all:
+        found = [lesson for lesson in found if lesson.reinforced]
+    lines = [f"{'+' if l.reinforced else ' '} [{l.kind}] {l.text} (#{', #'.join(map(str, l.memory_ids))}"
+             f"{'; ' + ', '.join(l.reinforced_by) if l.reinforced_by else ''})" for l in found]
+    _emit(args, {"lessons": found}, "\n".join(lines) or "no lessons yet")
+
+
 def cmd_maintain(args: argparse.Namespace, memory) -> None:
     report = memory.maintain(CLI_ACTOR, None if args.all_projects else _project(args))
     lines = [f"archived #{dup}: duplicate of {kept}" for dup, kept in report.archived]
@@ -563,6 +597,16 @@ def _trust_time_audit_commands(command: Callable[..., argparse.ArgumentParser]) 
     p = command("reject", cmd_reject, "turn down an agent's proposal")
     p.add_argument("id", type=int)
     p.add_argument("--reason", required=True)
+
+    p = command("compile", cmd_compile, "propose skills, instruction blocks or lint rules from the reinforced lessons")
+    p.add_argument("--target", required=True, choices=COMPILE_TARGETS)
+    p.add_argument("--dir", help="skills folder, relative to the repository root (default: .claude/skills, "
+                                 "or [compile] skills_dir in .cenotaph.toml)")
+    p = command("bless", cmd_bless, "vouch for a memory: its lessons compile without waiting to recur")
+    p.add_argument("id", type=int)
+    p.add_argument("--reason")
+    p = command("lessons", cmd_lessons, "the lessons compile draws from (reinforced ones marked +)")
+    p.add_argument("--all", action="store_true", help="also those not reinforced yet")
 
     p = command("maintain", cmd_maintain, "archive duplicate memories (reason: duplicate of <id>)")
     p.add_argument("--all-projects", action="store_true")

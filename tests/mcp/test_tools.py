@@ -16,6 +16,7 @@ EXPECTED = READ_ONLY | DESTRUCTIVE | {
     "remember", "update", "abandon", "reinstate", "record_experience", "deprioritise", "archive",
     "reinstate_memory", "set_trust", "resolve_contradiction", "dismiss_contradiction", "suppress", "unsuppress",
     "mine",
+    "compile",
 }
 PRO = "Always use pnpm to install packages in this repository."
 CONTRA = "Never use pnpm to install packages in this repository."

@@ -91,6 +91,8 @@ PROJECT=example.org/acme/shop
 mkdir -p "$WORK/ws" "$WORK/user-data/User" "$WORK/exts"
 printf 'project = "%s"\n' "$PROJECT" >"$WORK/ws/.cenotaph.toml"
 printf 'requests==2.32.3\nonnxruntime==1.19.2\nnumpy>=1.26\n' >"$WORK/ws/requirements.txt"
+# A managed block written before any lesson was reinforced: the onnxruntime entry (effort 4) is one since.
+printf '# Agents\n\nRun the tests.\n\n<!-- cenotaph:begin -->\n<!-- cenotaph:lessons -->\n<!-- cenotaph:end -->\n' >"$WORK/ws/AGENTS.md"
 cat >"$WORK/ws/app.py" <<'PY'
 import json
 import onnxruntime as ort

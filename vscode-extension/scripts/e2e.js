@@ -201,6 +201,45 @@ async function runCommand(page, title) {
     const listed = graveyard && await appears(page, '.pane-body .monaco-list-row >> text=onnxruntime', 20000);
     check(graveyard && listed, 'the Cenotaph view lists the graveyard with onnxruntime');
 
+    // From memory to policy: AGENTS.md's managed block predates the onnxruntime lesson.
+    await openFromExplorer(page, 'AGENTS.md');
+    check(await appears(page, '.monaco-editor .squiggly-info', 90000), 'AGENTS.md: the out-of-date block gets an Information diagnostic');
+    const marker = await textRect(page, '<!-- cenotaph:begin -->');
+    const propose = page.locator('.action-widget .monaco-list-row', { hasText: 'Propose an update' });
+    let proposeOffered = false;
+    for (let i = 0; i < 3 && marker && !proposeOffered; i++) {
+      await page.keyboard.press('Escape');
+      await page.mouse.click(marker.x + 3, marker.y + marker.height / 2);
+      await page.keyboard.press('Control+.');
+      proposeOffered = await propose.waitFor({ timeout: 10000 }).then(() => true, () => false);
+    }
+    check(proposeOffered, 'Ctrl+. on it offers "Propose an update"');
+    if (proposeOffered) {
+      await chooseAction(page, 'Propose an update');
+      const diff = await appears(page, '.tabs-container .tab.active >> text=/Cenotaph proposal #\\d+: AGENTS.md/', 60000);
+      check(diff && await editorShows(page, "- Don't: onnxruntime — SIGILL crash on Alpine"),
+        'the proposal opens as a diff of AGENTS.md against the draft');
+      await page.screenshot({ path: SHOT.replace('hover', 'compile-diff') });
+      const accept = page.locator('.notifications-toasts .monaco-button', { hasText: 'Accept' }).first();
+      const acceptShown = await accept.waitFor({ timeout: 20000 }).then(() => true, () => false);
+      if (acceptShown) await accept.click();
+      const agents = path.join(process.env.WORKSPACE, 'AGENTS.md');
+      let written = false;
+      for (let i = 0; i < 100 && !written; i++) {
+        written = fs.readFileSync(agents, 'utf8').includes("- Don't: onnxruntime");
+        if (!written) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      const text = fs.readFileSync(agents, 'utf8');
+      check(acceptShown && written && text.startsWith('# Agents\n\nRun the tests.\n\n<!-- cenotaph:begin -->\n'),
+        'Accept writes the block into AGENTS.md, the rest of the file unchanged');
+      const closed = await page.waitForSelector('.tabs-container .tab >> text=/Cenotaph proposal #/', { state: 'detached', timeout: 20000 })
+        .then(() => true, () => false);
+      const reloaded = await editorShows(page, "- Don't: onnxruntime", 20000);
+      const current = await page.waitForFunction(() => document.querySelectorAll('.monaco-editor .squiggly-info').length === 0,
+        null, { timeout: 30000 }).then(() => true, () => false);
+      check(closed && reloaded && current, 'the diff closes; AGENTS.md shows the new block, no longer flagged');
+    }
+
     // The ledger: the server's `cenotaph:` document.
     await runCommand(page, 'Cenotaph: Open Ledger');
     check(await editorShows(page, `# Cenotaph ledger · ${PROJECT}`) && await editorShows(page, '## Graveyard (1)'),

@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { CenotaphClient } from './client';
 import { registerCommands } from './commands';
+import { registerCompile } from './compile';
 import { LEDGER_SCHEME } from './fileKinds';
 import { registerLedgerLenses } from './ledgerLenses';
 import { registerMcp } from './mcp';
@@ -34,6 +35,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
   );
   registerCommands(context, client, model, pages);
+  registerCompile(context, client);
   registerMcp(context, client);
   await client.start();
 }

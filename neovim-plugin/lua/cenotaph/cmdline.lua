@@ -118,6 +118,35 @@ M.subcommands = {
       require('cenotaph').proposals()
     end,
   },
+  compile = {
+    usage = 'compile {skill|agents-md|claude-md|copilot|ruff|eslint|biome}',
+    run = function(args)
+      local targets = require('cenotaph.compile').TARGETS
+      if not vim.tbl_contains(targets, args[1]) then
+        ui.warn('usage: :Cenotaph compile {' .. table.concat(targets, '|') .. '}')
+        return
+      end
+      require('cenotaph.compile').propose(args[1])
+    end,
+    complete = function(arglead, args)
+      if #args > 0 then
+        return {}
+      end
+      return vim.tbl_filter(function(t) return vim.startswith(t, arglead) end, require('cenotaph.compile').TARGETS)
+    end,
+  },
+  accept = {
+    usage = 'accept [proposal id]  (in a proposal\'s diff)',
+    run = function(args)
+      require('cenotaph.compile').decide(true, tonumber(args[1]))
+    end,
+  },
+  reject = {
+    usage = 'reject [proposal id]  (in a proposal\'s diff)',
+    run = function(args)
+      require('cenotaph.compile').decide(false, tonumber(args[1]))
+    end,
+  },
   endpoint = {
     usage = 'endpoint',
     run = function()

@@ -23,6 +23,7 @@ from cenotaph import __version__, project as project_resolution
 from cenotaph.lsp.convert import file_path
 from cenotaph.lsp.features import (code_actions, commands, diagnostics, endpoint, hover, knowledge, ledger, mining,
                                    recall, refresh, settings)
+from cenotaph.lsp.features import compile as compile_feature
 from cenotaph.memory.models import Actor
 
 if TYPE_CHECKING:
@@ -83,6 +84,8 @@ class CenotaphServer(LanguageServer):
         self.seen_seq = 0  # the event log position the open documents reflect
         self.background: set[asyncio.Future] = set()
         self.mcp_endpoint: Any = None  # cenotaph.mcp.http.HttpEndpoint once serving
+        self.lesson_keys: dict[str, tuple[int, frozenset[str]]] = {}  # project → (event seq, reinforced lesson keys)
+        self.lessons_computing: set[str] = set()  # projects whose lesson keys are being computed
 
     @property
     def memory(self) -> Memory:
@@ -173,7 +176,7 @@ def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) 
         if any(folder not in known for folder, _ in ls.folders):
             ls.spawn(mining.on_open(ls))
 
-    for feature in (settings, diagnostics, hover, code_actions, commands, ledger, knowledge, recall):
+    for feature in (settings, diagnostics, hover, code_actions, commands, ledger, knowledge, recall, compile_feature):
         feature.register(server)
     return server
 

@@ -25,6 +25,7 @@ from cenotaph import project as project_resolution
 from cenotaph.app import open_memory
 from cenotaph.mcp import prompts, resources
 from cenotaph.mcp.tools import briefing, contradictions, graveyard, lifecycle, memories, mining, suppressions, trust
+from cenotaph.mcp.tools import compile as compile_tools
 from cenotaph.mcp.tools.base import ToolEnv
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.service import Memory
@@ -33,7 +34,7 @@ from cenotaph.store.migrations import SchemaTooNew
 
 log = logging.getLogger(__name__)
 
-TOOL_GROUPS = (briefing, memories, graveyard, lifecycle, trust, contradictions, suppressions, mining)
+TOOL_GROUPS = (briefing, memories, graveyard, lifecycle, trust, contradictions, suppressions, mining, compile_tools)
 
 INSTRUCTIONS = """\
 Cenotaph is the memory this project's people and agents share.

@@ -16,6 +16,7 @@ ALL_KINDS = KINDS + SOURCED_KINDS
 OUTCOMES = ("success", "partial", "abandoned", "failed")
 STATES = ("active", "deprioritised", "archived", "deleted")
 TRUSTS = ("unverified", "confirmed", "disputed", "refuted")
+COMPILE_TARGETS = ("skill", "agents-md", "claude-md", "copilot", "ruff", "eslint", "biome")
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from cenotaph.config import Settings
-from cenotaph.memory import (audit, backup, candidates, documents, feeds, importing, lifecycle, proposals, repair,
-                             secrets, suppressions, timeline, validate)
+from cenotaph.memory import (audit, backup, candidates, documents, feeds, importing, lessons, lifecycle, proposals,
+                             repair, secrets, suppressions, timeline, validate)
+from cenotaph.memory import compile as compiler
 from cenotaph.memory import mine_transcripts
 from cenotaph.memory import contradictions as links
 from cenotaph.memory import mine_git
@@ -301,6 +302,8 @@ class Memory:
             elif proposal.action == candidates.ACTION:
                 result = self.abandon(actor, args["name"], reason=reason or args["reason"], project=proposal.project,
                                       effort=effort, ecosystem=args["ecosystem"])
+            elif proposal.action == compiler.ACTION:
+                result = compiler.write(self.ctx, actor, proposal)
             else:
                 raise Conflict(f"proposal #{proposal.id} asks for {proposal.action!r}, which this Cenotaph cannot do")
             proposals.decide(self.ctx, actor, proposal, "accepted", reason)
@@ -313,6 +316,22 @@ class Memory:
             if proposal.action == candidates.ACTION:
                 candidates.dismiss(self.ctx, actor, proposal, reason)
             return proposals.decide(self.ctx, actor, proposal, "rejected", reason)
+
+    # --- from memory to policy -----------------------------------------------------------------
+
+    def bless(self, actor: Actor, memory_id: int, *, reason: str | None = None) -> MemoryRow:
+        """A person vouches for a memory: its lessons compile without waiting to recur."""
+        return lessons.bless(self.ctx, actor, memory_id, reason=reason)
+
+    def lessons(self, project: str) -> list[lessons.Lesson]:
+        """Every lesson of `project`, reinforced or not (what `compile` would draw from)."""
+        return lessons.gather(self.ctx, project)
+
+    def compile(self, actor: Actor, target: str, *, project: str, root: Path,
+                directory: str | None = None) -> compiler.CompileResult:
+        """Render `target` from the reinforced lessons and propose the files that would change;
+        only a person's `accept_proposal` writes them (and only if they are still as diffed)."""
+        return compiler.propose(self.ctx, actor, target, project=project, root=root, directory=directory)
 
     def recent(self, project: str, *, kinds: Iterable[str] = (), limit: int = 10) -> list[MemoryRow]:
         """The newest active memories of `project` and the global scope, of `kinds` (all when

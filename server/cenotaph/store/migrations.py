@@ -445,8 +445,26 @@ def _m0006_forgotten_means_gone(conn: Any) -> None:
                      (VACUUM_PENDING, "1"))
 
 
+def _m0007_blessings(conn: Any) -> None:
+    """A person's word that a memory is a lesson worth compiling (`cenotaph bless`), keyed on the
+    stable memory id so that it outlives content edits."""
+    _run_script(
+        conn,
+        """
+        CREATE TABLE blessings (
+            memory_id INTEGER PRIMARY KEY,
+            project   TEXT NOT NULL,
+            reason    TEXT,
+            actor     TEXT NOT NULL,
+            at        TEXT NOT NULL
+        );
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_binary_vector_index, _m0003_substring_index,
-                                     _m0004_mining, _m0005_documents_and_feeds, _m0006_forgotten_means_gone)
+                                     _m0004_mining, _m0005_documents_and_feeds, _m0006_forgotten_means_gone,
+                                     _m0007_blessings)
 
 
 def schema_version(conn: Any) -> int:

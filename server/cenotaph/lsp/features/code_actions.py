@@ -10,6 +10,7 @@ from lsprotocol import types
 from pydantic import ValidationError
 
 from cenotaph.lsp.convert import CODE_ABANDONED, SOURCE, ApproachDiagnosticData, code_action, plain
+from cenotaph.lsp.features import compile as compile_feature
 from cenotaph.lsp.features import ledger
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.validate import MAX_CONTENT
@@ -96,4 +97,5 @@ def register(server: CenotaphServer) -> None:
         # A selection that is exactly a flagged name asks about that name, not for a new record.
         if not any(diagnostic.range == params.range for _, diagnostic in flagged):
             actions += selection_actions(ls, params, project)
+        actions += compile_feature.code_actions(ls, params)
         return actions or None

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from cenotaph.lsp.convert import SEVERITIES, approach_diagnostic, approach_payload, file_path
+from cenotaph.lsp.features import compile as compile_feature
 from cenotaph.lsp.features import ledger
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import ApproachCheck
@@ -138,7 +139,8 @@ def publish(ls: CenotaphServer, uri: str, *, only_changed: bool = False) -> None
     """Compute and send a document's diagnostics; with `only_changed`, stay silent when they are
     what the client already has."""
     try:
-        diagnostics = ledger.diagnostics(ls, uri) if ledger.is_ledger(uri) else compute(ls, uri)
+        diagnostics = ledger.diagnostics(ls, uri) if ledger.is_ledger(uri) else \
+            compute(ls, uri) + compile_feature.diagnostics(ls, uri)
     except CenotaphError as exc:
         log.warning("diagnostics for %s: %s", uri, exc)
         return

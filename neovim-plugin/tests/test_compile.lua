@@ -1,0 +1,90 @@
+-- From memory to policy in Neovim: an out-of-date managed block in AGENTS.md is flagged, its code
+-- action opens the proposal as a diff of the file against a scratch buffer, and :Cenotaph accept
+-- writes it. Run by tests/run.sh against the real `cenotaph serve` on a private store.
+package.path = vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/?.lua;' .. package.path
+local H = require('helpers')
+local check, wait, step = H.check, H.wait, H.step
+
+assert(vim.env.CENOTAPH_HOME and vim.env.XDG_STATE_HOME, 'run me through tests/run.sh (private store)')
+H.load_plugin()
+
+local offered ---@type string[]
+vim.ui.select = function(items, opts, on_choice)
+  offered = vim.tbl_map(function(item)
+    return opts.format_item and opts.format_item(item) or (type(item) == 'table' and item.title) or tostring(item)
+  end, items)
+  for i, title in ipairs(offered) do
+    if title:find('Propose an update', 1, true) then
+      return on_choice(items[i], i)
+    end
+  end
+  on_choice(nil, nil)
+end
+local messages = {}
+vim.notify = function(msg, level)
+  table.insert(messages, { msg = msg, level = level })
+end
+
+local root = vim.fn.tempname()
+local proj = root .. '/app'
+vim.fn.mkdir(proj, 'p')
+vim.fn.writefile({ 'project = "acme/compile"' }, proj .. '/.cenotaph.toml')
+-- A block written before any lesson was reinforced (as `cenotaph compile` writes it then).
+vim.fn.writefile({ '# Agents', '', 'Run `make test`.', '', '<!-- cenotaph:begin -->', '<!-- cenotaph:lessons -->',
+  'No reinforced lessons yet.', '<!-- cenotaph:end -->' }, proj .. '/AGENTS.md')
+
+step('a lesson the block does not have yet', function()
+  local out = H.cli({ 'abandon', 'lxml', '--reason', 'wheels missing on the build image', '--effort', '5' }, proj)
+  check(out.code == 0, 'abandon lxml (effort 5: reinforced)', out.stderr)
+end)
+
+require('cenotaph').setup()
+
+local agents_buf
+local function note()
+  for _, d in ipairs(H.diagnostics(agents_buf)) do
+    if d.code == 'lessons-changed' then
+      return d
+    end
+  end
+end
+
+step('the out-of-date block gets an Information diagnostic', function()
+  vim.cmd.edit(proj .. '/AGENTS.md')
+  agents_buf = vim.api.nvim_get_current_buf()
+  check(wait(90000, note), 'lessons-changed is published', H.diagnostics(agents_buf))
+  local d = note() or {}
+  check(d.severity == vim.diagnostic.severity.INFO and d.message == '1 lesson changed since this block was written',
+    'Information: 1 lesson changed', d)
+  check(d.lnum == 4, 'on the begin marker', d)
+end)
+
+local draft_buf
+step('"Propose an update" opens the proposal as a diff against a scratch buffer', function()
+  vim.api.nvim_win_set_cursor(0, { 5, 0 })
+  vim.lsp.buf.code_action()
+  check(wait(30000, function() return vim.b.cenotaph_proposal ~= nil and vim.bo.buftype == 'nofile' end),
+    'a draft buffer opens', { offered = offered, messages = messages })
+  draft_buf = vim.api.nvim_get_current_buf()
+  local wins = vim.api.nvim_tabpage_list_wins(0)
+  check(#wins == 2 and vim.wo[wins[1]].diff and vim.wo[wins[2]].diff, 'two windows in diff mode')
+  check(vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(wins[1])) == vim.fs.normalize(proj .. '/AGENTS.md'),
+    'the file on disk on the left')
+  check(H.text(draft_buf):find("- Don't: lxml — wheels missing on the build image", 1, true), 'the draft has the new lesson',
+    H.text(draft_buf))
+  check(not vim.bo[draft_buf].modifiable, 'the draft is read-only')
+end)
+
+step(':Cenotaph accept writes the draft and closes the diff', function()
+  local draft = H.text(draft_buf)
+  vim.cmd('Cenotaph accept')
+  check(wait(15000, function() return #vim.api.nvim_list_tabpages() == 1 end), 'the diff tab closes', messages)
+  local written = table.concat(vim.fn.readfile(proj .. '/AGENTS.md'), '\n')
+  check(written == draft, 'AGENTS.md is the draft', written)
+  check(written:find('^# Agents\n\nRun `make test`%.\n\n<!%-%- cenotaph:begin %-%->\n'), 'the rest of the file is as it was',
+    written)
+  check(not written:find('No reinforced lessons yet', 1, true), 'the old block is gone', written)
+end)
+
+vim.lsp.stop_client(vim.lsp.get_clients({ name = 'cenotaph' }), true)
+H.finish()

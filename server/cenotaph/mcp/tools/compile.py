@@ -1,0 +1,59 @@
+"""compile: an agent proposes skills, instruction blocks and lint rules from the reinforced lessons
+and reads the diff. Only a person accepts (in the editor or with `cenotaph accept`): no tool here
+writes a file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from mcp.server.mcpserver import Context
+from pydantic import BaseModel, Field
+
+from cenotaph import project as project_resolution
+from cenotaph.mcp.tools.base import WRITE, ToolEnv, ToolGroup
+from cenotaph.memory.compile import CompileResult
+from cenotaph.memory.models import COMPILE_TARGETS
+
+TOOLS = ToolGroup()
+
+Target = Literal[COMPILE_TARGETS]  # type: ignore[valid-type]
+
+
+class ProposedFile(BaseModel):
+    path: str
+    base_sha256: str  # of the file the diff was made against, or "absent"
+    diff: str
+
+
+class CompileProposal(BaseModel):
+    """What `accept` would write, waiting for a person; `proposal_id` is None when every file is
+    already up to date."""
+
+    target: str
+    proposal_id: int | None
+    lessons: int
+    files: list[ProposedFile]
+
+    @staticmethod
+    def of(result: CompileResult) -> CompileProposal:
+        return CompileProposal(target=result.target, proposal_id=result.proposal.id if result.proposal else None,
+                               lessons=result.lessons,
+                               files=[ProposedFile(path=f.path, base_sha256=f.base_sha256, diff=f.diff)
+                                      for f in result.files])
+
+
+@TOOLS.add(WRITE)
+def compile(  # noqa: A001 - the verb's name is the tool's name
+    ctx: Context,
+    target: Annotated[Target, Field(description="skill: .claude/skills/<topic>/SKILL.md; agents-md, claude-md, "
+                                                "copilot: a managed block in the instruction file; ruff, eslint, "
+                                                "biome: the graveyard as lint rules.")],
+) -> CompileProposal:
+    """Turn the lessons this project's memory has reinforced (recurring breakthroughs and
+    gotchas, costly abandoned libraries, confirmed decisions) into the file `target` names, as a
+    proposal with its unified diff. Nothing is written: a person reviews and accepts it."""
+    env = ToolEnv.of(ctx)
+    root = env.workspace or project_resolution.repository_root(Path.cwd()) or Path.cwd()
+    with env.domain() as memory:
+        return CompileProposal.of(memory.compile(env.actor(ctx), target, project=env.project, root=root))

@@ -1,0 +1,78 @@
+"""From memory to policy in the editor (issue 17): an out-of-date managed block is flagged with
+an Information diagnostic whose code action proposes an update; `cenotaph/compile` returns the
+drafts and diffs; Accept writes only through the sha gate."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from cenotaph.lsp.convert import plain
+from cenotaph.lsp.features import compile as compile_feature
+from tests.conftest import HUMAN
+from tests.lsp.conftest import PROJECT, conforms, load_schema, project_folder
+from tests.lsp.test_schema import assert_same_shape
+
+
+def test_the_server_models_match_the_schema():
+    schema = load_schema("compile.schema.json")
+    defs = schema["$defs"]
+    assert_same_shape(compile_feature.CompileParams, schema, defs["params"])
+    assert_same_shape(compile_feature.CompileResult, schema, defs["result"])
+    assert_same_shape(compile_feature.ProposedFile, schema, defs["result"]["properties"]["files"]["items"])
+    assert_same_shape(compile_feature.LessonsChangedData, schema, defs["diagnosticData"])
+
+
+def _lessons_changed(diagnostics):
+    return [d for d in diagnostics if d.code == compile_feature.CODE_LESSONS_CHANGED]
+
+
+async def test_an_out_of_date_block_is_flagged_and_an_update_proposed_and_accepted(memory, serve, tmp_path):
+    folder = project_folder(tmp_path, "app", PROJECT)
+    (folder / "AGENTS.md").write_text("# Agents\n\nRun `make test`.\n", encoding="utf-8")
+    memory.abandon(HUMAN, "requests", reason="blocking calls stalled the event loop", project=PROJECT, effort=4)
+    first = memory.compile(HUMAN, "agents-md", project=PROJECT, root=folder).proposal
+    memory.accept_proposal(HUMAN, first.id)
+    written = (folder / "AGENTS.md").read_text(encoding="utf-8")
+    memory.abandon(HUMAN, "lxml", reason="wheels missing on the build image", project=PROJECT, effort=5)
+
+    session = await serve([folder])
+    uri = session.open(folder / "AGENTS.md", written, "markdown")
+    notes = _lessons_changed(await session.diagnostics(uri, lambda d: bool(_lessons_changed(d)), timeout=90))
+    [note] = notes
+    assert note.severity == types.DiagnosticSeverity.Information and note.source == "cenotaph"
+    assert note.message == "1 lesson changed since this block was written"
+    assert note.range.start.line == written.splitlines().index("<!-- cenotaph:begin -->")
+    conforms("compile.schema.json", note.data, "diagnosticData")
+
+    [action] = [a for a in await session.code_actions(uri, note) if a.title == "Propose an update"]
+    assert action.command.command == compile_feature.CLIENT_COMMAND
+    assert plain(action.command.arguments) == [{"target": "agents-md", "uri": uri}]
+
+    result = plain(await session.client.protocol.send_request_async(compile_feature.REQUEST,
+                                                                    action.command.arguments[0]))
+    conforms("compile.schema.json", result, "result")
+    [change] = result["files"]
+    assert change["uri"] == uri and change["path"] == "AGENTS.md"
+    assert "+- Don't: lxml — wheels missing on the build image" in change["diff"]
+    assert (folder / "AGENTS.md").read_text(encoding="utf-8") == written  # only proposed
+
+    done = await session.execute("cenotaph.acceptProposal", {"proposalId": result["proposalId"]})
+    assert plain(done)["done"] is True
+    assert (folder / "AGENTS.md").read_text(encoding="utf-8") == change["draft"]
+    session.replace(uri, change["draft"])
+    await session.diagnostics(uri, lambda d: not _lessons_changed(d), timeout=60)
+
+
+async def test_accept_in_the_editor_refuses_a_file_that_moved(memory, serve, tmp_path):
+    folder = project_folder(tmp_path, "app", PROJECT)
+    memory.abandon(HUMAN, "requests", reason="blocking calls stalled the event loop", project=PROJECT, effort=4)
+    session = await serve([folder])
+    result = plain(await session.client.protocol.send_request_async(
+        compile_feature.REQUEST, {"target": "ruff", "project": PROJECT}))
+    assert result["files"][0]["baseSha256"] == "absent"
+    (folder / "ruff.toml").write_text("line-length = 100\n", encoding="utf-8")
+    with pytest.raises(JsonRpcException, match="ruff.toml changed since the proposal; run compile again"):
+        await session.execute("cenotaph.acceptProposal", {"proposalId": result["proposalId"]})
+    assert (folder / "ruff.toml").read_text(encoding="utf-8") == "line-length = 100\n"
