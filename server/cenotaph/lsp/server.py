@@ -23,6 +23,7 @@ from cenotaph import __version__, project as project_resolution
 from cenotaph.lsp.convert import file_path
 from cenotaph.lsp.features import code_actions, commands, diagnostics, endpoint, hover, ledger, refresh, settings
 from cenotaph.memory.models import Actor
+from cenotaph.nlp.workspace import ImportNameCache
 
 if TYPE_CHECKING:
     from cenotaph.memory.service import Memory
@@ -76,6 +77,7 @@ class CenotaphServer(LanguageServer):
         self.published: dict[str, list[types.Diagnostic]] = {}
         self.scans: dict[str, Any] = {}  # uri → diagnostics.Scan, the mentions of its current version
         self.pending: dict[str, asyncio.TimerHandle] = {}  # debounced re-scans while typing
+        self.import_names = ImportNameCache()  # what Cargo.toml files and Python environments say
         # (event seq, graveyard verdicts then, diagnostic message and data per approach then)
         self.verdicts: tuple[int, dict[Any, Any], dict[Any, Any]] = (-1, {}, {})
         self.ledgers: dict[str, tuple[str, str]] = {}  # ledger URI the client asked for → (project, text sent)

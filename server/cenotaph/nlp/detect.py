@@ -21,13 +21,16 @@ from typing import Literal, NamedTuple
 from urllib.parse import unquote
 
 from cenotaph.nlp.names import fold, normalize
+from cenotaph.nlp.workspace import NONE, ImportNames
 
 MentionKind = Literal["import", "declaration", "mention"]
 
 
 class Mention(NamedTuple):  # a tuple: documents hold thousands, built on every keystroke
     name: str  # the name as written in the document
-    key: str  # names.normalize(name, ecosystem); names.fold(name) for prose mentions
+    # What the graveyard is asked about: the package an import stands for in its workspace
+    # (workspace.ImportNames), else names.normalize(name, ecosystem); names.fold(name) in prose.
+    key: str
     ecosystem: str
     kind: MentionKind
     line: int  # 0-based
@@ -1040,29 +1043,31 @@ class _Installer:
     ecosystem: str
     subcommands: frozenset[str]
     options_with_argument: frozenset[str]
-    package_length: Callable[[str], int | None]  # length of the name an argument installs
+    package_span: Callable[[str], tuple[int, int] | None]  # the name an argument installs
 
 
-def _pattern_length(pattern: str) -> Callable[[str], int | None]:
+def _pattern_span(pattern: str) -> Callable[[str], tuple[int, int] | None]:
+    """The span of the group `name` (else the whole match) of `pattern` matched at the start."""
     compiled = re.compile(pattern)
+    group = "name" if "name" in compiled.groupindex else 0
 
-    def length(argument: str) -> int | None:
+    def span(argument: str) -> tuple[int, int] | None:
         match = compiled.match(argument)
-        return match.end() if match else None
+        return match.span(group) if match else None
 
-    return length
+    return span
 
 
-def _pip_package_length(argument: str) -> int | None:
+def _pip_package_span(argument: str) -> tuple[int, int] | None:
     span = _requirement_name_span(argument)
-    return span[1] if span and span[0] == 0 else None
+    return span if span and span[0] == 0 else None
 
 
 _APT = _Installer(
     "apt",
     frozenset({"install"}),
     frozenset({"-o", "-t", "-c", "--option", "--target-release", "--config-file"}),
-    _pattern_length(r"[a-z0-9][a-z0-9+.-]*+(?=[=/:]|\Z)"),
+    _pattern_span(r"[a-z0-9][a-z0-9+.-]*+(?=[=/:]|\Z)"),
 )
 _APK = _Installer(
     "apk",
@@ -1071,7 +1076,7 @@ _APK = _Installer(
         "-t --virtual -X --repository -p --root --repositories-file --keys-dir --arch "
         "--cache-dir".split()
     ),
-    _pattern_length(r"[A-Za-z0-9][\w+.-]*+(?=[=<>~@]|\Z)"),
+    _pattern_span(r"[A-Za-z0-9][\w+.-]*+(?=[=<>~@]|\Z)"),
 )
 _PIP = _Installer(
     "pypi",
@@ -1084,7 +1089,7 @@ _PIP = _Installer(
         "--timeout --exists-action --cert --client-cert --report --root-user-action "
         "--python".split()
     ),
-    _pip_package_length,
+    _pip_package_span,
 )
 _NPM = _Installer(
     "npm",
@@ -1092,7 +1097,25 @@ _NPM = _Installer(
     frozenset(
         "--prefix --registry --cache --userconfig -w --workspace --tag --omit --include".split()
     ),
-    lambda argument: _npm_name_length(argument, "@"),
+    lambda argument: (0, length) if (length := _npm_name_length(argument, "@")) else None,
+)
+# Conda packages are an ecosystem of their own (as apt's are), matched by their folded name:
+# conda-forge's `numpy` is PyPI's. A match spec may name its channel (`conda-forge::numpy`) and
+# carry a version or build (`numpy=1.26`, `'numpy>=1'`, `numpy[build=py311*]`).
+_CONDA_OPTIONS = frozenset(
+    "-c --channel -n --name -p --prefix --file --solver --repodata-fn --subdir --platform "
+    "--experimental --strict-channel-priority-level".split()
+)
+_CONDA_SPEC = r"(?:[\w./:-]+::)?(?P<name>[A-Za-z0-9_][\w.+-]*+)(?=[=<>!~\[ ]|\Z)"
+_CONDA = _Installer(
+    "conda", frozenset({"install", "create"}), _CONDA_OPTIONS, _pattern_span(_CONDA_SPEC)
+)
+# micromamba reads an environment file with `-f` (conda's old `--force`), and takes its root.
+_MICROMAMBA = _Installer(
+    "conda",
+    frozenset({"install", "create"}),
+    _CONDA_OPTIONS | {"-f", "-r", "--root-prefix"},
+    _pattern_span(_CONDA_SPEC),
 )
 _INSTALLERS: Mapping[str, _Installer] = {
     "apt-get": _APT,
@@ -1103,6 +1126,9 @@ _INSTALLERS: Mapping[str, _Installer] = {
     "npm": _NPM,
     "pnpm": _NPM,
     "yarn": _NPM,
+    "conda": _CONDA,
+    "mamba": _CONDA,
+    "micromamba": _MICROMAMBA,
 }
 _PIP_PROGRAM = re.compile(r"pip[\d.]*")
 _PYTHON_PROGRAM = re.compile(r"python[\d.]*")
@@ -1147,8 +1173,8 @@ def _install_hits(command: list[_Word]) -> Iterator[_Hit]:
             if word.text not in installer.subcommands:
                 return
             installing = True
-        elif length := installer.package_length(word.text):
-            yield _Hit(word.start, word.start + length, installer.ecosystem, "declaration")
+        elif span := installer.package_span(word.text):
+            yield _Hit(word.start + span[0], word.start + span[1], installer.ecosystem, "declaration")
 
 
 def _run_hits(pieces: list[tuple[int, str]]) -> Iterator[_Hit]:
@@ -1297,10 +1323,12 @@ _SCANNERS: Mapping[str, Callable[[str], Iterable[_Hit]]] = {
 }
 
 
-def detect(path: str, text: str, vocabulary: frozenset[str] = frozenset()) -> list[Mention]:
+def detect(path: str, text: str, vocabulary: frozenset[str] = frozenset(),
+           import_names: ImportNames = NONE) -> list[Mention]:
     """All places in `text` that name a package, tool or image, with exact ranges, sorted by
     (line, start). `vocabulary` holds the folded names (names.fold) that prose is matched
-    against, case-insensitively and on whole tokens, in Markdown and instruction files."""
+    against, case-insensitively and on whole tokens, in Markdown and instruction files;
+    `import_names`, what the workspace says an imported name stands for."""
     kind = document_kind(path)
     if kind is None:
         return []
@@ -1320,7 +1348,9 @@ def detect(path: str, text: str, vocabulary: frozenset[str] = frozenset()) -> li
         else:
             column = utf16_column(text[line_start:start], start - line_start)
             length = len(name.encode("utf-16-le", "surrogatepass")) // 2
-        key = _key(name, ecosystem, kind == "mention")
+        key = (kind == "import" and import_names.resolve(name, ecosystem)) or _key(
+            name, ecosystem, kind == "mention"
+        )
         mentions.append(Mention(name, key, ecosystem, kind, line, column, column + length))
     mentions.sort(key=attrgetter("line", "start", "end"))
     return mentions

@@ -9,6 +9,7 @@ import logging
 import re
 from collections import defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -17,6 +18,7 @@ from cenotaph.lsp.convert import SEVERITIES, approach_diagnostic, approach_paylo
 from cenotaph.lsp.features import ledger
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import ApproachCheck
+from cenotaph.nlp.workspace import NONE, ImportNames
 
 if TYPE_CHECKING:
     from cenotaph.lsp.server import CenotaphServer
@@ -61,13 +63,24 @@ def scan(ls: CenotaphServer, uri: str) -> Scan | None:
         log.info("not scanning %s: %s", uri, "too large" if len(text) > ls.settings.max_file_size else "binary")
         return None
     vocabulary = ls.memory.graveyard.vocabulary() if kind in PROSE_KINDS else frozenset()
-    key = (document.version, len(text), project, kind, vocabulary)
+    import_names = _import_names(ls, path, kind)
+    key = (document.version, len(text), project, kind, vocabulary, import_names)
     cached = ls.scans.get(uri)
     if cached is not None and cached.key == key:
         return cached
-    found = Scan(key, project, kind, text, detect(path, text, vocabulary))
+    found = Scan(key, project, kind, text, detect(path, text, vocabulary, import_names))
     ls.scans[uri] = found
     return found
+
+
+def _import_names(ls: CenotaphServer, path: str, kind: str) -> ImportNames:
+    """What the document's workspace folder (its Cargo.toml files, its Python environment) says
+    the document's imports stand for."""
+    document = Path(path)
+    for folder, _project in ls.folders:  # deepest first
+        if document.is_relative_to(folder):
+            return ls.import_names.for_document(document, folder, kind)
+    return NONE
 
 
 def _verdicts(ls: CenotaphServer, found: Scan) -> dict[tuple[str, str], ApproachCheck]:
@@ -79,7 +92,7 @@ def _verdicts(ls: CenotaphServer, found: Scan) -> dict[tuple[str, str], Approach
         ls.verdicts = (seq, {}, {})
     cache = ls.verdicts[1]
     scope = (found.project, ls.settings.other_projects)
-    named = {(mention.name, mention.ecosystem) for mention in found.mentions}  # a file repeats names
+    named = {(mention.key, mention.ecosystem) for mention in found.mentions}  # a file repeats names
     missing: dict[str, set[str]] = defaultdict(set)
     for name, ecosystem in named:
         if (scope, ecosystem, name) not in cache and len(name) <= MAX_NAME and name.strip():
@@ -114,7 +127,7 @@ def compute(ls: CenotaphServer, uri: str) -> list[types.Diagnostic]:
     lines: list[str] | None = None
     diagnostics = []
     for mention in found.mentions:
-        verdict = flagged.get((mention.name, mention.ecosystem))
+        verdict = flagged.get((mention.key, mention.ecosystem))
         if verdict is None:
             continue
         kind: str = mention.kind
