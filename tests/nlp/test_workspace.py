@@ -6,7 +6,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from cenotaph.nlp.workspace import NONE, ImportNameCache
+from cenotaph.nlp.workspace import NONE, RECHECK_SECONDS, ImportNameCache
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
 def write(path: Path, text: str) -> Path:
@@ -41,7 +49,7 @@ nix_sys = { package = "nix", version = "0.27" }
 
 def test_cargo_renames_from_the_nearest_manifest_and_the_workspace_root(tmp_path: Path) -> None:
     document = cargo_workspace(tmp_path)
-    names = ImportNameCache().for_document(document, tmp_path, "rust")
+    names = ImportNameCache().for_document(str(document), "rust", [tmp_path])
     # serde is inherited without a rename: it stands for itself.
     assert dict(names.cargo) == {"memmap": "memmap2", "yaml": "serde-yaml", "nix-sys": "nix"}
     assert names.resolve("memmap", "cargo") == "memmap2" and names.resolve("serde", "cargo") is None
@@ -50,23 +58,27 @@ def test_cargo_renames_from_the_nearest_manifest_and_the_workspace_root(tmp_path
 
 def test_cargo_renames_follow_edits_and_stay_cached_between_them(tmp_path: Path) -> None:
     document = cargo_workspace(tmp_path)
-    cache = ImportNameCache()
-    first = cache.for_document(document, tmp_path, "rust")
-    assert cache.for_document(document, tmp_path, "rust") is first  # unchanged files: the same object
+    clock = Clock()
+    cache = ImportNameCache(clock)
+    first = cache.for_document(str(document), "rust", [tmp_path])
+    clock.now += RECHECK_SECONDS
+    assert cache.for_document(str(document), "rust", [tmp_path]) is first  # unchanged files: the same object
     manifest = tmp_path / "crates" / "app" / "Cargo.toml"
     write(manifest, manifest.read_text(encoding="utf-8").replace('package = "serde_yaml", ', ""))
     stat = manifest.stat()
     os.utime(manifest, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
-    edited = cache.for_document(document, tmp_path, "rust")
+    assert cache.for_document(str(document), "rust", [tmp_path]) is first  # not looked at again yet
+    clock.now += RECHECK_SECONDS
+    edited = cache.for_document(str(document), "rust", [tmp_path])
     assert dict(edited.cargo) == {"memmap": "memmap2", "nix-sys": "nix"}
 
 
 def test_a_crate_outside_any_manifest_or_the_folder_has_no_renames(tmp_path: Path) -> None:
     cargo_workspace(tmp_path / "outside")
     folder = tmp_path / "outside" / "crates"  # the workspace root's manifest lies above the folder
-    names = ImportNameCache().for_document(folder / "app" / "src" / "main.rs", folder, "rust")
+    names = ImportNameCache().for_document(str(folder / "app" / "src" / "main.rs"), "rust", [folder])
     assert dict(names.cargo) == {"yaml": "serde-yaml", "nix-sys": "nix"}  # the member's own renames only
-    assert ImportNameCache().for_document(tmp_path / "lone.rs", tmp_path, "rust") is NONE
+    assert ImportNameCache().for_document(str(tmp_path / "lone.rs"), "rust", [tmp_path]) is NONE
 
 
 def python_environment(folder: Path, name: str = ".venv") -> Path:
@@ -92,7 +104,7 @@ def python_environment(folder: Path, name: str = ".venv") -> Path:
 
 def test_python_import_names_from_the_environment_of_the_folder(tmp_path: Path) -> None:
     python_environment(tmp_path)
-    names = ImportNameCache().for_document(tmp_path / "src" / "app.py", tmp_path, "python")
+    names = ImportNameCache().for_document(str(tmp_path / "src" / "app.py"), "python", [tmp_path])
     assert dict(names.pypi) == {
         "yaml-env-tag": "pyyaml-env-tag",
         "yaml": "pyyaml",
@@ -107,21 +119,25 @@ def test_python_import_names_from_the_environment_of_the_folder(tmp_path: Path) 
 def test_python_environment_named_venv_or_virtual_env_and_reread_on_install(tmp_path: Path, monkeypatch) -> None:
     folder = tmp_path / "app"
     folder.mkdir()
-    cache = ImportNameCache()
+    clock = Clock()
+    cache = ImportNameCache(clock)
     monkeypatch.delenv("VIRTUAL_ENV", raising=False)
-    assert cache.for_document(folder / "app.py", folder, "python") is NONE  # no environment at all
+    assert cache.for_document(str(folder / "app.py"), "python", [folder]) is NONE  # no environment at all
     site = python_environment(tmp_path, "elsewhere")
     monkeypatch.setenv("VIRTUAL_ENV", str(tmp_path / "elsewhere"))
-    assert cache.for_document(folder / "app.py", folder, "python").resolve("dateutil", "pypi") == "python-dateutil"
+    clock.now += RECHECK_SECONDS
+    assert cache.for_document(str(folder / "app.py"), "python", [folder]).resolve("dateutil", "pypi") == "python-dateutil"
     local = python_environment(folder, "venv")  # the folder's own environment comes first
     write(local / "attrs-23.1.dist-info" / "top_level.txt", "attr\nattrs\n")
-    assert cache.for_document(folder / "app.py", folder, "python").resolve("attr", "pypi") == "attrs"
+    clock.now += RECHECK_SECONDS
+    assert cache.for_document(str(folder / "app.py"), "python", [folder]).resolve("attr", "pypi") == "attrs"
     assert site.is_dir()
     # A distribution installed later is seen: site-packages' modification time moved.
-    before = cache.for_document(folder / "app.py", folder, "python")
+    before = cache.for_document(str(folder / "app.py"), "python", [folder])
     write(local / "beautifulsoup4-4.12.dist-info" / "top_level.txt", "bs4\n")
     stat = local.stat()
     os.utime(local, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
-    after = cache.for_document(folder / "app.py", folder, "python")
+    clock.now += RECHECK_SECONDS
+    after = cache.for_document(str(folder / "app.py"), "python", [folder])
     assert after is not before and after.resolve("bs4", "pypi") == "beautifulsoup4"
     assert before.resolve("bs4", "pypi") is None

@@ -20,6 +20,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from cenotaph import __version__, project as project_resolution
+from cenotaph.lsp import stdio
 from cenotaph.lsp.convert import file_path
 from cenotaph.lsp.features import code_actions, commands, diagnostics, endpoint, hover, ledger, refresh, settings
 from cenotaph.memory.models import Actor
@@ -190,7 +191,7 @@ def main(args: argparse.Namespace) -> int:
         return 2
     server = build(lambda: memory_for(store), project=args.project)
     try:
-        server.start_io(sys.stdin.buffer, protocol_out)
+        stdio.serve(server, sys.stdin.buffer, protocol_out)
     finally:
         store.close()
     # The loader threads may still be inside native code (onnxruntime, spaCy's import), where

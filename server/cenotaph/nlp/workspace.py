@@ -12,9 +12,10 @@ from __future__ import annotations
 import csv
 import logging
 import os
+import time
 import tomllib
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -96,21 +97,43 @@ def _read_cargo(path: Path) -> _CargoManifest | None:
     return _CargoManifest(renames, frozenset(inherited), workspace_renames)
 
 
-class ImportNameCache:
-    """ImportNames for the documents of a workspace, each file read once per modification."""
+KINDS = frozenset({"rust", "python"})  # the document kinds whose imports the workspace names
+RECHECK_SECONDS = 2.0  # how long an answer stands before the files behind it are looked at again
 
-    def __init__(self) -> None:
+
+class ImportNameCache:
+    """ImportNames for the documents of a workspace, each file read once per modification; an
+    answer is reused for RECHECK_SECONDS without touching the disk, as a document is re-scanned
+    on every pause in typing."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._recent: dict[tuple[str, str], tuple[float, ImportNames]] = {}  # (kind, directory)
         self._manifests: dict[Path, tuple[_Stamp, _CargoManifest | None]] = {}
         self._cargo: dict[tuple, ImportNames] = {}
         self._environments: dict[Path, tuple[tuple, ImportNames]] = {}
 
-    def for_document(self, path: Path, folder: Path, kind: str) -> ImportNames:
-        """What the workspace folder `folder` says about the imports of the document at `path`."""
-        if kind == "rust":
-            return self._cargo_names(path, folder)
-        if kind == "python":
-            return self._python_names(folder)
-        return NONE
+    def for_document(self, path: str, kind: str, folders: Iterable[Path]) -> ImportNames:
+        """What the workspace folder holding the document at `path` (the deepest of `folders`
+        that does) says about the document's imports."""
+        if kind not in KINDS:
+            return NONE
+        key = (kind, os.path.dirname(path))
+        now = self._clock()
+        recent = self._recent.get(key)
+        if recent is not None and now - recent[0] < RECHECK_SECONDS:
+            return recent[1]
+        document = Path(path)
+        folder = next((f for f in sorted(folders, key=lambda f: len(f.parts), reverse=True)
+                       if document.is_relative_to(f)), None)
+        if folder is None:
+            names = NONE
+        elif kind == "rust":
+            names = self._cargo_names(document, folder)
+        else:
+            names = self._python_names(folder)
+        self._recent[key] = (now, names)
+        return names
 
     # --- Cargo -----------------------------------------------------------------------------
 

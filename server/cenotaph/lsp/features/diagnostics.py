@@ -9,7 +9,6 @@ import logging
 import re
 from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -18,7 +17,6 @@ from cenotaph.lsp.convert import SEVERITIES, approach_diagnostic, approach_paylo
 from cenotaph.lsp.features import ledger
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import ApproachCheck
-from cenotaph.nlp.workspace import NONE, ImportNames
 
 if TYPE_CHECKING:
     from cenotaph.lsp.server import CenotaphServer
@@ -63,7 +61,9 @@ def scan(ls: CenotaphServer, uri: str) -> Scan | None:
         log.info("not scanning %s: %s", uri, "too large" if len(text) > ls.settings.max_file_size else "binary")
         return None
     vocabulary = ls.memory.graveyard.vocabulary() if kind in PROSE_KINDS else frozenset()
-    import_names = _import_names(ls, path, kind)
+    # What the document's workspace folder (its Cargo.toml files, its Python environment) says
+    # the document's imports stand for.
+    import_names = ls.import_names.for_document(path, kind, (folder for folder, _project in ls.folders))
     key = (document.version, len(text), project, kind, vocabulary, import_names)
     cached = ls.scans.get(uri)
     if cached is not None and cached.key == key:
@@ -71,16 +71,6 @@ def scan(ls: CenotaphServer, uri: str) -> Scan | None:
     found = Scan(key, project, kind, text, detect(path, text, vocabulary, import_names))
     ls.scans[uri] = found
     return found
-
-
-def _import_names(ls: CenotaphServer, path: str, kind: str) -> ImportNames:
-    """What the document's workspace folder (its Cargo.toml files, its Python environment) says
-    the document's imports stand for."""
-    document = Path(path)
-    for folder, _project in ls.folders:  # deepest first
-        if document.is_relative_to(folder):
-            return ls.import_names.for_document(document, folder, kind)
-    return NONE
 
 
 def _verdicts(ls: CenotaphServer, found: Scan) -> dict[tuple[str, str], ApproachCheck]:
