@@ -1292,19 +1292,40 @@ def _prose_key(word: str) -> str:
     return fold(lower) if "-" in lower or "_" in lower or "." in lower else lower
 
 
+def _token_hits(word: str, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
+    """The spans of a prose token (sentence punctuation stripped) that name something."""
+    key = _prose_key(word)
+    if key in vocabulary:
+        return [(0, len(word))]
+    # A path or URL mentions each package it is made of (`github.com/psf/requests`). The folded
+    # path's parts are its segments' keys, so that most paths are ruled out by one fold.
+    if "/" not in word or not any(part in vocabulary for part in _scoped_parts(key.split("/"))):
+        return []
+    return [(start, end) for start, end in _path_segments(word) if _prose_key(word[start:end]) in vocabulary]
+
+
+def _scoped_parts(parts: list[str]) -> Iterator[str]:
+    """Each part of a path, and each `@scope/name` pair of them."""
+    yield from parts
+    yield from (f"{scope}/{name}" for scope, name in zip(parts, parts[1:]) if scope.startswith("@"))
+
+
 def _prose_hits(text: str, vocabulary: frozenset[str]) -> Iterator[_Hit]:
     if not vocabulary:
         return
+    # Each distinct token is looked up once (a long document repeats its words), and the
+    # positions are only walked for the tokens that name something: most documents have none.
+    spans = {}
+    for token in set(_PROSE_TOKEN.findall(text)):
+        if found := _token_hits(token.rstrip(".-"), vocabulary):
+            spans[token] = found
+    if not spans:
+        return
     for token in _PROSE_TOKEN.finditer(text):
-        word = token.group().rstrip(".-")  # sentence punctuation
-        start = token.start()
-        if _prose_key(word) in vocabulary:
-            yield _Hit(start, start + len(word), "other", "mention")
-        elif "/" in word:
-            # A path or URL mentions each package it is made of (`github.com/psf/requests`).
-            for segment_start, segment_end in _path_segments(word):
-                if _prose_key(word[segment_start:segment_end]) in vocabulary:
-                    yield _Hit(start + segment_start, start + segment_end, "other", "mention")
+        if (found := spans.get(token.group())) is not None:
+            start = token.start()
+            for span_start, span_end in found:
+                yield _Hit(start + span_start, start + span_end, "other", "mention")
 
 
 # ---------------------------------------------------------------------------------------------
