@@ -146,7 +146,9 @@ def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) 
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: CenotaphServer, params: types.InitializedParams) -> None:
-        # `initialize` has been answered: now load the model and spaCy, off the event loop.
+        # `initialize` has been answered: now load the detectors, the model and spaCy, off the
+        # event loop.
+        diagnostics.preload()
         ls.memory.ctx.embedder.preload()
         analyzer = ls.memory.ctx.analyzer.preload()
         ls.seen_seq = ls.memory.change_seq()
