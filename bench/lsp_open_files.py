@@ -187,7 +187,8 @@ class Served:
 
 async def client_side(db: Path, folder: Path, opened: list[tuple[Path, str]], readers: list[str]) -> dict:
     """Every reader's server at once, each file opened on each in turn (the order alternating),
-    so that the machine's load at that moment falls on all of them alike."""
+    so that the machine's load at that moment falls on all of them alike. The servers start one
+    after the other, in the order given: a later one's first opens meet the earlier one loading."""
     servers = [Served(reader) for reader in readers]
     samples: dict[str, dict[str, list[tuple[float, Path]]]] = {r: {"first": [], "steady": []} for r in readers}
     cpu: dict[str, float] = {}
@@ -296,7 +297,8 @@ def main() -> None:
         report = {"commit": commit_measured(), "files": len(opened), "graveyard": len(names),
                   "kinds": dict(Counter(document_kind(str(path)) for path, _ in opened)), "client_side": {}}
         for round_ in range(args.rounds):
-            figures = asyncio.run(client_side(db, folder, opened, args.readers.split(",")))
+            readers = args.readers.split(",")
+            figures = asyncio.run(client_side(db, folder, opened, readers if round_ % 2 == 0 else readers[::-1]))
             report["client_side"][f"round_{round_ + 1}"] = figures
             for reader, those in figures.items():
                 print(f"round {round_ + 1} {reader}: first opens {those['first_opens']}; steady {those['steady']}; "
