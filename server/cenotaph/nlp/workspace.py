@@ -110,7 +110,7 @@ class ImportNameCache:
         self._clock = clock
         self._recent: dict[tuple[str, str], tuple[float, ImportNames]] = {}  # (kind, directory)
         self._manifests: dict[Path, tuple[_Stamp, _CargoManifest | None]] = {}
-        self._cargo: dict[tuple, ImportNames] = {}
+        self._cargo: dict[tuple, tuple[tuple, ImportNames]] = {}  # (member, root) manifest → (stamps, names)
         self._environments: dict[Path, tuple[tuple, ImportNames]] = {}
 
     def for_document(self, path: str, kind: str, folders: Iterable[Path]) -> ImportNames:
@@ -164,15 +164,16 @@ class ImportNameCache:
             directory = directory.parent
         if nearest is None:
             return NONE
-        key = (nearest[0], nearest[1], root and root[0], root and root[1])
-        if (names := self._cargo.get(key)) is None:
+        key, stamps = (nearest[0], root and root[0]), (nearest[1], root and root[1])
+        cached = self._cargo.get(key)
+        if cached is None or cached[0] != stamps:
             member: _CargoManifest = nearest[2]
             workspace_renames = root[2].workspace_renames if root else {}
             # `memmap = { workspace = true }` takes the workspace's rename along.
             renames = {k: v for k, v in (workspace_renames or {}).items() if k in member.inherited}
             renames.update(member.renames)
-            names = self._cargo[key] = ImportNames(cargo=renames)
-        return names
+            cached = self._cargo[key] = (stamps, ImportNames(cargo=renames))
+        return cached[1]
 
     # --- Python ----------------------------------------------------------------------------
 
