@@ -159,6 +159,27 @@ def test_pep503_normalization_of_abandoned_names(memory):
     assert [c.status for c in checks] == ["abandoned", "abandoned", "abandoned", "clear"]
 
 
+def test_go_packages_inside_a_module_answer_with_the_longest_abandoned_module(memory):
+    memory.abandon(HUMAN, "github.com/foo/bar", reason="unmaintained", project=P)
+    memory.abandon(HUMAN, "github.com/foo/bar/v2", reason="v2 leaks goroutines", project=P)
+    memory.graveyard.reinstate(HUMAN, "github.com/foo/bar/v2", reason="fixed in v2.1", project=P)
+    names = ["github.com/foo/bar/sub/pkg", "github.com/foo/bar/v2/md2man", "github.com/foo/barbaz/pkg",
+             "github.com/foo/bar", "github.com/foo", "github.com/Foo/bar/sub"]
+    checks = memory.check_approaches(names, project=P)  # an agent's check: the ecosystem is guessed
+    assert [(c.status, c.approach and c.approach.name) for c in checks] == [
+        ("abandoned", "github.com/foo/bar"),
+        ("reinstated", "github.com/foo/bar/v2"),  # the longer module answers, not its parent
+        ("clear", None),  # github.com/foo/barbaz: never part of a path segment
+        ("abandoned", "github.com/foo/bar"),
+        ("clear", None),  # a prefix of the module is not in it
+        ("clear", None),  # Go module paths are case-sensitive
+    ]
+    (sub,) = memory.check_approaches(["github.com/foo/bar/sub"], project=P, ecosystem="go")
+    assert sub.status == "abandoned"
+    (other,) = memory.check_approaches(["github.com/foo/bar/sub"], project=P, ecosystem="npm")
+    assert other.status == "clear"  # only Go paths are looked up by their prefixes
+
+
 def test_check_prefers_project_over_global_over_other(memory):
     memory.abandon(HUMAN, "requests", reason="global reason", project="")
     memory.abandon(HUMAN, "httpx", reason="other project's reason", project="other/repo")

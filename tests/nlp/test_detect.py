@@ -16,6 +16,7 @@ import pytest
 
 from cenotaph.nlp.detect import Mention, detect, document_kind, utf16_column
 from cenotaph.nlp.names import fold
+from cenotaph.nlp.workspace import ImportNames
 
 Row = tuple[int, int, int, str, str, str, str]
 
@@ -789,6 +790,44 @@ def test_dockerfile_shell_commands() -> None:
     ]
 
 
+CONDA_DOCKERFILE = """\
+FROM mambaorg/micromamba:1.5
+RUN conda install -c conda-forge -y numpy=1.26 'scipy>=1' --name env conda-forge::pandas \\
+    && mamba install -y -n base pyyaml[build=py311*] \\
+    && micromamba install -y -f env.yaml -r /opt/mm tqdm
+RUN conda create -n py python=3.11 && conda env create -f environment.yml && conda list numpy
+RUN /opt/conda/bin/conda install --file requirements.txt -p /opt/env -c defaults 'polars 1.2'
+"""
+
+
+def test_dockerfile_conda_installs() -> None:
+    # Channels, environment names, prefixes and files are options' arguments; `env create`
+    # and `list` install nothing.
+    assert rows("Dockerfile", CONDA_DOCKERFILE) == [
+        (0, 5, 24, "mambaorg/micromamba", "mambaorg/micromamba", "container", "declaration"),
+        (1, 36, 41, "numpy", "numpy", "conda", "declaration"),
+        (1, 48, 53, "scipy", "scipy", "conda", "declaration"),
+        (1, 82, 88, "pandas", "pandas", "conda", "declaration"),
+        (2, 32, 38, "pyyaml", "pyyaml", "conda", "declaration"),
+        (3, 52, 56, "tqdm", "tqdm", "conda", "declaration"),
+        (4, 23, 29, "python", "python", "conda", "declaration"),
+        (5, 82, 88, "polars", "polars", "conda", "declaration"),
+    ]
+
+
+def test_import_names_of_the_workspace_decide_the_key() -> None:
+    # What the workspace says an import stands for replaces the key; names it says nothing
+    # about keep the built-in table (yaml → pyyaml). Declarations are never renamed.
+    names = ImportNames(cargo={"memmap": "memmap2"}, pypi={"yaml-env-tag": "pyyaml-env-tag"})
+    assert [(m.name, m.key) for m in detect("src/lib.rs", "use memmap::Mmap;\nuse serde::Serialize;\n",
+                                            import_names=names)] == [("memmap", "memmap2"), ("serde", "serde")]
+    python = "import yaml_env_tag\nimport yaml\n"
+    assert [(m.name, m.key) for m in detect("mkdocs.py", python, import_names=names)] == [
+        ("yaml_env_tag", "pyyaml-env-tag"), ("yaml", "pyyaml")]
+    assert [m.key for m in detect("mkdocs.py", python)] == ["yaml-env-tag", "pyyaml"]  # without: as written
+    assert [m.key for m in detect("requirements.txt", "yaml_env_tag\n", import_names=names)] == ["yaml-env-tag"]
+
+
 def test_dockerfile_escape_directive() -> None:
     text = (
         "# escape=`\n"
@@ -873,6 +912,7 @@ def test_instruction_files_match_only_the_vocabulary() -> None:
         ("Cargo.toml", CARGO_TOML),
         ("go.mod", GO_MOD),
         ("Dockerfile", DOCKERFILE),
+        ("Dockerfile", CONDA_DOCKERFILE),
         ("docs/notes.md", MARKDOWN),
     ],
 )

@@ -74,7 +74,7 @@ end
 ---@field everywhere? boolean Abandon it in every project (the global graveyard).
 ---@field reason? string Asked with vim.ui.input when absent.
 ---@field effort? integer 1–5: what it cost before it was abandoned.
----@field ecosystem? 'pypi'|'npm'|'cargo'|'go'|'container'|'apt'|'apk'|'tool'|'other'
+---@field ecosystem? 'pypi'|'npm'|'cargo'|'go'|'container'|'apt'|'apk'|'conda'|'tool'|'other'
 ---@field bufnr? integer
 
 --- Record `name` as an abandoned approach.

@@ -20,11 +20,13 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from cenotaph import __version__, project as project_resolution
+from cenotaph.lsp import stdio
 from cenotaph.lsp.convert import file_path
 from cenotaph.lsp.features import (code_actions, commands, diagnostics, endpoint, hover, knowledge, ledger, mining,
                                    recall, refresh, settings)
 from cenotaph.lsp.features import compile as compile_feature
 from cenotaph.memory.models import Actor
+from cenotaph.nlp.workspace import ImportNameCache
 
 if TYPE_CHECKING:
     from cenotaph.memory.service import Memory
@@ -78,6 +80,7 @@ class CenotaphServer(LanguageServer):
         self.published: dict[str, list[types.Diagnostic]] = {}
         self.scans: dict[str, Any] = {}  # uri → diagnostics.Scan, the mentions of its current version
         self.pending: dict[str, asyncio.TimerHandle] = {}  # debounced re-scans while typing
+        self.import_names = ImportNameCache()  # what Cargo.toml files and Python environments say
         # (event seq, graveyard verdicts then, diagnostic message and data per approach then)
         self.verdicts: tuple[int, dict[Any, Any], dict[Any, Any]] = (-1, {}, {})
         self.ledgers: dict[str, tuple[str, str]] = {}  # ledger URI the client asked for → (project, text sent)
@@ -147,7 +150,9 @@ def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) 
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: CenotaphServer, params: types.InitializedParams) -> None:
-        # `initialize` has been answered: now load the model and spaCy, off the event loop.
+        # `initialize` has been answered: now load the detectors, the model and spaCy, off the
+        # event loop.
+        diagnostics.preload()
         ls.memory.ctx.embedder.preload()
         analyzer = ls.memory.ctx.analyzer.preload()
         ls.seen_seq = ls.memory.change_seq()
@@ -197,7 +202,7 @@ def main(args: argparse.Namespace) -> int:
         return 2
     server = build(lambda: memory_for(store), project=args.project)
     try:
-        server.start_io(sys.stdin.buffer, protocol_out)
+        stdio.serve(server, sys.stdin.buffer, protocol_out)
     finally:
         store.close()
     # The loader threads may still be inside native code (onnxruntime, spaCy's import), where

@@ -146,6 +146,13 @@ class Graveyard:
             for key in keys:
                 for approach in index.by_key.get(key, ()):
                     found[approach.id] = approach
+            if not found and (ecosystem or guess_ecosystem(raw)) == "go":
+                # Most Go code imports a package inside a module: the longest module that holds
+                # it answers.
+                for prefix in names.go_module_prefixes(raw.strip())[1:]:
+                    if hits := index.by_key.get(prefix):
+                        found = {approach.id: approach for approach in hits}
+                        break
             verdicts.append(self._verdict(raw, keys[0] if keys else raw, list(found.values()), project,
                                           include_other_projects, index))
         return verdicts

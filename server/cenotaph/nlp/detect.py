@@ -24,13 +24,16 @@ from typing import Literal, NamedTuple
 from urllib.parse import unquote
 
 from cenotaph.nlp.names import fold, normalize
+from cenotaph.nlp.workspace import NONE, ImportNames
 
 MentionKind = Literal["import", "declaration", "mention"]
 
 
 class Mention(NamedTuple):  # a tuple: documents hold thousands, built on every keystroke
     name: str  # the name as written in the document
-    key: str  # names.normalize(name, ecosystem); names.fold(name) for prose mentions
+    # What the graveyard is asked about: the package an import stands for in its workspace
+    # (workspace.ImportNames), else names.normalize(name, ecosystem); names.fold(name) in prose.
+    key: str
     ecosystem: str
     kind: MentionKind
     line: int  # 0-based
@@ -1207,30 +1210,32 @@ class _Installer:
     ecosystem: str
     subcommands: frozenset[str]
     options_with_argument: frozenset[str]
-    package_length: Callable[[str], int | None]  # length of the name an argument installs
+    package_span: Callable[[str], tuple[int, int] | None]  # the name an argument installs
     removals: frozenset[str] = frozenset()  # the subcommands that take packages out again
 
 
-def _pattern_length(pattern: str) -> Callable[[str], int | None]:
+def _pattern_span(pattern: str) -> Callable[[str], tuple[int, int] | None]:
+    """The span of the group `name` (else the whole match) of `pattern` matched at the start."""
     compiled = re.compile(pattern)
+    group = "name" if "name" in compiled.groupindex else 0
 
-    def length(argument: str) -> int | None:
+    def span(argument: str) -> tuple[int, int] | None:
         match = compiled.match(argument)
-        return match.end() if match else None
+        return match.span(group) if match else None
 
-    return length
+    return span
 
 
-def _pip_package_length(argument: str) -> int | None:
+def _pip_package_span(argument: str) -> tuple[int, int] | None:
     span = _requirement_name_span(argument)
-    return span[1] if span and span[0] == 0 else None
+    return span if span and span[0] == 0 else None
 
 
 _APT = _Installer(
     "apt",
     frozenset({"install"}),
     frozenset({"-o", "-t", "-c", "--option", "--target-release", "--config-file"}),
-    _pattern_length(r"[a-z0-9][a-z0-9+.-]*+(?=[=/:]|\Z)"),
+    _pattern_span(r"[a-z0-9][a-z0-9+.-]*+(?=[=/:]|\Z)"),
 )
 _APK = _Installer(
     "apk",
@@ -1239,7 +1244,7 @@ _APK = _Installer(
         "-t --virtual -X --repository -p --root --repositories-file --keys-dir --arch "
         "--cache-dir".split()
     ),
-    _pattern_length(r"[A-Za-z0-9][\w+.-]*+(?=[=<>~@]|\Z)"),
+    _pattern_span(r"[A-Za-z0-9][\w+.-]*+(?=[=<>~@]|\Z)"),
 )
 _PIP = _Installer(
     "pypi",
@@ -1252,7 +1257,7 @@ _PIP = _Installer(
         "--timeout --exists-action --cert --client-cert --report --root-user-action "
         "--python".split()
     ),
-    _pip_package_length,
+    _pip_package_span,
 )
 _NPM = _Installer(
     "npm",
@@ -1260,7 +1265,25 @@ _NPM = _Installer(
     frozenset(
         "--prefix --registry --cache --userconfig -w --workspace --tag --omit --include".split()
     ),
-    lambda argument: _npm_name_length(argument, "@"),
+    lambda argument: (0, length) if (length := _npm_name_length(argument, "@")) else None,
+)
+# Conda packages are an ecosystem of their own (as apt's are), matched by their folded name:
+# conda-forge's `numpy` is PyPI's. A match spec may name its channel (`conda-forge::numpy`) and
+# carry a version or build (`numpy=1.26`, `'numpy>=1'`, `numpy[build=py311*]`).
+_CONDA_OPTIONS = frozenset(
+    "-c --channel -n --name -p --prefix --file --solver --repodata-fn --subdir --platform "
+    "--experimental --strict-channel-priority-level".split()
+)
+_CONDA_SPEC = r"(?:[\w./:-]+::)?(?P<name>[A-Za-z0-9_][\w.+-]*+)(?=[=<>!~\[ ]|\Z)"
+_CONDA = _Installer(
+    "conda", frozenset({"install", "create"}), _CONDA_OPTIONS, _pattern_span(_CONDA_SPEC)
+)
+# micromamba reads an environment file with `-f` (conda's old `--force`), and takes its root.
+_MICROMAMBA = _Installer(
+    "conda",
+    frozenset({"install", "create"}),
+    _CONDA_OPTIONS | {"-f", "-r", "--root-prefix"},
+    _pattern_span(_CONDA_SPEC),
 )
 _INSTALLERS: Mapping[str, _Installer] = {
     "apt-get": _APT,
@@ -1271,6 +1294,9 @@ _INSTALLERS: Mapping[str, _Installer] = {
     "npm": _NPM,
     "pnpm": _NPM,
     "yarn": _NPM,
+    "conda": _CONDA,
+    "mamba": _CONDA,
+    "micromamba": _MICROMAMBA,
 }
 _PIP_PROGRAM = re.compile(r"pip[\d.]*")
 _PYTHON_PROGRAM = re.compile(r"python[\d.]*")
@@ -1285,9 +1311,9 @@ def _unquoted(word: _Word) -> _Word:
 
 
 def _package_words(command: list[_Word], installers: Mapping[str, _Installer] = _INSTALLERS,
-                   ) -> tuple[_Installer, bool, list[tuple[_Word, int]]] | None:
+                   ) -> tuple[_Installer, bool, list[tuple[_Word, tuple[int, int]]]] | None:
     """The installer a simple command runs, whether it removes (else installs), and each package
-    argument with the length of its name; None when the command is not an install or removal."""
+    argument with the span of its name in it; None when the command is not an install or removal."""
     words = [_unquoted(word) for word in command]
     i = 0  # skip `sudo -E`, `env`, `DEBIAN_FRONTEND=noninteractive` and the like
     while i < len(words) and (
@@ -1322,8 +1348,8 @@ def _package_words(command: list[_Word], installers: Mapping[str, _Installer] = 
                 removing = True
             else:
                 return None
-        elif length := installer.package_length(word.text):
-            packages.append((word, length))
+        elif span := installer.package_span(word.text):
+            packages.append((word, span))
     return None if removing is None else (installer, removing, packages)
 
 
@@ -1332,8 +1358,8 @@ def _install_hits(command: list[_Word]) -> Iterator[_Hit]:
     if found is None or found[1]:
         return
     installer, _, packages = found
-    for word, length in packages:
-        yield _Hit(word.start, word.start + length, installer.ecosystem, "declaration")
+    for word, (start, end) in packages:
+        yield _Hit(word.start + start, word.start + end, installer.ecosystem, "declaration")
 
 
 def _run_hits(pieces: list[tuple[int, str]]) -> Iterator[_Hit]:
@@ -1443,20 +1469,20 @@ _UV = _Installer(
     "pypi", frozenset({"add"}),
     frozenset("--group --optional --extra --index --default-index --python -p --package --script --tag --branch "
               "--rev -r --requirements --bounds -m --marker --constraints -c".split()),
-    _pip_package_length, frozenset({"remove"}),
+    _pip_package_span, frozenset({"remove"}),
 )
 _POETRY = _Installer(
     "pypi", frozenset({"add"}),
     frozenset("-G --group -E --extras --source --python --platform --markers".split()),
-    _pip_package_length, frozenset({"remove", "rm"}),
+    _pip_package_span, frozenset({"remove", "rm"}),
 )
 _CARGO = _Installer(
     "cargo", frozenset({"add"}),
     frozenset("-F --features -p --package --rename --registry --path --git --branch --tag --rev --target "
               "--manifest-path".split()),
-    _pattern_length(r"[A-Za-z0-9][\w-]*(?=@|\Z)"), frozenset({"remove", "rm"}),
+    _pattern_span(r"[A-Za-z0-9][\w-]*(?=@|\Z)"), frozenset({"remove", "rm"}),
 )
-_GO_GET = _Installer("go", frozenset({"get"}), frozenset(), _pattern_length(r"[A-Za-z0-9][\w.~/-]*\.[\w.~/-]*(?=@|\Z)"))
+_GO_GET = _Installer("go", frozenset({"get"}), frozenset(), _pattern_span(r"[A-Za-z0-9][\w.~/-]*\.[\w.~/-]*(?=@|\Z)"))
 _PROJECT_INSTALLERS: Mapping[str, _Installer] = {
     "pip": _removing(_PIP, "uninstall"),
     "npm": _removing(_NPM, "uninstall remove rm un r unlink"),
@@ -1484,7 +1510,7 @@ def package_commands(script: str) -> list[PackageCommand]:
                 if parsed is not None and parsed[2]:
                     installer, removes, packages = parsed
                     found.append(PackageCommand(removes, installer.ecosystem,
-                                                tuple(word.text[:length] for word, length in packages),
+                                                tuple(word.text[start:end] for word, (start, end) in packages),
                                                 line[command[0].start:command[-1].start + len(command[-1].text)]))
                 command = []
                 if token is None:
@@ -1523,19 +1549,40 @@ def _prose_key(word: str) -> str:
     return fold(lower) if "-" in lower or "_" in lower or "." in lower else lower
 
 
+def _token_hits(word: str, vocabulary: frozenset[str]) -> list[tuple[int, int]]:
+    """The spans of a prose token (sentence punctuation stripped) that name something."""
+    key = _prose_key(word)
+    if key in vocabulary:
+        return [(0, len(word))]
+    # A path or URL mentions each package it is made of (`github.com/psf/requests`). The folded
+    # path's parts are its segments' keys, so that most paths are ruled out by one fold.
+    if "/" not in word or not any(part in vocabulary for part in _scoped_parts(key.split("/"))):
+        return []
+    return [(start, end) for start, end in _path_segments(word) if _prose_key(word[start:end]) in vocabulary]
+
+
+def _scoped_parts(parts: list[str]) -> Iterator[str]:
+    """Each part of a path, and each `@scope/name` pair of them."""
+    yield from parts
+    yield from (f"{scope}/{name}" for scope, name in zip(parts, parts[1:]) if scope.startswith("@"))
+
+
 def _prose_hits(text: str, vocabulary: frozenset[str]) -> Iterator[_Hit]:
     if not vocabulary:
         return
+    # Each distinct token is looked up once (a long document repeats its words), and the
+    # positions are only walked for the tokens that name something: most documents have none.
+    spans = {}
+    for token in set(_PROSE_TOKEN.findall(text)):
+        if found := _token_hits(token.rstrip(".-"), vocabulary):
+            spans[token] = found
+    if not spans:
+        return
     for token in _PROSE_TOKEN.finditer(text):
-        word = token.group().rstrip(".-")  # sentence punctuation
-        start = token.start()
-        if _prose_key(word) in vocabulary:
-            yield _Hit(start, start + len(word), "other", "mention")
-        elif "/" in word:
-            # A path or URL mentions each package it is made of (`github.com/psf/requests`).
-            for segment_start, segment_end in _path_segments(word):
-                if _prose_key(word[segment_start:segment_end]) in vocabulary:
-                    yield _Hit(start + segment_start, start + segment_end, "other", "mention")
+        if (found := spans.get(token.group())) is not None:
+            start = token.start()
+            for span_start, span_end in found:
+                yield _Hit(start + span_start, start + span_end, "other", "mention")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1556,10 +1603,12 @@ _SCANNERS: Mapping[str, Callable[[str], Iterable[_Hit]]] = {
 }
 
 
-def detect(path: str, text: str, vocabulary: frozenset[str] = frozenset()) -> list[Mention]:
+def detect(path: str, text: str, vocabulary: frozenset[str] = frozenset(),
+           import_names: ImportNames = NONE) -> list[Mention]:
     """All places in `text` that name a package, tool or image, with exact ranges, sorted by
     (line, start). `vocabulary` holds the folded names (names.fold) that prose is matched
-    against, case-insensitively and on whole tokens, in Markdown and instruction files."""
+    against, case-insensitively and on whole tokens, in Markdown and instruction files;
+    `import_names`, what the workspace says an imported name stands for."""
     kind = document_kind(path)
     if kind is None:
         return []
@@ -1579,7 +1628,9 @@ def detect(path: str, text: str, vocabulary: frozenset[str] = frozenset()) -> li
         else:
             column = utf16_column(text[line_start:start], start - line_start)
             length = len(name.encode("utf-16-le", "surrogatepass")) // 2
-        key = _key(name, ecosystem, kind == "mention")
+        key = (kind == "import" and import_names.resolve(name, ecosystem)) or _key(
+            name, ecosystem, kind == "mention"
+        )
         mentions.append(Mention(name, key, ecosystem, kind, line, column, column + length))
     mentions.sort(key=attrgetter("line", "start", "end"))
     return mentions

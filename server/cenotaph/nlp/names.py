@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-ECOSYSTEMS: Final = ("pypi", "npm", "cargo", "go", "container", "apt", "apk", "tool", "other")
+ECOSYSTEMS: Final = ("pypi", "npm", "cargo", "go", "container", "apt", "apk", "conda", "tool", "other")
 # Recorded when neither the name's spelling nor the workspace's manifests tell: its key is the
 # folded name, which every ecosystem's lookup includes, so the record matches in any of them.
 ANY_ECOSYSTEM: Final = "any"
@@ -108,3 +108,17 @@ _IMPORT_NAMES_BY_DISTRIBUTION: Final[dict[str, tuple[str, ...]]] = {
 def aliases_for(name: str) -> tuple[str, ...]:
     """Import names known to stand for the distribution `name` (e.g. `pyyaml` → `yaml`)."""
     return _IMPORT_NAMES_BY_DISTRIBUTION.get(fold(name), ())
+
+
+def go_module_prefixes(path: str) -> list[str]:
+    """The modules a Go import path may belong to, longest first: the path itself, then each
+    prefix ending at a '/' (`github.com/a/b/sub` → `github.com/a/b/sub`, `github.com/a/b`,
+    `github.com/a`). Never a partial segment, so `github.com/a/bc` is not in `github.com/a/b`;
+    a major-version suffix (`/v2`) is a segment like any other."""
+    prefixes = [path]
+    end = len(path)
+    # A module path has at least a host and one more element.
+    while (end := path.rfind("/", 0, end)) > 0 and "/" in path[:end]:
+        prefixes.append(path[:end])
+    return prefixes
+

@@ -78,7 +78,7 @@ class AbandonArgs(_ProjectOrUri):
     scope: Literal["project", "everywhere"] = "project"
     reason: Reason | None = None
     effort: Annotated[int, Field(ge=1, le=5)] | None = None
-    ecosystem: Literal["pypi", "npm", "cargo", "go", "container", "apt", "apk", "tool", "other"] | None = None
+    ecosystem: Literal["pypi", "npm", "cargo", "go", "container", "apt", "apk", "conda", "tool", "other"] | None = None
 
     @model_validator(mode="after")
     def _scoped(self) -> AbandonArgs:

@@ -5,8 +5,10 @@ instruction-file line is checked for a recommendation once spaCy has loaded."""
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import re
+import threading
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -43,10 +45,19 @@ class Scan:
     mentions: list[Mention]
 
 
+def preload() -> threading.Thread:
+    """Import the detectors off the event loop: compiling their patterns takes 80 ms of CPU,
+    which the first document opened would otherwise wait for."""
+    thread = threading.Thread(target=importlib.import_module, args=("cenotaph.nlp.detect",),
+                              name="cenotaph-detect", daemon=True)
+    thread.start()
+    return thread
+
+
 def scan(ls: CenotaphServer, uri: str) -> Scan | None:
     """The document's mentions, or None when it is not scanned: outside the workspace, a kind
     the settings leave out, too large, or binary."""
-    # Imported at the first scan: its patterns take a while to compile, and `initialize` waits.
+    # Imported after `initialize` (preload): its patterns take a while to compile.
     from cenotaph.nlp.detect import detect, document_kind
 
     document = ls.workspace.text_documents.get(uri)
@@ -62,11 +73,14 @@ def scan(ls: CenotaphServer, uri: str) -> Scan | None:
         log.info("not scanning %s: %s", uri, "too large" if len(text) > ls.settings.max_file_size else "binary")
         return None
     vocabulary = ls.memory.graveyard.vocabulary() if kind in PROSE_KINDS else frozenset()
-    key = (document.version, len(text), project, kind, vocabulary)
+    # What the document's workspace folder (its Cargo.toml files, its Python environment) says
+    # the document's imports stand for.
+    import_names = ls.import_names.for_document(path, kind, (folder for folder, _project in ls.folders))
+    key = (document.version, len(text), project, kind, vocabulary, import_names)
     cached = ls.scans.get(uri)
     if cached is not None and cached.key == key:
         return cached
-    found = Scan(key, project, kind, text, detect(path, text, vocabulary))
+    found = Scan(key, project, kind, text, detect(path, text, vocabulary, import_names))
     ls.scans[uri] = found
     return found
 
@@ -80,7 +94,7 @@ def _verdicts(ls: CenotaphServer, found: Scan) -> dict[tuple[str, str], Approach
         ls.verdicts = (seq, {}, {})
     cache = ls.verdicts[1]
     scope = (found.project, ls.settings.other_projects)
-    named = {(mention.name, mention.ecosystem) for mention in found.mentions}  # a file repeats names
+    named = {(mention.key, mention.ecosystem) for mention in found.mentions}  # a file repeats names
     missing: dict[str, set[str]] = defaultdict(set)
     for name, ecosystem in named:
         if (scope, ecosystem, name) not in cache and len(name) <= MAX_NAME and name.strip():
@@ -115,7 +129,7 @@ def compute(ls: CenotaphServer, uri: str) -> list[types.Diagnostic]:
     lines: list[str] | None = None
     diagnostics = []
     for mention in found.mentions:
-        verdict = flagged.get((mention.name, mention.ecosystem))
+        verdict = flagged.get((mention.key, mention.ecosystem))
         if verdict is None:
             continue
         kind: str = mention.kind
