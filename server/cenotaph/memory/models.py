@@ -90,6 +90,8 @@ class RecallResult:
     reason: str | None = None
     effort: int | None = None
     ecosystem: str | None = None
+    # Source `repo` only: the file in the repository's `.cenotaph/` folder that holds it.
+    shared_path: str | None = None
 
 
 @dataclass(slots=True)
@@ -118,6 +120,22 @@ class ApproachCheck:
     scope: Literal["project", "global", "other_project"] | None = None
     approach: ApproachRow | None = None
     diagnostic_suppressed: bool = False
+    # `store` (the person's own record) or `repo` (shared in the repository, memory/shared.py).
+    source: Literal["store", "repo"] | None = None
+    # The other records abandoning the same name here or everywhere (e.g. the repository's when
+    # the person abandoned it too): one verdict, every reason.
+    also: list[ApproachRow] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ShareResult:
+    """A file written into (or removed from) a repository's `.cenotaph/` folder."""
+
+    action: Literal["share", "unshare"]
+    kind: Literal["approach", "memory"]
+    path: str  # relative to the repository root, as git shows it
+    repository: str
+    changed: bool  # False: the file already said exactly this (share) or was already gone (unshare)
 
 
 @dataclass(slots=True)
