@@ -14,6 +14,11 @@ STATES = ("active", "deprioritised", "archived", "deleted")
 TRUSTS = ("unverified", "confirmed", "disputed", "refuted")
 
 
+def story_text(name: str, reason: str) -> str:
+    """The memory `abandon` writes to tell an approach's story."""
+    return f"Abandoned {name}: {reason}"
+
+
 @dataclass(frozen=True, slots=True)
 class Actor:
     """Who makes a call: `name` is what the audit log shows (`cli`, `vscode`, `nvim`, `mcp:claude`)."""

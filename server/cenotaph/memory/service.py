@@ -14,7 +14,7 @@ from cenotaph.memory import trust as belief
 from cenotaph.memory.context import Context
 from cenotaph.memory.graveyard import Graveyard
 from cenotaph.memory.errors import Conflict, NotFound
-from cenotaph.memory.models import KINDS, TRUSTS, OUTCOMES, AbandonResult, Actor, ApproachCheck, ExperienceResult, RememberResult, RecallResponse, ShareResult
+from cenotaph.memory.models import KINDS, TRUSTS, OUTCOMES, AbandonResult, Actor, ApproachCheck, ExperienceResult, RememberResult, RecallResponse, ShareResult, story_text
 from cenotaph.memory.shared import FolderState, SharedFolders
 from cenotaph.memory.recall import Recaller
 from cenotaph.memory.remember import remember
@@ -54,7 +54,7 @@ class Memory:
         # One transaction: a crash leaves the memory and its graveyard record together, or neither.
         with self.ctx.store.write():
             stored = self.remember(
-                actor, f"Abandoned {plan.name}: {plan.reason}", project=plan.project, kind="experience",
+                actor, story_text(plan.name, plan.reason), project=plan.project, kind="experience",
                 tags=["abandoned", plan.name], force=True, experience={"outcome": "abandoned", "effort": plan.effort},
             )
             return self.graveyard.record(actor, plan, memory_id=stored.id)

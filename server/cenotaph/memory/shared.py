@@ -464,7 +464,7 @@ def remove(root: Path, path: str) -> bool:
         return False
     # Leave no empty folders behind (git does not keep them either).
     folder = target.parent
-    while folder != root / FOLDER and folder.is_relative_to(root / FOLDER):
+    while folder.is_relative_to(root / FOLDER):
         try:
             folder.rmdir()
         except OSError:

@@ -11,7 +11,7 @@ from cenotaph.memory import validate
 from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Conflict, InvalidInput, NotFound
 from cenotaph.memory.graveyard import Graveyard
-from cenotaph.memory.models import Actor, ShareResult
+from cenotaph.memory.models import Actor, ShareResult, story_text
 from cenotaph.memory.shared import (
     FOLDER,
     MEMORIES,
@@ -93,10 +93,12 @@ def plan(ctx: Context, graveyard: Graveyard, shared: SharedFolders, actor: Actor
         return SharePlan(state, "approach", path, render_approach(_approach_entry(ctx, state, actor, approach, path)))
     with ctx.store.read() as conn:
         row = memories.current(conn, validate.integer(memory_id, "target", low=1, high=2**62))
-        # The memory that tells an abandoned approach's story is shared as that approach.
-        story = next((a for a in approaches.all_rows(conn, status="abandoned") if a.memory_id == memory_id), None)
+        linked = [a for a in approaches.all_rows(conn, status="abandoned") if a.memory_id == memory_id]
     if row is None:
         raise NotFound(f"no memory #{memory_id}", field="target")
+    # The memory `abandon` wrote to tell an approach's story is shared as that approach (an
+    # experience that abandoned approaches on the way is a memory of its own).
+    story = next((a for a in linked if row.content == story_text(a.display_name, a.reason)), None)
     if story is not None:
         path = approach_path(story.ecosystem, story.name)
         return SharePlan(state, "approach", path, render_approach(_approach_entry(ctx, state, actor, story, path)))
@@ -144,7 +146,8 @@ def shared_path(graveyard: Graveyard, shared: SharedFolders, target: str | int, 
         for note in state.notes:
             if hashlib.sha256(note.content.encode("utf-8", "surrogatepass")).hexdigest() == digest:
                 return state, note.path
-        story = [a for a in graveyard.in_scope(state.project) if source_of(a) == "store" and a.memory_id == memory_id]
+        story = [a for a in graveyard.in_scope(state.project) if source_of(a) == "store" and a.memory_id == memory_id
+                 and row.content == story_text(a.display_name, a.reason)]
         if story:
             target = story[0].name
         else:
