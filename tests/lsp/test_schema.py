@@ -155,6 +155,12 @@ COMMAND_SAMPLES: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = 
     "cenotaph.reinstateMemory": ([{"memoryId": 1, "reason": "r"}], [{"memory": 1}]),
     "cenotaph.acceptProposal": ([{"proposalId": 2}, {"proposalId": 2, "reason": "ok"}], [{"proposalId": True}]),
     "cenotaph.rejectProposal": ([{"proposalId": 2, "reason": "no"}], [{"proposalId": 2, "reason": ""}]),
+    "cenotaph.share": ([{"name": "x", "project": "p"}, {"memoryId": 3, "uri": "file:///a"}],
+                       [{"name": "x"}, {"name": "x", "memoryId": 3, "project": "p"}, {"project": "p"},
+                        {"memoryId": 0, "project": "p"}]),
+    "cenotaph.unshare": ([{"name": "x", "project": "p"}, {"path": ".cenotaph/memories/a-0123456789.md", "project": "p"},
+                          {"memoryId": 3, "uri": "file:///a"}],
+                         [{"path": "", "project": "p"}, {"name": "x", "path": "y", "project": "p"}, {"project": "p"}]),
 }
 
 

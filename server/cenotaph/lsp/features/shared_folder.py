@@ -68,8 +68,8 @@ async def watch_files(ls: CenotaphServer, capabilities: types.ClientCapabilities
             id=REGISTRATION_ID, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
             register_options=types.DidChangeWatchedFilesRegistrationOptions(
                 watchers=[types.FileSystemWatcher(glob_pattern=WATCH_GLOB)]))]))
-    except Exception:  # noqa: BLE001 - the live refresh still checks the folders
-        log.exception("registering the file watcher for %s", WATCH_GLOB)
+    except Exception as exc:  # noqa: BLE001 - the live refresh still checks the folders
+        log.info("the client did not register the file watcher for %s (%s): polling only", WATCH_GLOB, exc)
 
 
 def register(server: CenotaphServer) -> None:
