@@ -9,6 +9,7 @@ import time
 
 from lsprotocol import types
 
+from cenotaph import project as project_resolution
 from tests.conftest import HUMAN
 from tests.lsp.conftest import abandoned, conforms
 from tests.team import team
@@ -59,7 +60,7 @@ async def test_a_teammates_pull_reaches_the_open_document_within_a_second(serve,
 
 async def test_share_with_the_team_from_a_warning_and_from_the_ledger(memory, serve, tmp_path, cli_env):
     (ada,) = team(tmp_path, cli_env, "Ada Lovelace")
-    project = ada.cenotaph("doctor", "--json", check=False).stdout.split('"project": "')[1].split('"')[0]
+    project = project_resolution.resolve(None, ada.root)
     memory.abandon(HUMAN, "requests", reason="blocking I/O in the event loop", project=project)
     stored = memory.remember(HUMAN, "Releases are tagged from main only", project=project, kind="decision")
     memory.deprioritise(HUMAN, stored.id, reason="rarely asked")
@@ -69,9 +70,9 @@ async def test_share_with_the_team_from_a_warning_and_from_the_ledger(memory, se
     assert flagged.data["source"] == "store"
     (share,) = [a for a in await session.code_actions(uri, flagged) if a.title.startswith("Share")]
     assert share.title == "Share 'requests' with the team"
-    conforms("commands.schema.json", {"command": share.command.command, "arguments": share.command.arguments})
+    conforms("commands.schema.json", {"command": share.command.command, "arguments": list(share.command.arguments)})
     result = await session.execute(share.command.command, share.command.arguments[0])
-    assert result.done and "commit it" in result.message
+    assert result["done"] and "commit it" in result["message"]
     assert (ada.root / ".cenotaph/graveyard/pypi/requests.toml").is_file()
     # Now shared: the warning carries both records, and the action turns into "Stop sharing".
     (again,) = await session.diagnostics(uri, lambda d: bool(d) and "also abandoned" in d[0].message)
@@ -88,8 +89,8 @@ async def test_share_with_the_team_from_a_warning_and_from_the_ledger(memory, se
         context=types.CodeActionContext(diagnostics=[])))
     (share_memory,) = [a for a in actions if a.title == f"Share memory #{stored.id} with the team"]
     conforms("commands.schema.json", {"command": share_memory.command.command,
-                                      "arguments": share_memory.command.arguments})
-    assert (await session.execute(share_memory.command.command, share_memory.command.arguments[0])).done
+                                      "arguments": list(share_memory.command.arguments)})
+    assert (await session.execute(share_memory.command.command, share_memory.command.arguments[0]))["done"]
     assert [p.name.startswith("releases-are-tagged-from-main-only-")
             for p in (ada.root / ".cenotaph/memories").iterdir()] == [True]
 
