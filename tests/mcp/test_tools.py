@@ -15,6 +15,7 @@ DESTRUCTIVE = {"forget"}
 EXPECTED = READ_ONLY | DESTRUCTIVE | {
     "remember", "update", "abandon", "reinstate", "record_experience", "deprioritise", "archive",
     "reinstate_memory", "set_trust", "resolve_contradiction", "dismiss_contradiction", "suppress", "unsuppress",
+    "share", "unshare",
 }
 PRO = "Always use pnpm to install packages in this repository."
 CONTRA = "Never use pnpm to install packages in this repository."
