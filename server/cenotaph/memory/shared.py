@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cenotaph.memory.context import parse_time
 from cenotaph.memory.errors import CenotaphError, InvalidInput
 from cenotaph.memory.models import KINDS, TRUSTS
 from cenotaph.nlp import names
@@ -298,6 +297,9 @@ def _texts(table: dict[str, Any], key: str) -> tuple[str, ...]:
 
 
 def _time(table: dict[str, Any], key: str, *, required: bool) -> str | None:
+    # Not with this module: the language server imports it before its domain stack (numpy) loads.
+    from cenotaph.memory.context import parse_time
+
     value = _field(table, key, str, required=required)
     if value is None:
         return None
