@@ -81,5 +81,7 @@ return {
     ['cenotaph.reinstateMemory'] = command('cenotaph.reinstateMemory'),
     ['cenotaph.acceptProposal'] = command('cenotaph.acceptProposal'),
     ['cenotaph.rejectProposal'] = command('cenotaph.rejectProposal'),
+    ['cenotaph.share'] = command('cenotaph.share'),
+    ['cenotaph.unshare'] = command('cenotaph.unshare'),
   },
 }

@@ -15,6 +15,7 @@ from typing import Any
 from cenotaph import __version__, project as project_resolution
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import KINDS, OUTCOMES, Actor, ContradictionView, RecallResponse
+from cenotaph.memory.shared import source_of
 from cenotaph.nlp.names import ECOSYSTEMS
 from cenotaph.store.connect import StoreUnavailable
 from cenotaph.store.migrations import SchemaTooNew
@@ -183,8 +184,8 @@ def cmd_check(args: argparse.Namespace, memory) -> None:
         else:
             shared = f", shared in the repository by {v.approach.actor}" if v.source == "repo" else ""
             lines.append(f"{v.name}: {v.status} ({v.scope}{shared}) — {v.approach.reason}")
-            lines += [f"  also {'shared in the repository' if getattr(a, 'source', 'store') == 'repo' else 'yours'}"
-                      f" ({'global' if a.project == '' else a.project}): {a.reason}" for a in v.also]
+            lines += [f"  also abandoned {'in the repository by ' + a.actor if source_of(a) == 'repo' else 'by you'}"
+                      f"{' everywhere' if a.project == '' else ''}: {a.reason}" for a in v.also]
     _emit(args, {"results": verdicts}, "\n".join(lines))
 
 
