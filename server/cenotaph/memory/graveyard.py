@@ -7,7 +7,7 @@ import re
 import threading
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cenotaph.memory import validate
 from cenotaph.memory.context import Context
@@ -74,7 +74,7 @@ class _Index:
     recall_suppressions: dict[str, list[SuppressionRow]]
     vocabulary: frozenset[str]
     shared_generation: int = -1
-    shared: dict[int, RepoApproach] | None = None  # the repositories' approaches by id
+    shared: dict[int, RepoApproach] = field(default_factory=dict)  # the repositories' approaches by id
 
 
 class Graveyard:
@@ -174,7 +174,7 @@ class Graveyard:
 
     def in_scope(self, project: str, *, status: str | None = "abandoned") -> list[ApproachRow]:
         """The store's records of `project` and the global scope, and those shared in its repository."""
-        shared = [a for a in (self.index().shared or {}).values() if a.project == project]
+        shared = [a for a in self.index().shared.values() if a.project == project]
         with self.ctx.store.read() as conn:
             rows = approaches.all_rows(conn, status=status)
         return [a for a in rows if a.project in (project, "")] + [a for a in shared if status in (None, a.status)]
@@ -182,7 +182,7 @@ class Graveyard:
     def get(self, approach_id: int) -> ApproachRow:
         approach_id = validate.integer(approach_id, "approach_id", low=1, high=2**62)
         if is_shared_id(approach_id):
-            found_shared = (self.index().shared or {}).get(approach_id)
+            found_shared = self.index().shared.get(approach_id)
             if found_shared is None:
                 raise NotFound(f"no approach #{approach_id} is shared in the repository any more", field="approach_id")
             return found_shared

@@ -254,8 +254,7 @@ class Recaller:
         """The repositories' shared memories as candidates: in the exact lane those holding the
         query byte for byte; in the semantic lane each with its cosine and word share."""
         self.graveyard.shared.refresh()
-        rows = [(row, state.path_of(row.id)) for state in self.graveyard.shared.states()
-                for row in state.memory_rows()]
+        rows = [pair for state in self.graveyard.shared.states() for pair in state.memory_rows()]
         if not rows:
             return []
         if lane == "exact":

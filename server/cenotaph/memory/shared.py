@@ -149,11 +149,12 @@ class FolderState:
             gotchas=list(a.gotchas),
         ) for a in self.approaches]
 
-    def memory_rows(self) -> list[MemoryRow]:
+    def memory_rows(self) -> list[tuple[MemoryRow, str]]:
+        """Each shared memory as the store's rows look (source `repo`), with its file."""
         rows = []
         for note in self.notes:
             row_id = shared_id(self.root, note.path)
-            rows.append(MemoryRow(
+            rows.append((MemoryRow(
                 id=row_id, memory_id=row_id, version=1, project=self.project, kind=note.kind, content=note.content,
                 content_hash=hashlib.sha256(note.content.encode("utf-8", "surrogatepass")).hexdigest(),
                 tags=list(note.tags), source=SOURCE, actor=note.author, state="active", state_reason=None,
@@ -161,14 +162,8 @@ class FolderState:
                 valid_from=note.valid_from or note.shared_at, valid_to=note.valid_to, recorded_at=note.shared_at,
                 superseded_at=None, effort=None, outcome=None, iterations=None, breakthrough=None, gotchas=[],
                 recall_count=0, last_recalled_at=None,
-            ))
+            ), note.path))
         return rows
-
-    def path_of(self, row_id: int) -> str | None:
-        for entry in (*self.approaches, *self.notes):
-            if shared_id(self.root, entry.path) == row_id:
-                return entry.path
-        return None
 
 
 # --- paths ---------------------------------------------------------------------------------------
