@@ -105,4 +105,4 @@ async def test_the_ledger_lists_judges_and_refreshes(memory, serve, tmp_path):
 
     graveyard_actions = await actions_at("**onnxruntime**")
     assert list(graveyard_actions) == ["Reinstate 'onnxruntime' (it works now)",
-                                       "Show why 'onnxruntime' was abandoned"]
+                                       "Show why 'onnxruntime' was abandoned", "Share 'onnxruntime' with the team"]
