@@ -115,6 +115,7 @@ def test_malformed_files_are_reported_and_the_others_still_work(memory, repo):
     write(repo, ".cenotaph/graveyard/pypi/Not_Normal.toml", shared_approach_text("Not_Normal", "x"))
     write(repo, ".cenotaph/memories/no-front-matter.md", "just text\n")
     state = load(repo, P)
+    memory.shared.refresh()  # what each edge does on its refresh
     problems = {p.path: p for p in state.problems}
     assert set(problems) == {".cenotaph/graveyard/pypi/broken.toml", ".cenotaph/graveyard/pypi/future.toml",
                              ".cenotaph/graveyard/pypi/Not_Normal.toml", ".cenotaph/memories/no-front-matter.md"}
@@ -130,10 +131,12 @@ def test_deleting_the_file_removes_the_entry(memory, repo):
     write(repo, ONNX, shared_approach_text("onnxruntime", "SIGILL on Alpine"))
     write(repo, ".cenotaph/graveyard/npm/@acme/left-pad.toml",
           shared_approach_text("@acme/left-pad", "unpublished", "npm"))
+    memory.shared.refresh()
     checked = memory.check_approaches(["onnxruntime", "@acme/left-pad"], project=P)
     assert [v.status for v in checked] == ["abandoned", "abandoned"]
     assert checked[0].approach.actor == "Grace Hopper" and checked[0].scope == "project"
     (repo / ONNX).unlink()
+    assert memory.shared.refresh()
     checked = memory.check_approaches(["onnxruntime", "@acme/left-pad"], project=P)
     assert [v.status for v in checked] == ["clear", "abandoned"]
     # Nothing of it was ever in the store.
@@ -142,6 +145,7 @@ def test_deleting_the_file_removes_the_entry(memory, repo):
 
 def test_another_project_does_not_see_the_repository(memory, repo):
     write(repo, ONNX, shared_approach_text("onnxruntime", "SIGILL on Alpine"))
+    memory.shared.refresh()
     assert memory.check_approaches(["onnxruntime"], project=P)[0].status == "abandoned"
     assert memory.check_approaches(["onnxruntime"], project="acme/other", include_other_projects=False)[0].status \
         == "clear"
@@ -149,6 +153,7 @@ def test_another_project_does_not_see_the_repository(memory, repo):
 
 def test_personal_and_shared_abandonment_is_one_verdict_with_both_reasons(memory, repo):
     write(repo, ONNX, shared_approach_text("onnxruntime", "SIGILL on Alpine"))
+    memory.shared.refresh()
     memory.abandon(HUMAN, "onnxruntime", reason="the wheel is 200 MB", project=P)
     (verdict,) = memory.check_approaches(["onnxruntime"], project=P)
     assert verdict.status == "abandoned" and verdict.source == "store"
@@ -162,6 +167,7 @@ def test_personal_and_shared_abandonment_is_one_verdict_with_both_reasons(memory
 
 def test_a_person_silences_a_shared_entry_for_themselves_without_touching_the_file(memory, repo):
     write(repo, ONNX, shared_approach_text("onnxruntime", "SIGILL on Alpine"))
+    memory.shared.refresh()
     before = (repo / ONNX).read_bytes()
     assert not memory.check_approaches(["onnxruntime"], project=P)[0].diagnostic_suppressed  # positive control
     memory.suppress(HUMAN, "onnxruntime", kind="diagnostic", project=P, reason="we vendor a patched build")
@@ -181,6 +187,7 @@ def test_shared_memories_take_part_in_recall_with_source_repo(memory, repo):
     write(repo, ".cenotaph/memories/job-queue-0123456789.md",
           '+++\nformat = 1\nkind = "decision"\nauthor = "Grace Hopper"\nshared_at = "2026-02-01T09:00:00Z"\n+++\n'
           "We chose Postgres SKIP LOCKED for the job queue instead of Redis")
+    memory.shared.refresh()
     results = memory.recall(HUMAN, "which database backs the job queue", project=P).results
     shared = [r for r in results if r.source == "repo"]
     assert [r.shared_path for r in shared] == [".cenotaph/memories/job-queue-0123456789.md"]

@@ -79,8 +79,8 @@ class _Index:
 
 class Graveyard:
     """Reads come from an in-memory index rebuilt only when the event log or a repository's
-    shared folder has moved, so a lookup costs a dictionary access, one `MAX(seq)` query and a
-    stat of the shared folders' files. Approaches shared in a repository (memory/shared.py) join
+    shared folder has moved, so a lookup costs a dictionary access plus one `MAX(seq)` query.
+    Approaches shared in a repository (memory/shared.py) join
     the store's with source `repo`, in the project that repository is."""
 
     def __init__(self, ctx: Context, shared: SharedFolders | None = None) -> None:
@@ -92,7 +92,8 @@ class Graveyard:
     # --- reads -------------------------------------------------------------------------------
 
     def index(self) -> _Index:
-        self.shared.refresh()
+        # The shared folders as last checked: the edges check them on each refresh (the language
+        # server's live refresh, each MCP tool call; a CLI command reads them at its start).
         generation = self.shared.generation
         with self.ctx.store.read() as conn:
             seq = events.last_seq(conn)

@@ -180,6 +180,15 @@ class Recaller:
         self.ctx = ctx
         self.graveyard = graveyard
         self._shared_vectors: dict[str, np.ndarray] = {}  # content hash → vector, shared memories
+        self._last_query: tuple[str, np.ndarray] | None = None  # the store's lane and the shared one share it
+
+    def _embed_query(self, query: str) -> np.ndarray:
+        last = self._last_query
+        if last is not None and last[0] == query:
+            return last[1]
+        vector = self.ctx.embed(query)
+        self._last_query = (query, vector)
+        return vector
 
     def recall(self, actor: Actor, query: str, *, project: str, k: int = 10, as_of: str | None = None,
                valid_at: str | None = None, include_refuted: bool = False, kinds: list[str] | None = None,
@@ -253,7 +262,6 @@ class Recaller:
     def _shared(self, query: str, lane: str, notices: list[str]) -> list[_Candidate]:
         """The repositories' shared memories as candidates: in the exact lane those holding the
         query byte for byte; in the semantic lane each with its cosine and word share."""
-        self.graveyard.shared.refresh()
         rows = [pair for state in self.graveyard.shared.states() for pair in state.memory_rows()]
         if not rows:
             return []
@@ -272,7 +280,7 @@ class Recaller:
         live = {row.content_hash for row, _ in rows}
         for stale in set(self._shared_vectors) - live:
             del self._shared_vectors[stale]
-        vector = self.ctx.embed(query)
+        vector = self._embed_query(query)
         found = []
         for row, path in rows:
             tokens = set(_index_tokens(row.content))
@@ -328,7 +336,7 @@ class Recaller:
                 if built:
                     notices.append("the store's vectors were built by another model: run `cenotaph reindex`")
             else:
-                vector = self.ctx.embed(query)
+                vector = self._embed_query(query)
                 with self.ctx.store.read():
                     hits = [h for p in projects for h in vectors.knn(conn, p, vector, pool)]
                     missing = [rid for rid, _ in hits if rid not in found]

@@ -131,10 +131,12 @@ class FolderState:
 
     root: Path
     project: str
-    fingerprint: tuple
+    fingerprint: tuple[tuple[str, int, int], ...]
     approaches: tuple[SharedApproach, ...] = ()
     notes: tuple[SharedNote, ...] = ()
     problems: tuple[SharedProblem, ...] = ()
+    # What each file (path, size, mtime) held when it was read: the next load reuses it.
+    read: dict[tuple[str, int, int], SharedApproach | SharedNote | SharedProblem] = field(default_factory=dict)
 
     @property
     def folder(self) -> Path:
@@ -367,58 +369,66 @@ def read_note(path: str, text: str) -> SharedNote:
                       valid_to=_time(table, "valid_to", required=False), **common)
 
 
-def _files(folder: Path) -> list[tuple[str, os.stat_result]]:
-    """Every regular file under the folder's graveyard/ and memories/, with its stat."""
+def _files(root: Path) -> tuple[tuple[str, int, int], ...]:
+    """(path, size, mtime) of every regular file under the shared folder's graveyard/ and
+    memories/, sorted: names, sizes and modification times are cheap to read, and they move on
+    every checkout, pull or edit. Plain strings: this runs on every live-refresh round."""
     found = []
-    for sub in (GRAVEYARD, MEMORIES):
-        stack = [folder / sub]
-        while stack:
-            current = stack.pop()
-            try:
-                entries = list(os.scandir(current))
-            except (FileNotFoundError, NotADirectoryError, PermissionError):
-                continue
+    prefix = len(str(root)) + 1
+    stack = [os.path.join(root, FOLDER, GRAVEYARD), os.path.join(root, FOLDER, MEMORIES)]
+    while stack:
+        current = stack.pop()
+        try:
+            entries = os.scandir(current)
+        except OSError:
+            continue
+        with entries:
             for entry in entries:
                 if entry.name.startswith("."):
-                    continue  # editors' swap files, git's lock files
+                    continue  # editors' swap files, our own temporary files
                 try:
                     if entry.is_dir(follow_symlinks=False):
-                        stack.append(Path(entry.path))
+                        stack.append(entry.path)
                     elif entry.is_file(follow_symlinks=False):
-                        found.append((Path(entry.path).relative_to(folder.parent).as_posix(), entry.stat()))
+                        st = entry.stat(follow_symlinks=False)
+                        found.append((entry.path[prefix:].replace(os.sep, "/"), st.st_size, st.st_mtime_ns))
                 except OSError:
                     continue
-    return sorted(found, key=lambda f: f[0])
+    return tuple(sorted(found))
 
 
-def fingerprint(root: Path) -> tuple:
-    """Names, sizes and modification times: cheap, and it moves on every checkout, pull or edit."""
-    return tuple((path, st.st_size, st.st_mtime_ns) for path, st in _files(root / FOLDER))
+def fingerprint(root: Path) -> tuple[tuple[str, int, int], ...]:
+    return _files(root)
 
 
-def load(root: Path, project: str) -> FolderState:
-    listed = _files(root / FOLDER)
-    approaches, notes, problems = [], [], []
-    for path, _ in listed:
-        try:
-            text = (root / path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            problems.append(SharedProblem(path, f"cannot be read: {exc}"))
-            continue
-        try:
-            if path.startswith(f"{FOLDER}/{GRAVEYARD}/"):
-                if not path.endswith(".toml"):
-                    raise _Malformed("a graveyard entry is a .toml file")
-                approaches.append(read_approach(path, text))
-            elif path.endswith(".md"):
-                notes.append(read_note(path, text))
-            else:
-                raise _Malformed("a shared memory is a .md file")
-        except _Malformed as exc:
-            problems.append(SharedProblem(path, exc.message, exc.line))
-    return FolderState(root=root, project=project, fingerprint=tuple((p, st.st_size, st.st_mtime_ns)
-                                                                     for p, st in listed),
-                       approaches=tuple(approaches), notes=tuple(notes), problems=tuple(problems))
+def _read(root: Path, path: str) -> SharedApproach | SharedNote | SharedProblem:
+    try:
+        text = (root / path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return SharedProblem(path, f"cannot be read: {exc}")
+    try:
+        if path.startswith(f"{FOLDER}/{GRAVEYARD}/"):
+            if not path.endswith(".toml"):
+                raise _Malformed("a graveyard entry is a .toml file")
+            return read_approach(path, text)
+        if path.endswith(".md"):
+            return read_note(path, text)
+        raise _Malformed("a shared memory is a .md file")
+    except _Malformed as exc:
+        return SharedProblem(path, exc.message, exc.line)
+
+
+def load(root: Path, project: str, previous: FolderState | None = None) -> FolderState:
+    """The folder as its files say now; a file whose size and time are as in `previous` is not
+    read again (a pull that changes one file of hundreds reads that one)."""
+    listed = _files(root)
+    known = previous.read if previous is not None else {}
+    read = {key: known[key] if key in known else _read(root, key[0]) for key in listed}
+    entries = list(read.values())
+    return FolderState(root=root, project=project, fingerprint=listed,
+                       approaches=tuple(e for e in entries if isinstance(e, SharedApproach)),
+                       notes=tuple(e for e in entries if isinstance(e, SharedNote)),
+                       problems=tuple(e for e in entries if isinstance(e, SharedProblem)), read=read)
 
 
 # --- writing -------------------------------------------------------------------------------------
@@ -484,7 +494,8 @@ def existing(root: Path, path: str) -> SharedApproach | SharedNote | None:
 
 class SharedFolders:
     """The repositories whose `.cenotaph/` this process reads, each for its project. `refresh()`
-    re-reads a folder only when its fingerprint has moved; `generation` counts the changes."""
+    is the state check (a stat of the folders' files) that the edges make on each refresh: it
+    re-reads a folder only when its fingerprint has moved, and `generation` counts the changes."""
 
     def __init__(self) -> None:
         self._states: dict[Path, FolderState] = {}
@@ -509,7 +520,7 @@ class SharedFolders:
         with self._lock:
             for root, state in list(self._states.items()):
                 if fingerprint(root) != state.fingerprint:
-                    self._states[root] = load(root, state.project)
+                    self._states[root] = load(root, state.project, state)
                     changed = True
             if changed:
                 self.generation += 1
