@@ -1,8 +1,8 @@
 """Cost of the repository's shared folder (`.cenotaph/`, memory/shared.py) on the paths that run
 often: the state check every live-refresh round and every graveyard lookup make (a stat of the
-folder's files, nothing read when nothing changed), `check_approaches` with the folder attached
-against the same store without it, reading the whole folder after a change (a pull), and recall
-with shared memories (embedded once per content, in this process).
+folder's files, nothing read when nothing changed), `check_approaches` and recall with the folder attached
+against the same store without it, reading the whole folder and a pull that changes one file, and
+the first recall, which embeds the shared memories (once per content, in this process).
 
 Usage: python bench/shared_folder.py [--approaches 200] [--memories 50] [--runs 200] [--out figures.json]
 """
@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from perf import ACTOR, PROJECT, commit_measured, sentence, stats  # noqa: E402
+from perf import ACTOR, PROJECT, QUERIES, commit_measured, sentence, stats  # noqa: E402
 
 from cenotaph.memory.context import Context  # noqa: E402
 from cenotaph.memory.service import Memory  # noqa: E402
@@ -75,17 +75,31 @@ def main() -> None:
         for i in range(100):
             memory.remember(ACTOR, sentence(rng, 1000 + i), project=PROJECT, force=True)
         lookup = [names[0], "requests", "numpy", names[-1]]
+        queries = iter(QUERIES * args.runs)  # a new query each time: each recall embeds its query
+
+        def recall() -> None:
+            memory.recall(ACTOR, next(queries), project=PROJECT, log=False)
+
+        for query in QUERIES:  # warm the store's pages and the analyzer
+            memory.recall(ACTOR, query, project=PROJECT, log=False)
+        report["recall_without_folder"] = timed(recall, max(10, args.runs // 10))
         report["check_without_folder"] = timed(lambda: memory.check_approaches(lookup, project=PROJECT), args.runs)
         memory.attach_repositories([(root, PROJECT)])
         report["refresh_unchanged"] = timed(memory.shared.refresh, args.runs)
         report["check_with_folder"] = timed(lambda: memory.check_approaches(lookup, project=PROJECT), args.runs)
         report["read_whole_folder"] = timed(lambda: load(root, PROJECT), max(10, args.runs // 10))
-        query = "which database backs the job queue"
+        edited = root / approach_path("pypi", names[0])
+
+        def pull_one_change() -> None:
+            # A pull that changes one file: its size moves, the other files are not read again.
+            edited.write_text(edited.read_text() + "\n")
+            assert memory.shared.refresh()
+
+        report["refresh_one_file_changed"] = timed(pull_one_change, max(10, args.runs // 10))
         start = time.perf_counter()
-        memory.recall(ACTOR, query, project=PROJECT, log=False)
+        recall()
         report["first_recall_embedding_shared_ms"] = round((time.perf_counter() - start) * 1000, 2)
-        report["recall_with_folder"] = timed(lambda: memory.recall(ACTOR, query, project=PROJECT, log=False),
-                                             max(10, args.runs // 10))
+        report["recall_with_folder"] = timed(recall, max(10, args.runs // 10))
         store.close()
     text = json.dumps(report, indent=2)
     print(text)

@@ -180,6 +180,7 @@ class Recaller:
         self.ctx = ctx
         self.graveyard = graveyard
         self._shared_vectors: dict[str, np.ndarray] = {}  # content hash → vector, shared memories
+        self._shared_index: tuple[int, list[tuple[MemoryRow, str, frozenset[str]]]] = (-1, [])
         self._last_query: tuple[str, np.ndarray] | None = None  # the store's lane and the shared one share it
 
     def _embed_query(self, query: str) -> np.ndarray:
@@ -259,17 +260,28 @@ class Recaller:
 
     # --- memories shared in the repository -------------------------------------------------------
 
+    def _shared_entries(self) -> list[tuple[MemoryRow, str, frozenset[str]]]:
+        """Each shared memory's row, file and index tokens, made again only when a folder changed."""
+        generation = self.graveyard.shared.generation
+        if self._shared_index[0] != generation:
+            entries = [(row, path, frozenset(_index_tokens(row.content)))
+                       for state in self.graveyard.shared.states() for row, path in state.memory_rows()]
+            live = {row.content_hash for row, _, _ in entries}
+            self._shared_vectors = {h: v for h, v in self._shared_vectors.items() if h in live}
+            self._shared_index = (generation, entries)
+        return self._shared_index[1]
+
     def _shared(self, query: str, lane: str, notices: list[str]) -> list[_Candidate]:
         """The repositories' shared memories as candidates: in the exact lane those holding the
         query byte for byte; in the semantic lane each with its cosine and word share."""
-        rows = [pair for state in self.graveyard.shared.states() for pair in state.memory_rows()]
-        if not rows:
+        entries = self._shared_entries()
+        if not entries:
             return []
         if lane == "exact":
             needle = query.strip()
-            return [_Candidate(row, exact=True, shared_path=path) for row, path in rows if needle in row.content]
+            return [_Candidate(row, exact=True, shared_path=path) for row, path, _ in entries if needle in row.content]
         words = {t for w in _WORD.findall(query) if w.lower() not in query_stop_words() for t in _index_tokens(w)}
-        missing = [row for row, _ in rows if row.content_hash not in self._shared_vectors]
+        missing = [row for row, _, _ in entries if row.content_hash not in self._shared_vectors]
         if missing:
             try:
                 embedded = self.ctx.embedder.embed([row.content for row in missing])
@@ -277,17 +289,10 @@ class Recaller:
                 notices.append(f"memories shared in the repository were left out: {exc}")
                 return []
             self._shared_vectors.update((row.content_hash, v) for row, v in zip(missing, embedded, strict=True))
-        live = {row.content_hash for row, _ in rows}
-        for stale in set(self._shared_vectors) - live:
-            del self._shared_vectors[stale]
         vector = self._embed_query(query)
-        found = []
-        for row, path in rows:
-            tokens = set(_index_tokens(row.content))
-            share = len(words & tokens) / len(words) if words else 0.0
-            found.append(_Candidate(row, cosine=float(np.dot(self._shared_vectors[row.content_hash], vector)),
-                                    word_share=share, shared_path=path))
-        return found
+        return [_Candidate(row, cosine=float(np.dot(self._shared_vectors[row.content_hash], vector)),
+                           word_share=len(words & tokens) / len(words) if words else 0.0, shared_path=path)
+                for row, path, tokens in entries]
 
     # --- lanes -----------------------------------------------------------------------------------
 
