@@ -369,7 +369,7 @@ def read_note(path: str, text: str) -> SharedNote:
                       valid_to=_time(table, "valid_to", required=False), **common)
 
 
-def _files(root: Path) -> tuple[tuple[str, int, int], ...]:
+def fingerprint(root: Path) -> tuple[tuple[str, int, int], ...]:
     """(path, size, mtime) of every regular file under the shared folder's graveyard/ and
     memories/, sorted: names, sizes and modification times are cheap to read, and they move on
     every checkout, pull or edit. Plain strings: this runs on every live-refresh round."""
@@ -397,10 +397,6 @@ def _files(root: Path) -> tuple[tuple[str, int, int], ...]:
     return tuple(sorted(found))
 
 
-def fingerprint(root: Path) -> tuple[tuple[str, int, int], ...]:
-    return _files(root)
-
-
 def _read(root: Path, path: str) -> SharedApproach | SharedNote | SharedProblem:
     try:
         text = (root / path).read_text(encoding="utf-8")
@@ -421,7 +417,7 @@ def _read(root: Path, path: str) -> SharedApproach | SharedNote | SharedProblem:
 def load(root: Path, project: str, previous: FolderState | None = None) -> FolderState:
     """The folder as its files say now; a file whose size and time are as in `previous` is not
     read again (a pull that changes one file of hundreds reads that one)."""
-    listed = _files(root)
+    listed = fingerprint(root)
     known = previous.read if previous is not None else {}
     read = {key: known[key] if key in known else _read(root, key[0]) for key in listed}
     entries = list(read.values())
