@@ -84,5 +84,7 @@ return {
     ['cenotaph.rejectProposal'] = command('cenotaph.rejectProposal'),
     ['cenotaph.acceptCandidate'] = command('cenotaph.acceptCandidate'),
     ['cenotaph.mine'] = command('cenotaph.mine'),
+    ['cenotaph.share'] = command('cenotaph.share'),
+    ['cenotaph.unshare'] = command('cenotaph.unshare'),
   },
 }

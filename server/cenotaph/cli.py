@@ -14,6 +14,7 @@ from typing import Any
 from cenotaph import __version__, project as project_resolution
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import COMPILE_TARGETS, KINDS, OUTCOMES, Actor, ContradictionView, RecallResponse, as_json
+from cenotaph.memory.shared import source_of
 from cenotaph.nlp.names import ECOSYSTEMS
 from cenotaph.store.connect import StoreUnavailable
 from cenotaph.store.migrations import SchemaTooNew
@@ -59,6 +60,27 @@ def _progress(done: int, total: int | None) -> None:
 # --- commands --------------------------------------------------------------------------------------
 
 
+def _attach_repository(args: argparse.Namespace, memory) -> None:
+    """The repository the command runs in: its `.cenotaph/` folder takes part, for its project."""
+    root = project_resolution.repository_root(Path.cwd())
+    if root is not None:
+        memory.attach_repositories([(root, project_resolution.resolve(args.project, Path.cwd()))])
+
+
+def _share_after(args: argparse.Namespace, memory, targets: Sequence[str | int]) -> list[Any]:
+    """`--share`: what was just recorded goes into the repository's `.cenotaph/` folder too."""
+    if not getattr(args, "share", False):
+        return []
+    project = project_resolution.resolve(args.project, Path.cwd())
+    return [memory.share(CLI_ACTOR, target, project=project) for target in targets]
+
+
+def _shared_lines(results: Sequence[Any]) -> list[str]:
+    return [f"{'shared' if r.action == 'share' else 'unshared'} {r.path}"
+            + ("" if r.changed else " (already so)") + (" — commit it to share it with the team"
+                                                        if r.changed else "") for r in results]
+
+
 def cmd_remember(args: argparse.Namespace, memory) -> None:
     result = memory.remember(_writer(args), args.text, project=_project(args), kind=args.kind, tags=args.tag,
                              force=args.force, valid_from=args.valid_from, valid_to=args.valid_to)
@@ -66,9 +88,11 @@ def cmd_remember(args: argparse.Namespace, memory) -> None:
         _emit(args, result, f"not stored: near-duplicate of #{result.duplicate_of} "
                             f"(cosine {result.similarity:.2f}); use --force to store it anyway")
         raise CommandFailed
+    shared = _share_after(args, memory, [result.id])
     lines = [f"remembered #{result.id}"]
     lines += [f"warning: contradicts #{w.other_id}: {w.explanation}" for w in result.contradictions]
-    _emit(args, result, "\n".join(lines))
+    _emit(args, {**_to_jsonable(result), "shared": shared} if shared else result,
+          "\n".join(lines + _shared_lines(shared)))
 
 
 def _format_recall(response: RecallResponse) -> str:
@@ -78,7 +102,12 @@ def _format_recall(response: RecallResponse) -> str:
     for i, r in enumerate(response.results, start=1):
         if r.result_type == "abandoned_warning":
             where = "everywhere" if r.is_global else "in this project"
+            if r.source == "repo":
+                where = f"in the repository ({r.shared_path})"
             lines.append(f"{i}. ABANDONED {where}: {r.content}")
+            continue
+        if r.source == "repo":
+            lines.append(f"{i}. {r.shared_path} [{r.lane} {r.score:.3f}; {r.kind}, shared by {r.actor}] {r.content}")
             continue
         flags = [r.kind, r.state if r.state != "active" else "", r.trust, "global" if r.is_global else "",
                  "DISPUTED" if r.disputed else "", "hint matched" if r.reinstate_hint_matched else ""]
@@ -103,7 +132,9 @@ def cmd_abandon(args: argparse.Namespace, memory) -> None:
     if result.recall_suppressed:
         text += f"\nmemories that mention {a.name} are now kept out of recall (effort {a.effort}/5); " \
                 f"lift with `cenotaph unsuppress {a.name} --kind recall --reason …`"
-    _emit(args, result, text)
+    shared = _share_after(args, memory, [a.name])
+    _emit(args, {**_to_jsonable(result), "shared": shared} if shared else result,
+          "\n".join([text, *_shared_lines(shared)]))
 
 
 def cmd_reinstate_approach(args: argparse.Namespace, memory) -> None:
@@ -129,7 +160,15 @@ def cmd_experience(args: argparse.Namespace, memory) -> None:
     )
     lines = [f"recorded experience #{result.id}"]
     lines += [f"abandoned {r.approach.display_name}: {r.approach.reason}" for r in result.abandoned]
-    _emit(args, result, "\n".join(lines))
+    shared = _share_after(args, memory, [result.id, *(r.approach.name for r in result.abandoned)])
+    _emit(args, {**_to_jsonable(result), "shared": shared} if shared else result,
+          "\n".join(lines + _shared_lines(shared)))
+
+
+def cmd_share(args: argparse.Namespace, memory) -> None:
+    project = project_resolution.resolve(args.project, Path.cwd())
+    result = getattr(memory, args.command)(CLI_ACTOR, args.target, project=project)
+    _emit(args, result, "\n".join(_shared_lines([result])))
 
 
 def cmd_check(args: argparse.Namespace, memory) -> None:
@@ -139,7 +178,10 @@ def cmd_check(args: argparse.Namespace, memory) -> None:
         if v.approach is None:
             lines.append(f"{v.name}: clear")
         else:
-            lines.append(f"{v.name}: {v.status} ({v.scope}) — {v.approach.reason}")
+            shared = f", shared in the repository by {v.approach.actor}" if v.source == "repo" else ""
+            lines.append(f"{v.name}: {v.status} ({v.scope}{shared}) — {v.approach.reason}")
+            lines += [f"  also abandoned {'in the repository by ' + a.actor if source_of(a) == 'repo' else 'by you'}"
+                      f"{' everywhere' if a.project == '' else ''}: {a.reason}" for a in v.also]
     _emit(args, {"results": verdicts}, "\n".join(lines))
 
 
@@ -181,12 +223,21 @@ def cmd_doctor(args: argparse.Namespace, memory) -> None:
         "project": _project(args),
     }
     feeds = memory.feed_list(report["project"])
-    text = "\n".join(f"{k}: {v}" for k, v in report.items())
+    folders = memory.shared_folders()
+    report["shared"] = [{"repository": str(s.root), "approaches": len(s.approaches), "memories": len(s.notes),
+                         "problems": [{"path": p.path, "line": p.line + 1, "message": p.message} for p in s.problems]}
+                        for s in folders]
+    text = "\n".join(f"{k}: {v}" for k, v in report.items() if k != "shared")
     if not report["model_matches_store"]:
         text += "\nthe store was embedded by another model: run `cenotaph reindex`"
+    for s in folders:
+        text += f"\nshared in {s.root / '.cenotaph'}: {len(s.approaches)} approaches, {len(s.notes)} memories"
+        text += "".join(f"\n  {p.path}:{p.line + 1}: {p.message}" for p in s.problems)
     text += "".join(f"\n{_feed_line(f)}" for f in feeds)
     report["feeds"] = feeds
     _emit(args, report, text)
+    if any(s.problems for s in folders):
+        raise CommandFailed  # a malformed shared file is the team's to fix: fail in CI too
 
 
 def cmd_reindex(args: argparse.Namespace, memory) -> None:
@@ -716,6 +767,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--valid-from", help="when it started to hold (ISO 8601; default now)")
     p.add_argument("--valid-to", help="when it stopped holding (ISO 8601)")
     p.add_argument("--redact", action="store_true", help=REDACT_HELP)
+    p.add_argument("--share", action="store_true", help="also write it into the repository's .cenotaph/ folder")
 
     p = command("recall", cmd_recall, "find memories; abandoned approaches named in the query come first")
     p.add_argument("query")
@@ -732,6 +784,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--alias", action="append", default=[], help="another name it goes by (e.g. its import name)")
     p.add_argument("--global", dest="global_scope", action="store_true", help="abandoned everywhere, not just here")
     p.add_argument("--redact", action="store_true", help=REDACT_HELP)
+    p.add_argument("--share", action="store_true", help="also write it into the repository's .cenotaph/ folder")
 
     p = command("reinstate-approach", cmd_reinstate_approach, "take an approach out of the graveyard")
     p.add_argument("name")
@@ -748,6 +801,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--abandoned", action="append", default=[], metavar="NAME=REASON")
     p.add_argument("--tag", action="append", default=[])
     p.add_argument("--redact", action="store_true", help=REDACT_HELP)
+    p.add_argument("--share", action="store_true",
+                   help="also write it and the approaches it abandoned into the repository's .cenotaph/ folder")
+
+    p = command("share", cmd_share, "write a memory (ID) or an abandoned approach (NAME) into the repository's "
+                                    ".cenotaph/ folder, for the team (commit it)")
+    p.add_argument("target", metavar="ID|NAME")
+    p = command("unshare", cmd_share, "remove a shared entry from the repository's .cenotaph/ folder "
+                                      "(by memory ID, approach NAME or file)")
+    p.add_argument("target", metavar="ID|NAME|FILE")
 
     p = command("check", cmd_check, "check names against the graveyard")
     p.add_argument("names", nargs="+")
@@ -809,6 +871,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         memory = open_memory(args.db)
         try:
+            _attach_repository(args, memory)
             args.handler(args, memory)
         finally:
             memory.ctx.store.close()

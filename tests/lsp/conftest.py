@@ -134,6 +134,12 @@ async def serve(cli_env: dict[str, str], db_path: Path) -> AsyncIterator[Callabl
             title = answers.pop(0) if answers else None
             return types.MessageActionItem(title=title) if title else None
 
+        client.registrations: list[types.Registration] = []  # type: ignore[misc]
+
+        @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+        def register_capability(params: types.RegistrationParams) -> None:
+            client.registrations.extend(params.registrations)  # type: ignore[attr-defined]
+
         client.endpoints: list[dict[str, Any]] = []  # type: ignore[misc]
 
         @client.feature("cenotaph/mcpEndpoint")

@@ -93,7 +93,8 @@ async def test_the_ledger_lists_judges_and_refreshes(memory, serve, tmp_path):
 
     memory_actions = await actions_at(f"memory #{staging.id}")
     assert list(memory_actions) == [f"Reinstate memory #{staging.id}", f"Archive memory #{staging.id}",
-                                    f"Confirm memory #{staging.id}", f"Refute memory #{staging.id}"]
+                                    f"Confirm memory #{staging.id}", f"Refute memory #{staging.id}",
+                                    f"Share memory #{staging.id} with the team"]
     command = memory_actions[f"Reinstate memory #{staging.id}"]
     assert (await session.execute(command.command, {**command.arguments[0], "reason": "staging is back"}))["done"]
     assert memory.get(staging.id).state == "active"
@@ -105,7 +106,7 @@ async def test_the_ledger_lists_judges_and_refreshes(memory, serve, tmp_path):
 
     graveyard_actions = await actions_at("**onnxruntime**")
     assert list(graveyard_actions) == ["Reinstate 'onnxruntime' (it works now)",
-                                       "Show why 'onnxruntime' was abandoned"]
+                                       "Show why 'onnxruntime' was abandoned", "Share 'onnxruntime' with the team"]
 
 
 def _candidate(name: str, reason: str, confidence: float, replacement: str | None = None):

@@ -48,7 +48,7 @@ async def test_requirements_warning_hover_silence_and_reinstate(memory, serve, t
     titles = [a.title for a in await session.code_actions(uri, onnx)]
     assert titles == ["Silence 'onnxruntime' in this project", "Silence 'onnxruntime' everywhere",
                       "Reinstate 'onnxruntime' (it works now)", "Show why 'onnxruntime' was abandoned",
-                      "Mark this record wrong"]
+                      "Mark this record wrong", "Share 'onnxruntime' with the team"]
 
     # Silence, with the reason given as the command's argument: only onnxruntime's warning goes.
     silence = (await session.code_actions(uri, onnx))[0].command

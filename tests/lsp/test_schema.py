@@ -178,6 +178,12 @@ COMMAND_SAMPLES: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = 
                                  [{"proposalId": 2, "effort": 6}, {"proposalId": 2, "reason": ""}, {"draft": "d"}]),
     "cenotaph.mine": ([{"project": "p"}, {"uri": "file:///a"}], [{}, {"project": "p", "since": "2026"}]),
     "cenotaph.showLocation": ([{"memoryId": 4}], [{"memoryId": 0}, {"path": "README.md"}]),
+    "cenotaph.share": ([{"name": "x", "project": "p"}, {"memoryId": 3, "uri": "file:///a"}],
+                       [{"name": "x"}, {"name": "x", "memoryId": 3, "project": "p"}, {"project": "p"},
+                        {"memoryId": 0, "project": "p"}]),
+    "cenotaph.unshare": ([{"name": "x", "project": "p"}, {"path": ".cenotaph/memories/a-0123456789.md", "project": "p"},
+                          {"memoryId": 3, "uri": "file:///a"}],
+                         [{"path": "", "project": "p"}, {"name": "x", "path": "y", "project": "p"}, {"project": "p"}]),
 }
 
 

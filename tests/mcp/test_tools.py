@@ -17,6 +17,7 @@ EXPECTED = READ_ONLY | DESTRUCTIVE | {
     "reinstate_memory", "set_trust", "resolve_contradiction", "dismiss_contradiction", "suppress", "unsuppress",
     "mine",
     "compile",
+    "share", "unshare",
 }
 PRO = "Always use pnpm to install packages in this repository."
 CONTRA = "Never use pnpm to install packages in this repository."

@@ -16,6 +16,7 @@ from pygls.uris import to_fs_path
 
 from cenotaph.memory.errors import CenotaphError, Unavailable
 from cenotaph.memory.models import ApproachCheck
+from cenotaph.memory.shared import RepoApproach, source_of
 from cenotaph.store.records import ApproachRow, MemoryRow
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 SOURCE = "cenotaph"
 CODE_ABANDONED = "abandoned-approach"
 CODE_CONTRADICTION = "open-contradiction"
+CODE_SHARED_FILE = "shared-file-invalid"
 
 SEVERITIES: dict[str, types.DiagnosticSeverity | None] = {
     "error": types.DiagnosticSeverity.Error,
@@ -59,6 +61,7 @@ class ApproachDiagnosticData(Wire):
     scope: Literal["project", "global", "other_project"]
     document_project: str
     kind: Literal["import", "declaration", "mention", "recommendation"]
+    source: Literal["store", "repo"] = "store"
 
 
 class ContradictionDiagnosticData(Wire):
@@ -93,22 +96,34 @@ def where(approach: ApproachRow, scope: str | None) -> str:
     return f"in {approach.project}"
 
 
+def shared_by(approach: ApproachRow) -> str:
+    """`shared in the repository by Ada Lovelace, 2026-03-01` for an approach shared there, else ``."""
+    if source_of(approach) != "repo":
+        return ""
+    return f"shared in the repository by {approach.actor}, {approach.created_at[:10]}"
+
+
 def approach_summary(approach: ApproachRow, scope: str | None) -> str:
     """`onnxruntime was abandoned here (effort 4/5, 2026-03-01): SIGILL crash on Alpine musl libc`"""
     facts = [f"effort {approach.effort}/5"] if approach.effort else []
-    facts.append(approach.updated_at[:10])
+    facts.append(shared_by(approach) or approach.updated_at[:10])
     facts_text = ", ".join(facts)
     return f"{approach.display_name} was abandoned {where(approach, scope)} ({facts_text}): {one_line(approach.reason)}"
 
 
 def approach_payload(verdict: ApproachCheck, document_project: str, kind: str) -> tuple[str, dict[str, Any]]:
-    """The message and `data` of a diagnostic on an abandoned approach: the same for each mention."""
+    """The message and `data` of a diagnostic on an abandoned approach: the same for each mention,
+    with the reasons of every record that abandons it here (the person's and the repository's)."""
     approach = verdict.approach
     assert approach is not None and verdict.scope is not None
     data = ApproachDiagnosticData(type="approach", approach_id=approach.id, name=approach.name,
                                   display_name=approach.display_name, project=approach.project, scope=verdict.scope,
-                                  document_project=document_project, kind=kind)
-    return approach_summary(approach, verdict.scope), data.dump()
+                                  document_project=document_project, kind=kind, source=source_of(approach))
+    message = approach_summary(approach, verdict.scope)
+    for other in verdict.also:
+        origin = shared_by(other) or ("everywhere" if other.project == "" else "by you")
+        message += f"; also abandoned ({origin}): {one_line(other.reason)}"
+    return message, data.dump()
 
 
 def approach_diagnostic(mention: Mention, payload: tuple[str, dict[str, Any]], severity: types.DiagnosticSeverity,
@@ -133,6 +148,17 @@ def approach_story(approach: ApproachRow, scope: str | None, record: MemoryRow |
     status = "abandoned" if approach.status == "abandoned" else f"reinstated ({one_line(approach.status_reason or '')})"
     lines = [f"**{approach.display_name}** ({approach.ecosystem}) — {status} {where(approach, scope)}", "",
              approach.reason.strip(), ""]
+    if isinstance(approach, RepoApproach):
+        # Shared in the repository: the file is the record (no memory behind it in this store).
+        facts = [f"effort {approach.effort}/5"] if approach.effort else []
+        lines += ["*" + " · ".join([*facts, shared_by(approach), f"`{approach.path}`"]) + "*", ""]
+        if approach.breakthrough:
+            lines += [f"**What replaced it:** {approach.breakthrough.strip()}", ""]
+        if approach.gotchas:
+            lines += ["**Gotchas:**", *[f"- {one_line(g, 300)}" for g in approach.gotchas], ""]
+        if approach.aliases:
+            lines += ["Also known as: " + ", ".join(f"`{a}`" for a in approach.aliases)]
+        return "\n".join(lines).strip() + "\n"
     facts = []
     if approach.effort:
         facts.append(f"effort {approach.effort}/5")

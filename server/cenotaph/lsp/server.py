@@ -23,7 +23,7 @@ from cenotaph import __version__, project as project_resolution
 from cenotaph.lsp import stdio
 from cenotaph.lsp.convert import file_path
 from cenotaph.lsp.features import (code_actions, commands, diagnostics, endpoint, hover, knowledge, ledger, mining,
-                                   recall, refresh, settings)
+                                   recall, refresh, settings, shared_folder)
 from cenotaph.lsp.features import compile as compile_feature
 from cenotaph.memory.models import Actor
 from cenotaph.nlp.workspace import ImportNameCache
@@ -81,10 +81,13 @@ class CenotaphServer(LanguageServer):
         self.scans: dict[str, Any] = {}  # uri → diagnostics.Scan, the mentions of its current version
         self.pending: dict[str, asyncio.TimerHandle] = {}  # debounced re-scans while typing
         self.import_names = ImportNameCache()  # what Cargo.toml files and Python environments say
-        # (event seq, graveyard verdicts then, diagnostic message and data per approach then)
-        self.verdicts: tuple[int, dict[Any, Any], dict[Any, Any]] = (-1, {}, {})
+        # ((event seq, shared folders' generation), graveyard verdicts then, diagnostic message and
+        # data per approach then)
+        self.verdicts: tuple[Any, dict[Any, Any], dict[Any, Any]] = (-1, {}, {})
         self.ledgers: dict[str, tuple[str, str]] = {}  # ledger URI the client asked for → (project, text sent)
         self.seen_seq = 0  # the event log position the open documents reflect
+        self.seen_generation = -1  # the shared folders' state the open documents reflect
+        self.shared_problem_uris: set[str] = set()  # shared files published with a problem
         self.background: set[asyncio.Future] = set()
         self.mcp_endpoint: Any = None  # cenotaph.mcp.http.HttpEndpoint once serving
         self.lesson_keys: dict[str, tuple[int, frozenset[str]]] = {}  # project → (event seq, reinforced lesson keys)
@@ -96,6 +99,7 @@ class CenotaphServer(LanguageServer):
         serve` answers `initialize` before importing it."""
         if callable(self._memory):
             self._memory = self._memory()
+            self._memory.attach_repositories(self.repositories())
         return self._memory
 
     # --- projects ----------------------------------------------------------------------------
@@ -110,6 +114,18 @@ class CenotaphServer(LanguageServer):
             if path is not None:
                 folders.append((path, project_resolution.resolve(self.explicit_project, path)))
         self.folders = sorted(folders, key=lambda f: len(f[0].parts), reverse=True)
+        if not callable(self._memory):
+            self._memory.attach_repositories(self.repositories())
+
+    def repositories(self) -> list[tuple[Path, str]]:
+        """The repository of each workspace folder, with that folder's project: their `.cenotaph/`
+        folders take part in the graveyard and recall."""
+        found: dict[Path, str] = {}
+        for folder, project in self.folders:
+            root = project_resolution.repository_root(folder)
+            if root is not None:
+                found.setdefault(root, project)
+        return list(found.items())
 
     def project_for(self, uri: str) -> str | None:
         """The project of a workspace document; None for anything outside the workspace folders."""
@@ -128,10 +144,20 @@ class CenotaphServer(LanguageServer):
             diagnostics.publish(self, uri, only_changed=only_changed)
 
     def store_changed(self) -> None:
-        """The store moved (here or in another process): bring every open document and ledger up to date."""
+        """The store or a shared folder moved (here or in another process): bring every open
+        document and ledger up to date."""
         self.seen_seq = self.memory.change_seq()
+        self.seen_generation = self.memory.shared.generation
         self.republish_all(only_changed=True)
+        shared_folder.publish_problems(self)
         ledger.notify_changed(self)
+
+    def refresh_if_changed(self) -> None:
+        """One round of the live refresh: the event log's head, and the shared folders' files."""
+        seq = self.memory.change_seq()
+        self.memory.shared.refresh()
+        if seq != self.seen_seq or self.memory.shared.generation != self.seen_generation:
+            self.store_changed()
 
     def spawn(self, coroutine) -> None:
         task = asyncio.ensure_future(coroutine)
@@ -156,7 +182,10 @@ def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) 
         ls.memory.ctx.embedder.preload()
         analyzer = ls.memory.ctx.analyzer.preload()
         ls.seen_seq = ls.memory.change_seq()
+        ls.seen_generation = ls.memory.shared.generation
+        shared_folder.publish_problems(ls)
         ls.spawn(refresh.watch(ls))
+        ls.spawn(shared_folder.watch_files(ls, ls.client_capabilities))
 
         async def once_analyzer_loaded() -> None:
             # Polled, not joined: a thread blocked in join() would hold up the loop's shutdown.
@@ -178,10 +207,12 @@ def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) 
         known = {folder for folder, _ in ls.folders}
         ls.refresh_folders()
         ls.republish_all()
+        shared_folder.publish_problems(ls)
         if any(folder not in known for folder, _ in ls.folders):
             ls.spawn(mining.on_open(ls))
 
-    for feature in (settings, diagnostics, hover, code_actions, commands, ledger, knowledge, recall, compile_feature):
+    for feature in (settings, diagnostics, hover, code_actions, commands, ledger, knowledge, recall, compile_feature,
+                    shared_folder):
         feature.register(server)
     return server
 

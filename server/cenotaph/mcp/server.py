@@ -24,7 +24,8 @@ from cenotaph import __version__
 from cenotaph import project as project_resolution
 from cenotaph.app import open_memory
 from cenotaph.mcp import prompts, resources
-from cenotaph.mcp.tools import briefing, contradictions, graveyard, lifecycle, memories, mining, suppressions, trust
+from cenotaph.mcp.tools import (briefing, contradictions, graveyard, lifecycle, memories, mining, sharing, suppressions,
+                                trust)
 from cenotaph.mcp.tools import compile as compile_tools
 from cenotaph.mcp.tools.base import ToolEnv
 from cenotaph.memory.errors import CenotaphError
@@ -34,14 +35,15 @@ from cenotaph.store.migrations import SchemaTooNew
 
 log = logging.getLogger(__name__)
 
-TOOL_GROUPS = (briefing, memories, graveyard, lifecycle, trust, contradictions, suppressions, mining, compile_tools)
+TOOL_GROUPS = (briefing, memories, graveyard, lifecycle, trust, contradictions, suppressions, mining, compile_tools,
+               sharing)
 
 INSTRUCTIONS = """\
 Cenotaph is the memory this project's people and agents share.
 Call `briefing` when you start on the project, `check_approaches` before suggesting a library or tool,
 and `recall` before re-deriving a decision. Record what you learn with `remember`, `record_experience`
-and `abandon`. Your writes are attributed to you; forgetting, refuting, resolving and lifting
-suppressions become proposals a person accepts in the editor."""
+and `abandon`. Your writes are attributed to you; forgetting, refuting, resolving, lifting
+suppressions and sharing with the team become proposals a person accepts in the editor."""
 
 
 @functools.cache
@@ -109,6 +111,9 @@ def main(args: argparse.Namespace) -> int:
     except (CenotaphError, StoreUnavailable, SchemaTooNew) as exc:
         sys.stderr.write(f"cenotaph: error: {exc}\n")
         return 2
+    root = project_resolution.repository_root(Path.cwd())
+    if root is not None:  # the repository's `.cenotaph/` folder takes part, for its project
+        memory.attach_repositories([(root, project)])
     log.info("serving MCP over stdio for project %r on %s", project, memory.ctx.store.path)
     try:
         build_server(memory, project=project, workspace=project_resolution.repository_root(Path.cwd())).run("stdio")

@@ -7,13 +7,14 @@ import re
 import threading
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import Context
-from cenotaph.memory.errors import InvalidInput, NotFound
+from cenotaph.memory.errors import Conflict, InvalidInput, NotFound
 from cenotaph.memory.models import AbandonResult, Actor, ApproachCheck
+from cenotaph.memory.shared import RepoApproach, SharedFolders, is_shared_id, source_of
 from cenotaph.nlp import names
 from cenotaph.nlp.manifests import declared_ecosystem
 from cenotaph.store import approaches, events, memories, suppressions
@@ -44,7 +45,7 @@ def workspace_ecosystem(name: str, workspace: Path) -> str:
     return spelled_ecosystem(name) or declared_ecosystem(name, workspace) or names.ANY_ECOSYSTEM
 
 
-def _spelling_pattern(folded: str) -> re.Pattern[str]:
+def spelling_pattern(folded: str) -> re.Pattern[str]:
     """A folded name as people write it: any of '-', '_', '.' (or nothing) where it has '-',
     never as part of a longer name."""
     parts = [re.escape(p) for p in folded.split("-")]
@@ -61,7 +62,7 @@ def tag_mentions(conn, project: str, key: str, spellings: set[str]) -> None:
         if not tokens:
             continue
         phrase = "content : NEAR(" + " ".join('"' + t.replace('"', '""') + '"' for t in tokens) + ", 2)"
-        pattern = _spelling_pattern(spelling)
+        pattern = spelling_pattern(spelling)
         rows = memories.rows_matching(conn, phrase, projects or [project, ""]) if len(tokens) > 1 else \
             memories.rows_matching(conn, 'content : "' + tokens[0].replace('"', '""') + '"', projects or [project, ""])
         memories.add_entity(conn, [rid for rid, content in rows if pattern.search(content)], key)
@@ -85,36 +86,46 @@ class _Index:
     diagnostic_suppressions: dict[str, list[SuppressionRow]]
     recall_suppressions: dict[str, list[SuppressionRow]]
     vocabulary: frozenset[str]
+    shared_generation: int = -1
+    shared: dict[int, RepoApproach] = field(default_factory=dict)  # the repositories' approaches by id
 
 
 class Graveyard:
-    """Reads come from an in-memory index rebuilt only when the event log has moved, so a
-    lookup costs a dictionary access plus one `MAX(seq)` query."""
+    """Reads come from an in-memory index rebuilt only when the event log or a repository's
+    shared folder has moved, so a lookup costs a dictionary access plus one `MAX(seq)` query.
+    Approaches shared in a repository (memory/shared.py) join
+    the store's with source `repo`, in the project that repository is."""
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, shared: SharedFolders | None = None) -> None:
         self.ctx = ctx
+        self.shared = shared if shared is not None else SharedFolders()
         self._index: _Index | None = None
         self._lock = threading.Lock()
 
     # --- reads -------------------------------------------------------------------------------
 
     def index(self) -> _Index:
+        # The shared folders as last checked: the edges check them on each refresh (the language
+        # server's live refresh, each MCP tool call; a CLI command reads them at its start).
+        generation = self.shared.generation
         with self.ctx.store.read() as conn:
             seq = events.last_seq(conn)
         current = self._index
-        if current is not None and current.seq == seq:
+        if current is not None and current.seq == seq and current.shared_generation == generation:
             return current
         # The store's lock first, as every writer takes it (a write transaction may read the
         # graveyard): taking them in the other order here could deadlock two threads.
         with self.ctx.store.read() as conn, self._lock:
             seq = events.last_seq(conn)
-            if self._index is not None and not events.touches_since(conn, self._index.seq, GRAVEYARD_TARGETS):
+            if self._index is not None and self._index.shared_generation == generation and \
+                    not events.touches_since(conn, self._index.seq, GRAVEYARD_TARGETS):
                 # Only memories changed: the graveyard is as it was.
                 self._index.seq = seq
                 return self._index
             by_key: dict[str, list[ApproachRow]] = defaultdict(list)
             vocabulary: set[str] = set()
-            for approach in approaches.all_rows(conn):
+            shared = {row.id: row for state in self.shared.states() for row in state.approach_rows()}
+            for approach in [*approaches.all_rows(conn), *shared.values()]:
                 keys = {approach.name, names.fold(approach.name), names.fold(approach.display_name)}
                 keys.update(names.fold(a) for a in approach.aliases)
                 keys.update(names.aliases_for(approach.name))
@@ -128,7 +139,7 @@ class Graveyard:
                 # An import name stands for its distribution: `yaml` is suppressed with `pyyaml`.
                 for key in {s.value, *names.aliases_for(s.value)}:
                     (diag if s.kind == "diagnostic" else rec)[key].append(s)
-            self._index = _Index(seq, dict(by_key), dict(diag), dict(rec), frozenset(vocabulary))
+            self._index = _Index(seq, dict(by_key), dict(diag), dict(rec), frozenset(vocabulary), generation, shared)
         return self._index
 
     def vocabulary(self) -> frozenset[str]:
@@ -159,9 +170,10 @@ class Graveyard:
 
     def _verdict(self, raw: str, key: str, found: list[ApproachRow], project: str, include_other: bool,
                  index: _Index) -> ApproachCheck:
-        def rank(a: ApproachRow) -> tuple[int, int]:
+        def rank(a: ApproachRow) -> tuple[int, int, int]:
             scope_rank = 0 if a.project == project else 1 if a.project == "" else 2
-            return scope_rank, 0 if a.status == "abandoned" else 1
+            # The person's own record before the repository's, in the same scope and status.
+            return scope_rank, 0 if a.status == "abandoned" else 1, 0 if source_of(a) == "store" else 1
 
         candidates = sorted((a for a in found if include_other or a.project in (project, "")), key=rank)
         if not candidates:
@@ -171,19 +183,30 @@ class Graveyard:
         suppressed = any(
             s.project in ("", project) for k in {best.name, key} for s in index.diagnostic_suppressions.get(k, ())
         )
+        # Abandoned both personally and in the repository (or here and everywhere): one verdict
+        # that carries every reason.
+        also = [a for a in candidates[1:] if best.status == "abandoned" and a.status == "abandoned"
+                and a.project in (project, "")] if best.project in (project, "") else []
         return ApproachCheck(name=raw, key=best.name, status=best.status, scope=scope, approach=best,
-                             diagnostic_suppressed=suppressed)
+                             diagnostic_suppressed=suppressed, source=source_of(best), also=also)
 
     def recall_suppressed_values(self, project: str) -> set[str]:
         return {v for v, rows in self.index().recall_suppressions.items() if any(s.project in ("", project) for s in rows)}
 
     def in_scope(self, project: str, *, status: str | None = "abandoned") -> list[ApproachRow]:
+        """The store's records of `project` and the global scope, and those shared in its repository."""
+        shared = [a for a in self.index().shared.values() if a.project == project]
         with self.ctx.store.read() as conn:
             rows = approaches.all_rows(conn, status=status)
-        return [a for a in rows if a.project in (project, "")]
+        return [a for a in rows if a.project in (project, "")] + [a for a in shared if status in (None, a.status)]
 
     def get(self, approach_id: int) -> ApproachRow:
         approach_id = validate.integer(approach_id, "approach_id", low=1, high=2**62)
+        if is_shared_id(approach_id):
+            found_shared = self.index().shared.get(approach_id)
+            if found_shared is None:
+                raise NotFound(f"no approach #{approach_id} is shared in the repository any more", field="approach_id")
+            return found_shared
         with self.ctx.store.read() as conn:
             found = approaches.get(conn, approach_id)
         if found is None:
@@ -191,10 +214,19 @@ class Graveyard:
         return found
 
     def find(self, name: str, project: str) -> ApproachRow:
+        """The store's record of `name` in this project or the global scope (a verb changes that
+        one; one shared in the repository changes only with its file)."""
         verdict = self.check([name], project, include_other_projects=False)[0]
         if verdict.approach is None:
             raise NotFound(f"{name!r} is not in the graveyard of this project or the global one", field="name")
-        return verdict.approach
+        recorded = [a for a in (verdict.approach, *verdict.also) if source_of(a) == "store"]
+        if not recorded:
+            shared = verdict.approach
+            raise Conflict(f"{shared.display_name!r} is shared in the repository by {shared.actor} "
+                           f"({getattr(shared, 'path', '')}): `cenotaph unshare {shared.name}` removes it for "
+                           f"everyone, `cenotaph suppress {shared.name} --kind diagnostic` silences it for you",
+                           field="name")
+        return recorded[0]
 
     # --- writes ------------------------------------------------------------------------------
 

@@ -19,6 +19,11 @@ TRUSTS = ("unverified", "confirmed", "disputed", "refuted")
 COMPILE_TARGETS = ("skill", "agents-md", "claude-md", "copilot", "ruff", "eslint", "biome")
 
 
+def story_text(name: str, reason: str) -> str:
+    """The memory `abandon` writes to tell an approach's story."""
+    return f"Abandoned {name}: {reason}"
+
+
 @dataclass(frozen=True, slots=True)
 class Actor:
     """Who makes a call: `name` is what the audit log shows (`cli`, `vscode`, `nvim`, `mcp:claude`)."""
@@ -108,6 +113,8 @@ class RecallResult:
     reason: str | None = None
     effort: int | None = None
     ecosystem: str | None = None
+    # Source `repo` only: the file in the repository's `.cenotaph/` folder that holds it.
+    shared_path: str | None = None
 
 
 @dataclass(slots=True)
@@ -136,6 +143,22 @@ class ApproachCheck:
     scope: Literal["project", "global", "other_project"] | None = None
     approach: ApproachRow | None = None
     diagnostic_suppressed: bool = False
+    # `store` (the person's own record) or `repo` (shared in the repository, memory/shared.py).
+    source: Literal["store", "repo"] | None = None
+    # The other records abandoning the same name here or everywhere (e.g. the repository's when
+    # the person abandoned it too): one verdict, every reason.
+    also: list[ApproachRow] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ShareResult:
+    """A file written into (or removed from) a repository's `.cenotaph/` folder."""
+
+    action: Literal["share", "unshare"]
+    kind: Literal["approach", "memory"]
+    path: str  # relative to the repository root, as git shows it
+    repository: str
+    changed: bool  # False: the file already said exactly this (share) or was already gone (unshare)
 
 
 @dataclass(slots=True)

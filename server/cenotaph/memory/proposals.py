@@ -1,6 +1,6 @@
 """Agent policy: an agent's destructive or epistemic verbs (forget, refute, resolve, unsuppress)
 become proposals a person accepts or rejects, unless the user's configuration lets the agent act
-directly. No agent accepts or rejects a proposal, its own or another's."""
+directly; its share and unshare always do (writing into the repository is a person's act). No agent accepts or rejects a proposal, its own or another's."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from cenotaph.memory.models import Actor
 from cenotaph.store import proposals
 from cenotaph.store.records import ProposalRow
 
-PROPOSABLE = ("forget", "refute", "resolve", "unsuppress")
+PROPOSABLE = ("forget", "refute", "resolve", "unsuppress", "share", "unshare")
 STATUSES = ("pending", "accepted", "rejected")
 
 

@@ -6,12 +6,20 @@ as it is (it is already on a fixed scale; min-max would stretch a poor list to 1
 by the query's best match. Then the query is read for time: a date or period it names boosts
 memories that held then; a "when" question boosts memories that say when. Last, a memory that asks
 a question ranks a little lower and passes part of its score to the memory written next in the
-same sitting, its likely answer."""
+same sitting, its likely answer.
+
+Memories shared in the repository (`.cenotaph/memories/`, memory/shared.py) join each lane as
+candidates of their own, read from the files rather than from the store: the files are their
+source of truth, the store's `source` column admits no `repo`, and two clones on different
+branches that use one store must each see their own branch's folder. They are few (a team's
+reviewed decisions), so they are embedded in this process, once per content, and scored by the
+same rules; their full-text stand-in is the share of the query's words they contain."""
 
 from __future__ import annotations
 
 import json
 import math
+import numpy as np
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -19,9 +27,10 @@ from datetime import date, datetime, timedelta
 
 from cenotaph.memory import validate
 from cenotaph.memory.context import TIME_FORMAT, Context, parse_time
-from cenotaph.memory.graveyard import Graveyard
+from cenotaph.memory.graveyard import Graveyard, spelling_pattern
 from cenotaph.memory.models import Actor, Location, RecallResponse, RecallResult, ScoreComponents
 from cenotaph.memory.remember import SITTING_MINUTES
+from cenotaph.memory.shared import is_shared_id, source_of
 from cenotaph.nlp import dates, names
 from cenotaph.nlp.analysis import query_stop_words
 from cenotaph.store import documents, memories, recall_log, transitions, vectors
@@ -101,6 +110,8 @@ class _Candidate:
     cosine: float | None = None
     exact: bool = False
     passed_on: float = 0.0  # relevance received from the question this memory answers
+    word_share: float | None = None  # shared memories: the share of the query's words they contain
+    shared_path: str | None = None
 
 
 class _Scale:
@@ -115,6 +126,8 @@ class _Scale:
         self._floor = min((c.cosine for c in candidates if c.cosine is not None), default=0.0)
 
     def bm25(self, c: _Candidate) -> float:
+        if c.word_share is not None:
+            return c.word_share
         if not self.semantic:
             return self._exact.get(c.row.id, 0.0)
         return c.bm25 / self._best if c.bm25 is not None and self._best > 0 else 0.0
@@ -166,6 +179,17 @@ class Recaller:
     def __init__(self, ctx: Context, graveyard: Graveyard) -> None:
         self.ctx = ctx
         self.graveyard = graveyard
+        self._shared_vectors: dict[str, np.ndarray] = {}  # content hash → vector, shared memories
+        self._shared_index: tuple[int, list[tuple[MemoryRow, str, frozenset[str]]]] = (-1, [])
+        self._last_query: tuple[str, np.ndarray] | None = None  # the store's lane and the shared one share it
+
+    def _embed_query(self, query: str) -> np.ndarray:
+        last = self._last_query
+        if last is not None and last[0] == query:
+            return last[1]
+        vector = self.ctx.embed(query)
+        self._last_query = (query, vector)
+        return vector
 
     def recall(self, actor: Actor, query: str, *, project: str, k: int = 10, as_of: str | None = None,
                valid_at: str | None = None, include_refuted: bool = False, kinds: list[str] | None = None,
@@ -194,6 +218,8 @@ class Recaller:
         if chosen != "exact":
             candidates = self._semantic(query, scope, k, projects, notices, reading,
                                         use_bm25=chosen != "vector", use_vector=chosen != "bm25")
+        if lane is None:  # the bench's single lanes measure the store alone
+            candidates += self._shared(query, chosen, notices)
         results = self._score(candidates, scope, project, chosen if chosen == "exact" else "semantic", k, reading)
         self._locate(results)
         response = RecallResponse(query=query, project=project, lane="exact" if chosen == "exact" else "semantic",
@@ -226,13 +252,59 @@ class Recaller:
             if verdict.status != "abandoned" or a is None:
                 continue
             effort = f" (effort {a.effort}/5)" if a.effort else ""
+            shared = source_of(a) == "repo"
+            content = f"{a.display_name} was abandoned{effort}: {a.reason}"
+            if shared:
+                content = f"{a.display_name} was abandoned{effort} (shared in the repository by {a.actor}): {a.reason}"
+            for other in verdict.also:
+                where = f"shared in the repository by {other.actor}" if source_of(other) == "repo" else \
+                    "everywhere" if other.project == "" else "by you"
+                content += f"; also abandoned {where}: {other.reason}"
             warnings.append(RecallResult(
-                result_type="abandoned_warning", id=a.id, content=f"{a.display_name} was abandoned{effort}: {a.reason}",
+                result_type="abandoned_warning", id=a.id, content=content,
                 project=a.project, kind="approach", tags=[], state="abandoned", trust="confirmed", score=1.0,
                 lane="graveyard", components=None, is_global=a.project == "", name=a.name, reason=a.reason,
                 effort=a.effort, ecosystem=a.ecosystem, recorded_at=a.updated_at,
+                source="repo" if shared else None, actor=a.actor if shared else None,
+                shared_path=getattr(a, "path", None) if shared else None,
             ))
         return warnings
+
+    # --- memories shared in the repository -------------------------------------------------------
+
+    def _shared_entries(self) -> list[tuple[MemoryRow, str, frozenset[str]]]:
+        """Each shared memory's row, file and index tokens, made again only when a folder changed."""
+        generation = self.graveyard.shared.generation
+        if self._shared_index[0] != generation:
+            entries = [(row, path, frozenset(_index_tokens(row.content)))
+                       for state in self.graveyard.shared.states() for row, path in state.memory_rows()]
+            live = {row.content_hash for row, _, _ in entries}
+            self._shared_vectors = {h: v for h, v in self._shared_vectors.items() if h in live}
+            self._shared_index = (generation, entries)
+        return self._shared_index[1]
+
+    def _shared(self, query: str, lane: str, notices: list[str]) -> list[_Candidate]:
+        """The repositories' shared memories as candidates: in the exact lane those holding the
+        query byte for byte; in the semantic lane each with its cosine and word share."""
+        entries = self._shared_entries()
+        if not entries:
+            return []
+        if lane == "exact":
+            needle = query.strip()
+            return [_Candidate(row, exact=True, shared_path=path) for row, path, _ in entries if needle in row.content]
+        words = {t for w in _WORD.findall(query) if w.lower() not in query_stop_words() for t in _index_tokens(w)}
+        missing = [row for row, _, _ in entries if row.content_hash not in self._shared_vectors]
+        if missing:
+            try:
+                embedded = self.ctx.embedder.embed([row.content for row in missing])
+            except Exception as exc:  # noqa: BLE001 - the store's lanes still answer
+                notices.append(f"memories shared in the repository were left out: {exc}")
+                return []
+            self._shared_vectors.update((row.content_hash, v) for row, v in zip(missing, embedded, strict=True))
+        vector = self._embed_query(query)
+        return [_Candidate(row, cosine=float(np.dot(self._shared_vectors[row.content_hash], vector)),
+                           word_share=len(words & tokens) / len(words) if words else 0.0, shared_path=path)
+                for row, path, tokens in entries]
 
     # --- lanes -----------------------------------------------------------------------------------
 
@@ -281,7 +353,7 @@ class Recaller:
                 if built:
                     notices.append("the store's vectors were built by another model: run `cenotaph reindex`")
             else:
-                vector = self.ctx.embed(query)
+                vector = self._embed_query(query)
                 with self.ctx.store.read():
                     hits = [h for p in projects for h in vectors.knn(conn, p, vector, pool)]
                     missing = [rid for rid, _ in hits if rid not in found]
@@ -337,7 +409,7 @@ class Recaller:
                 lane="exact" if lane == "exact" else "semantic", components=components,
                 is_global=c.row.project == "" and project != "", disputed=c.row.trust == "disputed",
                 reinstate_hint_matched=components.pinned, valid_from=c.row.valid_from, recorded_at=c.row.recorded_at,
-                source=c.row.source, actor=c.row.actor,
+                source=c.row.source, actor=c.row.actor, shared_path=c.shared_path,
             )
             for score, c, components in scored[:k]
         ]
@@ -409,7 +481,12 @@ class Recaller:
         suppressed_values = self.graveyard.recall_suppressed_values(project)
         if suppressed_values and allowed:
             with self.ctx.store.read() as conn:
-                hidden = memories.rows_with_entities(conn, [c.row.id for c in allowed], sorted(suppressed_values))
+                hidden = memories.rows_with_entities(conn, [c.row.id for c in allowed if not is_shared_id(c.row.id)],
+                                                     sorted(suppressed_values))
+            # A shared memory has no extracted entities in the store: its text is matched instead.
+            patterns = [spelling_pattern(v) for v in suppressed_values]
+            hidden |= {c.row.id for c in allowed if is_shared_id(c.row.id)
+                       and any(p.search(c.row.content) for p in patterns)}
             allowed = [c for c in allowed if c.row.id not in hidden]
         return allowed
 
@@ -435,7 +512,7 @@ class Recaller:
         now = self.ctx.now()
         cutoff = (self.ctx.clock() - timedelta(days=RECALL_LOG_DAYS)).strftime(TIME_FORMAT)
         summary = [{"type": r.result_type, "id": r.id, "score": r.score, "name": r.name} for r in response.results]
-        row_ids = [r.id for r in response.results if r.result_type == "memory"]
+        row_ids = [r.id for r in response.results if r.result_type == "memory" and not is_shared_id(r.id)]
         with self.ctx.store.write() as conn:
             recall_log.append(conn, at=now, actor=actor.name, project=project, query=query,
                               results=json.dumps(summary, ensure_ascii=False))

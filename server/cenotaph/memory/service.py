@@ -11,7 +11,7 @@ from typing import Any
 
 from cenotaph.config import Settings
 from cenotaph.memory import (audit, backup, candidates, documents, feeds, importing, lessons, lifecycle, proposals,
-                             repair, secrets, suppressions, timeline, validate)
+                             repair, secrets, sharing, suppressions, timeline, validate)
 from cenotaph.memory import compile as compiler
 from cenotaph.memory import mine_transcripts
 from cenotaph.memory import contradictions as links
@@ -20,7 +20,9 @@ from cenotaph.memory import trust as belief
 from cenotaph.memory.context import Context
 from cenotaph.memory.graveyard import Graveyard
 from cenotaph.memory.errors import Conflict, NotFound
-from cenotaph.memory.models import ALL_KINDS, TRUSTS, Location, OUTCOMES, AbandonResult, Actor, ApproachCheck, ExperienceResult, RememberResult, RecallResponse
+from cenotaph.memory.models import (ALL_KINDS, OUTCOMES, TRUSTS, AbandonResult, Actor, ApproachCheck, ExperienceResult,
+                                    Location, RecallResponse, RememberResult, ShareResult, story_text)
+from cenotaph.memory.shared import FolderState, SharedFolders
 from cenotaph.memory.recall import Recaller
 from cenotaph.memory.remember import remember
 from cenotaph.memory.why import why
@@ -40,7 +42,8 @@ class Memory:
     def __init__(self, ctx: Context, settings: Settings | None = None) -> None:
         self.ctx = ctx
         self.settings = settings or Settings()
-        self.graveyard = Graveyard(ctx)
+        self.shared = SharedFolders()  # the repositories whose `.cenotaph/` this process reads
+        self.graveyard = Graveyard(ctx, self.shared)
         self.recaller = Recaller(ctx, self.graveyard)
 
     # --- writes ----------------------------------------------------------------------------------
@@ -61,7 +64,7 @@ class Memory:
         # One transaction: a crash leaves the memory and its graveyard record together, or neither.
         with self.ctx.store.write():
             stored = self.remember(
-                actor, f"Abandoned {plan.name}: {plan.reason}", project=plan.project, kind="experience",
+                actor, story_text(plan.name, plan.reason), project=plan.project, kind="experience",
                 tags=["abandoned", plan.name], force=True, experience={"outcome": "abandoned", "effort": plan.effort},
             )
             return self.graveyard.record(actor, plan, memory_id=stored.id)
@@ -246,6 +249,38 @@ class Memory:
             raise NotFound(f"no memory #{memory_id}", field="memory_id")
         return row
 
+    # --- sharing with the team (memory/shared.py, memory/sharing.py) ----------------------------
+
+    def attach_repositories(self, repositories: Iterable[tuple[Path, str]]) -> None:
+        """Read the `.cenotaph/` folders of these (repository root, project) pairs, and no others."""
+        self.shared.attach(repositories)
+
+    def shared_folders(self) -> list[FolderState]:
+        self.shared.refresh()
+        return self.shared.states()
+
+    def share(self, actor: Actor, target: str | int, *, project: str,
+              reason: str | None = None) -> ShareResult | ProposalRow:
+        """Write a memory (by id) or an abandoned approach (by name) into the repository's
+        `.cenotaph/` folder. An agent's share is a proposal, whatever the policy: writing into
+        the repository is a person's act."""
+        plan = sharing.plan(self.ctx, self.graveyard, self.shared, actor, target, project=project)
+        if actor.kind == "agent":
+            return proposals.propose(self.ctx, actor, action="share", target=f"shared:{plan.path}",
+                                     project=plan.state.project, reason=validate.text(reason, "reason"),
+                                     arguments={"target": str(target), "project": plan.state.project})
+        return sharing.apply(self.ctx, self.shared, actor, plan)
+
+    def unshare(self, actor: Actor, target: str | int, *, project: str,
+                reason: str | None = None) -> ShareResult | ProposalRow:
+        """Remove a shared entry's file (git keeps its history); an agent's unshare is a proposal."""
+        state, path = sharing.shared_path(self.graveyard, self.shared, target, project=project)
+        if actor.kind == "agent":
+            return proposals.propose(self.ctx, actor, action="unshare", target=f"shared:{path}",
+                                     project=state.project, reason=validate.text(reason, "reason"),
+                                     arguments={"target": path, "project": state.project})
+        return sharing.unshare(self.ctx, self.shared, actor, state, path)
+
     # --- proposals -------------------------------------------------------------------------------
 
     def proposals(self, project: str | None, status: str | None = "pending") -> list[ProposalRow]:
@@ -304,6 +339,8 @@ class Memory:
                                       effort=effort, ecosystem=args["ecosystem"])
             elif proposal.action == compiler.ACTION:
                 result = compiler.write(self.ctx, actor, proposal)
+            elif proposal.action in ("share", "unshare"):
+                result = getattr(self, proposal.action)(actor, args["target"], project=args["project"])
             else:
                 raise Conflict(f"proposal #{proposal.id} asks for {proposal.action!r}, which this Cenotaph cannot do")
             proposals.decide(self.ctx, actor, proposal, "accepted", reason)

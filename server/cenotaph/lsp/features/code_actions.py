@@ -13,6 +13,7 @@ from cenotaph.lsp.convert import CODE_ABANDONED, SOURCE, ApproachDiagnosticData,
 from cenotaph.lsp.features import compile as compile_feature
 from cenotaph.lsp.features import ledger
 from cenotaph.memory.errors import CenotaphError
+from cenotaph.memory.shared import source_of
 from cenotaph.memory.validate import MAX_CONTENT
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ _NAME_SHAPED = re.compile(r"^[@\w][\w@./:+~-]{0,199}$")
 
 def approach_actions(data: ApproachDiagnosticData, diagnostic: types.Diagnostic) -> list[types.CodeAction]:
     name = data.display_name
-    return [
+    actions = [
         code_action(f"Silence '{name}' in this project", "cenotaph.silence",
                     {"name": data.name, "scope": "project", "project": data.document_project}, diagnostic=diagnostic),
         code_action(f"Silence '{name}' everywhere", "cenotaph.silence", {"name": data.name, "scope": "everywhere"},
@@ -35,6 +36,31 @@ def approach_actions(data: ApproachDiagnosticData, diagnostic: types.Diagnostic)
         code_action("Mark this record wrong", "cenotaph.markWrong", {"approachId": data.approach_id},
                     diagnostic=diagnostic),
     ]
+    if data.source == "repo":
+        # The repository's file is the record: silencing is each person's own, changing it is
+        # unsharing (below), not a verb on the store.
+        actions = [a for a in actions if a.command and a.command.command not in ("cenotaph.reinstate",
+                                                                                 "cenotaph.markWrong")]
+    return actions
+
+
+def sharing_actions(ls: CenotaphServer, data: ApproachDiagnosticData,
+                    diagnostic: types.Diagnostic | None) -> list[types.CodeAction]:
+    """"Share with the team" on a name abandoned in the store, "Stop sharing" on one the
+    repository shares; none outside a repository."""
+    project = data.document_project
+    if ls.memory.shared.for_project(project) is None:
+        return []
+    verdict = ls.memory.check_approaches([data.name], project=project, include_other_projects=False)[0]
+    records = [a for a in (verdict.approach, *verdict.also) if a is not None]
+    argument = {"name": data.name, "project": project}
+    if any(source_of(a) == "repo" for a in records):
+        return [code_action(f"Stop sharing '{data.display_name}' with the team", "cenotaph.unshare", argument,
+                            diagnostic=diagnostic)]
+    if any(a.status == "abandoned" for a in records):
+        return [code_action(f"Share '{data.display_name}' with the team", "cenotaph.share", argument,
+                            diagnostic=diagnostic)]
+    return []
 
 
 def _overlaps(a: types.Range, b: types.Range) -> bool:
@@ -93,7 +119,8 @@ def register(server: CenotaphServer) -> None:
         if project is None:
             return None
         flagged = _flagged(ls, params)
-        actions = [action for data, diagnostic in flagged for action in approach_actions(data, diagnostic)]
+        actions = [action for data, diagnostic in flagged
+                   for action in [*approach_actions(data, diagnostic), *sharing_actions(ls, data, diagnostic)]]
         # A selection that is exactly a flagged name asks about that name, not for a new record.
         if not any(diagnostic.range == params.range for _, diagnostic in flagged):
             actions += selection_actions(ls, params, project)

@@ -87,6 +87,35 @@ class AbandonArgs(_ProjectOrUri):
         return self
 
 
+class ShareArgs(_ProjectOrUri):
+    """An abandoned approach (`name`) or a memory (`memoryId`), shared in the project's repository."""
+
+    name: Name | None = None
+    memory_id: Id | None = None
+
+    @model_validator(mode="after")
+    def _one_target(self) -> ShareArgs:
+        self._require_project()
+        if (self.name is None) == (self.memory_id is None):
+            raise ValueError("give `name` or `memoryId`")
+        return self
+
+
+class UnshareArgs(_ProjectOrUri):
+    """A shared entry, by approach `name`, `memoryId` or the `path` of its file in the repository."""
+
+    name: Name | None = None
+    memory_id: Id | None = None
+    path: Annotated[str, StringConstraints(min_length=1, max_length=1000)] | None = None
+
+    @model_validator(mode="after")
+    def _one_target(self) -> UnshareArgs:
+        self._require_project()
+        if sum(v is not None for v in (self.name, self.memory_id, self.path)) != 1:
+            raise ValueError("give one of `name`, `memoryId` or `path`")
+        return self
+
+
 class ResolveContradictionArgs(Wire):
     contradiction_id: Id
     keep: Literal["a", "b", "both", "neither"]
@@ -263,6 +292,23 @@ async def abandon(ls: CenotaphServer, args: AbandonArgs) -> dict[str, Any]:
     return _done(approach_summary(result.approach, "project" if project else "global"), result.approach.id)
 
 
+async def share(ls: CenotaphServer, args: ShareArgs) -> dict[str, Any]:
+    project = _project(ls, args)
+    target = args.name if args.name is not None else args.memory_id
+    result = await _domain(lambda: ls.memory.share(ls.actor, target, project=project))
+    if not result.changed:
+        return _done(f"{result.path} already says this")
+    return _done(f"shared in {result.path}: commit it to share it with the team")
+
+
+async def unshare(ls: CenotaphServer, args: UnshareArgs) -> dict[str, Any]:
+    project = _project(ls, args)
+    target = next(v for v in (args.name, args.memory_id, args.path) if v is not None)
+    result = await _domain(lambda: ls.memory.unshare(ls.actor, target, project=project))
+    return _done(f"removed {result.path}: commit it to stop sharing it" if result.changed
+                 else f"{result.path} was already gone")
+
+
 async def resolve_contradiction(ls: CenotaphServer, args: ResolveContradictionArgs) -> dict[str, Any]:
     reason = await _ask(ls, args.reason, f"Why resolve contradiction #{args.contradiction_id} this way?",
                         ["Checked by hand"])
@@ -389,6 +435,8 @@ COMMANDS: dict[str, tuple[type[Wire], Handler]] = {
     "cenotaph.acceptCandidate": (AcceptCandidateArgs, accept_candidate),
     "cenotaph.mine": (MineArgs, mine),
     "cenotaph.showLocation": (ShowLocationArgs, show_location),
+    "cenotaph.share": (ShareArgs, share),
+    "cenotaph.unshare": (UnshareArgs, unshare),
 }
 
 

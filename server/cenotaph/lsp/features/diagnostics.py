@@ -17,7 +17,7 @@ from lsprotocol import types
 
 from cenotaph.lsp.convert import SEVERITIES, approach_diagnostic, approach_payload, file_path
 from cenotaph.lsp.features import compile as compile_feature
-from cenotaph.lsp.features import ledger
+from cenotaph.lsp.features import ledger, shared_folder
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import ApproachCheck
 
@@ -89,7 +89,7 @@ def _verdicts(ls: CenotaphServer, found: Scan) -> dict[tuple[str, str], Approach
     """The verdict per (name, ecosystem) for each abandoned name the document holds, unless its
     diagnostic is suppressed. Verdicts are kept until the store moves, so re-scans while
     typing and other documents naming the same packages only check what is new."""
-    seq = ls.memory.change_seq()
+    seq = (ls.memory.change_seq(), ls.memory.shared.generation)
     if ls.verdicts[0] != seq:
         ls.verdicts = (seq, {}, {})
     cache = ls.verdicts[1]
@@ -117,6 +117,8 @@ def _recommends(ls: CenotaphServer, line: str) -> bool:
 
 
 def compute(ls: CenotaphServer, uri: str) -> list[types.Diagnostic]:
+    if (in_shared_folder := shared_folder.file_diagnostics(ls, uri)) is not None:
+        return in_shared_folder
     found = scan(ls, uri)
     if found is None or not found.mentions:
         return []

@@ -10,6 +10,7 @@ from lsprotocol import types
 
 from cenotaph.lsp.convert import CODE_ABANDONED, approach_story
 from cenotaph.memory.errors import CenotaphError, NotFound
+from cenotaph.store.records import ApproachRow
 
 if TYPE_CHECKING:
     from cenotaph.lsp.server import CenotaphServer
@@ -22,8 +23,21 @@ def _contains(span: types.Range, position: types.Position) -> bool:
     return (start.line, start.character) <= (position.line, position.character) <= (end.line, end.character)
 
 
-def story(ls: CenotaphServer, approach_id: int, scope: str | None) -> str:
+def story(ls: CenotaphServer, approach_id: int, scope: str | None, *, name: str | None = None,
+          document_project: str | None = None) -> str:
+    """The approach's story; given the name and the document's project, also the stories of the
+    other records that abandon it there (the person's own and the repository's: one verdict)."""
     approach = ls.memory.graveyard.get(approach_id)
+    text = _one_story(ls, approach, scope)
+    if name is not None and document_project is not None:
+        verdict = ls.memory.check_approaches([name], project=document_project)[0]
+        if verdict.approach is not None and verdict.approach.id == approach.id:
+            for other in verdict.also:
+                text += "\n---\n\n" + _one_story(ls, other, "global" if other.project == "" else "project")
+    return text
+
+
+def _one_story(ls: CenotaphServer, approach: ApproachRow, scope: str | None) -> str:
     record = None
     if approach.memory_id is not None:
         try:
@@ -44,7 +58,8 @@ def register(server: CenotaphServer) -> None:
             if not _contains(diagnostic.range, params.position):
                 continue
             try:
-                text = story(ls, data["approachId"], data.get("scope"))
+                text = story(ls, data["approachId"], data.get("scope"), name=data.get("name"),
+                             document_project=data.get("documentProject"))
             except CenotaphError as exc:  # removed since it was published
                 log.info("hover: %s", exc)
                 return None

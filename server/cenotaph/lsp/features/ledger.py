@@ -25,11 +25,13 @@ from cenotaph.lsp.convert import (
     one_line,
     plain,
     rpc_error,
+    shared_by,
     to_range,
     where,
 )
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import ContradictionView
+from cenotaph.memory.shared import source_of
 from cenotaph.store.records import MemoryRow, ProposalRow
 
 if TYPE_CHECKING:
@@ -153,7 +155,7 @@ def graveyard_line(a: ApproachRow, project: str) -> str:
     effort = f" · effort {a.effort}/5" if a.effort else ""
     return (f"- approach #{a.id} · **{a.display_name}** ({a.ecosystem}) · abandoned "
             f"{where(a, 'project' if a.project == project else 'global')}{effort} · "
-            f"{a.updated_at[:10]} by {a.actor} — {one_line(a.reason, 500)}")
+            f"{shared_by(a) or f'{a.updated_at[:10]} by {a.actor}'} — {one_line(a.reason, 500)}")
 
 
 def render(ls: CenotaphServer, project: str) -> Ledger:
@@ -326,18 +328,31 @@ def code_actions(ls: CenotaphServer, params: types.CodeActionParams) -> list[typ
         diagnostic = next((d for d in params.context.diagnostics
                            if d.code == CODE_CONTRADICTION and _data(d).get("contradictionId") == entry_id), None)
         return _contradiction_actions(ls, project, entry_id, line, position.character, diagnostic) or None
+    in_repository = ls.memory.shared.for_project(project) is not None
     if kind == "approach":
         approach = ls.memory.graveyard.get(entry_id)
         name = approach.display_name
-        return [code_action(f"Reinstate '{name}' (it works now)", "cenotaph.reinstate",
-                            {"name": approach.name, "project": approach.project}),
-                code_action(f"Show why '{name}' was abandoned", "cenotaph.showWhy", {"approachId": approach.id})]
+        why = code_action(f"Show why '{name}' was abandoned", "cenotaph.showWhy", {"approachId": approach.id})
+        if source_of(approach) == "repo":
+            return [why, code_action(f"Stop sharing '{name}' with the team", "cenotaph.unshare",
+                                     {"path": approach.path, "project": project})]  # type: ignore[attr-defined]
+        actions = [code_action(f"Reinstate '{name}' (it works now)", "cenotaph.reinstate",
+                               {"name": approach.name, "project": approach.project}), why]
+        shared = any(source_of(a) == "repo" and a.name == approach.name for a in ls.memory.graveyard.in_scope(project))
+        if in_repository and not shared:
+            actions.append(code_action(f"Share '{name}' with the team", "cenotaph.share",
+                                       {"name": approach.name, "project": project}))
+        return actions
     if kind == "memory":
         argument = {"memoryId": entry_id}
-        return [code_action(f"Reinstate memory #{entry_id}", "cenotaph.reinstateMemory", argument),
-                code_action(f"Archive memory #{entry_id}", "cenotaph.archive", argument),
-                code_action(f"Confirm memory #{entry_id}", "cenotaph.setTrust", {**argument, "trust": "confirmed"}),
-                code_action(f"Refute memory #{entry_id}", "cenotaph.setTrust", {**argument, "trust": "refuted"})]
+        actions = [code_action(f"Reinstate memory #{entry_id}", "cenotaph.reinstateMemory", argument),
+                   code_action(f"Archive memory #{entry_id}", "cenotaph.archive", argument),
+                   code_action(f"Confirm memory #{entry_id}", "cenotaph.setTrust", {**argument, "trust": "confirmed"}),
+                   code_action(f"Refute memory #{entry_id}", "cenotaph.setTrust", {**argument, "trust": "refuted"})]
+        if in_repository:
+            actions.append(code_action(f"Share memory #{entry_id} with the team", "cenotaph.share",
+                                       {**argument, "project": project}))
+        return actions
     argument = {"proposalId": entry_id}
     if kind == "candidate":
         return _candidate_actions(ls, project, entry_id)

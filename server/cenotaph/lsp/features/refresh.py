@@ -1,6 +1,7 @@
 """Live refresh: another process's write (the CLI, `cenotaph mcp`, another editor window) moves
-the event log's head; one `MAX(seq)` query every quarter second notices, and only then are the
-open documents and ledgers brought up to date."""
+the event log's head, and a `git pull` or a branch switch changes a repository's `.cenotaph/`
+files; one `MAX(seq)` query and a stat of the shared folders' files every quarter second notice,
+and only then are the open documents and ledgers brought up to date."""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ async def watch(ls: CenotaphServer, interval: float = POLL_SECONDS) -> None:
     while True:
         await asyncio.sleep(interval)
         try:
-            if ls.memory.change_seq() != ls.seen_seq:
-                ls.store_changed()
+            ls.refresh_if_changed()
         except Exception:  # noqa: BLE001 - a failed round must not end the watch
             log.exception("live refresh")

@@ -77,6 +77,8 @@ class ToolEnv:
         """Run domain calls; a domain error becomes an error result that names its field."""
         with self._lock:
             try:
+                # A `git pull` or a branch switch may have changed the repository's shared folder.
+                self.memory.shared.refresh()
                 yield self.memory
             except CenotaphError as exc:
                 raise ToolError(str(exc)) from None

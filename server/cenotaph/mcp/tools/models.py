@@ -15,7 +15,9 @@ from cenotaph.memory.models import (
     MemoryHistory,
     RecallResponse,
     RememberResult,
+    ShareResult,
 )
+from cenotaph.memory.shared import source_of
 from cenotaph.store.records import EventRow, MemoryRow, ProposalRow, SuppressionRow
 
 BRIEF_CHARS = 280
@@ -230,13 +232,14 @@ class RecallItem(_FromRow):
     reinstate_hint_matched: bool = False
     valid_from: str | None = None
     recorded_at: str | None = None
-    source: str | None = None  # memories: human, agent or import
+    source: str | None = None  # memories: human, agent, import or repo (shared in the repository)
     actor: str | None = None  # memories: who wrote it (e.g. vscode, mcp:claude-code)
     location: LocationView | None = None  # documents: file and lines
     name: str | None = None
     reason: str | None = None
     effort: int | None = None
     ecosystem: str | None = None
+    shared_path: str | None = None  # source `repo`: its file in the repository's `.cenotaph/` folder
 
 
 class RecallOutput(_FromRow):
@@ -254,9 +257,21 @@ class RecallOutput(_FromRow):
 # --- the graveyard -------------------------------------------------------------------------------
 
 
+class AlsoAbandoned(BaseModel):
+    """Another record that abandons the same name here or everywhere, with its own reason."""
+
+    source: Literal["store", "repo"]
+    project: str
+    reason: str
+    effort: int | None = None
+    by: str
+
+
 class ApproachVerdict(BaseModel):
     """`abandoned`: do not suggest it (see reason); `reinstated`: it was abandoned once and
-    brought back; `clear`: nothing recorded. `scope` says where the record applies."""
+    brought back; `clear`: nothing recorded. `scope` says where the record applies; `source`
+    `repo`: the team shared it in the repository (`shared_by`, `shared_path`); `also`: the
+    other records that abandon it, each with its reason."""
 
     name: str
     key: str
@@ -270,12 +285,20 @@ class ApproachVerdict(BaseModel):
     memory_id: int | None = None
     status_reason: str | None = None
     diagnostic_suppressed: bool = False
+    source: Literal["store", "repo"] | None = None
+    shared_by: str | None = None
+    shared_path: str | None = None
+    also: list[AlsoAbandoned] = []
 
     @classmethod
     def of(cls, check: ApproachCheck) -> ApproachVerdict:
         a = check.approach
+        shared = a is not None and source_of(a) == "repo"
         return cls(name=check.name, key=check.key, status=check.status, scope=check.scope,
-                   diagnostic_suppressed=check.diagnostic_suppressed,
+                   diagnostic_suppressed=check.diagnostic_suppressed, source=check.source,
+                   shared_by=a.actor if shared else None, shared_path=getattr(a, "path", None) if shared else None,
+                   also=[AlsoAbandoned(source=source_of(o), project=o.project, reason=o.reason, effort=o.effort,
+                                       by=o.actor) for o in check.also],
                    **({} if a is None else dict(reason=a.reason, effort=a.effort, ecosystem=a.ecosystem,
                                                project=a.project, approach_id=a.id, memory_id=a.memory_id,
                                                status_reason=a.status_reason)))
@@ -294,6 +317,22 @@ class AbandonOutcome(BaseModel):
 class ExperienceOutcome(BaseModel):
     id: int
     abandoned: list[AbandonOutcome]
+
+
+class ShareOutcome(BaseModel):
+    """`proposed`: waiting for a person to accept it (writing into the repository is a person's
+    act); `applied`: the file `path` in the repository's `.cenotaph/` folder was written or removed."""
+
+    status: Literal["applied", "proposed"]
+    proposal: ProposalView | None = None
+    path: str | None = None
+    changed: bool | None = None
+
+    @classmethod
+    def of(cls, result: ShareResult | ProposalRow) -> ShareOutcome:
+        if isinstance(result, ProposalRow):
+            return cls(status="proposed", proposal=ProposalView.model_validate(result))
+        return cls(status="applied", path=result.path, changed=result.changed)
 
 
 # --- contradictions ------------------------------------------------------------------------------
