@@ -200,11 +200,14 @@ def _plan(old: list[ChunkRow], hashes: dict[int, str], new: list[chunks.Chunk]) 
 def _ingest_file(ctx: Context, actor: Actor, project: str, root: Path, rel: str, report: IngestReport) -> None:
     path = Path(rel) if Path(rel).is_absolute() else root / rel
     text = path.read_bytes().decode("utf-8", "replace")
-    new = [c for c in chunks.split(text, chunks.format_of(rel)) if c.text.strip() and _no_secret(rel, c, report)]
+    new = [c for c in chunks.split(text, chunks.format_of(rel)) if c.text.strip()]
     with ctx.store.read() as conn:
         old = documents.of_path(conn, project, rel)
         rows = {r.memory_id: memories.current(conn, r.memory_id) for r in old}
     plan = _plan(old, {mid: row.content_hash for mid, row in rows.items() if row is not None}, new)
+    # Only text not stored yet is screened: an unchanged chunk was screened when it went in.
+    plan.changed = [entry for entry in plan.changed if _no_secret(rel, entry[1], report)]
+    plan.added = [entry for entry in plan.added if _no_secret(rel, entry[0], report)]
     report.files += 1
     if not plan.changed and not plan.added and not plan.gone:
         report.files_unchanged += 1
