@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import os
@@ -91,7 +92,7 @@ def cmd_remember(args: argparse.Namespace, memory) -> None:
     shared = _share_after(args, memory, [result.id])
     lines = [f"remembered #{result.id}"]
     lines += [f"warning: contradicts #{w.other_id}: {w.explanation}" for w in result.contradictions]
-    _emit(args, {**_to_jsonable(result), "shared": shared} if shared else result,
+    _emit(args, {**as_json(result), "shared": shared} if shared else result,
           "\n".join(lines + _shared_lines(shared)))
 
 
@@ -133,7 +134,7 @@ def cmd_abandon(args: argparse.Namespace, memory) -> None:
         text += f"\nmemories that mention {a.name} are now kept out of recall (effort {a.effort}/5); " \
                 f"lift with `cenotaph unsuppress {a.name} --kind recall --reason …`"
     shared = _share_after(args, memory, [a.name])
-    _emit(args, {**_to_jsonable(result), "shared": shared} if shared else result,
+    _emit(args, {**as_json(result), "shared": shared} if shared else result,
           "\n".join([text, *_shared_lines(shared)]))
 
 
@@ -161,7 +162,7 @@ def cmd_experience(args: argparse.Namespace, memory) -> None:
     lines = [f"recorded experience #{result.id}"]
     lines += [f"abandoned {r.approach.display_name}: {r.approach.reason}" for r in result.abandoned]
     shared = _share_after(args, memory, [result.id, *(r.approach.name for r in result.abandoned)])
-    _emit(args, {**_to_jsonable(result), "shared": shared} if shared else result,
+    _emit(args, {**as_json(result), "shared": shared} if shared else result,
           "\n".join(lines + _shared_lines(shared)))
 
 

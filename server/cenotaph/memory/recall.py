@@ -31,7 +31,7 @@ from cenotaph.memory.graveyard import Graveyard, spelling_pattern
 from cenotaph.memory.models import Actor, Location, RecallResponse, RecallResult, ScoreComponents
 from cenotaph.memory.remember import SITTING_MINUTES
 from cenotaph.memory.shared import is_shared_id, source_of
-from cenotaph.nlp import dates, names
+from cenotaph.nlp import dates
 from cenotaph.nlp.analysis import query_stop_words
 from cenotaph.store import documents, memories, recall_log, transitions, vectors
 from cenotaph.store.memories import Scope
