@@ -26,7 +26,7 @@ passed=0 failed=0 status=0
 for test in test_plugin test_lsp test_compile; do
   echo "== $test"
   out="$tmp/$test.out"
-  timeout 150 "$nvim" --clean --headless -l "$here/$test.lua" 2>&1 | tee "$out"
+  timeout 400 "$nvim" --clean --headless -l "$here/$test.lua" 2>&1 | tee "$out"
   code=${PIPESTATUS[0]}
   summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out" | tail -1)
   if [[ -z "$summary" ]]; then

@@ -26,6 +26,8 @@ export interface RecallResult {
   reason?: string | null;
   effort?: number | null;
   ecosystem?: string | null;
+  /** Documents (`cenotaph ingest`): the file, relative to the repository root, and its lines. */
+  location?: { path: string; start_line: number; end_line: number } | null;
 }
 
 export interface RecallResponse {
@@ -82,7 +84,7 @@ export function recallPicks(response: RecallResponse): RecallPick[] {
     return {
       label: `${result.disputed ? '$(warning) ' : ''}${clip(result.content, 90)}`,
       description: `#${result.id} · ${flags.join(' · ')}`,
-      detail: clip(result.content, 200),
+      detail: (result.location ? `${result.location.path}:${result.location.start_line} · ` : '') + clip(result.content, 200),
       result,
     };
   });

@@ -26,6 +26,7 @@ local M = {}
 ---@field reason? string
 ---@field effort? integer
 ---@field ecosystem? string
+---@field location? { path: string, start_line: integer, end_line: integer } documents: file and lines
 
 ---@param text string
 local function flat(text)
@@ -45,7 +46,8 @@ function M.format(r)
   if r.disputed then
     table.insert(flags, 'DISPUTED')
   end
-  return ('#%d [%s %.3f; %s] %s'):format(r.id, r.lane, r.score, table.concat(flags, ', '), flat(r.content))
+  local where = type(r.location) == 'table' and ('%s:%d '):format(r.location.path, r.location.start_line) or ''
+  return ('%s#%d [%s %.3f; %s] %s'):format(where, r.id, r.lane, r.score, table.concat(flags, ', '), flat(r.content))
 end
 
 --- The scratch buffer of one result.
@@ -121,7 +123,11 @@ function M.recall(query, opts)
     else
       local select_opts = { prompt = 'Cenotaph recall: ' .. query, kind = 'cenotaph.recall', format_item = M.format }
       vim.ui.select(results, select_opts, function(choice)
-        if choice then
+        local client = choice and type(choice.location) == 'table' and client_mod.get(ui.buffer(opts.bufnr))
+        if client then
+          -- A document's chunk: the server opens its file at the lines (window/showDocument).
+          require('cenotaph.commands').execute(client, 'cenotaph.showLocation', { memoryId = choice.id })
+        elseif choice then
           M.show(choice)
         end
       end)
