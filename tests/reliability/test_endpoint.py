@@ -33,7 +33,7 @@ def _dead_pid() -> int:
     return int(gone.stdout)
 
 
-async def test_the_endpoint_lets_in_only_the_token_holder_on_this_machine(serve, cli_env, tmp_path, capfd):
+async def test_the_endpoint_lets_in_only_the_token_holder_on_this_machine(serve, cli_env, tmp_path, capfd, db_path):
     cli_env["CENOTAPH_LOG"] = "DEBUG"  # the most the server ever logs
     folder = project_folder(tmp_path, "app", PROJECT)
     endpoints = Path(cli_env["XDG_STATE_HOME"]) / "cenotaph" / "endpoints"
@@ -94,7 +94,7 @@ async def test_the_endpoint_lets_in_only_the_token_holder_on_this_machine(serve,
     assert len(mine) == 1 and not stale.exists() and live.exists()
     assert stat.S_IMODE(mine[0].stat().st_mode) == 0o600
     assert stat.S_IMODE(endpoints.stat().st_mode) == 0o700
-    assert json.loads(mine[0].read_text()) == {"url": url, "token": token, "project": PROJECT}
+    assert json.loads(mine[0].read_text()) == {"url": url, "token": token, "project": PROJECT, "store": str(db_path)}
 
     await asyncio.sleep(0.3)  # the server's stderr reaches this process line by line
     logged = capfd.readouterr().err

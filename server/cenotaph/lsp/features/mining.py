@@ -15,7 +15,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from cenotaph.lsp.features import ledger
-from cenotaph.memory.errors import CenotaphError
+from cenotaph.memory.errors import CenotaphError, InvalidInput, Unavailable
 
 if TYPE_CHECKING:
     from cenotaph.lsp.server import CenotaphServer
@@ -46,9 +46,13 @@ def mine_history(ls: CenotaphServer, folder: Path, project: str) -> MineSummary:
 
     parts, proposed = [], 0
     if repository_root(folder) is not None:
-        history = ls.memory.mine_git(ls.actor, str(folder), project=project)
-        proposed += len(history.proposals.proposed)
-        parts.append(f"read {history.history.commits_read} commits touching manifests")
+        try:
+            history = ls.memory.mine_git(ls.actor, str(folder), project=project)
+        except (InvalidInput, Unavailable) as exc:  # not a git repository, or no git: no history to read
+            log.info("no git history mined in %s: %s", folder, exc)
+        else:
+            proposed += len(history.proposals.proposed)
+            parts.append(f"read {history.history.commits_read} commits touching manifests")
     report = ls.memory.mine_transcripts(ls.actor, project, folder, claude_dir=paths.claude_home(),
                                         codex_dir=paths.codex_home())
     proposed += len(report.proposals.proposed)
