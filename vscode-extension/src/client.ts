@@ -279,6 +279,8 @@ export class CenotaphClient implements vscode.Disposable {
   async recall(params: RecallParams): Promise<RecallResponse> {
     if (!this.running) throw new Error('the language server is not running');
     return checkRecall(await this.client!.sendRequest(RECALL_REQUEST, params), RECALL_REQUEST);
+  }
+
   /** A custom request of shared_schema/ (e.g. `cenotaph/compile`). */
   async request<T>(method: string, params: unknown): Promise<T> {
     if (!this.running) throw new Error('the language server is not running');

@@ -41,6 +41,9 @@ SERVER_GONE = -32603  # JSON-RPC internal error
 CONNECT_TIMEOUT_SECONDS = 5
 REPLAY_TIMEOUT_SECONDS = 60  # loading the stack is part of it
 
+# The SDK's own servers write compact JSON lines: a relayed session reads the same.
+_COMPACT = (",", ":")
+
 
 class UpstreamGone(Exception):
     """The server stopped answering. `delivered`: the message may have reached it;
@@ -129,7 +132,7 @@ class HttpUpstream:
             raise UpstreamGone(f"cannot connect: {exc}", delivered=False) from None
         try:
             try:
-                connection.request("POST", self._path, body=json.dumps(message).encode(), headers=self._headers(message))
+                connection.request("POST", self._path, body=json.dumps(message, separators=_COMPACT).encode(), headers=self._headers(message))
             except OSError as exc:
                 raise UpstreamGone(f"cannot send: {exc}", delivered=False) from None
             try:
@@ -270,7 +273,7 @@ class LocalUpstream:
     def send(self, message: Message, emit: Emit) -> None:
         if not self._dead:
             try:
-                os.write(self._to_server, json.dumps(message).encode() + b"\n")
+                os.write(self._to_server, json.dumps(message, separators=_COMPACT).encode() + b"\n")
                 return
             except OSError:
                 self._dead = True
@@ -316,7 +319,7 @@ class Bridge:
         return HttpUpstream(endpoint, notify=self.emit, lost=self._move)
 
     def emit(self, message: Message) -> None:
-        data = json.dumps(message, ensure_ascii=False).encode() + b"\n"
+        data = json.dumps(message, ensure_ascii=False, separators=_COMPACT).encode() + b"\n"
         with self._out_lock:
             self._out.write(data)
             self._out.flush()
