@@ -117,15 +117,20 @@ def apply(ls: CenotaphServer, raw: Any) -> None:
 
 def register(server: CenotaphServer) -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def did_change_configuration(ls: CenotaphServer, params: types.DidChangeConfigurationParams) -> None:
-        raw = params.settings
-        if not _names_ours(raw):
-            # The pull model: the notification only says that something changed.
-            capabilities = ls.client_capabilities.workspace
-            if not (capabilities and capabilities.configuration):
-                return
-            answer = await ls.workspace_configuration_async(
-                types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)]))
-            raw = answer[0] if answer else None
-        apply(ls, raw)
-        ls.republish_all()
+    def did_change_configuration(ls: CenotaphServer, params: types.DidChangeConfigurationParams) -> None:
+        # Applied before the next message is handled: a save right after a settings change sees it.
+        if _names_ours(params.settings):
+            apply(ls, params.settings)
+            ls.republish_all()
+            return
+        # The pull model: the notification only says that something changed.
+        capabilities = ls.client_capabilities.workspace
+        if capabilities and capabilities.configuration:
+            ls.spawn(_pull(ls))
+
+
+async def _pull(ls: CenotaphServer) -> None:
+    answer = await ls.workspace_configuration_async(
+        types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)]))
+    apply(ls, answer[0] if answer else None)
+    ls.republish_all()
