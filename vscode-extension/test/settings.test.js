@@ -21,9 +21,10 @@ test('every server setting in the schema is contributed with its default, enum a
         const c = contributed[`cenotaph.${key}.${sub}`];
         assert.ok(c, `cenotaph.${key}.${sub} is contributed`);
         const resolved = subNode.$ref ? defs[subNode.$ref.replace('#/$defs/', '')] : subNode;
-        assert.equal(c.default, subNode.default);
+        assert.deepEqual(c.default, subNode.default);
         assert.deepEqual(c.enum, resolved.enum);
         assert.equal(c.type, resolved.type ?? 'string');
+        for (const bound of ['minimum', 'maximum']) assert.equal(c[bound], resolved[bound]);
       }
     } else {
       const c = contributed[`cenotaph.${key}`];
