@@ -553,7 +553,7 @@ def cmd_maintain(args: argparse.Namespace, memory) -> None:
 def cmd_mine_transcripts(args: argparse.Namespace, memory) -> None:
     from cenotaph import paths
 
-    root = project_resolution.repository_root(Path.cwd()) or Path.cwd()
+    root = _repository_root()
     claude_dir = Path(args.claude_dir) if args.claude_dir else paths.claude_home()
     codex_dir = Path(args.codex_dir) if args.codex_dir else paths.codex_home()
     report = memory.mine_transcripts(CLI_ACTOR, _project(args), root, claude_dir=claude_dir, codex_dir=codex_dir)
@@ -668,7 +668,7 @@ def _trust_time_audit_commands(command: Callable[..., argparse.ArgumentParser]) 
 
 
 def cmd_ingest(args: argparse.Namespace, memory) -> None:
-    root = project_resolution.repository_root(Path.cwd()) or Path.cwd()
+    root = _repository_root()
     r = memory.ingest(CLI_ACTOR, args.paths, project=_project(args), root=root)
     lines = [f"{r.files} file(s) read, {r.files_unchanged} unchanged: {r.chunks_added} chunk(s) added, "
              f"{r.chunks_updated} updated, {r.chunks_unchanged} unchanged, {r.chunks_archived} archived"]
@@ -713,7 +713,7 @@ def cmd_feed(args: argparse.Namespace, memory) -> None:
         if any(p.error for p in report.feeds):
             raise CommandFailed
     else:
-        root = project_resolution.repository_root(Path.cwd()) or Path.cwd()
+        root = _repository_root()
         from cenotaph.memory.feeds import suggest
 
         found = suggest(root)

@@ -19,12 +19,13 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import Context, content_hash
 from cenotaph.memory.errors import InvalidInput, Unavailable
 from cenotaph.memory.lifecycle import apply as change_state
-from cenotaph.memory.models import Actor
+from cenotaph.memory.models import Actor, Location
 from cenotaph.memory.remember import new_row
 from cenotaph.memory.timeline import new_version
 from cenotaph.nlp import chunks
@@ -90,7 +91,8 @@ def ingest(ctx: Context, actor: Actor, paths: Iterable[str], *, project: str, ro
             for rel in found:
                 _ingest_file(ctx, actor, project, root, rel, report)
             # A file ingested before from this folder and gone from it now: all its chunks go.
-            for rel in sorted(p for p in known if p.startswith(prefix) and p not in set(found)):
+            listed = set(found)
+            for rel in sorted(p for p in known if p.startswith(prefix) and p not in listed):
                 if not (root / rel).is_file():
                     _remove_file(ctx, actor, project, rel, report)
         elif target.is_file():
@@ -104,6 +106,12 @@ def ingest(ctx: Context, actor: Actor, paths: Iterable[str], *, project: str, ro
             else:
                 report.missing.append(raw)
     return report
+
+
+def locations(conn: Any, memory_ids: Iterable[int]) -> dict[int, Location]:
+    """Where each of `memory_ids` that is a document chunk lies."""
+    return {memory_id: Location(row.path, row.start_line, row.end_line)
+            for memory_id, row in documents.locations(conn, list(memory_ids)).items()}
 
 
 def _relative(path: Path, root: Path) -> str:

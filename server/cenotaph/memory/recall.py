@@ -27,13 +27,14 @@ from datetime import date, datetime, timedelta
 
 from cenotaph.memory import validate
 from cenotaph.memory.context import TIME_FORMAT, Context, parse_time
+from cenotaph.memory import documents
 from cenotaph.memory.graveyard import Graveyard, spelling_pattern
-from cenotaph.memory.models import Actor, Location, RecallResponse, RecallResult, ScoreComponents
+from cenotaph.memory.models import Actor, RecallResponse, RecallResult, ScoreComponents
 from cenotaph.memory.remember import SITTING_MINUTES
 from cenotaph.memory.shared import is_shared_id, source_of
 from cenotaph.nlp import dates
 from cenotaph.nlp.analysis import query_stop_words
-from cenotaph.store import documents, memories, recall_log, transitions, vectors
+from cenotaph.store import memories, recall_log, transitions, vectors
 from cenotaph.store.memories import Scope
 from cenotaph.store.records import MemoryRow
 
@@ -236,8 +237,7 @@ class Recaller:
         with self.ctx.store.read() as conn:
             where = documents.locations(conn, chunk_ids)
         for r in results:
-            if r.id in where:
-                r.location = Location(where[r.id].path, where[r.id].start_line, where[r.id].end_line)
+            r.location = where.get(r.id, r.location)
 
     # --- the graveyard fast path -----------------------------------------------------------------
 

@@ -26,7 +26,7 @@ from cenotaph.memory.shared import FolderState, SharedFolders
 from cenotaph.memory.recall import Recaller
 from cenotaph.memory.remember import remember
 from cenotaph.memory.why import why
-from cenotaph.store import documents as store_documents, events, memories, vectors
+from cenotaph.store import events, memories, vectors
 from cenotaph.store.memories import Scope
 from cenotaph.store.records import EventRow, MemoryRow, ProposalRow, SuppressionRow
 
@@ -147,8 +147,7 @@ class Memory:
         """Where a document memory lies in its file; None for any other memory."""
         memory_id = validate.integer(memory_id, "memory_id", low=1, high=2**62)
         with self.ctx.store.read() as conn:
-            found = store_documents.locations(conn, [memory_id]).get(memory_id)
-        return None if found is None else Location(found.path, found.start_line, found.end_line)
+            return documents.locations(conn, [memory_id]).get(memory_id)
 
     def _vocabulary(self) -> frozenset[str]:
         """Names entity extraction must recognise: the graveyard's, and every recall-suppressed one
