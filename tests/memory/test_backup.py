@@ -15,6 +15,7 @@ from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Conflict, InvalidInput
 from cenotaph.memory.service import Memory
 from cenotaph.store.connect import open_connection
+from cenotaph.store import blessings
 from cenotaph.store.db import Store
 from tests.conftest import HUMAN
 
@@ -74,6 +75,22 @@ def test_restore_into_an_empty_store_brings_everything_back(memory, fresh, tmp_p
     again = target.restore(HUMAN, backup.path)
     assert (again.memories_added, again.memories_updated, again.suppressions) == (0, 0, 0)
     assert counts(target)[0] == before[0]
+
+
+def test_blessings_come_back_with_their_memories_but_not_with_forgotten_ones(memory, fresh, tmp_path):
+    kept = memory.remember(HUMAN, "Run migrations before the workers start, or they crash on boot", project=P)
+    gone = memory.remember(HUMAN, "The nightly export writes to the shared drive", project=P)
+    memory.bless(HUMAN, kept.id, reason="bit us twice")
+    memory.bless(HUMAN, gone.id, reason="worth knowing")
+    memory.forget(HUMAN, gone.id, reason="the export is gone", confirm=True)
+    backup = memory.backup(HUMAN, str(tmp_path / "cenotaph.bak"))
+    target = fresh()
+    report = target.restore(HUMAN, backup.path)
+    assert report.blessings == 1
+    rows = blessings.all_rows(target.ctx.store.conn)
+    assert [(r.memory_id, r.reason, r.actor) for r in rows] == [(kept.id, "bit us twice", HUMAN.name)]
+    assert target.restore(HUMAN, backup.path).blessings == 0
+    assert target.audit_verify().ok
 
 
 def test_forgotten_after_the_backup_stays_forgotten_after_restore(memory, fresh, tmp_path):
@@ -173,7 +190,7 @@ def test_refusals_change_nothing(memory, tmp_path):
 WRITER = textwrap.dedent("""
     import sys
     from cenotaph.store import events
-    from cenotaph.store.db import Store
+from cenotaph.store.db import Store
     store = Store(sys.argv[1])
     for i in range(int(sys.argv[2])):
         with store.write() as conn:

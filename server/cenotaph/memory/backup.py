@@ -1,7 +1,7 @@
 """Backup (SQLite's online backup API) and restore. Restore merges: per memory, newer versions
 and later transitions win; it never brings back a forgotten memory (tombstones are final, from
 either side) nor a lifted suppression; human verdicts (aliases, suppressions, dismissals, rejected
-candidates) are united. A file that is not a Cenotaph store, or one from a newer schema, is refused before
+candidates, blessings) are united. A file that is not a Cenotaph store, or one from a newer schema, is refused before
 anything changes."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from cenotaph.memory import lifecycle, validate
 from cenotaph.memory.context import Context, content_hash
 from cenotaph.memory.errors import Conflict, InvalidInput, NotFound
 from cenotaph.memory.models import Actor, BackupReport, RestoreReport
-from cenotaph.store import approaches, contradictions, events, health, memories, migrations, mining, suppressions, transitions, vectors
+from cenotaph.store import approaches, blessings, contradictions, events, health, memories, migrations, mining, suppressions, transitions, vectors
 from cenotaph.store import backup as files
 from cenotaph.store.connect import binding, open_connection
 from cenotaph.store.records import MemoryRow
@@ -133,6 +133,7 @@ class _Merge:
             self.report.candidate_dismissals += mining.keep_dismissal(self.tx, *row)
         self._approaches()
         self._suppressions()
+        self._blessings()
 
     def _event(self, target: str, project: str, after: dict[str, Any]) -> None:
         """One event per restored record: the audit trail, and how other processes (and the
@@ -272,6 +273,18 @@ class _Merge:
                 continue
             self.report.approaches += 1
             self._event(f"approach:{approach_id}", theirs.project, {"name": theirs.name, "status": theirs.status})
+
+    def _blessings(self) -> None:
+        """A person's blessing comes back with its memory; the first blessing stands."""
+        for theirs in blessings.all_rows(self.src):
+            memory_id = self.ids.get(theirs.memory_id)
+            current = memories.current(self.tx, memory_id) if memory_id is not None else None
+            if current is None or current.state == "deleted":
+                continue
+            if blessings.add(self.tx, memory_id=memory_id, project=theirs.project, reason=theirs.reason,
+                             actor=theirs.actor, at=theirs.at):
+                self.report.blessings += 1
+                self._event(f"memory:{memory_id}", theirs.project, {"blessed": True})
 
     def _suppressions(self) -> None:
         """A suppression the backup has and this store does not comes back, unless this store lifted

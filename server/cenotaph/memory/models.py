@@ -269,6 +269,7 @@ class RestoreReport:
     dismissals: int = 0
     contradictions: int = 0
     candidate_dismissals: int = 0  # mined candidates a person rejected
+    blessings: int = 0
 
 
 def as_json(value: Any) -> Any:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from cenotaph.store.records import BlessingRow
+
 
 def add(conn: Any, *, memory_id: int, project: str, reason: str | None, actor: str, at: str) -> bool:
     """Bless `memory_id`; False when it was blessed already (the first blessing stands)."""
@@ -21,3 +23,8 @@ def blessed_among(conn: Any, memory_ids: Iterable[int]) -> set[int]:
         return set()
     found = conn.execute(f"SELECT memory_id FROM blessings WHERE memory_id IN ({','.join('?' * len(ids))})", ids)
     return {r[0] for r in found}
+
+
+def all_rows(conn: Any) -> list[BlessingRow]:
+    return [BlessingRow(*r) for r in conn.execute(
+        "SELECT memory_id, project, reason, actor, at FROM blessings ORDER BY memory_id")]

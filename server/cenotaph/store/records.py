@@ -150,3 +150,12 @@ class TombstoneRow:
     reason: str
     actor: str
     at: str
+
+
+@dataclass(slots=True)
+class BlessingRow:
+    memory_id: int
+    project: str
+    reason: str | None
+    actor: str
+    at: str
