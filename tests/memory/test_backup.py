@@ -190,7 +190,7 @@ def test_refusals_change_nothing(memory, tmp_path):
 WRITER = textwrap.dedent("""
     import sys
     from cenotaph.store import events
-from cenotaph.store.db import Store
+    from cenotaph.store.db import Store
     store = Store(sys.argv[1])
     for i in range(int(sys.argv[2])):
         with store.write() as conn:
