@@ -78,11 +78,11 @@ def find(ctx: Context, project: str, *, older_than_days: int = DEFAULT_OLDER_THA
     at least COMPACT_SIMILARITY and no cluster outgrows MAX_CLUSTER (connected components of the
     similarity graph, bounded by refusing a join that would make one too large)."""
     project = validate.project(project)
-    valid_before = _cutoff(ctx, older_than_days)
+    valid_until = _cutoff(ctx, older_than_days)
     if not ctx.vectors_current():
         raise Unavailable("the vectors were built by another model: run `cenotaph reindex` first", field="model")
     with ctx.store.read() as conn:
-        rows = memories.compactable(conn, project, valid_before=valid_before, kinds=COMPACTABLE_KINDS)
+        rows = memories.compactable(conn, project, valid_until=valid_until, kinds=COMPACTABLE_KINDS)
         found = vectors.embeddings(conn, [r.id for r in rows])
     rows = [r for r in rows if r.id in found]
     if len(rows) < 2:
