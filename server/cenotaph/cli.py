@@ -307,7 +307,7 @@ def _outcome(result) -> str:
     if isinstance(result, CompileWrite):
         return "wrote " + ", ".join(f.path for f in result.files) + f" in {result.root}"
     if isinstance(result, CompactResult):
-        return (f"summary {_memory_line(result.summary)}; superseded " + ", ".join(f"#{i}" for i in result.superseded)
+        return (f"summary {_memory_line(result.summary)} — superseded " + ", ".join(f"#{i}" for i in result.superseded)
                 + f" (forget or refute #{result.summary.memory_id} to restore them)")
     return str(result)
 

@@ -23,7 +23,7 @@ from cenotaph.store import memories, summaries, vectors
 from cenotaph.store.records import MemoryRow, ProposalRow
 
 # Two memories are about the same thing, and may share a summary, at cosine ≥ 0.75 (on the stored
-# all-MiniLM-L6-v2 vectors). bench/compaction_threshold.py measured 24 same-subject pairs (one
+# all-MiniLM-L6-v2 vectors). bench/compaction.py measured 24 same-subject pairs (one
 # decision or fact said twice) at 0.804–0.943 and 24 pairs of different subjects of one project
 # (many sharing a library or a word) at 0.064–0.665: 0.75 sits in the middle of that gap, rounded
 # (figures in docs/benchmarks.md, "Compaction threshold"). It lies between the store's two other
@@ -39,7 +39,7 @@ DEFAULT_OLDER_THAN_DAYS = 30
 COMPACTABLE_KINDS = KINDS
 ACTION = "compact"  # the proposal an agent's summary becomes
 SUMMARY_TAG = "summary"
-_BLOCK = 1024  # rows of the similarity matrix computed at once
+_BLOCK_CELLS = 2**24  # similarities computed at once (64 MB of float32), whatever the number of rows
 
 
 @dataclass(slots=True)
@@ -108,17 +108,24 @@ def _components(matrix: np.ndarray) -> list[list[int]]:
     first, each at most MAX_CLUSTER. Each row keeps its MAX_CLUSTER strongest edges: a join beyond
     them could only be refused."""
     n = len(matrix)
-    edges: list[tuple[float, int, int]] = []
-    for start in range(0, n, _BLOCK):
-        sims = matrix[start:start + _BLOCK] @ matrix.T
-        for offset, row in enumerate(sims):
-            i = start + offset
-            row[: i + 1] = -1.0  # each pair once, never with itself
-            strong = np.flatnonzero(row >= COMPACT_SIMILARITY)
-            if len(strong) > MAX_CLUSTER:
-                strong = strong[np.argsort(-row[strong], kind="stable")[:MAX_CLUSTER]]
-            edges.extend((float(row[j]), i, int(j)) for j in strong)
-    edges.sort(key=lambda e: (-e[0], e[1], e[2]))
+    block = max(1, _BLOCK_CELLS // n)
+    sims_found, lefts, rights = [], [], []
+    for start in range(0, n, block):
+        sims = matrix[start:start + block] @ matrix.T
+        rows, cols = np.nonzero(sims >= COMPACT_SIMILARITY)
+        ahead = cols > rows + start  # each pair once, never with itself
+        rows, cols = rows[ahead], cols[ahead]
+        values = sims[rows, cols]
+        order = np.lexsort((cols, -values, rows))  # by row, strongest first
+        rows, cols, values = rows[order], cols[order], values[order]
+        rank = np.arange(len(rows)) - np.searchsorted(rows, rows, side="left")
+        kept = rank < MAX_CLUSTER
+        sims_found.append(values[kept])
+        lefts.append(rows[kept] + start)
+        rights.append(cols[kept])
+    values, left, right = (np.concatenate(parts) for parts in (sims_found, lefts, rights))
+    order = np.lexsort((right, left, -values))  # strongest first; ties in index order
+    edges = zip(left[order].tolist(), right[order].tolist())
     parent = list(range(n))
     size = [1] * n
 
@@ -128,7 +135,7 @@ def _components(matrix: np.ndarray) -> list[list[int]]:
             i = parent[i]
         return i
 
-    for _, a, b in edges:
+    for a, b in edges:
         ra, rb = root(a), root(b)
         if ra != rb and size[ra] + size[rb] <= MAX_CLUSTER:
             parent[rb] = ra

@@ -1,20 +1,41 @@
-"""Where compaction's cosine threshold (memory/compaction.py: COMPACT_SIMILARITY) comes from.
+"""Compaction: where its cosine threshold (memory/compaction.py: COMPACT_SIMILARITY) comes from,
+and how long `cenotaph compact` takes to find clusters.
 
+Threshold.
 Two labelled sets of memory pairs, as a project's memory holds them: SAME (one subject said twice:
 a restatement, a follow-up, a detail added later; what one summary should stand for) and
 DIFFERENT (two subjects of the same project, often sharing words or a library: what must never
 share a summary). Each pair is embedded with the model the store uses; the script prints both
 distributions and, for each candidate threshold, how many SAME pairs it would join (recall) and
-how many DIFFERENT pairs it would wrongly join. Usage: python bench/compaction_threshold.py
+how many DIFFERENT pairs it would wrongly join.
+
+Speed: `compact` (every memory a candidate, `--older-than 0`) on a copy of perf.py's cached store
+of 10,000 memories (the cache itself is never opened, so its schema stays as other checkouts need
+it), median and p95 over repeated runs. Usage: python bench/compaction.py [--size 10000] [--runs 5]
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
 
 import numpy as np
 
-from cenotaph.nlp.embedder import Embedder
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from perf import PROJECT, commit_measured, snapshot, stats  # noqa: E402
+
+from cenotaph import paths  # noqa: E402
+from cenotaph.memory.context import Context  # noqa: E402
+from cenotaph.memory.service import Memory  # noqa: E402
+from cenotaph.nlp.analysis import Analyzer  # noqa: E402
+from cenotaph.nlp.embedder import Embedder  # noqa: E402
+from cenotaph.store.db import Store  # noqa: E402
 
 SAME = [
     ("The CI runs on GitHub Actions with Python 3.11 and 3.12.",
@@ -125,7 +146,33 @@ def cosines(embedder: Embedder, pairs: list[tuple[str, str]]) -> list[float]:
     return [float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b))) for a, b in zip(left, right, strict=True)]
 
 
+def clustering_speed(embedder: Embedder, size: int, runs: int) -> None:
+    cached = paths.cache_dir().parent / "cenotaph-bench" / f"store-{size}.db"
+    if not cached.exists():
+        print(f"no cached store of {size} memories: run `python bench/perf.py --sizes {size}` first")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "store.db"
+        snapshot(cached, copy, readonly_source=True)
+        store = Store(copy)
+        memory = Memory(Context(store=store, embedder=embedder, analyzer=Analyzer()))
+        samples, clusters = [], []
+        for _ in range(runs):
+            start = time.perf_counter()
+            clusters = memory.compact_candidates(PROJECT, older_than_days=0)
+            samples.append((time.perf_counter() - start) * 1000)
+        store.close()
+    sizes = [len(c.member_ids) for c in clusters]
+    print(f"compact over {size} memories (commit {commit_measured()}, load average "
+          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}): {stats(samples)}; {len(clusters)} clusters, "
+          f"{sum(sizes)} memories in them, largest {max(sizes, default=0)}")
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
     embedder = Embedder()
     same, different = cosines(embedder, SAME), cosines(embedder, DIFFERENT)
     for name, values in (("same subject", same), ("different subjects", different)):
@@ -136,6 +183,7 @@ def main() -> None:
     for threshold in (0.70, 0.72, 0.75, 0.78, 0.80, 0.82, 0.85, 0.88, 0.90):
         print(f"  {threshold:.2f}     {sum(v >= threshold for v in same):2}/{len(same)}        "
               f"{sum(v >= threshold for v in different):2}/{len(different)}")
+    clustering_speed(embedder, args.size, args.runs)
 
 
 if __name__ == "__main__":
