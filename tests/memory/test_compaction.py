@@ -9,10 +9,12 @@ import numpy as np
 import pytest
 
 from cenotaph.memory import compaction
-from cenotaph.memory.context import format_time
+from cenotaph.memory.context import Context, format_time
 from cenotaph.memory.errors import Conflict, NotFound
 from cenotaph.memory.remember import CONTRADICTION_SIMILARITY, DUPLICATE_SIMILARITY
+from cenotaph.memory.service import Memory
 from cenotaph.store import events
+from cenotaph.store.db import Store
 from tests.conftest import AGENT, HUMAN
 
 P = "github.com/acme/app"
@@ -206,3 +208,24 @@ def test_an_agents_summary_of_a_changed_cluster_is_refused_at_acceptance(memory)
         memory.accept_proposal(HUMAN, proposal.id)
     assert refused.value.field == "cluster_id"
     assert memory.get(ids[1]).state == "active" and memory.proposals(P)[0].id == proposal.id
+
+
+def test_a_restored_backup_keeps_the_link_between_a_summary_and_its_sources(memory, tmp_path, embedder, analyzer):
+    ids = [old(memory, text) for text in DEPLOY]
+    summary_id = memory.compact_apply(HUMAN, P, one_cluster(memory).id, summary=SUMMARY).summary.memory_id
+    memory.backup(HUMAN, str(tmp_path / "backup.db"))
+    store = Store(tmp_path / "other.db")
+    try:
+        other = Memory(Context(store=store, embedder=embedder, analyzer=analyzer, clock=memory.ctx.clock))
+        other.remember(HUMAN, LOKI, project=P)  # memory #1 is taken here: the backup's ids move
+        other.restore(HUMAN, str(tmp_path / "backup.db"))
+        sources = [r.id for r in other.recall(HUMAN, SUMMARY, project=P, k=20).results if r.result_type == "memory"]
+        ours = other.history(next(i for i in sources if other.get(i).content == SUMMARY))
+        assert len(ours.summarises) == 3 and ours.memory_id != summary_id
+        assert [other.get(i).state for i in ours.summarises] == ["superseded"] * 3
+        other.forget(HUMAN, ours.memory_id, reason="undo", confirm=True)
+        assert [other.get(i).state for i in ours.summarises] == ["active"] * 3
+        assert sorted(other.get(i).content for i in ours.summarises) == sorted(DEPLOY)
+    finally:
+        store.close()
+    assert [memory.get(i).state for i in ids] == ["superseded"] * 3

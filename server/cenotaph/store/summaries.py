@@ -41,3 +41,22 @@ def sources_of(conn: Any, summary_id: int) -> list[int]:
     """Every source `summary_id` was applied to, restored or not."""
     return [r[0] for r in conn.execute(
         "SELECT source_id FROM summary_sources WHERE summary_id = ? ORDER BY source_id", (summary_id,))]
+
+
+_LINK_COLUMNS = "summary_id, source_id, project, cluster_id, previous_state, created_at, restored_at"
+
+
+def all_links(conn: Any) -> list[tuple]:
+    """Every link, as (summary_id, source_id, project, cluster_id, previous_state, created_at, restored_at)."""
+    return conn.execute(f"SELECT {_LINK_COLUMNS} FROM summary_sources ORDER BY summary_id, source_id").fetchall()
+
+
+def keep_link(conn: Any, link: Sequence[Any]) -> int:
+    """Add a link (a backup's) unless it is here already; a restoration the backup knows of is
+    kept too. Returns 1 if anything changed."""
+    changed = conn.execute(f"INSERT OR IGNORE INTO summary_sources ({_LINK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           list(link)).rowcount
+    if not changed and link[6] is not None:
+        changed = conn.execute("UPDATE summary_sources SET restored_at = ? WHERE summary_id = ? AND source_id = ? "
+                               "AND restored_at IS NULL", (link[6], link[0], link[1])).rowcount
+    return changed
