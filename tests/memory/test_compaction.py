@@ -7,7 +7,6 @@ import json
 
 import numpy as np
 import pytest
-
 from cenotaph.memory import compaction
 from cenotaph.memory.context import Context, format_time
 from cenotaph.memory.errors import Conflict, NotFound
@@ -15,6 +14,7 @@ from cenotaph.memory.remember import CONTRADICTION_SIMILARITY, DUPLICATE_SIMILAR
 from cenotaph.memory.service import Memory
 from cenotaph.store import events
 from cenotaph.store.db import Store
+
 from tests.conftest import AGENT, HUMAN
 
 P = "github.com/acme/app"
@@ -49,6 +49,10 @@ def _actions(memory, target):
 
 def test_the_threshold_lies_between_the_contradiction_and_duplicate_ones():
     assert CONTRADICTION_SIMILARITY < compaction.COMPACT_SIMILARITY < DUPLICATE_SIMILARITY
+
+
+def test_a_new_store_has_no_clusters(memory):
+    assert memory.compact_candidates(P) == []
 
 
 def test_similar_old_memories_cluster_and_a_dissimilar_or_recent_one_does_not(memory):

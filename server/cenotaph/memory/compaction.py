@@ -79,9 +79,11 @@ def find(ctx: Context, project: str, *, older_than_days: int = DEFAULT_OLDER_THA
     similarity graph, bounded by refusing a join that would make one too large)."""
     project = validate.project(project)
     valid_until = _cutoff(ctx, older_than_days)
-    if not ctx.vectors_current():
-        raise Unavailable("the vectors were built by another model: run `cenotaph reindex` first", field="model")
     with ctx.store.read() as conn:
+        if vectors.dimension(conn) is None:  # nothing was ever embedded: a new store
+            return []
+        if not ctx.vectors_current():
+            raise Unavailable("the vectors were built by another model: run `cenotaph reindex` first", field="model")
         rows = memories.compactable(conn, project, valid_until=valid_until, kinds=COMPACTABLE_KINDS)
         found = vectors.embeddings(conn, [r.id for r in rows])
     rows = [r for r in rows if r.id in found]
