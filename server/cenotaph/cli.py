@@ -457,6 +457,10 @@ def cmd_proposals(args: argparse.Namespace, memory) -> None:
     for p in rows:
         if p.action == "abandon":
             lines += _candidate_lines(p)
+        elif p.action == "compact":
+            lines.append(f"#{p.id} [{p.status}] {p.actor} proposes a summary of "
+                         + ", ".join(f"#{i}" for i in p.arguments["member_ids"]) + f": {p.reason}")
+            lines.append(f"    {p.arguments['summary']}")
         else:
             lines.append(f"#{p.id} [{p.status}] {p.actor} proposes {p.action} {p.target}: {p.reason}")
     _emit(args, {"proposals": rows}, "\n".join(lines) or f"no {args.status} proposals")

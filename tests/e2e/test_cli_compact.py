@@ -4,7 +4,12 @@ cluster, applying a summary keeps its sources out of recall until the summary is
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+from cenotaph.memory.context import Context
+from cenotaph.memory.service import Memory
+from cenotaph.store.db import Store
+from tests.conftest import AGENT
 from tests.e2e.test_cli_trust import js, run
 
 P = ("--project", "p")
@@ -45,3 +50,21 @@ def test_compact_apply_then_forget_the_summary(cli_env, tmp_path):
 
     run(cli_env, "forget", str(summary_id), "--reason", "too coarse", "--confirm", *P)
     assert {1, 2, 3} <= set(recalled(cli_env))
+
+
+def test_an_agents_summary_is_listed_with_its_text_and_accepted_from_the_command_line(cli_env, embedder, analyzer):
+    home = Path(cli_env["CENOTAPH_HOME"])
+    store = Store(home / "cenotaph.db")
+    try:
+        memory = Memory(Context(store=store, embedder=embedder, analyzer=analyzer))
+        for text in DEPLOY:
+            memory.remember(AGENT, text, project="p", valid_from="2025-06-01", force=True)
+        cluster = memory.compact_candidates("p")[0]
+        memory.compact_apply(AGENT, "p", cluster.id, summary="Releases go out every Tuesday.", reason="one rule")
+    finally:
+        store.close()
+    listing = run(cli_env, "proposals", *P).stdout
+    assert "mcp:test-agent proposes a summary of #1, #2, #3: one rule" in listing
+    assert "    Releases go out every Tuesday." in listing
+    accepted = js(cli_env, "accept", "1", *P)
+    assert accepted["superseded"] == [1, 2, 3] and accepted["summary"]["content"] == "Releases go out every Tuesday."
