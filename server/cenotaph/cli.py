@@ -289,6 +289,7 @@ def _memory_line(row) -> str:
 
 def _outcome(result) -> str:
     """One line for whatever a verb returned: the changed record, or the proposal it became."""
+    from cenotaph.memory.compaction import CompactResult
     from cenotaph.memory.compile import CompileWrite
     from cenotaph.store.records import MemoryRow, ProposalRow, SuppressionRow
 
@@ -305,6 +306,9 @@ def _outcome(result) -> str:
         return _contradiction_line(result)
     if isinstance(result, CompileWrite):
         return "wrote " + ", ".join(f.path for f in result.files) + f" in {result.root}"
+    if isinstance(result, CompactResult):
+        return (f"summary {_memory_line(result.summary)} — superseded " + ", ".join(f"#{i}" for i in result.superseded)
+                + f" (forget or refute #{result.summary.memory_id} to restore them)")
     return str(result)
 
 
@@ -403,6 +407,10 @@ def cmd_history(args: argparse.Namespace, memory) -> None:
         lines.append(f"  event #{e.seq} {e.at} {e.actor} {e.action}" + (f": {e.reason}" if e.reason else ""))
     if h.tombstone:
         lines.append(f"  forgotten {h.tombstone.at} by {h.tombstone.actor}: {h.tombstone.reason}")
+    if h.summarised_by is not None:
+        lines.append(f"  superseded: summary #{h.summarised_by} stands for it (forget or refute it to restore this)")
+    if h.summarises:
+        lines.append("  a summary of " + ", ".join(f"#{i}" for i in h.summarises))
     _emit(args, h, "\n".join(lines))
 
 
@@ -449,6 +457,10 @@ def cmd_proposals(args: argparse.Namespace, memory) -> None:
     for p in rows:
         if p.action == "abandon":
             lines += _candidate_lines(p)
+        elif p.action == "compact":
+            lines.append(f"#{p.id} [{p.status}] {p.actor} proposes a summary of "
+                         + ", ".join(f"#{i}" for i in p.arguments["member_ids"]) + f": {p.reason}")
+            lines.append(f"    {p.arguments['summary']}")
         else:
             lines.append(f"#{p.id} [{p.status}] {p.actor} proposes {p.action} {p.target}: {p.reason}")
     _emit(args, {"proposals": rows}, "\n".join(lines) or f"no {args.status} proposals")
@@ -733,6 +745,40 @@ def cmd_promote(args: argparse.Namespace, memory) -> None:
     _emit(args, row, f"promoted #{row.memory_id}: kept for good, {row.trust}")
 
 
+def _cluster_lines(cluster, *, full: bool = False) -> list[str]:
+    lines = [f"cluster {cluster.id}: {len(cluster.member_ids)} memories, cohesion {cluster.cohesion:.2f}"]
+    for row in cluster.members:
+        text = row.content if full or len(row.content) <= 100 else row.content[:99] + "…"
+        lines.append(f"  #{row.memory_id} [{row.kind}, valid from {row.valid_from[:10]}] {text}")
+    return lines
+
+
+def cmd_compact(args: argparse.Namespace, memory) -> None:
+    from cenotaph.memory.compaction import DEFAULT_OLDER_THAN_DAYS
+
+    project = _project(args)
+    if args.older_than is None:
+        args.older_than = DEFAULT_OLDER_THAN_DAYS
+    if args.action is None:
+        if args.cluster_id is not None or args.summary is not None:
+            raise CenotaphError("`cenotaph compact` lists; `cenotaph compact apply CLUSTER_ID --summary TEXT` applies",
+                                field="action")
+        clusters = memory.compact_candidates(project, older_than_days=args.older_than)
+        lines = [line for c in clusters for line in _cluster_lines(c)]
+        if clusters:
+            lines.append("apply one: cenotaph compact apply CLUSTER_ID --summary TEXT")
+        _emit(args, {"clusters": clusters},
+              "\n".join(lines) or f"no clusters among the memories older than {args.older_than} days")
+        return
+    if args.cluster_id is None:
+        raise CenotaphError("compact apply needs a CLUSTER_ID (from `cenotaph compact`)", field="cluster_id")
+    if args.summary is None:
+        raise CenotaphError("compact apply needs --summary TEXT", field="summary")
+    result = memory.compact_apply(_writer(args), project, args.cluster_id, summary=args.summary, reason=args.reason,
+                                  older_than_days=args.older_than)
+    _emit(args, result, _outcome(result))
+
+
 def _knowledge_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p = command("ingest", cmd_ingest, "store the repository's documents (Markdown, reST, text) as chunks with "
                                       "their location; re-ingesting changes only what changed")
@@ -743,6 +789,16 @@ def _knowledge_commands(command: Callable[..., argparse.ArgumentParser]) -> None
     p.add_argument("--expires-days", type=int, default=30, help="for add: how long an entry is kept unless promoted")
     p = command("promote", cmd_promote, "keep a feed entry for good (no expiry; confirmed)")
     p.add_argument("id", type=int)
+    p = command("compact", cmd_compact, "list clusters of similar older memories; `compact apply CLUSTER_ID "
+                                        "--summary TEXT` stores a summary and supersedes the cluster (nothing is "
+                                        "deleted; forgetting or refuting the summary restores its sources)")
+    p.add_argument("action", nargs="?", choices=("apply",))
+    p.add_argument("cluster_id", nargs="?", metavar="CLUSTER_ID")
+    p.add_argument("--older-than", type=int, metavar="DAYS",
+                   help="only memories valid since more than DAYS days (default 30)")
+    p.add_argument("--summary", help="for apply: the summary's text")
+    p.add_argument("--reason", help="for apply: why (kept with each source's transition)")
+    p.add_argument("--redact", action="store_true", help=REDACT_HELP)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -10,7 +10,8 @@ from cenotaph.store import events
 from tests.mcp.conftest import CLIENT_NAME, PROJECT, call, call_error, connect
 
 ACTOR = f"mcp:{CLIENT_NAME}"
-READ_ONLY = {"briefing", "recall", "check_approaches", "history", "why", "contradictions"}
+READ_ONLY = {"briefing", "recall", "check_approaches", "history", "why", "contradictions", "compaction_candidates",
+             "compaction_cluster"}
 DESTRUCTIVE = {"forget"}
 EXPECTED = READ_ONLY | DESTRUCTIVE | {
     "remember", "update", "abandon", "reinstate", "record_experience", "deprioritise", "archive",
@@ -18,6 +19,7 @@ EXPECTED = READ_ONLY | DESTRUCTIVE | {
     "mine",
     "compile",
     "share", "unshare",
+    "propose_summary",
 }
 PRO = "Always use pnpm to install packages in this repository."
 CONTRA = "Never use pnpm to install packages in this repository."

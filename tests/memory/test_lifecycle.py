@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from cenotaph.memory import compaction
 from cenotaph.memory.context import content_hash
 from cenotaph.memory.errors import Conflict
 from cenotaph.memory.lifecycle import TRANSITIONS
@@ -24,6 +25,10 @@ EXPECTED_TABLE = {
     ("archived", "forget"): True,
     ("deleted", "deprioritise"): False, ("deleted", "archive"): False, ("deleted", "reinstate"): False,
     ("deleted", "forget"): False,
+    # A summary stands for it (memory/compaction.py); a person may still reinstate, deprioritise or
+    # forget it, and it comes back by itself when the summary goes.
+    ("superseded", "deprioritise"): True, ("superseded", "archive"): False, ("superseded", "reinstate"): True,
+    ("superseded", "forget"): True,
 }
 
 
@@ -35,6 +40,11 @@ def do(memory, verb, memory_id, actor=HUMAN):
 
 
 def bring_to(memory, memory_id, state):
+    if state == "superseded":
+        twin = memory.remember(HUMAN, "The on-call engineer writes the release notes", project=P, force=True).id
+        compaction.summarise(memory.ctx, HUMAN, P, [memory_id, twin], summary="Release notes: the on-call engineer")
+        assert memory.get(memory_id).state == state
+        return
     path = {"active": [], "deprioritised": ["deprioritise"], "archived": ["archive"], "deleted": ["forget"]}[state]
     for verb in path:
         do(memory, verb, memory_id)

@@ -12,7 +12,7 @@ EXPECTED_TABLES = {
     "meta", "memories", "memory_fts", "memory_entities", "transitions", "tombstones", "approaches",
     "approach_aliases", "suppressions", "contradictions", "dismissals", "proposals", "recall_log", "events",
     "schema_migrations", "memory_substrings", "mining_cursors", "candidate_dismissals",
-    "document_chunks", "feeds", "feed_entries", "event_scrubs", "blessings",
+    "document_chunks", "feeds", "feed_entries", "event_scrubs", "blessings", "summary_sources",
 }
 EXPECTED_TRIGGERS = {"memories_fts_insert", "memories_fts_delete", "memories_fts_update", "events_no_update",
                      "events_no_delete", "memories_substrings_insert", "memories_substrings_delete",
@@ -34,7 +34,7 @@ def test_empty_database_migrates_to_the_expected_schema(tmp_path: Path):
     recorded = store.conn.execute("SELECT version, name FROM schema_migrations ORDER BY version").fetchall()
     assert recorded == [(1, "m0001_initial"), (2, "m0002_binary_vector_index"), (3, "m0003_substring_index"),
                         (4, "m0004_mining"), (5, "m0005_documents_and_feeds"), (6, "m0006_forgotten_means_gone"),
-                        (7, "m0007_blessings")]
+                        (7, "m0007_blessings"), (8, "m0008_compaction")]
     columns = {r[1] for r in store.conn.execute("PRAGMA table_info(memories)")}
     assert {"valid_from", "valid_to", "recorded_at", "superseded_at", "trust", "state", "effort", "outcome"} <= columns
 
@@ -123,3 +123,31 @@ def test_failed_write_rolls_back_everything(tmp_path: Path):
     with store.write() as conn:
         memories.insert(conn, _row(1, "committed"))
     assert store.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 1
+
+
+def test_the_compaction_migration_widens_the_state_constraint_and_keeps_the_rows(tmp_path: Path):
+    """A store written before compaction existed: migrating adds `superseded` to the states a row
+    may have, and nothing else; the rows stay as they were."""
+    path = tmp_path / "s.db"
+    refused = binding().module.IntegrityError
+    conn = open_connection(str(path))
+    conn.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
+    older = migrations.MIGRATIONS[:migrations.MIGRATIONS.index(migrations._m0008_compaction)]
+    conn.execute("BEGIN IMMEDIATE")
+    for number, migration in enumerate(older, start=1):
+        migration(conn)
+        conn.execute("INSERT INTO schema_migrations VALUES (?, ?, 'x')", (number, migration.__name__.lstrip("_")))
+    row_id = memories.insert(conn, _row(1, "kept as it was"))
+    with pytest.raises(refused, match="CHECK constraint"):
+        conn.execute("UPDATE memories SET state = 'superseded' WHERE id = ?", (row_id,))
+    conn.execute("COMMIT")
+    conn.close()
+
+    store = Store(path)
+    assert memories.current(store.conn, 1).content == "kept as it was"
+    with store.write() as tx:
+        tx.execute("UPDATE memories SET state = 'superseded' WHERE id = ?", (row_id,))
+    assert memories.current(store.conn, 1).state == "superseded"
+    with pytest.raises(refused, match="CHECK constraint"), store.write() as tx:
+        tx.execute("UPDATE memories SET state = 'gone' WHERE id = ?", (row_id,))
+    assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

@@ -26,6 +26,7 @@ from cenotaph.app import open_memory
 from cenotaph.mcp import prompts, resources
 from cenotaph.mcp.tools import (briefing, contradictions, graveyard, lifecycle, memories, mining, sharing, suppressions,
                                 trust)
+from cenotaph.mcp.tools import compaction as compaction_tools
 from cenotaph.mcp.tools import compile as compile_tools
 from cenotaph.mcp.tools.base import ToolEnv
 from cenotaph.memory.errors import CenotaphError
@@ -36,7 +37,7 @@ from cenotaph.store.migrations import SchemaTooNew
 log = logging.getLogger(__name__)
 
 TOOL_GROUPS = (briefing, memories, graveyard, lifecycle, trust, contradictions, suppressions, mining, compile_tools,
-               sharing)
+               sharing, compaction_tools)
 
 INSTRUCTIONS = """\
 Cenotaph is the memory this project's people and agents share.

@@ -15,7 +15,8 @@ from cenotaph.memory import lifecycle, validate
 from cenotaph.memory.context import Context, content_hash
 from cenotaph.memory.errors import Conflict, InvalidInput, NotFound
 from cenotaph.memory.models import Actor, BackupReport, RestoreReport
-from cenotaph.store import approaches, blessings, contradictions, events, health, memories, migrations, mining, suppressions, transitions, vectors
+from cenotaph.store import (approaches, blessings, contradictions, events, health, memories, migrations, mining,
+                            summaries, suppressions, transitions, vectors)
 from cenotaph.store import backup as files
 from cenotaph.store.connect import binding, open_connection
 from cenotaph.store.records import MemoryRow
@@ -125,6 +126,7 @@ class _Merge:
             self._event(f"memory:{memory_id}", row.project, {"version": row.version, "state": row.state,
                                                              "trust": row.trust, "content_hash": row.content_hash})
         self._contradictions()
+        self._summary_links()
         for low, high, reason, actor, at in contradictions.dismissals(self.src):
             if not contradictions.is_dismissed(self.tx, low, high):
                 contradictions.dismiss_pair(self.tx, low, high, reason=reason, actor=actor, at=at)
@@ -259,6 +261,13 @@ class _Merge:
             self.report.contradictions += 1
             self._event(f"contradiction:{link_id}", link.project,
                         {"status": link.status, "resolution": link.resolution})
+
+    def _summary_links(self) -> None:
+        """Which summary stands for which superseded memory (compaction), in this store's ids."""
+        for summary_id, source_id, *rest in summaries.all_links(self.src):
+            ours = self.ids.get(summary_id), self.ids.get(source_id)
+            if None not in ours:
+                summaries.keep_link(self.tx, (*ours, *rest))
 
     def _approaches(self) -> None:
         for theirs in approaches.all_rows(self.src):

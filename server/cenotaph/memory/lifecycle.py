@@ -1,5 +1,6 @@
 """Visibility: `active` → `deprioritised` (reason, reinstate hints) → `archived` (reason) →
-`deleted` (forgotten: content removed, a tombstone kept). Every transition is in TRANSITIONS,
+`deleted` (forgotten: content removed, a tombstone kept); `superseded` (a summary stands for it,
+memory/compaction.py; it comes back when the summary is forgotten or refuted). Every transition is in TRANSITIONS,
 keeps its reason and who made it, and is replayed by as-of reads."""
 
 from __future__ import annotations
@@ -12,19 +13,23 @@ from cenotaph.memory.errors import Conflict
 from cenotaph.memory.models import Actor, ForgetPreview, MaintenanceReport
 from cenotaph.memory.remember import DUPLICATE_SIMILARITY
 from cenotaph.memory.trust import live, undispute
-from cenotaph.store import approaches, contradictions, memories, recall_log, transitions, vectors
+from cenotaph.store import approaches, contradictions, memories, recall_log, summaries, transitions, vectors
 from cenotaph.store.memories import Scope
 from cenotaph.store.records import MemoryRow
 
 # From each state, the states a memory may move to. `deleted` is terminal.
 TRANSITIONS: dict[str, frozenset[str]] = {
-    "active": frozenset({"deprioritised", "archived", "deleted"}),
-    "deprioritised": frozenset({"active", "archived", "deleted"}),
+    "active": frozenset({"deprioritised", "archived", "deleted", "superseded"}),
+    "deprioritised": frozenset({"active", "archived", "deleted", "superseded"}),
     "archived": frozenset({"active", "deleted"}),
     "deleted": frozenset(),
+    # Back to the state it had (active or deprioritised) when its summary goes, or by a person's
+    # reinstate; a superseded memory can be forgotten like any other.
+    "superseded": frozenset({"active", "deprioritised", "deleted"}),
 }
 # The verb that moves a memory into each state.
-VERBS = {"deprioritised": "deprioritise", "archived": "archive", "active": "reinstate", "deleted": "forget"}
+VERBS = {"deprioritised": "deprioritise", "archived": "archive", "active": "reinstate", "deleted": "forget",
+         "superseded": "supersede"}
 
 
 def check_transition(row: MemoryRow, to_state: str) -> None:
@@ -103,6 +108,7 @@ def forget(ctx: Context, actor: Actor, memory_id: int, *, reason: str) -> Memory
                 vectors.delete(tx, rid)
         ctx.store.truncate_wal_after_commit()
         apply(ctx, tx, row, "deleted", reason=reason, actor=actor.name, note={"content_hash": row.content_hash})
+        restore_summarised(ctx, tx, row.memory_id, why="was forgotten", actor=actor.name)
         # A contradiction with a forgotten memory is settled: the other side stands.
         for link in contradictions.open_for_memory(tx, row.memory_id):
             kept = link.memory_b if link.memory_a == row.memory_id else link.memory_a
@@ -116,6 +122,21 @@ def forget(ctx: Context, actor: Actor, memory_id: int, *, reason: str) -> Memory
         found = memories.current(tx, row.memory_id)
     assert found is not None
     return found
+
+
+def restore_summarised(ctx: Context, conn: Any, summary_id: int, *, why: str, actor: str) -> list[int]:
+    """When a summary is forgotten or refuted, every source it still stands for goes back to the
+    state it had before (a source reinstated or forgotten meanwhile stays as it is). Returns the
+    ids restored."""
+    restored = []
+    for source_id, previous_state in summaries.standing(conn, summary_id):
+        row = memories.current(conn, source_id)
+        if row is not None and row.state == "superseded":
+            apply(ctx, conn, row, previous_state, reason=f"its summary #{summary_id} {why}", actor=actor,
+                  note={"summary_id": summary_id})
+            restored.append(source_id)
+    summaries.mark_restored(conn, summary_id, ctx.now())
+    return restored
 
 
 _TRUST_RANK = {"confirmed": 0, "unverified": 1, "disputed": 2}

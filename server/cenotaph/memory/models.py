@@ -14,7 +14,7 @@ KINDS = ("note", "experience", "decision", "preference", "fact")  # what a perso
 SOURCED_KINDS = ("document", "knowledge")
 ALL_KINDS = KINDS + SOURCED_KINDS
 OUTCOMES = ("success", "partial", "abandoned", "failed")
-STATES = ("active", "deprioritised", "archived", "deleted")
+STATES = ("active", "deprioritised", "archived", "deleted", "superseded")
 TRUSTS = ("unverified", "confirmed", "disputed", "refuted")
 COMPILE_TARGETS = ("skill", "agents-md", "claude-md", "copilot", "ruff", "eslint", "biome")
 
@@ -208,6 +208,8 @@ class MemoryHistory:
     transitions: list[TransitionRow]
     events: list[EventRow]
     tombstone: TombstoneRow | None = None
+    summarised_by: int | None = None  # the summary that stands for it while it is superseded
+    summarises: list[int] = field(default_factory=list)  # the sources, when it is a summary
 
 
 @dataclass(slots=True)

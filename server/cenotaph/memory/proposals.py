@@ -14,7 +14,7 @@ from cenotaph.memory.models import Actor
 from cenotaph.store import proposals
 from cenotaph.store.records import ProposalRow
 
-PROPOSABLE = ("forget", "refute", "resolve", "unsuppress", "share", "unshare")
+PROPOSABLE = ("forget", "refute", "resolve", "unsuppress", "share", "unshare", "compact")
 STATUSES = ("pending", "accepted", "rejected")
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from cenotaph.config import Settings
-from cenotaph.memory import (audit, backup, candidates, documents, feeds, importing, lessons, lifecycle, proposals,
-                             repair, secrets, sharing, suppressions, timeline, validate)
+from cenotaph.memory import (audit, backup, candidates, compaction, documents, feeds, importing, lessons, lifecycle,
+                             proposals, repair, secrets, sharing, suppressions, timeline, validate)
 from cenotaph.memory import compile as compiler
 from cenotaph.memory import mine_transcripts
 from cenotaph.memory import contradictions as links
@@ -338,6 +338,8 @@ class Memory:
                                       effort=effort, ecosystem=args["ecosystem"])
             elif proposal.action == compiler.ACTION:
                 result = compiler.write(self.ctx, actor, proposal)
+            elif proposal.action == compaction.ACTION:
+                result = compaction.accept(self.ctx, actor, proposal, note, vocabulary=self._vocabulary())
             elif proposal.action in ("share", "unshare"):
                 result = getattr(self, proposal.action)(actor, args["target"], project=args["project"])
             else:
@@ -410,6 +412,29 @@ class Memory:
     def maintain(self, actor: Actor, project: str | None = None) -> MaintenanceReport:
         """Archive duplicates, each with the reason "duplicate of <id>"."""
         return lifecycle.archive_duplicates(self.ctx, actor, project)
+
+    # --- compaction (memory/compaction.py) -------------------------------------------------------
+
+    def compact_candidates(self, project: str, *,
+                           older_than_days: int = compaction.DEFAULT_OLDER_THAN_DAYS) -> list[compaction.Cluster]:
+        """Clusters of similar memories of `project` valid since more than `older_than_days`."""
+        return compaction.find(self.ctx, project, older_than_days=older_than_days)
+
+    def compact_cluster(self, project: str, cluster_id: str, *,
+                        older_than_days: int = compaction.DEFAULT_OLDER_THAN_DAYS) -> compaction.Cluster:
+        """One cluster with its members' texts (what a summary is written from)."""
+        return compaction.get(self.ctx, project, cluster_id, older_than_days=older_than_days)
+
+    def compact_apply(self, actor: Actor, project: str, cluster_id: str, *, summary: str, reason: str | None = None,
+                      older_than_days: int = compaction.DEFAULT_OLDER_THAN_DAYS,
+                      ) -> compaction.CompactResult | ProposalRow:
+        """Store `summary` for the cluster and supersede its members; an agent's summary is a
+        proposal a person accepts (unless the user's policy lets agents compact)."""
+        cluster = compaction.get(self.ctx, project, cluster_id, older_than_days=older_than_days)
+        if proposals.must_propose(self.settings, actor, compaction.ACTION):
+            return compaction.propose(self.ctx, actor, cluster, summary=summary, reason=reason)
+        return compaction.summarise(self.ctx, actor, cluster.project, cluster.member_ids, summary=summary,
+                                    expected_cluster=cluster.id, reason=reason, vocabulary=self._vocabulary())
 
     # --- time ------------------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from cenotaph.memory.errors import NotFound
 from cenotaph.memory.models import Actor, MemoryHistory
 from cenotaph.memory.remember import find_contradictions, set_trust
 from cenotaph.memory.trust import live
-from cenotaph.store import events, memories, transitions, vectors
+from cenotaph.store import events, memories, summaries, transitions, vectors
 from cenotaph.store.records import MemoryRow
 
 
@@ -82,4 +82,6 @@ def history(ctx: Context, memory_id: int) -> MemoryHistory:
             memory_id=memory_id, versions=versions, transitions=transitions.history(conn, memory_id),
             events=events.query(conn, target=f"memory:{memory_id}", since_at=None, limit=100_000),
             tombstone=transitions.tombstone(conn, memory_id),
+            summarised_by=summaries.summarised_by(conn, memory_id) if versions[-1].state == "superseded" else None,
+            summarises=summaries.sources_of(conn, memory_id),
         )

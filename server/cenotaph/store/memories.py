@@ -383,3 +383,17 @@ def purge_deleted_terms(conn: Any) -> None:
         found = conn.execute(f"SELECT v FROM {table}_config WHERE k = 'secure-delete'").fetchone()
         if not found or not found[0]:
             conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+
+
+def compactable(conn: Any, project: str, *, valid_until: str, kinds: Sequence[str]) -> list[MemoryRow]:
+    """Current rows of `project` that compaction may summarise: visible in recall (active or
+    deprioritised), believed (neither disputed nor refuted), of `kinds`, valid since
+    `valid_until` or earlier, and not the story of a graveyard record (dead ends stay visible)."""
+    rows = conn.execute(
+        f"SELECT {COLUMNS} FROM memories WHERE project = ? AND superseded_at IS NULL "
+        "AND state IN ('active', 'deprioritised') AND trust IN ('unverified', 'confirmed') "
+        f"AND kind IN ({','.join('?' * len(kinds))}) AND valid_from <= ? "
+        "AND memory_id NOT IN (SELECT memory_id FROM approaches WHERE memory_id IS NOT NULL) ORDER BY memory_id",
+        [project, *kinds, valid_until],
+    )
+    return [_row(r) for r in rows]

@@ -462,9 +462,37 @@ def _m0007_blessings(conn: Any) -> None:
     )
 
 
+def _m0008_compaction(conn: Any) -> None:
+    """Compaction: a summary a person wrote (or accepted from an agent) stands for a cluster of
+    older memories, which move to the state `superseded` (out of recall, kept whole, listed by
+    history and as-of reads). `summary_sources` links each source to the summary memory that
+    stands for it, with the state it had before, so that forgetting or refuting the summary puts
+    every source back as it was (`restored_at` is set then). Not to be confused with
+    `memories.superseded_at`, which closes a version row replaced by a newer version of the same
+    memory."""
+    _relax_check(conn, "memories", "CHECK (state IN ('active','deprioritised','archived','deleted'))",
+                 "CHECK (state IN ('active','deprioritised','archived','deleted','superseded'))")
+    _run_script(
+        conn,
+        """
+        CREATE TABLE summary_sources (
+            summary_id     INTEGER NOT NULL,
+            source_id      INTEGER NOT NULL,
+            project        TEXT NOT NULL,
+            cluster_id     TEXT NOT NULL,
+            previous_state TEXT NOT NULL,
+            created_at     TEXT NOT NULL,
+            restored_at    TEXT,
+            PRIMARY KEY (summary_id, source_id)
+        );
+        CREATE INDEX summary_sources_source ON summary_sources (source_id);
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_binary_vector_index, _m0003_substring_index,
                                      _m0004_mining, _m0005_documents_and_feeds, _m0006_forgotten_means_gone,
-                                     _m0007_blessings)
+                                     _m0007_blessings, _m0008_compaction)
 
 
 def schema_version(conn: Any) -> int:

@@ -91,3 +91,14 @@ def get(conn: Any, row_id: int) -> np.ndarray | None:
 
 def row_ids(conn: Any) -> set[int]:
     return {r[0] for r in conn.execute(f"SELECT row_id FROM {TABLE}")}
+
+
+def embeddings(conn: Any, row_ids: list[int], batch: int = 500) -> dict[int, np.ndarray]:
+    """The float vectors of `row_ids` (those that have one), read in batches of bound parameters."""
+    found: dict[int, np.ndarray] = {}
+    for start in range(0, len(row_ids), batch):
+        chunk = row_ids[start:start + batch]
+        for row_id, blob in conn.execute(
+                f"SELECT row_id, embedding FROM {TABLE} WHERE row_id IN ({','.join('?' * len(chunk))})", chunk):
+            found[row_id] = np.frombuffer(blob, dtype=np.float32)
+    return found

@@ -425,13 +425,16 @@ class HistoryOutput(BaseModel):
     transitions: list[TransitionView]
     events: list[EventView]
     tombstone: TombstoneView | None = None
+    summarised_by: int | None = None  # while superseded: the summary that stands for it
+    summarises: list[int] = []  # when it is a summary: its sources
 
     @classmethod
     def of(cls, history: MemoryHistory) -> HistoryOutput:
         return cls(memory_id=history.memory_id, versions=[MemoryView.of(v) for v in history.versions],
                    transitions=[TransitionView.model_validate(t) for t in history.transitions],
                    events=[EventView.of(e) for e in history.events],
-                   tombstone=None if history.tombstone is None else TombstoneView.model_validate(history.tombstone))
+                   tombstone=None if history.tombstone is None else TombstoneView.model_validate(history.tombstone),
+                   summarised_by=history.summarised_by, summarises=history.summarises)
 
 
 class WhyRecallView(_FromRow):
