@@ -26,6 +26,8 @@ import time
 from collections import defaultdict
 from contextlib import ExitStack
 from dataclasses import replace
+from multiprocessing import get_context
+from multiprocessing.pool import Pool
 from datetime import datetime
 from pathlib import Path
 
@@ -136,12 +138,6 @@ def score(memory: Memory, samples: list[dict], lane: str | None) -> list[dict]:
     return rows
 
 
-def evaluate(memory: Memory, samples: list[dict]) -> dict[str, list[dict]]:
-    """Every lane's rows with the product's rules."""
-    memory.recaller.rules = Rules()
-    return {name: score(memory, samples, lane) for name, lane in LANES.items()}
-
-
 def summarize(rows: list[dict]) -> dict:
     def figures(subset: list[dict]) -> dict:
         n = len(subset)
@@ -177,10 +173,11 @@ def markdown(results: dict) -> str:
 # Each rule or parameter under study and the values tried, the first being the rule switched off.
 STUDY: dict[str, tuple] = {
     "bm25_weight": (0.0, 0.2, 0.3, 0.45),
-    "date_boost": (0.0, 0.8, 1.6),
-    "when_boost": (0.0, 0.3, 0.6),
-    "answer_share": (0.0, 0.2, 0.4),
+    "date_boost": (0.0, 0.8),
+    "when_boost": (0.0, 0.3),
+    "answer_share": (0.0, 0.2),
     "question_factor": (1.0, 0.85),
+    "neighbour_share": (0.0, 0.1, 0.2),
     "scope_idf": (False, True),
     "anchored_dates": (False, True),
     "memory_dates": (False, True),
@@ -202,23 +199,52 @@ class QueryCache(Embedder):
 
 
 class Variants:
-    """Shipped-lane rows per rule set and conversation, each computed once per run: a variant only
-    changes ranking, so every variant reads the same ingested store."""
+    """Rows per lane, rule set and conversation, each computed once per run: a variant only changes
+    ranking, so every variant reads the same ingested store. With a pool, the conversations and
+    variants asked for together are ranked in parallel, each worker on its own connection."""
 
-    def __init__(self, memory: Memory, samples: list[dict], shipped: list[dict]) -> None:
+    def __init__(self, memory: Memory, samples: list[dict], pool: Pool | None = None) -> None:
         self.memory = memory
         self.samples = {s["sample_id"]: s for s in samples}
-        self._rows: dict[tuple[Rules, str], list[dict]] = {
-            (Rules(), name): [r for r in shipped if r["conversation"] == name] for name in self.samples}
+        self.pool = pool
+        self._rows: dict[tuple[str, Rules, str], list[dict]] = {}
 
-    def rows(self, rules: Rules, conversations: list[str]) -> list[dict]:
-        out = []
-        for name in conversations:
-            if (rules, name) not in self._rows:
-                self.memory.recaller.rules = rules
-                self._rows[(rules, name)] = score(self.memory, [self.samples[name]], None)
-            out += self._rows[(rules, name)]
-        return out
+    def prefetch(self, tasks: list[tuple[str, Rules, str]]) -> None:
+        missing = list(dict.fromkeys(t for t in tasks if t not in self._rows))
+        if self.pool is not None:
+            results = self.pool.map(_score_task, missing, chunksize=1)
+        else:
+            results = [rank_variant(self.memory, self.samples[name], lane, rules) for lane, rules, name in missing]
+        self._rows.update(zip(missing, results, strict=True))
+
+    def rows(self, rules: Rules, conversations: list[str], lane: str = "shipped") -> list[dict]:
+        self.prefetch([(lane, rules, name) for name in conversations])
+        return [row for name in conversations for row in self._rows[(lane, rules, name)]]
+
+
+def rank_variant(memory: Memory, sample: dict, lane: str, rules: Rules) -> list[dict]:
+    memory.recaller.rules = rules
+    return score(memory, [sample], LANES[lane])
+
+
+_WORKER: dict = {}
+
+
+def _start_worker(store_path: Path, samples: list[dict]) -> None:
+    _WORKER["memory"] = Memory(Context(store=Store(store_path), embedder=QueryCache(), analyzer=Analyzer()))
+    _WORKER["samples"] = {s["sample_id"]: s for s in samples}
+
+
+def _score_task(task: tuple[str, Rules, str]) -> list[dict]:
+    lane, rules, name = task
+    return rank_variant(_WORKER["memory"], _WORKER["samples"][name], lane, rules)
+
+
+def evaluate(variants: Variants) -> dict[str, list[dict]]:
+    """Every lane's rows with the product's rules."""
+    names = list(variants.samples)
+    variants.prefetch([(lane, Rules(), name) for lane in LANES for name in names])
+    return {lane: variants.rows(Rules(), names, lane) for lane in LANES}
 
 
 def hit_rate(rows: list[dict], key: str = "any@5") -> float:
@@ -251,6 +277,8 @@ def cross_validate(variants: Variants, fixed: dict[str, list[dict]], study: dict
     base = Rules()
     rules_report = {}
     chosen: dict[str, dict[str, object]] = {f: {} for f in folds}
+    variants.prefetch([("shipped", replace(base, **{name: v}), f) for name, values in study.items()
+                       for v in values for f in folds])
     for name, values in study.items():
         candidates = [replace(base, **{name: v}) for v in values]
         with_rule, without = [], []
@@ -269,6 +297,7 @@ def cross_validate(variants: Variants, fixed: dict[str, list[dict]], study: dict
             "held_out_with": round(hit_rate(with_rule), 4), "held_out_without": round(hit_rate(without), 4),
             "contribution": spread(contribution),
         }
+    variants.prefetch([("shipped", replace(base, **chosen[fold]), fold) for fold in folds])
     tuned = [row for fold in folds for row in variants.rows(replace(base, **chosen[fold]), [fold])]
     lanes = {name: per_fold(rows, folds) for name, rows in fixed.items()}
     lanes["shipped, tuned per fold"] = per_fold(tuned, folds)
@@ -303,6 +332,7 @@ def main() -> None:
     parser.add_argument("--cv", action="store_true", help="also leave one conversation out, rule by rule")
     parser.add_argument("--study", help="with --cv: only these rules, comma-separated (default: all)")
     parser.add_argument("--store", type=Path, help="keep the ingested store in this file and reuse it")
+    parser.add_argument("--jobs", type=int, default=1, help="rank in this many processes")
     args = parser.parse_args()
     if args.data is None or not args.data.is_file():
         looked = [str(p) for p in DATA_CANDIDATES] if args.data is None else [str(args.data)]
@@ -323,12 +353,13 @@ def main() -> None:
         memory = Memory(Context(store=store, embedder=QueryCache(), analyzer=Analyzer()))
         ingest(memory, samples)
         started = time.time()
-        rows = evaluate(memory, samples)
+        pool = None
+        if args.jobs > 1:
+            pool = stack.enter_context(get_context("spawn").Pool(args.jobs, _start_worker, (store.path, samples)))
+        variants = Variants(memory, samples, pool)
+        rows = evaluate(variants)
         results = {lane: summarize(lane_rows) for lane, lane_rows in rows.items()}
-        cv = None
-        if args.cv:
-            variants = Variants(memory, samples, rows["shipped"])
-            cv = cross_validate(variants, rows, study)
+        cv = cross_validate(variants, rows, study) if args.cv else None
         elapsed = time.time() - started
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     print(markdown(results))
