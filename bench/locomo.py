@@ -172,12 +172,12 @@ def markdown(results: dict) -> str:
 
 # Each rule or parameter under study and the values tried, the first being the rule switched off.
 STUDY: dict[str, tuple] = {
-    "bm25_weight": (0.0, 0.2, 0.3, 0.45),
+    "bm25_weight": (0.0, 0.3, 0.45),
     "date_boost": (0.0, 0.8),
     "when_boost": (0.0, 0.3),
     "answer_share": (0.0, 0.2),
     "question_factor": (1.0, 0.85),
-    "neighbour_share": (0.0, 0.1, 0.2),
+    "neighbour_share": (0.0, 0.1),
     "scope_idf": (False, True),
     "anchored_dates": (False, True),
     "memory_dates": (False, True),

@@ -49,6 +49,10 @@ PERIOD_CANDIDATES = 20  # full-text matches drawn from inside each period the qu
 # match stay within this budget; a word found in more rows than that says little (its IDF is
 # near zero) and is left to the vector lane.
 FTS_ROW_BUDGET = 10_000
+# BM25 with the scope's own term statistics searches each term alone and reads every row it
+# matches (≈ 2.5× the cost of one ranked OR query, per row): only while the query's words stay
+# within this many rows; beyond, FTS5's store-wide statistics rank.
+SCOPE_IDF_ROW_BUDGET = 4_000
 WHEN_BOOST = 0.3  # a "when" question: memories that say when something happened
 ANSWER_SHARE = 0.2  # the share of a question's score passed to the memory written after it
 QUESTION_FACTOR = 0.85  # a memory that asks ranks a little below one that only tells
@@ -376,7 +380,7 @@ class Recaller:
             terms = self._fts_terms(query, notices)
             if terms:
                 with self.ctx.store.read():
-                    if reading.rules.scope_idf:
+                    if reading.rules.scope_idf and sum(terms.values()) <= SCOPE_IDF_ROW_BUDGET:
                         hits = self._scoped_bm25(terms, scope, pool, reading.windows())
                     else:
                         expression = " OR ".join(_fts_quote(t) for t in terms)
