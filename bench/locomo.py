@@ -26,9 +26,9 @@ import time
 from collections import defaultdict
 from contextlib import ExitStack
 from dataclasses import replace
+from datetime import datetime
 from multiprocessing import get_context
 from multiprocessing.pool import Pool
-from datetime import datetime
 from pathlib import Path
 
 from cenotaph.memory.context import Context

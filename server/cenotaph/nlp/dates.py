@@ -51,6 +51,7 @@ _ANCHOR = re.compile(
     r"(?P<units>day|week|month)s?|(?:the\s+|last\s+)?(?P<unit>day|week|weekend|month|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day))\s+(?P<dir>before|after|of|prior\s+to)\s+(?:the\s+)?(?:on\s+)?$",
     re.IGNORECASE)
+_ANCHOR_REACH = 40  # characters read back from a day for its anchor: "a couple of weeks before " is 25
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 # Words that say a sentence is about a time, for memories that answer "when" questions: one
 # pattern, as it runs over every candidate of a recall.
@@ -114,7 +115,7 @@ def periods(text: str, today: date, *, anchored: bool = True) -> list[Period]:
                 continue
             period = _period(kind, match, today)
             if period is not None:
-                if anchored and period.days == 1 and (before := _ANCHOR.search(text, 0, span[0])):
+                if anchored and period.days == 1 and (before := _ANCHOR.search(text, max(0, span[0] - _ANCHOR_REACH), span[0])):
                     period = _anchored(before, period)
                     span = (before.start(), span[1])
                 taken.append(span)
