@@ -177,7 +177,6 @@ STUDY: dict[str, tuple] = {
     "when_boost": (0.0, 0.3),
     "answer_share": (0.0, 0.2),
     "question_factor": (1.0, 0.85),
-    "neighbour_share": (0.0, 0.1),
     "scope_idf": (False, True),
     "anchored_dates": (False, True),
     "memory_dates": (False, True),

@@ -56,8 +56,6 @@ SCOPE_IDF_ROW_BUDGET = 4_000
 WHEN_BOOST = 0.3  # a "when" question: memories that say when something happened
 ANSWER_SHARE = 0.2  # the share of a question's score passed to the memory written after it
 QUESTION_FACTOR = 0.85  # a memory that asks ranks a little below one that only tells
-NEIGHBOUR_SHARE = 0.0  # the share one of the best memories that only tells passes to the next one
-NEIGHBOUR_SOURCES = 10
 STATE_FACTOR = {"active": 1.0, "deprioritised": 0.2}
 TRUST_FACTOR = {"confirmed": 1.0, "unverified": 0.9, "disputed": 0.7, "refuted": 0.1}
 PINNED_SCORE = 0.6
@@ -76,7 +74,6 @@ class Rules:
     when_boost: float = WHEN_BOOST
     answer_share: float = ANSWER_SHARE
     question_factor: float = QUESTION_FACTOR
-    neighbour_share: float = NEIGHBOUR_SHARE
     scope_idf: bool = True  # BM25 weighs terms by their rarity in the recall's scope, not the store
     anchored_dates: bool = True  # "the week before 9 June 2023" is that week, not the day
     memory_dates: bool = True  # the dates a memory names, relative ones read from its valid time
@@ -519,15 +516,10 @@ class Recaller:
     def _pass_to_answers(self, scored: list[tuple[float, _Candidate, ScoreComponents]], scale: _Scale,
                          scope: Scope, project: str, reading: _Reading) -> list[tuple[float, _Candidate, ScoreComponents]]:
         """A strong memory that asks a question lends part of its score to the memory written next
-        in the same project and sitting: in a conversation, that is usually its answer. One of the
-        best few that only tells lends a smaller part: the next memory often carries it on."""
-        rules = reading.rules
-        questions = {c.row.id: rules.answer_share * score for score, c, _ in scored
-                     if score > 0 and _ASKS.search(c.row.content)}
-        questions.update((c.row.id, rules.neighbour_share * score) for score, c, _ in scored[:NEIGHBOUR_SOURCES]
-                         if score > 0 and c.row.id not in questions)
-        questions = {row_id: share for row_id, share in questions.items() if share > 0}
-        if not questions:
+        in the same project and sitting: in a conversation, that is usually its answer."""
+        share = reading.rules.answer_share
+        questions = {c.row.id: share * score for score, c, _ in scored if score > 0 and _ASKS.search(c.row.content)}
+        if not questions or share == 0:
             return scored
         with self.ctx.store.read() as conn:
             following = memories.successors(conn, list(questions), scope, minutes=SITTING_MINUTES)
