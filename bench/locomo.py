@@ -283,6 +283,7 @@ def cross_validate(variants: Variants, fixed: dict[str, list[dict]], study: dict
         with_rule, without = [], []
         for fold in folds:
             train = [f for f in folds if f != fold]
+            # On a tie the default stays: a rule earns a change only by a gain on the four.
             best = max(candidates, key=lambda r: (hit_rate(variants.rows(r, train)), r == base))
             chosen[fold][name] = getattr(best, name)
             with_rule += variants.rows(best, [fold])
