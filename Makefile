@@ -52,7 +52,7 @@ bench-plot: setup
 	$(PY) bench/plot.py --perf bench/results-perf.json --lsp bench/results-lsp.json --out docs/benchmarks-scale.png
 
 bench-locomo: setup
-	$(PY) bench/locomo.py --out bench/results-locomo.json
+	$(PY) bench/locomo.py --cv --jobs 2 --out bench/results-locomo.json
 
 clean:
 	rm -rf $(VENV) build *.egg-info server/*.egg-info

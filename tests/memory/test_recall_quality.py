@@ -196,3 +196,75 @@ def test_a_compound_term_costs_the_rows_of_each_of_its_tokens(memory, monkeypatc
     # Positive control: a compound of rare tokens stays in the query.
     response = memory.recall(HUMAN, "internal_index wheels", project=P, lane="bm25")
     assert response.notices == [] and [r.id for r in response.results] == [rare.id]
+
+
+# --- issue 20: rules that hold on conversations they were not tuned on ---------------------------------
+
+def test_full_text_weighs_a_word_by_its_rarity_in_the_project_not_the_whole_store(memory, clock):
+    # "ledger" is rare in the store but in most of this project's memories; "quorum" is the reverse.
+    for i in range(14):
+        memory.remember(HUMAN, f"Quorum reads on replica {i} of the other service.", project="github.com/acme/other",
+                        force=True)
+        clock.advance(minutes=SITTING_MINUTES + 1)
+    for i in range(6):
+        memory.remember(HUMAN, f"Ledger entry {i} was reconciled.", project=P, force=True)
+        clock.advance(minutes=SITTING_MINUTES + 1)
+    ledger = memory.remember(HUMAN, "The ledger export runs nightly.", project=P)
+    clock.advance(minutes=SITTING_MINUTES + 1)
+    quorum = memory.remember(HUMAN, "Writes need a quorum of three nodes.", project=P)
+    for i in range(3):
+        clock.advance(minutes=SITTING_MINUTES + 1)
+        memory.remember(HUMAN, f"Dashboard panel {i} was renamed.", project=P, force=True)
+    ranked = [r.id for r in memory.recall(HUMAN, "ledger quorum", project=P, lane="bm25").results]
+    assert ranked.index(quorum.id) < ranked.index(ledger.id)
+    # Positive control: with the whole store's statistics, the project's common word wins.
+    memory.recaller.rules = recall.Rules(scope_idf=False)
+    ranked = [r.id for r in memory.recall(HUMAN, "ledger quorum", project=P, lane="bm25").results]
+    assert ranked.index(ledger.id) < ranked.index(quorum.id)
+
+
+def test_periods_stated_against_a_day():
+    today = date(2025, 3, 12)
+
+    def spans(text, anchored=True):
+        return [(p.start.isoformat(), p.end.isoformat()) for p in dates.periods(text, today, anchored=anchored)]
+
+    assert spans("the week before 9 June 2023") == [("2023-06-02", "2023-06-09")]
+    assert spans("two weeks before August 11, 2023") == [("2023-07-25", "2023-08-01")]
+    assert spans("on the Sunday before October 25, 2022") == [("2022-10-23", "2022-10-24")]
+    assert spans("last weekend before April 10, 2023") == [("2023-04-08", "2023-04-10")]
+    assert spans("the week of 23 August 2023") == [("2023-08-21", "2023-08-28")]
+    assert spans("the day after 1 May 2023") == [("2023-05-02", "2023-05-03")]
+    # Positive controls: a day alone, and the rule switched off, read the day.
+    assert spans("on 9 June 2023") == [("2023-06-09", "2023-06-10")]
+    assert spans("the week before 9 June 2023", anchored=False) == [("2023-06-09", "2023-06-10")]
+
+
+def test_a_period_stated_against_a_day_boosts_the_memories_of_that_period(memory, clock):
+    that_week = memory.remember(HUMAN, "The release train left on time.", project=P, force=True,
+                                valid_from="2023-06-05")
+    clock.advance(minutes=SITTING_MINUTES + 1)
+    that_day = memory.remember(HUMAN, "The release train left on time.", project=P, force=True,
+                               valid_from="2023-06-12")
+    query = "what happened to the release train the week before 12 June 2023"
+    ranked = [r.id for r in memory.recall(HUMAN, query, project=P).results]
+    assert ranked.index(that_week.id) < ranked.index(that_day.id)
+    # Positive control: read as the day alone, the same words favour the day.
+    memory.recaller.rules = recall.Rules(anchored_dates=False)
+    ranked = [r.id for r in memory.recall(HUMAN, query, project=P).results]
+    assert ranked.index(that_day.id) < ranked.index(that_week.id)
+
+
+def test_a_memory_relative_date_is_read_from_its_own_valid_time(memory, clock):
+    told = memory.remember(HUMAN, "Last week we moved the staging cluster to the new region.", project=P,
+                           valid_from="2023-06-30")
+    clock.advance(minutes=SITTING_MINUTES + 1)
+    planned = memory.remember(HUMAN, "Next month we move the staging cluster to the new region.", project=P,
+                              force=True, valid_from="2023-06-30")
+    query = "what happened to the staging cluster on 21 June 2023"
+    results = by_id(memory.recall(HUMAN, query, project=P))
+    assert results[told.id].components.temporal_boost > 1.5
+    # Positive controls: a memory whose own dates lie elsewhere, and the rule switched off.
+    assert results[planned.id].components.temporal_boost == 1.0
+    memory.recaller.rules = recall.Rules(memory_dates=False)
+    assert by_id(memory.recall(HUMAN, query, project=P))[told.id].components.temporal_boost == 1.0

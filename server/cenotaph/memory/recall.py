@@ -17,6 +17,7 @@ same rules; their full-text stand-in is the share of the query's words they cont
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import numpy as np
@@ -48,6 +49,10 @@ PERIOD_CANDIDATES = 20  # full-text matches drawn from inside each period the qu
 # match stay within this budget; a word found in more rows than that says little (its IDF is
 # near zero) and is left to the vector lane.
 FTS_ROW_BUDGET = 10_000
+# BM25 with the scope's own term statistics searches each term alone and reads every row it
+# matches (≈ 2.5× the cost of one ranked OR query, per row): only while the query's words stay
+# within this many rows; beyond, FTS5's store-wide statistics rank.
+SCOPE_IDF_ROW_BUDGET = 4_000
 WHEN_BOOST = 0.3  # a "when" question: memories that say when something happened
 ANSWER_SHARE = 0.2  # the share of a question's score passed to the memory written after it
 QUESTION_FACTOR = 0.85  # a memory that asks ranks a little below one that only tells
@@ -56,6 +61,22 @@ TRUST_FACTOR = {"confirmed": 1.0, "unverified": 0.9, "disputed": 0.7, "refuted":
 PINNED_SCORE = 0.6
 RECENCY_HALF_LIFE_DAYS = 90
 RECALL_LOG_DAYS = 30
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The semantic lane's ranking parameters. The product ranks with the defaults above;
+    bench/locomo.py varies them to measure what each rule earns on conversations it was not
+    chosen on."""
+
+    bm25_weight: float = BM25_WEIGHT
+    date_boost: float = DATE_BOOST
+    when_boost: float = WHEN_BOOST
+    answer_share: float = ANSWER_SHARE
+    question_factor: float = QUESTION_FACTOR
+    scope_idf: bool = True  # BM25 weighs terms by their rarity in the recall's scope, not the store
+    anchored_dates: bool = True  # "the week before 9 June 2023" is that week, not the day
+    memory_dates: bool = True  # the dates a memory names, relative ones read from its valid time
 
 _SYNTAX = re.compile(
     r"""(?:[\w.-]*/[\w./-]+)                                  # a path
@@ -85,6 +106,18 @@ def _index_tokens(term: str) -> list[str]:
 
 def _fts_quote(token: str) -> str:
     return '"' + token.replace('"', '""') + '"'
+
+
+def _idf(rows: int, holding: int) -> float:
+    """FTS5's inverse document frequency, floored as FTS5 floors it."""
+    return max(math.log((rows - holding + 0.5) / (holding + 0.5)), 1e-6)
+
+
+@functools.lru_cache(maxsize=4096)
+def _dated_periods(content: str, day: date) -> tuple[dates.Period, ...]:
+    """The periods a memory names, relative ones read from `day`, its valid time: the same
+    candidates come back across the recalls of a session, and reading them is regex work."""
+    return tuple(p for p in dates.periods(content, day) if not p.every_year)
 
 
 def experience_weight(outcome: str | None, effort: int | None) -> float:
@@ -147,13 +180,14 @@ class _Reading:
     now: datetime
     lowered: str
     active: bool
+    rules: Rules
     periods: list[dates.Period]
     asks_when: bool
 
     @classmethod
-    def of(cls, query: str, now: datetime, active: bool) -> _Reading:
-        return cls(now=now, lowered=query.lower(), active=active,
-                   periods=dates.periods(query, now.date()) if active else [],
+    def of(cls, query: str, now: datetime, active: bool, rules: Rules) -> _Reading:
+        return cls(now=now, lowered=query.lower(), active=active, rules=rules,
+                   periods=dates.periods(query, now.date(), anchored=rules.anchored_dates) if active else [],
                    asks_when=active and dates.asks_when(query))
 
     def windows(self) -> list[tuple[str, str]]:
@@ -170,16 +204,22 @@ class _Reading:
             end = date.fromisoformat(row.valid_to[:10]) if row.valid_to else start
             distance = min(0 if row.valid_to and p.start < end and start < p.end
                            else min(p.distance(start), p.distance(end)) for p in self.periods)
-            boost *= 1 + DATE_BOOST * max(0.0, 1 - distance / DATE_SLACK_DAYS)
+            if self.rules.memory_dates and distance > 0:
+                # "We went camping last week", said on 27 June: the memory is also about the week
+                # before 27 June.
+                distance = min([distance, *(p.gap(q) for p in self.periods if not p.every_year
+                                            for q in _dated_periods(row.content, start))])
+            boost *= 1 + self.rules.date_boost * max(0.0, 1 - distance / DATE_SLACK_DAYS)
         if self.asks_when and dates.mentions_time(row.content):
-            boost *= 1 + WHEN_BOOST
+            boost *= 1 + self.rules.when_boost
         return boost
 
 
 class Recaller:
-    def __init__(self, ctx: Context, graveyard: Graveyard) -> None:
+    def __init__(self, ctx: Context, graveyard: Graveyard, rules: Rules = Rules()) -> None:
         self.ctx = ctx
         self.graveyard = graveyard
+        self.rules = rules
         self._shared_vectors: dict[str, np.ndarray] = {}  # content hash → vector, shared memories
         self._shared_index: tuple[int, list[tuple[MemoryRow, str, frozenset[str]]]] = (-1, [])
         self._last_query: tuple[str, np.ndarray] | None = None  # the store's lane and the shared one share it
@@ -215,7 +255,7 @@ class Recaller:
                 notices.append("no exact match; answered from the semantic lane")
                 chosen = "semantic"
         # The bench's single lanes ("bm25", "vector") rank by their own score alone.
-        reading = _Reading.of(query, self.ctx.clock(), chosen != "exact" and lane in (None, "semantic"))
+        reading = _Reading.of(query, self.ctx.clock(), chosen != "exact" and lane in (None, "semantic"), self.rules)
         if chosen != "exact":
             candidates = self._semantic(query, scope, k, projects, notices, reading,
                                         use_bm25=chosen != "vector", use_vector=chosen != "bm25")
@@ -334,15 +374,19 @@ class Recaller:
         found: dict[int, _Candidate] = {}
         conn = self.ctx.store.conn
         if use_bm25:
-            expression = self._fts_expression(query, notices)
-            if expression:
+            terms = self._fts_terms(query, notices)
+            if terms:
                 with self.ctx.store.read():
-                    hits = memories.fts_search(conn, expression, scope, pool)
-                    # A period the query names also draws its own matches, which the whole-store
-                    # top list may have missed.
-                    for since, until in reading.windows():
-                        hits += memories.fts_search(conn, expression, scope, PERIOD_CANDIDATES,
-                                                    valid_from_between=(since, until))
+                    if reading.rules.scope_idf and sum(terms.values()) <= SCOPE_IDF_ROW_BUDGET:
+                        hits = self._scoped_bm25(terms, scope, pool, reading.windows())
+                    else:
+                        expression = " OR ".join(_fts_quote(t) for t in terms)
+                        hits = memories.fts_search(conn, expression, scope, pool)
+                        # A period the query names also draws its own matches, which the
+                        # whole-store top list may have missed.
+                        for since, until in reading.windows():
+                            hits += memories.fts_search(conn, expression, scope, PERIOD_CANDIDATES,
+                                                        valid_from_between=(since, until))
                     rows = memories.by_row_ids(conn, [rid for rid, _ in hits])
                 for rid, score in hits:
                     found[rid] = _Candidate(rows[rid], bm25=score)
@@ -365,30 +409,59 @@ class Recaller:
                         found[rid] = _Candidate(rows[rid], cosine=similarity)
         return list(found.values())
 
-    def _fts_expression(self, query: str, notices: list[str]) -> str | None:
+    def _scoped_bm25(self, terms: dict[str, int], scope: Scope, pool: int,
+                     windows: list[tuple[str, str]]) -> list[tuple[int, float]]:
+        """BM25 with the scope's own term statistics. FTS5 weighs a term by its rarity in the
+        whole index, where other projects' vocabularies distort it (a word rare in the store may
+        be in every memory of this project). Each term is searched alone, its score (the store's
+        IDF × the term's frequency part) rescaled by the scope's IDF over the store's, and summed.
+        A period the query names also draws its own best matches, which the top list may miss."""
+        conn = self.ctx.store.conn
+        total, in_scope = memories.indexed_rows(conn), memories.count_in_scope(conn, scope)
+        scores: dict[int, float] = {}
+        valid_from: dict[int, str] = {}
+        for term, everywhere in terms.items():
+            match = _fts_quote(term)
+            hits = memories.fts_term_hits(conn, match, scope)
+            if not hits:
+                continue
+            if len(_index_tokens(term)) > 1:  # a phrase: FTS5 counts the rows holding it
+                everywhere = memories.matching_rows(conn, match)
+            ratio = _idf(in_scope, len(hits)) / _idf(total, everywhere)
+            for rid, score, since in hits:
+                scores[rid] = scores.get(rid, 0.0) + ratio * score
+                valid_from[rid] = since
+        ranked = sorted(scores, key=scores.__getitem__, reverse=True)
+        chosen = ranked[:pool]
+        for since, until in windows:
+            chosen += [rid for rid in ranked if since <= valid_from[rid] < until][:PERIOD_CANDIDATES]
+        return [(rid, scores[rid]) for rid in dict.fromkeys(chosen)]
+
+    def _fts_terms(self, query: str, notices: list[str]) -> dict[str, int]:
+        """The query's search terms, each with the rows of the whole index that hold its tokens."""
         stop_words = query_stop_words()
         words = [w for w in (w.lower() for w in _WORD.findall(query)) if w not in stop_words]
         # Lemmas of the kept words only: a stop word's lemma ("does" → "doe") is no search term.
         lemmas = self.ctx.analyzer.lemmas(" ".join(words)).split()
         terms = list(dict.fromkeys(t for t in [*words, *lemmas] if t not in stop_words and t.strip("_")))
         if not terms:
-            return None
+            return {}
         # FTS5 reads a term as the tokens its tokenizer makes of it ("staging_database" is the
         # phrase "staging database"): a term costs the rows of all its tokens.
         tokens = {term: _index_tokens(term) for term in terms}
         with self.ctx.store.read() as conn:
             per_token = memories.term_documents(conn, sorted({t for parts in tokens.values() for t in parts}))
         documents = {term: sum(per_token[t] for t in parts) for term, parts in tokens.items()}
-        kept, common, rows = [], [], 0
+        kept, common, rows = {}, [], 0
         for term in sorted(terms, key=lambda t: documents[t]):
             if rows + documents[term] > FTS_ROW_BUDGET:
                 common.append(term)
                 continue
-            kept.append(term)
+            kept[term] = documents[term]
             rows += documents[term]
         if common:
             notices.append(f"words in too many memories to rank by full text: {', '.join(sorted(common))}")
-        return " OR ".join(_fts_quote(t) for t in kept) or None
+        return kept
 
     # --- scoring ---------------------------------------------------------------------------------
 
@@ -420,9 +493,10 @@ class Recaller:
         if lane == "exact":
             relevance = 1.0 if c.exact else 0.5 * scale.bm25(c) + 0.4
         else:
-            relevance = BM25_WEIGHT * scale.bm25(c) + (1 - BM25_WEIGHT) * scale.cosine(c)
+            weight = reading.rules.bm25_weight
+            relevance = weight * scale.bm25(c) + (1 - weight) * scale.cosine(c)
             if reading.active and _ASKS.search(row.content):
-                relevance *= QUESTION_FACTOR
+                relevance *= reading.rules.question_factor
         age_days = max(0.0, (reading.now - datetime.fromisoformat(row.recorded_at)).total_seconds() / 86400)
         components = ScoreComponents(
             relevance=round(relevance + c.passed_on, 6), bm25=c.bm25, cosine=c.cosine,
@@ -443,8 +517,9 @@ class Recaller:
                          scope: Scope, project: str, reading: _Reading) -> list[tuple[float, _Candidate, ScoreComponents]]:
         """A strong memory that asks a question lends part of its score to the memory written next
         in the same project and sitting: in a conversation, that is usually its answer."""
-        questions = {c.row.id: score for score, c, _ in scored if score > 0 and _ASKS.search(c.row.content)}
-        if not questions:
+        share = reading.rules.answer_share
+        questions = {c.row.id: share * score for score, c, _ in scored if score > 0 and _ASKS.search(c.row.content)}
+        if not questions or share == 0:
             return scored
         with self.ctx.store.read() as conn:
             following = memories.successors(conn, list(questions), scope, minutes=SITTING_MINUTES)
@@ -457,7 +532,7 @@ class Recaller:
             if candidate is None:
                 candidate = by_row[row.id] = _Candidate(row)
                 fresh.append(candidate)
-            candidate.passed_on = max(candidate.passed_on, ANSWER_SHARE * questions[source])
+            candidate.passed_on = max(candidate.passed_on, questions[source])
         hidden = {c.row.id for c in fresh} - {c.row.id for c in self._visible(fresh, scope, project)}
         rescored = [self._components(c, scale, "semantic", reading) for c in by_row.values() if c.row.id not in hidden]
         rescored.sort(key=lambda r: -r[0])

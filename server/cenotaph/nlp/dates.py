@@ -43,6 +43,16 @@ _PATTERNS = [
     ("ago", re.compile(r"\b(?P<n>\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|(?:a\s+)?few|"
                        r"(?:a\s+)?couple\s+of)\s+(?P<u>day|week|month|year)s?\s+ago\b", re.IGNORECASE)),
 ]
+# A period stated against a date: "the week before 9 June 2023", "two weeks before August 11",
+# "the Sunday before October 25, 2022", "the weekend after …", "the week of …". Read backwards from
+# the date it precedes.
+_ANCHOR = re.compile(
+    r"\b(?:(?P<n>\d{1,2}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a\s+couple\s+of)\s+"
+    r"(?P<units>day|week|month)s?|(?:the\s+|last\s+)?(?P<unit>day|week|weekend|month|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day))\s+(?P<dir>before|after|of|prior\s+to)\s+(?:the\s+)?(?:on\s+)?$",
+    re.IGNORECASE)
+_ANCHOR_REACH = 40  # characters read back from a day for its anchor: "a couple of weeks before " is 25
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 # Words that say a sentence is about a time, for memories that answer "when" questions: one
 # pattern, as it runs over every candidate of a recall.
 _MENTIONS_TIME = re.compile(
@@ -79,14 +89,23 @@ class Period:
             return (day - end).days + 1
         return 0
 
+    def gap(self, other: Period) -> int:
+        """Days between two periods (of fixed years); 0 when they overlap."""
+        if other.end <= self.start:
+            return (self.start - other.end).days + 1
+        if other.start >= self.end:
+            return (other.start - self.end).days + 1
+        return 0
+
     @property
     def days(self) -> int:
         return (self.end - self.start).days
 
 
-def periods(text: str, today: date) -> list[Period]:
+def periods(text: str, today: date, *, anchored: bool = True) -> list[Period]:
     """Every period named in `text`, in order of appearance; overlapping phrases count once,
-    the longest (most specific) first."""
+    the longest (most specific) first. `anchored`: a period stated against a day ("the week
+    before 9 June 2023") is that period, not the day."""
     found: list[tuple[int, int, Period]] = []
     taken: list[tuple[int, int]] = []
     for kind, pattern in _PATTERNS:
@@ -96,6 +115,9 @@ def periods(text: str, today: date) -> list[Period]:
                 continue
             period = _period(kind, match, today)
             if period is not None:
+                if anchored and period.days == 1 and (before := _ANCHOR.search(text, max(0, span[0] - _ANCHOR_REACH), span[0])):
+                    period = _anchored(before, period)
+                    span = (before.start(), span[1])
                 taken.append(span)
                 found.append((span[0], span[1], period))
     ordered = [p for _, _, p in sorted(found, key=lambda f: f[0])]
@@ -184,3 +206,34 @@ def _relative(which: str, unit: str, today: date, text: str) -> Period:
         return _month_period(month_index // 12, month_index % 12 + 1, text)
     year = today.year + step
     return Period(date(year, 1, 1), date(year + 1, 1, 1), text)
+
+
+def _anchored(match: re.Match[str], day: Period) -> Period:
+    """The period `match` ("the week before", "two weeks after", "the Sunday before") states
+    against `day`."""
+    direction = " ".join(match.group("dir").lower().split())
+    sign = 1 if direction == "after" else -1
+    text = match.group(0) + day.text
+    anchor = day.start
+    if match.group("units"):
+        words = " ".join(match.group("n").lower().split())
+        count = _NUMBERS.get(words, None) or int(words)
+        unit = _UNITS[match.group("units").lower()]
+        centre = anchor + timedelta(days=sign * count * unit)
+        return Period(centre - timedelta(days=unit // 2), centre + timedelta(days=unit // 2 + 1), text, day.every_year)
+    unit = match.group("unit").lower()
+    if unit in _WEEKDAYS:
+        offset = (_WEEKDAYS.index(unit) - anchor.weekday()) % 7 if sign > 0 else (anchor.weekday() - _WEEKDAYS.index(unit)) % 7
+        start = anchor + timedelta(days=sign * (offset or 7))
+        return Period(start, start + timedelta(days=1), text, day.every_year)
+    if direction == "of":
+        if unit in ("week", "weekend"):
+            return _relative("this", unit, anchor, text)
+        return day
+    if unit == "weekend":  # the Saturday and Sunday just before (after) the day
+        days = (anchor.weekday() - 5) % 7 or 7 if sign < 0 else (5 - anchor.weekday()) % 7 or 7
+        saturday = anchor + timedelta(days=sign * days)
+        return Period(saturday, saturday + timedelta(days=2), text, day.every_year)
+    length = {"day": 1, "week": 7, "month": 30}[unit]
+    start = anchor - timedelta(days=length) if sign < 0 else day.end
+    return Period(start, start + timedelta(days=length), text, day.every_year)

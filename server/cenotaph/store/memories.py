@@ -137,6 +137,35 @@ def fts_search(conn: Any, match: str, scope: Scope, limit: int,
     return [(r[0], r[1]) for r in rows]
 
 
+def fts_term_hits(conn: Any, match: str, scope: Scope) -> list[tuple[int, float, str]]:
+    """(row id, BM25 score, valid_from) of every row in scope matching one term (a single-term
+    FTS5 expression): its score is FTS5's IDF over the whole index times the term's frequency
+    part, which the caller rescales by the scope's own IDF."""
+    where, params = scope.where()
+    rows = conn.execute(
+        f"""SELECT m.id, -bm25(memory_fts, 1.0, 0.6, 0.25), m.valid_from
+            FROM memory_fts JOIN memories m ON m.id = memory_fts.rowid
+            WHERE memory_fts MATCH ? AND {where}""",
+        [match, *params],
+    )
+    return [(r[0], r[1], r[2]) for r in rows]
+
+
+def matching_rows(conn: Any, match: str) -> int:
+    """How many rows of the whole full-text index match an FTS5 expression (the n of its IDF)."""
+    return conn.execute("SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?", (match,)).fetchone()[0]
+
+
+def indexed_rows(conn: Any) -> int:
+    """Rows of the full-text index (the N of FTS5's IDF): the triggers keep one per memories row."""
+    return conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+
+
+def count_in_scope(conn: Any, scope: Scope) -> int:
+    where, params = scope.where()
+    return conn.execute(f"SELECT count(*) FROM memories m WHERE {where}", params).fetchone()[0]
+
+
 # The trigram index answers needles of three characters or more; shorter ones scan the rows.
 TRIGRAM = 3
 
