@@ -202,6 +202,8 @@ class ScoreView(_FromRow):
     temporal_boost: float
     pinned: bool = False
     passed_on: float = 0.0  # relevance (included above) passed on by the question this memory answers
+    concept: float = 0.0  # relevance (included above) from the query's reviewed concepts it is linked to
+    concepts: list[str] = []  # those concepts (`cenotaph concepts merge` made them aliases)
 
 
 class LocationView(_FromRow):
