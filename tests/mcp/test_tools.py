@@ -10,7 +10,7 @@ from cenotaph.store import events
 from tests.mcp.conftest import CLIENT_NAME, PROJECT, call, call_error, connect
 
 ACTOR = f"mcp:{CLIENT_NAME}"
-READ_ONLY = {"briefing", "recall", "check_approaches", "history", "why", "contradictions"}
+READ_ONLY = {"briefing", "recall", "check_approaches", "history", "why", "contradictions", "concepts", "related"}
 DESTRUCTIVE = {"forget"}
 EXPECTED = READ_ONLY | DESTRUCTIVE | {
     "remember", "update", "abandon", "reinstate", "record_experience", "deprioritise", "archive",
@@ -18,6 +18,7 @@ EXPECTED = READ_ONLY | DESTRUCTIVE | {
     "mine",
     "compile",
     "share", "unshare",
+    "review_concept",
 }
 PRO = "Always use pnpm to install packages in this repository."
 CONTRA = "Never use pnpm to install packages in this repository."
