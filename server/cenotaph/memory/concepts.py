@@ -152,7 +152,7 @@ def check(ctx: Context, verb: str, a: str, b: str | None) -> tuple[str, str | No
         gone = concepts.removed(conn, [first, second])
         # A new name must be free: a concept in use, or another concept's alias, is merged into.
         taken = verb == "rename" and (concepts.in_use(conn, second) or alias.get(second, first) != first)
-    if first == second:
+    if alias.get(first, first) == second:
         raise Conflict(f"{a!r} and {b!r} are already one concept", field="b")
     if gone:
         raise Conflict(f"{sorted(gone)[0]!r} was removed", field="b" if second in gone else "a")
