@@ -18,6 +18,7 @@ from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Conflict, NotFound
 from cenotaph.memory.models import KINDS, Actor
 from cenotaph.nlp.analysis import CHUNK_TOKENS, Analysis
+from cenotaph.nlp.names import fold
 from cenotaph.store import concepts, memories
 from cenotaph.store.memories import Scope
 from cenotaph.store.records import MemoryRow
@@ -234,9 +235,11 @@ def related(ctx: Context, memory_id: int, k: int = 10) -> list[RelatedMemory]:
 
 
 def query_keys(ctx: Context, query: str) -> list[str]:
-    """The concept values a query's words and short runs of words could be."""
+    """The concept values a query's words and short runs of words could be: their lemmas (one
+    spaCy pass), and each word as an identifier or package name would be normalized."""
     words = ctx.analyzer.lemmas(query).split()
-    keys = {ctx.analyzer.concept_key(w) for w in query.split() if w.strip(".,;:!?\"'()")} - {""}
+    bare = [w.strip(".,;:!?\"'()") for w in query.split()]
+    keys = {k for w in bare if w for k in (w.lower(), fold(w))}
     for size in range(1, CHUNK_TOKENS + 1):
         keys.update(" ".join(words[i:i + size]) for i in range(len(words) - size + 1))
     return sorted(keys)
