@@ -193,3 +193,20 @@ def dismissed(conn: Any, values: Sequence[str]) -> set[tuple[str, str]]:
 def add_dismissal(conn: Any, low: str, high: str, *, reason: str | None, actor: str, at: str) -> None:
     conn.execute("INSERT INTO concept_dismissals (low, high, reason, actor, at) VALUES (?, ?, ?, ?, ?) "
                  "ON CONFLICT DO NOTHING", (low, high, reason, actor, at))
+
+
+# --- restore ---------------------------------------------------------------------------------------
+
+def links_of(conn: Any, row_id: int) -> list[tuple[str, str]]:
+    """The (concept, kind) links of one row, to carry into another store."""
+    return conn.execute("SELECT concept, kind FROM memory_concepts WHERE memory_row = ?", (row_id,)).fetchall()
+
+
+def unite_verdicts(src: Any, dst: Any) -> None:
+    """Add the verdicts of the store `src` that `dst` lacks (where both judged one value, `dst`'s stands)."""
+    for table, columns in (("concept_aliases", "alias, canonical, verdict, reason, actor, at"),
+                           ("concept_removals", "concept, reason, actor, at"),
+                           ("concept_dismissals", "low, high, reason, actor, at")):
+        rows = src.execute(f"SELECT {columns} FROM {table}").fetchall()
+        marks = _marks(columns.split(", "))
+        dst.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks}) ON CONFLICT DO NOTHING", rows)
