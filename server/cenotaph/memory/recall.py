@@ -58,6 +58,7 @@ PINNED_SCORE = 0.6
 # A query term a person made an alias (`cenotaph concepts merge pg postgresql`) draws the memories
 # of its concept, each gaining this much relevance × the share of the query's concepts it has.
 CONCEPT_WEIGHT = 0.3
+CONCEPT_CANDIDATES = 20  # a concept's newest memories drawn into the candidates (each lane draws 60)
 RECENCY_HALF_LIFE_DAYS = 90
 RECALL_LOG_DAYS = 30
 
@@ -382,7 +383,7 @@ class Recaller:
             if not expanded:
                 return candidates
             canonicals = sorted(set(expanded.values()))
-            links = store_concepts.linked(conn, canonicals, scope, max(CANDIDATES, k * 6))
+            links = store_concepts.linked(conn, canonicals, scope, max(CONCEPT_CANDIDATES, k * 2))
             by_row = {c.row.id: c for c in candidates}
             missing = memories.by_row_ids(conn, {rid for rid, _ in links if rid not in by_row})
             with_vectors = self.ctx.vectors_current()

@@ -117,7 +117,7 @@ def linked(conn: Any, values: Sequence[str], scope: Scope, limit: int) -> list[t
     where, params = scope.where()
     return conn.execute(
         f"SELECT m.id, c.concept FROM memory_concepts c JOIN memories m ON m.id = c.memory_row "
-        f"WHERE c.concept IN ({_marks(values)}) AND {where} ORDER BY m.id DESC LIMIT ?",
+        f"WHERE c.concept IN ({_marks(values)}) AND {where} ORDER BY c.memory_row DESC LIMIT ?",
         (*values, *params, limit),
     ).fetchall()
 

@@ -475,7 +475,8 @@ def _m0008_concepts(conn: Any) -> None:
             kind       TEXT NOT NULL CHECK (kind IN ('package','path','identifier','phrase')),
             PRIMARY KEY (memory_row, concept)
         );
-        CREATE INDEX memory_concepts_concept ON memory_concepts (concept);
+        -- By concept, newest row first: recall's expansion and `related` read a concept's latest links.
+        CREATE INDEX memory_concepts_concept ON memory_concepts (concept, memory_row);
 
         -- A memory's strongest concept pairs (a bounded number), low < high.
         CREATE TABLE concept_pairs (
