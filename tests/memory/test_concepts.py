@@ -5,10 +5,10 @@ same fixture), related memories, forgetting, and an agent's verdict as a proposa
 from __future__ import annotations
 
 import pytest
-
 from cenotaph.memory.errors import Conflict
 from cenotaph.store import concepts as store_concepts
 from cenotaph.store import events
+
 from tests.conftest import AGENT, HUMAN
 
 P = "github.com/acme/app"

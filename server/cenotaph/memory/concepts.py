@@ -156,7 +156,7 @@ def check(ctx: Context, verb: str, a: str, b: str | None) -> tuple[str, str | No
     if alias.get(first, first) == second:
         raise Conflict(f"{a!r} and {b!r} are already one concept", field="b")
     if gone:
-        raise Conflict(f"{sorted(gone)[0]!r} was removed", field="b" if second in gone else "a")
+        raise Conflict(f"{min(gone)!r} was removed", field="b" if second in gone else "a")
     if taken:
         raise Conflict(f"{b!r} is already a concept: merge {a!r} into it instead", field="b")
     return first, second
