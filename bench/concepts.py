@@ -113,6 +113,7 @@ def main() -> None:
             on = i % 2 == 0
             concepts.expansions = expansions if on else (lambda *_: {})
             query = queries[(i // 2) % len(queries)]
+            memory.recaller._last_query = None  # each call embeds its query: the pair's second would not
             start = time.perf_counter()
             memory.recall(ACTOR, query, project=PROJECT, k=10)
             (on_samples if on else off_samples).append((time.perf_counter() - start) * 1000)

@@ -36,7 +36,7 @@ def names(memory) -> dict[str, object]:
 
 def pairs(memory) -> set[tuple[str, str]]:
     with memory.ctx.store.read() as conn:
-        return {(low, high) for low, high, _ in store_concepts.pair_counts(conn, P, list(names(memory)))}
+        return {(low, high) for low, high, _ in store_concepts.pair_counts(conn, P, list(names(memory)), 1000)}
 
 
 def test_extraction_finds_packages_paths_identifiers_and_word_runs(analyzer):

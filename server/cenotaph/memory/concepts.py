@@ -28,6 +28,7 @@ VERBS = ("merge", "remove", "dismiss", "rename")
 # A memory's pairs are those of its PAIR_CONCEPTS strongest concepts (at most 10), not every pair.
 PAIR_CONCEPTS = 5
 NEIGHBOURS = 5
+NEIGHBOUR_WINDOW = 2_000  # neighbours are counted over the project's newest memories
 _REBUILD_BATCH = 500
 
 
@@ -196,14 +197,15 @@ def apply(ctx: Context, actor: Actor, verb: str, a: str, b: str | None = None, *
 # --- reads -------------------------------------------------------------------------------------------
 
 def listing(ctx: Context, project: str, limit: int = 50) -> list[ConceptView]:
-    """The project's concepts, most memories first, with their aliases and strongest neighbours."""
+    """The project's concepts, most memories first, with their aliases and strongest neighbours
+    (counted over its NEIGHBOUR_WINDOW newest memories)."""
     project = validate.project(project)
     limit = validate.integer(limit, "limit", low=1, high=10_000)
     with ctx.store.read() as conn:
         rows = concepts.top(conn, project, limit)
         names = [name for name, _, _ in rows]
         aliases = concepts.aliases_for(conn, names)
-        pairs = concepts.pair_counts(conn, project, names)
+        pairs = concepts.pair_counts(conn, project, names, NEIGHBOUR_WINDOW)
     near: dict[str, Counter[str]] = {}
     for low, high, count in pairs:
         near.setdefault(low, Counter())[high] += count

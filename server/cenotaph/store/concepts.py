@@ -98,13 +98,16 @@ def top(conn: Any, project: str, limit: int) -> list[tuple[str, str, int]]:
     ).fetchall()
 
 
-def pair_counts(conn: Any, project: str, values: Sequence[str]) -> list[tuple[str, str, int]]:
-    """(low, high, memories) of the pairs of `project` that hold one of `values`."""
+def pair_counts(conn: Any, project: str, values: Sequence[str], window: int) -> list[tuple[str, str, int]]:
+    """(low, high, memories) of the pairs that hold one of `values`, in the `window` newest current
+    rows of `project` (a project's top concepts are in most of its memories: counting all their
+    pairs would grow with the store)."""
     if not values:
         return []
     return conn.execute(
         f"SELECT low, high, COUNT(*) FROM concept_pairs WHERE (low IN ({_marks(values)}) OR high IN ({_marks(values)})) "
-        f"AND {_CURRENT_ROWS} GROUP BY low, high", (*values, *values, project),
+        f"AND memory_row IN (SELECT m.id FROM memories m WHERE m.project = ? AND {_CURRENT} ORDER BY m.id DESC LIMIT ?) "
+        "GROUP BY low, high", (*values, *values, project, window),
     ).fetchall()
 
 
