@@ -777,6 +777,53 @@ def cmd_compact(args: argparse.Namespace, memory) -> None:
     result = memory.compact_apply(_writer(args), project, args.cluster_id, summary=args.summary, reason=args.reason,
                                   older_than_days=args.older_than)
     _emit(args, result, _outcome(result))
+def _concept_line(c: Any) -> str:
+    aliases = f" (also {', '.join(c.aliases)})" if c.aliases else ""
+    near = ", ".join(f"{n.name} ×{n.count}" for n in c.neighbours)
+    return f"{c.name}{aliases} · {c.count} {'memory' if c.count == 1 else 'memories'}" + (f" · with {near}" if near else "")
+
+
+def cmd_concepts(args: argparse.Namespace, memory) -> None:
+    if args.action is None:
+        views = memory.concepts(_project(args), limit=args.limit)
+        _emit(args, {"concepts": views}, "\n".join(_concept_line(c) for c in views) or "no concepts yet")
+        return
+    if args.action == "rebuild":
+        if args.names:
+            raise CenotaphError("concepts rebuild takes no concepts", field="names")
+        report = memory.concepts_rebuild(CLI_ACTOR)
+        _emit(args, report, f"derived {report.links} links and {report.pairs} pairs from {report.memories} memories; "
+                            "every verdict kept")
+        return
+    wanted = 1 if args.action == "remove" else 2
+    if len(args.names) != wanted:
+        raise CenotaphError(f"concepts {args.action} takes {'one concept' if wanted == 1 else 'two concepts'}",
+                            field="names")
+    verdict = memory.concept_verdict(CLI_ACTOR, args.action, *args.names, project=_project(args), reason=args.reason)
+    text = {"merge": f"{verdict.concept} is now an alias of {verdict.other}",
+            "rename": f"{verdict.concept} is now called {verdict.other}",
+            "remove": f"{verdict.concept} removed: it will not be extracted again",
+            "dismiss": f"{verdict.concept} and {verdict.other} are no longer linked"}[args.action]
+    _emit(args, verdict, text)
+
+
+def cmd_related(args: argparse.Namespace, memory) -> None:
+    found = memory.related(args.id, k=args.k)
+    _emit(args, {"related": found}, "\n".join(f"#{r.memory.memory_id} [{', '.join(r.shared)}] {r.memory.content}"
+                                              for r in found) or f"no memory shares a concept with #{args.id}")
+
+
+def _concept_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
+    p = command("concepts", cmd_concepts, "the project's concepts with their aliases and neighbours; review them "
+                                          "(merge A B: A becomes an alias of B; remove A; dismiss A B: not linked; "
+                                          "rename A B); rebuild re-derives them, keeping every verdict")
+    p.add_argument("action", nargs="?", choices=("merge", "remove", "dismiss", "rename", "rebuild"))
+    p.add_argument("names", nargs="*", metavar="CONCEPT")
+    p.add_argument("--reason")
+    p.add_argument("--limit", type=int, default=50, help="how many concepts to list (default 50)")
+    p = command("related", cmd_related, "memories that share concepts with one memory")
+    p.add_argument("id", type=int)
+    p.add_argument("-k", type=int, default=10, help="how many memories (default 10)")
 
 
 def _knowledge_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
@@ -888,6 +935,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true", help="only report; change nothing")
     _trust_time_audit_commands(command)
     _knowledge_commands(command)
+    _concept_commands(command)
     _mine_commands(sub, common)
     return parser
 

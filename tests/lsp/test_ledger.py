@@ -217,3 +217,19 @@ async def test_candidates_are_mined_on_open_and_told_once_per_workspace(memory, 
     await again.client.protocol.send_request_async("cenotaph/ledger", {"project": PROJECT})
     await asyncio.sleep(1.0)
     assert again.client.message_requests == []  # the same workspace is not told twice
+
+
+def test_the_ledger_lists_the_projects_top_concepts_with_aliases_and_neighbours(memory):
+    from cenotaph.lsp.features.ledger import render_for
+
+    for text in ("Redis connection pool size is 50", "The HTTP connection pool holds 10 sockets",
+                 "PostgreSQL needs pgbouncer", "The pg dump runs nightly"):
+        memory.remember(HUMAN, text, project=PROJECT)
+    memory.remember(HUMAN, "Kafka topics are compacted", project="acme/other")
+    memory.concept_verdict(HUMAN, "merge", "pg", "postgresql", project=PROJECT)
+    lines = render_for(memory, PROJECT).text.splitlines()
+    section = next(i for i, line in enumerate(lines) if line.startswith("## Top concepts ("))
+    assert lines[section + 2].startswith("- concept **connection** · 2 memories · with pool ×2") or \
+        lines[section + 2].startswith("- concept **pool** · 2 memories · with connection ×2")
+    assert "- concept **postgresql** · 2 memories · also pg" in "\n".join(lines)
+    assert not any("kafka" in line for line in lines)  # another project's concepts stay out

@@ -11,7 +11,7 @@ from tests.mcp.conftest import CLIENT_NAME, PROJECT, call, call_error, connect
 
 ACTOR = f"mcp:{CLIENT_NAME}"
 READ_ONLY = {"briefing", "recall", "check_approaches", "history", "why", "contradictions", "compaction_candidates",
-             "compaction_cluster"}
+             "compaction_cluster", "concepts", "related"}
 DESTRUCTIVE = {"forget"}
 EXPECTED = READ_ONLY | DESTRUCTIVE | {
     "remember", "update", "abandon", "reinstate", "record_experience", "deprioritise", "archive",
@@ -20,6 +20,7 @@ EXPECTED = READ_ONLY | DESTRUCTIVE | {
     "compile",
     "share", "unshare",
     "propose_summary",
+    "review_concept",
 }
 PRO = "Always use pnpm to install packages in this repository."
 CONTRA = "Never use pnpm to install packages in this repository."

@@ -221,3 +221,18 @@ def test_backup_is_consistent_while_another_process_writes(memory, tmp_path, emb
         assert writer.wait(timeout=120) == 0
     assert heads == sorted(heads) and heads[0] >= 2
     assert memory.audit_verify().ok
+
+
+def test_restore_brings_concept_verdicts_and_links_through_this_stores_verdicts(memory, fresh, tmp_path):
+    memory.remember(HUMAN, "The pg dump runs nightly", project=P)
+    memory.remember(HUMAN, "Redis connection pool size is 50", project=P)
+    memory.concept_verdict(HUMAN, "merge", "pg", "postgresql", project=P)
+    backup = memory.backup(HUMAN, str(tmp_path / "concepts.bak")).path
+    target = fresh()
+    target.concept_verdict(HUMAN, "remove", "redis", project=P)  # this store's verdict stands
+    target.restore(HUMAN, backup)
+    listed = {c.name: c for c in target.concepts(P)}
+    assert listed["postgresql"].aliases == ["pg"] and listed["postgresql"].count == 1
+    assert "redis" not in listed and listed["pool"].count == 1  # positive control: the other links came
+    target.concepts_rebuild(HUMAN)
+    assert {c.name: c.aliases for c in target.concepts(P)}["postgresql"] == ["pg"]

@@ -28,6 +28,7 @@ from cenotaph.mcp.tools import (briefing, contradictions, graveyard, lifecycle, 
                                 trust)
 from cenotaph.mcp.tools import compaction as compaction_tools
 from cenotaph.mcp.tools import compile as compile_tools
+from cenotaph.mcp.tools import concepts as concept_tools
 from cenotaph.mcp.tools.base import ToolEnv
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.service import Memory
@@ -37,7 +38,7 @@ from cenotaph.store.migrations import SchemaTooNew
 log = logging.getLogger(__name__)
 
 TOOL_GROUPS = (briefing, memories, graveyard, lifecycle, trust, contradictions, suppressions, mining, compile_tools,
-               sharing, compaction_tools)
+               sharing, compaction_tools, concept_tools)
 
 INSTRUCTIONS = """\
 Cenotaph is the memory this project's people and agents share.

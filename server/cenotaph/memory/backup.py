@@ -1,7 +1,8 @@
 """Backup (SQLite's online backup API) and restore. Restore merges: per memory, newer versions
 and later transitions win; it never brings back a forgotten memory (tombstones are final, from
 either side) nor a lifted suppression; human verdicts (aliases, suppressions, dismissals, rejected
-candidates, blessings) are united. A file that is not a Cenotaph store, or one from a newer schema, is refused before
+candidates, blessings, concept verdicts) are united. A file that is not a Cenotaph store, or one from a newer schema,
+is refused before
 anything changes."""
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from cenotaph.memory import lifecycle, validate
+from cenotaph.memory.concepts import derive
 from cenotaph.memory.context import Context, content_hash
 from cenotaph.memory.errors import Conflict, InvalidInput, NotFound
 from cenotaph.memory.models import Actor, BackupReport, RestoreReport
-from cenotaph.store import (approaches, blessings, contradictions, events, health, memories, migrations, mining,
-                            summaries, suppressions, transitions, vectors)
+from cenotaph.store import (approaches, blessings, concepts, contradictions, events, health, memories, migrations,
+                            mining, summaries, suppressions, transitions, vectors)
 from cenotaph.store import backup as files
 from cenotaph.store.connect import binding, open_connection
 from cenotaph.store.records import MemoryRow
@@ -136,6 +138,7 @@ class _Merge:
         self._approaches()
         self._suppressions()
         self._blessings()
+        concepts.unite_verdicts(self.src, self.tx)
 
     def _event(self, target: str, project: str, after: dict[str, Any]) -> None:
         """One event per restored record: the audit trail, and how other processes (and the
@@ -208,6 +211,8 @@ class _Merge:
         if row.state == "deleted":
             return
         memories.replace_entities(self.tx, copy.id, memories.entities_of(self.src, row.id))
+        # The backup's links, through this store's verdicts (a concept removed here stays removed).
+        concepts.link(self.tx, copy.id, *derive(self.tx, concepts.links_of(self.src, row.id)))
         if not self.ctx.vectors_current():
             return
         vector = vectors.get(self.src, row.id) if self.copy_vectors else None

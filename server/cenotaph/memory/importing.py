@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from cenotaph.memory import secrets, validate
+from cenotaph.memory import concepts, secrets, validate
 from cenotaph.memory.context import Context, content_hash, parse_time
 from cenotaph.memory.errors import CenotaphError, Unavailable
 from cenotaph.memory.models import KINDS, Actor
@@ -185,6 +185,7 @@ def _write_batch(ctx: Context, actor: Actor, batch: list[_Ready], report: Import
             if use_vectors:
                 vectors.insert(tx, row.id, row.project, vector_of[id(ready)])
             memories.replace_entities(tx, row.id, analysis.entities)
+            concepts.attach(tx, row, analysis)
             entries.append({"at": now, "actor": actor.name, "action": "import", "target": f"memory:{row.memory_id}",
                             "project": row.project, "after": {"kind": row.kind, "content_hash": row.content_hash,
                                                               "trust": row.trust,

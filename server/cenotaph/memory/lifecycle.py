@@ -13,7 +13,7 @@ from cenotaph.memory.errors import Conflict
 from cenotaph.memory.models import Actor, ForgetPreview, MaintenanceReport
 from cenotaph.memory.remember import DUPLICATE_SIMILARITY
 from cenotaph.memory.trust import live, undispute
-from cenotaph.store import approaches, contradictions, memories, recall_log, summaries, transitions, vectors
+from cenotaph.store import approaches, concepts, contradictions, memories, recall_log, summaries, transitions, vectors
 from cenotaph.store.memories import Scope
 from cenotaph.store.records import MemoryRow
 
@@ -101,6 +101,7 @@ def forget(ctx: Context, actor: Actor, memory_id: int, *, reason: str) -> Memory
                                   actor=actor.name, at=now)
         row_ids = memories.row_ids_of(tx, row.memory_id)
         memories.erase_content(tx, row.memory_id)
+        concepts.forget_memory(tx, row.memory_id)
         memories.purge_deleted_terms(tx)
         recall_log.forget_memory(tx, row.memory_id)
         if vectors.dimension(tx) is not None:

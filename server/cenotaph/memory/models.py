@@ -74,6 +74,8 @@ class ScoreComponents:
     temporal_boost: float
     pinned: bool = False
     passed_on: float = 0.0  # relevance (included above) passed on by the question this memory follows
+    concept: float = 0.0  # relevance (included above) from the query's reviewed concepts it is linked to
+    concepts: list[str] = field(default_factory=list)  # those concepts
 
 
 @dataclass(frozen=True, slots=True)

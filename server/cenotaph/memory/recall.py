@@ -23,10 +23,10 @@ import math
 import numpy as np
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from cenotaph.memory import validate
+from cenotaph.memory import concepts, validate
 from cenotaph.memory.context import TIME_FORMAT, Context, parse_time
 from cenotaph.memory import documents
 from cenotaph.memory.graveyard import Graveyard, spelling_pattern
@@ -35,6 +35,7 @@ from cenotaph.memory.remember import SITTING_MINUTES
 from cenotaph.memory.shared import is_shared_id, source_of
 from cenotaph.nlp import dates
 from cenotaph.nlp.analysis import query_stop_words
+from cenotaph.store import concepts as store_concepts
 from cenotaph.store import memories, recall_log, transitions, vectors
 from cenotaph.store.memories import Scope
 from cenotaph.store.records import MemoryRow
@@ -59,6 +60,10 @@ QUESTION_FACTOR = 0.85  # a memory that asks ranks a little below one that only 
 STATE_FACTOR = {"active": 1.0, "deprioritised": 0.2}
 TRUST_FACTOR = {"confirmed": 1.0, "unverified": 0.9, "disputed": 0.7, "refuted": 0.1}
 PINNED_SCORE = 0.6
+# A query term a person made an alias (`cenotaph concepts merge pg postgresql`) draws the memories
+# of its concept, each gaining this much relevance × the share of the query's concepts it has.
+CONCEPT_WEIGHT = 0.3
+CONCEPT_CANDIDATES = 20  # a concept's newest memories drawn into the candidates (each lane draws 60)
 RECENCY_HALF_LIFE_DAYS = 90
 RECALL_LOG_DAYS = 30
 
@@ -146,6 +151,8 @@ class _Candidate:
     passed_on: float = 0.0  # relevance received from the question this memory answers
     word_share: float | None = None  # shared memories: the share of the query's words they contain
     shared_path: str | None = None
+    concepts: list[str] = field(default_factory=list)  # the query's reviewed concepts it is linked to
+    concept_share: float = 0.0
 
 
 class _Scale:
@@ -259,6 +266,8 @@ class Recaller:
         if chosen != "exact":
             candidates = self._semantic(query, scope, k, projects, notices, reading,
                                         use_bm25=chosen != "vector", use_vector=chosen != "bm25")
+            if lane in (None, "semantic"):
+                candidates = self._expand(query, scope, k, candidates, notices)
         if lane is None:  # the bench's single lanes measure the store alone
             candidates += self._shared(query, chosen, notices)
         results = self._score(candidates, scope, project, chosen if chosen == "exact" else "semantic", k, reading)
@@ -437,6 +446,31 @@ class Recaller:
             chosen += [rid for rid in ranked if since <= valid_from[rid] < until][:PERIOD_CANDIDATES]
         return [(rid, scores[rid]) for rid in dict.fromkeys(chosen)]
 
+    def _expand(self, query: str, scope: Scope, k: int, candidates: list[_Candidate],
+                notices: list[str]) -> list[_Candidate]:
+        """The memories of each reviewed concept the query names (memory/concepts.py) join the
+        candidates; those already there gain the concept too."""
+        with self.ctx.store.read() as conn:
+            expanded = concepts.expansions(self.ctx, conn, query)
+            if not expanded:
+                return candidates
+            canonicals = sorted(set(expanded.values()))
+            links = store_concepts.linked(conn, canonicals, scope, max(CONCEPT_CANDIDATES, k * 2))
+            by_row = {c.row.id: c for c in candidates}
+            missing = memories.by_row_ids(conn, {rid for rid, _ in links if rid not in by_row})
+            with_vectors = self.ctx.vectors_current()
+            for rid, row in missing.items():
+                stored = vectors.get(conn, rid) if with_vectors else None
+                cosine = float(np.dot(stored, self._embed_query(query))) if stored is not None else None
+                by_row[rid] = _Candidate(row, cosine=cosine)
+        for rid, concept in links:
+            by_row[rid].concepts.append(concept)
+        for c in by_row.values():
+            c.concept_share = len(c.concepts) / len(canonicals)
+        terms = ", ".join(f"{term} → {canonical}" for term, canonical in sorted(expanded.items()) if term != canonical)
+        notices.append(f"concepts: {terms or ', '.join(canonicals)}")
+        return list(by_row.values())
+
     def _fts_terms(self, query: str, notices: list[str]) -> dict[str, int]:
         """The query's search terms, each with the rows of the whole index that hold its tokens."""
         stop_words = query_stop_words()
@@ -497,6 +531,8 @@ class Recaller:
             relevance = weight * scale.bm25(c) + (1 - weight) * scale.cosine(c)
             if reading.active and _ASKS.search(row.content):
                 relevance *= reading.rules.question_factor
+        concept = CONCEPT_WEIGHT * c.concept_share
+        relevance += concept
         age_days = max(0.0, (reading.now - datetime.fromisoformat(row.recorded_at)).total_seconds() / 86400)
         components = ScoreComponents(
             relevance=round(relevance + c.passed_on, 6), bm25=c.bm25, cosine=c.cosine,
@@ -504,6 +540,7 @@ class Recaller:
             recency=round(0.85 + 0.15 * math.pow(0.5, age_days / RECENCY_HALF_LIFE_DAYS), 6),
             experience_weight=experience_weight(row.outcome, row.effort),
             temporal_boost=round(reading.temporal_boost(row), 6), passed_on=round(c.passed_on, 6),
+            concept=round(concept, 6), concepts=sorted(c.concepts),
         )
         score = (components.relevance * components.state_factor * components.trust_factor * components.recency
                  * components.experience_weight * components.temporal_boost)

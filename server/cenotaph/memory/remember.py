@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from cenotaph.memory import secrets, validate
+from cenotaph.memory import concepts, secrets, validate
 from cenotaph.memory.context import Context, content_hash, format_time, parse_time
 from cenotaph.memory.models import KINDS, OUTCOMES, SOURCED_KINDS, Actor, ContradictionWarning, RememberResult
 from cenotaph.nlp.analysis import Analysis
@@ -136,6 +136,7 @@ def remember(ctx: Context, actor: Actor, content: str, *, project: str, kind: st
         if use_vectors:
             vectors.insert(tx, row.id, project, vector)
         memories.replace_entities(tx, row.id, analysis.entities)
+        concepts.attach(tx, row, analysis)
         ctx.event(tx, actor=actor.name, action="remember", target=f"memory:{memory_id}", project=project,
                   after={"kind": kind, "content_hash": digest, "trust": row.trust, "tags_hash": events.tags_hash(tags)})
         warnings = find_contradictions(ctx, tx, row, vector, actor.name) if use_vectors else []

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from cenotaph.config import Settings
-from cenotaph.memory import (audit, backup, candidates, compaction, documents, feeds, importing, lessons, lifecycle,
-                             proposals, repair, secrets, sharing, suppressions, timeline, validate)
+from cenotaph.memory import (audit, backup, candidates, compaction, concepts, documents, feeds, importing, lessons,
+                             lifecycle, proposals, repair, secrets, sharing, suppressions, timeline, validate)
 from cenotaph.memory import compile as compiler
 from cenotaph.memory import mine_transcripts
 from cenotaph.memory import contradictions as links
@@ -340,6 +340,8 @@ class Memory:
                 result = compiler.write(self.ctx, actor, proposal)
             elif proposal.action == compaction.ACTION:
                 result = compaction.accept(self.ctx, actor, proposal, note, vocabulary=self._vocabulary())
+            elif proposal.action == concepts.ACTION:
+                result = concepts.apply(self.ctx, actor, args["verb"], args["a"], args["b"], reason=note)
             elif proposal.action in ("share", "unshare"):
                 result = getattr(self, proposal.action)(actor, args["target"], project=args["project"])
             else:
@@ -479,6 +481,29 @@ class Memory:
 
     def why(self, topic: str, project: str) -> WhyReport:
         return why(self.ctx, topic, project)
+
+    # --- concepts (memory/concepts.py) -------------------------------------------------------------
+
+    def concepts(self, project: str, limit: int = 50) -> list[concepts.ConceptView]:
+        return concepts.listing(self.ctx, project, limit)
+
+    def related(self, memory_id: int, k: int = 10) -> list[concepts.RelatedMemory]:
+        return concepts.related(self.ctx, memory_id, k)
+
+    def concepts_rebuild(self, actor: Actor,
+                         progress: Callable[[int], None] | None = None) -> concepts.RebuildReport:
+        return concepts.rebuild(self.ctx, actor, self._vocabulary(), progress)
+
+    def concept_verdict(self, actor: Actor, verb: str, a: str, b: str | None = None, *, project: str,
+                        reason: str | None = None) -> concepts.Verdict | ProposalRow:
+        """merge A into B, remove A, dismiss the pair A–B, rename A to B. An agent's verdict is a
+        proposal, whatever the policy: the concept graph is a person's review."""
+        if actor.kind == "agent":
+            first, second = concepts.check(self.ctx, verb, a, b)
+            return proposals.propose(self.ctx, actor, action=concepts.ACTION, target=f"concept:{first}",
+                                     project=validate.project(project), reason=validate.text(reason, "reason"),
+                                     arguments={"verb": verb, "a": first, "b": second})
+        return concepts.apply(self.ctx, actor, verb, a, b, reason=reason)
 
     # --- backup ----------------------------------------------------------------------------------
 

@@ -8,20 +8,23 @@ from typing import Any
 
 import numpy as np
 
-from cenotaph.memory import secrets, validate
+from cenotaph.memory import concepts, secrets, validate
 from cenotaph.memory.context import Context, content_hash
 from cenotaph.memory.errors import NotFound
 from cenotaph.memory.models import Actor, MemoryHistory
 from cenotaph.memory.remember import find_contradictions, set_trust
 from cenotaph.memory.trust import live
+from cenotaph.nlp.analysis import Analysis
+from cenotaph.store import concepts as store_concepts
 from cenotaph.store import events, memories, summaries, transitions, vectors
 from cenotaph.store.records import MemoryRow
 
 
 def new_version(ctx: Context, conn: Any, row: MemoryRow, *, vector: np.ndarray | None = None,
-                entities: list[str] | None = None, **changes: Any) -> MemoryRow:
+                entities: list[str] | None = None, analysis: Analysis | None = None, **changes: Any) -> MemoryRow:
     """Close `row` and insert its successor with `changes`, inside the caller's write transaction.
-    Without a new vector or entities, the successor keeps those of `row`."""
+    Without a new vector or entities, the successor keeps those of `row`; without the new
+    content's `analysis`, its concepts."""
     now = ctx.now()
     memories.set_fields(conn, row.id, superseded_at=now)
     successor = dataclasses.replace(row, id=0, version=row.version + 1, recorded_at=now, superseded_at=None,
@@ -33,6 +36,10 @@ def new_version(ctx: Context, conn: Any, row: MemoryRow, *, vector: np.ndarray |
         if vector is not None:
             vectors.insert(conn, successor.id, successor.project, vector)
     memories.replace_entities(conn, successor.id, memories.entities_of(conn, row.id) if entities is None else entities)
+    if analysis is None:
+        store_concepts.copy(conn, row.id, successor.id)
+    else:
+        concepts.attach(conn, successor, analysis)
     found = memories.current(conn, row.memory_id)
     assert found is not None
     return found
@@ -57,7 +64,8 @@ def update(ctx: Context, actor: Actor, memory_id: int, *, content: str, reason: 
     ctx.ensure_vectors()
     with ctx.store.write() as tx:
         row = live(tx, row.memory_id)
-        updated = new_version(ctx, tx, row, vector=vector, entities=sorted(analysis.entities), content=content,
+        updated = new_version(ctx, tx, row, vector=vector, entities=sorted(analysis.entities), analysis=analysis,
+                              content=content,
                               content_hash=digest, lemmas=analysis.lemmas, polarity=analysis.polarity,
                               source=actor.source, actor=actor.name)
         ctx.event(tx, actor=actor.name, action="update", target=f"memory:{row.memory_id}", project=row.project,

@@ -35,6 +35,20 @@ _SENTENCE_ENDS = frozenset(".!?;:")
 _PACKAGE_SHAPED = re.compile(r"(?<![\w@/.-])(@[a-z0-9][\w.-]*/[a-z0-9][\w.-]*|[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)(?![\w/-])")
 _BACKTICKED = re.compile(r"`([A-Za-z0-9@][\w@/.\-]*)`")
 
+# Concepts (memory/concepts.py): package names (the entities above), file paths, code identifiers
+# and noun chunks. A blank pipeline has no parser to chunk nouns with, so a chunk is a maximal run
+# of content tokens (not stop words, punctuation, numbers or polar words), lemmatized: a run of up
+# to CHUNK_TOKENS gives itself and each of its words, a longer one (a list, most often) its words.
+CHUNK_TOKENS = 3
+MAX_CONCEPTS = 40
+_FILE_SUFFIX = (r"(?:py|pyi|js|jsx|ts|tsx|mjs|cjs|go|rs|toml|json|md|rst|txt|ya?ml|lock|cfg|ini|sh|lua|c|h|cc|cpp|"
+                r"hpp|java|kt|rb|sql|html|css|scss|vue|svelte|env|conf|xml|proto)")
+_PATH = re.compile(rf"(?<![\w@/.:~-])(?:\.{{1,2}}/|~/|/)?[\w.-]+(?:/[\w.-]+)+/?|(?<![\w/.-])[\w-]+\.{_FILE_SUFFIX}(?![\w/])")
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+")
+_IDENTIFIER = re.compile(
+    r"(?<![\w.])(?:[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|[A-Z][A-Z0-9]*_[A-Z0-9_]+"
+    r"|[A-Za-z_]\w*(?=\())(?!\w)")
+
 
 @dataclass(frozen=True, slots=True)
 class Analysis:
@@ -44,6 +58,8 @@ class Analysis:
     # Lemmas of the content words around the polar words: two memories of opposite polarity
     # contradict only when they take their sides about something they share.
     subjects: frozenset[str] = frozenset()
+    # (value, kind) in order of strength: packages, paths, identifiers, chunks, then words.
+    concepts: tuple[tuple[str, str], ...] = ()
 
 
 class Analyzer:
@@ -147,9 +163,25 @@ class Analyzer:
             lemmas = " ".join(t.lemma_ for t in doc if not t.is_punct and not t.is_space)
             polarity, subjects = self._stance(doc)
             entities = {fold(doc[start:end].text) for start, end in self._name_spans(doc)}
-        entities.update(fold(m) for m in _PACKAGE_SHAPED.findall(text))
-        entities.update(fold(m) for m in _BACKTICKED.findall(text))
-        return Analysis(lemmas=lemmas, polarity=polarity, entities=frozenset(entities), subjects=subjects)
+            entities.update(fold(m) for m in _PACKAGE_SHAPED.findall(text))
+            entities.update(fold(m) for m in _BACKTICKED.findall(text))
+            concepts = _concepts(doc, text, entities)
+        return Analysis(lemmas=lemmas, polarity=polarity, entities=frozenset(entities), subjects=subjects,
+                        concepts=concepts)
+
+    def concept_key(self, text: str) -> str:
+        """The normalized value of a concept a person names, as extraction would have made it."""
+        text = text.strip()
+        if _PATH.fullmatch(text) and _is_path(text):
+            return _path_value(text)
+        if _IDENTIFIER.fullmatch(text):
+            return text.lower()
+        if " " not in text and re.search(r"[-_.@/]", text):
+            return fold(text)
+        nlp = self._load()
+        with self._lock:
+            doc = nlp(text)
+        return " ".join(t.lemma_ for t in doc if not t.is_punct and not t.is_space)
 
     def _name_spans(self, doc: Any) -> list[tuple[int, int]]:
         """Vocabulary matches that stand alone: "onnx" in "onnx-tools" is another name."""
@@ -200,6 +232,56 @@ class Analyzer:
         with self._lock:
             doc = nlp.make_doc(text)
             return list(dict.fromkeys(fold(doc[s:e].text) for s, e in self._name_spans(doc)))
+
+
+def _is_path(match: str) -> bool:
+    """`src/app`, `./build`, `notes.md`; not `and/or` or `client/server`."""
+    return ("/" not in match or match.startswith(("/", "./", "../", "~/")) or match.count("/") >= 2
+            or "." in match.rsplit("/", 1)[-1])
+
+
+def _path_value(match: str) -> str:
+    return match.rstrip(".").removeprefix("./")
+
+
+def _concepts(doc: Any, text: str, entities: set[str]) -> tuple[tuple[str, str], ...]:
+    found: dict[str, str] = {value: "package" for value in sorted(entities)}
+    taken: list[tuple[int, int]] = [m.span() for m in _URL.finditer(text)]  # a URL is no concept
+    for m in _PATH.finditer(text):
+        if not any(s <= m.start() < e for s, e in taken) and _is_path(m.group()):
+            found.setdefault(_path_value(m.group()), "path")
+            taken.append(m.span())
+    for m in _IDENTIFIER.finditer(text):
+        if any(s < m.end() and m.start() < e for s, e in taken) or fold(m.group()) in entities:
+            continue
+        found.setdefault(m.group().lower(), "identifier")
+        taken.append(m.span())
+    chunks: list[str] = []
+    words: list[str] = []
+    run: list[str] = []
+
+    def close_run() -> None:
+        if 1 < len(run) <= CHUNK_TOKENS:
+            chunks.append(" ".join(run))
+        words.extend(run)
+        run.clear()
+
+    for token in doc:
+        start = token.idx
+        content = (not token.is_stop and not token.is_punct and not token.like_num and len(token.text) > 1
+                   and any(c.isalpha() for c in token.text) and token.text.replace("-", "").isalnum()
+                   and token.lemma_ not in _POLAR_WORDS and fold(token.text) not in entities
+                   and not any(s <= start < e for s, e in taken))
+        if content:
+            run.append(token.lemma_)
+        else:
+            close_run()
+    close_run()
+    for value in chunks:
+        found.setdefault(value, "phrase")
+    for value in words:
+        found.setdefault(value, "phrase")
+    return tuple(list(found.items())[:MAX_CONCEPTS])
 
 
 # spaCy's English stop words are made for parsing, not search: they drop verbs and nouns a query

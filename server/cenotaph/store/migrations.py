@@ -490,9 +490,63 @@ def _m0008_compaction(conn: Any) -> None:
     )
 
 
+def _m0009_concepts(conn: Any) -> None:
+    """Concepts: what memories are about (memory/concepts.py). Links and co-occurrence pairs are
+    derived (`cenotaph concepts rebuild` drops and re-derives them); a person's verdicts are keyed
+    on normalized values, not on row ids, so no rebuild drops them."""
+    _run_script(
+        conn,
+        """
+        CREATE TABLE memory_concepts (
+            memory_row INTEGER NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+            concept    TEXT NOT NULL,
+            kind       TEXT NOT NULL CHECK (kind IN ('package','path','identifier','phrase')),
+            PRIMARY KEY (memory_row, concept)
+        ) WITHOUT ROWID;
+        -- By concept, newest row first: recall's expansion and `related` read a concept's latest links.
+        CREATE INDEX memory_concepts_concept ON memory_concepts (concept, memory_row);
+
+        -- A memory's strongest concept pairs (a bounded number), low < high.
+        CREATE TABLE concept_pairs (
+            memory_row INTEGER NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+            low        TEXT NOT NULL,
+            high       TEXT NOT NULL,
+            PRIMARY KEY (memory_row, low, high)
+        ) WITHOUT ROWID;
+        CREATE INDEX concept_pairs_low ON concept_pairs (low);
+        CREATE INDEX concept_pairs_high ON concept_pairs (high);
+
+        -- Verdicts. `merge` and `rename` make `alias` another spelling of `canonical`.
+        CREATE TABLE concept_aliases (
+            alias     TEXT PRIMARY KEY,
+            canonical TEXT NOT NULL,
+            verdict   TEXT NOT NULL CHECK (verdict IN ('merge','rename')),
+            reason    TEXT,
+            actor     TEXT NOT NULL,
+            at        TEXT NOT NULL
+        );
+        CREATE INDEX concept_aliases_canonical ON concept_aliases (canonical);
+        CREATE TABLE concept_removals (
+            concept TEXT PRIMARY KEY,
+            reason  TEXT,
+            actor   TEXT NOT NULL,
+            at      TEXT NOT NULL
+        );
+        CREATE TABLE concept_dismissals (
+            low    TEXT NOT NULL,
+            high   TEXT NOT NULL,
+            reason TEXT,
+            actor  TEXT NOT NULL,
+            at     TEXT NOT NULL,
+            PRIMARY KEY (low, high)
+        );
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_binary_vector_index, _m0003_substring_index,
                                      _m0004_mining, _m0005_documents_and_feeds, _m0006_forgotten_means_gone,
-                                     _m0007_blessings, _m0008_compaction)
+                                     _m0007_blessings, _m0008_compaction, _m0009_concepts)
 
 
 def schema_version(conn: Any) -> int:

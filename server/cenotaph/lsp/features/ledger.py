@@ -37,6 +37,7 @@ from cenotaph.store.records import MemoryRow, ProposalRow
 if TYPE_CHECKING:
     from cenotaph.lsp.server import CenotaphServer
     from cenotaph.memory.service import Memory
+    from cenotaph.memory.concepts import ConceptView
     from cenotaph.store.records import ApproachRow
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,7 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # Entries listed per section: the ledger stays a readable document (and a bounded answer) on a
 # store of any size; the counts are the whole.
 SECTION_LIMIT = 100
+CONCEPT_LIMIT = 20  # the project's top concepts, read-only (`cenotaph concepts` reviews them)
 
 
 class LedgerParams(Wire):
@@ -187,6 +189,7 @@ def render_for(memory: Memory, project: str) -> Ledger:
                       f"{one_line(p.reason, 300)}" for p in proposals[:SECTION_LIMIT]]
     candidate_lines = [line for p in sorted(candidates, key=_confidence, reverse=True)[:SECTION_LIMIT]
                        for line in _candidate_lines(p)]
+    concept_lines = [_concept_line(c) for c in memory.concepts(project, CONCEPT_LIMIT)]
     lines = [f"# Cenotaph ledger · {project or 'global scope'}", "", "Read-only. Code actions on an entry act on it."]
     for title, count, body in (("Graveyard", len(graveyard), graveyard_lines),
                                ("Open contradictions", len(contradictions), contradiction_lines),
@@ -196,10 +199,19 @@ def render_for(memory: Memory, project: str) -> Ledger:
         lines += ["", f"## {title} ({count})", "", *(body or ["_none_"])]
         if count > SECTION_LIMIT:
             lines += ["", f"_… and {count - SECTION_LIMIT} more, not listed here._"]
+    lines += ["", f"## Top concepts ({len(concept_lines)})", "", *(concept_lines or ["_none_"])]
     text = "\n".join(lines).rstrip() + "\n"
     counts = LedgerCounts(graveyard=len(graveyard), contradictions=len(contradictions),
                           deprioritised=len(deprioritised), proposals=len(proposals), candidates=len(candidates))
     return Ledger(project, text, seq, counts)
+
+
+def _concept_line(c: ConceptView) -> str:
+    """`- concept **postgresql** · 3 memories · also pg, postgres · with pool ×2`: no entry id, so
+    no code action; a person reviews concepts with `cenotaph concepts merge|remove|dismiss|rename`."""
+    aliases = f" · also {_cell(', '.join(c.aliases))}" if c.aliases else ""
+    near = f" · with {_cell(', '.join(f'{n.name} ×{n.count}' for n in c.neighbours))}" if c.neighbours else ""
+    return f"- concept **{_cell(c.name)}** · {c.count} {'memory' if c.count == 1 else 'memories'}{aliases}{near}"
 
 
 def _confidence(proposal: ProposalRow) -> float:

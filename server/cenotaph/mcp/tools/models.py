@@ -17,6 +17,7 @@ from cenotaph.memory.models import (
     RememberResult,
     ShareResult,
 )
+from cenotaph.memory.concepts import RelatedMemory
 from cenotaph.memory.shared import source_of
 from cenotaph.store.records import EventRow, MemoryRow, ProposalRow, SuppressionRow
 
@@ -202,6 +203,8 @@ class ScoreView(_FromRow):
     temporal_boost: float
     pinned: bool = False
     passed_on: float = 0.0  # relevance (included above) passed on by the question this memory answers
+    concept: float = 0.0  # relevance (included above) from the query's reviewed concepts it is linked to
+    concepts: list[str] = []  # those concepts (`cenotaph concepts merge` made them aliases)
 
 
 class LocationView(_FromRow):
@@ -486,3 +489,35 @@ class Briefing(BaseModel):
     preferences: list[MemoryBrief]
     recent_decisions: list[MemoryBrief]
     truncated: list[str] = []
+
+
+class NeighbourView(_FromRow):
+    name: str
+    count: int  # memories in which the two are among the strongest concepts
+
+
+class ConceptView(_FromRow):
+    """A concept: `aliases` are other spellings a person merged into it."""
+
+    name: str
+    kind: Literal["package", "path", "identifier", "phrase"]
+    count: int  # current memories of the project linked to it
+    aliases: list[str]
+    neighbours: list[NeighbourView]
+
+
+class ConceptsOutput(BaseModel):
+    concepts: list[ConceptView]
+
+
+class RelatedView(BaseModel):
+    memory: MemoryView
+    shared: list[str]  # the concepts it shares with the memory asked about
+
+
+class RelatedOutput(BaseModel):
+    related: list[RelatedView]
+
+    @classmethod
+    def of(cls, found: list[RelatedMemory]) -> RelatedOutput:
+        return cls(related=[RelatedView(memory=MemoryView.of(r.memory), shared=r.shared) for r in found])

@@ -1,0 +1,56 @@
+"""concepts, related, review_concept: the concept graph (memory/concepts.py). An agent's verdict
+is a proposal a person accepts: the concept graph is a person's review."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from mcp.server.mcpserver import Context
+from pydantic import Field
+
+from cenotaph.mcp.tools.base import READ_ONLY, WRITE, MemoryId, Reason, ToolEnv, ToolGroup
+from cenotaph.mcp.tools.models import ConceptsOutput, ProposalView, RelatedOutput
+
+TOOLS = ToolGroup()
+
+ConceptName = Annotated[str, Field(min_length=1, max_length=2000, description="A concept as `concepts` lists it.")]
+
+
+@TOOLS.add(READ_ONLY)
+def concepts(ctx: Context, limit: Annotated[int, Field(ge=1, le=500, description="How many concepts.")] = 50
+             ) -> ConceptsOutput:
+    """The project's concepts (packages, paths, identifiers and phrases its memories are about),
+    most memories first, each with its aliases and the concepts it most often appears with.
+    Use it to see what the project's memory covers, or before proposing a review."""
+    env = ToolEnv.of(ctx)
+    with env.domain() as memory:
+        return ConceptsOutput.model_validate({"concepts": memory.concepts(env.project, limit)})
+
+
+@TOOLS.add(READ_ONLY)
+def related(ctx: Context, memory_id: MemoryId,
+            k: Annotated[int, Field(ge=1, le=50, description="How many memories at most.")] = 10) -> RelatedOutput:
+    """Memories that share concepts with one memory, most shared first, each with the concepts
+    they share: what else the project knows about the same things."""
+    env = ToolEnv.of(ctx)
+    with env.domain() as memory:
+        return RelatedOutput.of(memory.related(memory_id, k))
+
+
+@TOOLS.add(WRITE)
+def review_concept(
+    ctx: Context,
+    verb: Annotated[Literal["merge", "remove", "dismiss", "rename"],
+                    Field(description="merge: `a` becomes an alias of `b`; remove: `a` is never extracted again; "
+                                      "dismiss: `a` and `b` are wrongly linked; rename: `a` is called `b`.")],
+    a: ConceptName,
+    reason: Reason,
+    b: Annotated[str | None, Field(max_length=2000, description="The second concept (not for remove).")] = None,
+) -> ProposalView:
+    """Propose a correction to the concept graph: two spellings of one thing (merge), a concept
+    that is noise (remove), a wrong link (dismiss), a better name (rename). A person accepts or
+    rejects the proposal; accepted, it outlives every rebuild."""
+    env = ToolEnv.of(ctx)
+    with env.domain() as memory:
+        return ProposalView.model_validate(memory.concept_verdict(env.actor(ctx), verb, a, b, project=env.project,
+                                                                   reason=reason))

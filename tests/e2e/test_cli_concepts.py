@@ -1,0 +1,50 @@
+"""The concepts Done-when (issue 19) through the real `cenotaph` command: after memories that say
+"pg", "postgres" and "PostgreSQL", a merge outlives `concepts rebuild`, and `recall "pg connection
+pool"` finds the PostgreSQL memories, which it did not before the merge."""
+
+from __future__ import annotations
+
+import json
+
+from tests.e2e.test_cli import run
+
+POSTGRES = [
+    "PostgreSQL runs out of slots when every worker opens its own session",
+    "We tuned postgres max_connections after the outage",
+    "The pg dump runs nightly at 3am",
+]
+OTHERS = [
+    "The HTTP connection pool of the API client holds 10 sockets",
+    "Redis connection pool size is 50 per worker",
+    "The thread pool for image resizing has 8 workers",
+    "Connection pool timeouts show up in the gateway logs",
+]
+
+
+def recalled(env) -> set[str]:
+    out = json.loads(run(env, "recall", "pg connection pool", "-k", "4", "--project", "p", "--json").stdout)
+    return {r["content"] for r in out["results"]}
+
+
+def test_done_when_a_merge_outlives_rebuild_and_recall_follows_it(cli_env, tmp_path):
+    run(cli_env, "remember", POSTGRES[0], "--project", "p")
+    lines = tmp_path / "others.jsonl"  # one process for the rest: each command loads the model
+    lines.write_text("".join(json.dumps({"content": t}) + "\n" for t in POSTGRES[1:] + OTHERS))
+    run(cli_env, "import", str(lines), "--project", "p")
+    # Before the merge, the memories that say "PostgreSQL" and "postgres" are not found.
+    assert not recalled(cli_env) & set(POSTGRES[:2])
+
+    assert run(cli_env, "concepts", "merge", "pg", "postgresql", "--project", "p").stdout.strip() == \
+        "pg is now an alias of postgresql"
+    run(cli_env, "concepts", "merge", "postgres", "PostgreSQL", "--project", "p")
+    run(cli_env, "concepts", "rebuild", "--project", "p")
+    listed = {c["name"]: c for c in json.loads(run(cli_env, "concepts", "--project", "p", "--json").stdout)["concepts"]}
+    assert listed["postgresql"]["aliases"] == ["pg", "postgres"] and listed["postgresql"]["count"] == 3
+    assert listed["pool"]["count"] == 4 and listed["pool"]["neighbours"][0] == {"name": "connection", "count": 3}
+    assert "pg" not in listed
+    assert set(POSTGRES) <= recalled(cli_env)
+
+    related = json.loads(run(cli_env, "related", "3", "--project", "p", "--json").stdout)["related"]
+    assert {r["memory"]["content"] for r in related if "postgresql" in r["shared"]} == set(POSTGRES[:2])
+    proc = run(cli_env, "concepts", "merge", "pg", "--project", "p", "--json", check=False)
+    assert proc.returncode == 2 and json.loads(proc.stdout)["error"]["field"] == "names"
