@@ -99,12 +99,13 @@ def test_upgrading_an_old_store_scrubs_what_its_forget_left_and_the_chain_still_
     # `remember` events that quoted the tags (as events did then).
     with monkeypatch.context() as patched:
         patched.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:3])
-        # Nor had it concepts: their tables came later.
-        from cenotaph.memory import concepts
+        # Nor had it concepts or summaries: their tables came later.
+        from cenotaph.memory import concepts, lifecycle
         from cenotaph.store import concepts as store_concepts
         patched.setattr(concepts, "attach", lambda *_: None)
         patched.setattr(concepts, "expansions", lambda *_: {})
         patched.setattr(store_concepts, "forget_memory", lambda *_: None)
+        patched.setattr(lifecycle, "restore_summarised", lambda *_, **__: [])
         old = Store(db_path)
         old.conn.execute("PRAGMA secure_delete = OFF")
         memory = Memory(Context(store=old, embedder=embedder, analyzer=analyzer, clock=clock))
