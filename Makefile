@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 NODE_TOOLS := tests/tools/node
 NODE_STAMP := $(NODE_TOOLS)/node_modules/.installed
 
-.PHONY: setup test-tools demo test vsix bench bench-plot bench-locomo clean
+.PHONY: setup test-tools demo test vsix bench bench-plot bench-locomo pg-up pg-down clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,14 @@ bench-plot: setup
 
 bench-locomo: setup
 	$(PY) bench/locomo.py --out bench/results-locomo.json
+
+# A local PostgreSQL with pgvector for a team or a developer (scripts/pg.sh: PGDEV_DIR, PGDEV_PORT,
+# PGDEV_LISTEN). It prints the line to use: CENOTAPH_STORE=postgresql://…
+pg-up: setup
+	@VENV=$(VENV) bash scripts/pg.sh start
+
+pg-down:
+	@VENV=$(VENV) bash scripts/pg.sh stop
 
 clean:
 	rm -rf $(VENV) build *.egg-info server/*.egg-info

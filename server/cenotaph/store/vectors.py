@@ -91,3 +91,14 @@ def get(conn: Any, row_id: int) -> np.ndarray | None:
 
 def row_ids(conn: Any) -> set[int]:
     return {r[0] for r in conn.execute(f"SELECT row_id FROM {TABLE}")}
+
+
+def all_rows(conn: Any, batch: int = 1000):
+    """Every (row id, project, vector), in batches: a whole store's vectors, to copy them."""
+    cursor = conn.execute(f"SELECT row_id, project, embedding FROM {TABLE}")
+    while rows := cursor.fetchmany(batch):
+        yield [(row_id, project, np.frombuffer(blob, dtype=np.float32)) for row_id, project, blob in rows]
+
+
+def count(conn: Any) -> int:
+    return conn.execute(f"SELECT COUNT(*) FROM {TABLE}").fetchone()[0] if dimension(conn) is not None else 0
