@@ -46,10 +46,12 @@ vsix: setup
 bench: setup
 	$(PY) bench/perf.py --out bench/results-perf.json
 	$(PY) bench/lsp_perf.py --out bench/results-lsp.json
+	$(PY) bench/pg_perf.py --out bench/results-pg.json
 	$(MAKE) bench-plot
 
 bench-plot: setup
-	$(PY) bench/plot.py --perf bench/results-perf.json --lsp bench/results-lsp.json --out docs/benchmarks-scale.png
+	$(PY) bench/plot.py --perf bench/results-perf.json --lsp bench/results-lsp.json \
+	  $(if $(wildcard bench/results-pg.json),--pg bench/results-pg.json) --out docs/benchmarks-scale.png
 
 bench-locomo: setup
 	$(PY) bench/locomo.py --out bench/results-locomo.json
