@@ -14,7 +14,18 @@ if TYPE_CHECKING:
 
 
 def open_store(db: Path | str | None = None) -> Store:
-    return Store(db if db is not None else default_db_path())
+    """The store at `db` (a file, or a `postgresql://` URL), else where the environment or the
+    configuration says (`CENOTAPH_STORE`, `store = …` in config.toml), else the default file."""
+    from cenotaph.config import store_location
+    from cenotaph.store.dialect import is_postgres_url
+
+    location = db if db is not None else store_location() or default_db_path()
+    if is_postgres_url(location):
+        # Imported only here: psycopg stays out of a SQLite user's start-up.
+        from cenotaph.store.postgres.db import PostgresStore
+
+        return PostgresStore(str(location))  # type: ignore[return-value] - the same interface
+    return Store(location)
 
 
 def open_memory(db: Path | str | None = None, *, settings: config.Settings | None = None) -> Memory:

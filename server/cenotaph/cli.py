@@ -207,17 +207,12 @@ def cmd_import(args: argparse.Namespace, memory) -> None:
 
 
 def cmd_doctor(args: argparse.Namespace, memory) -> None:
-    from cenotaph.store.connect import binding
-
     ctx = memory.ctx
-    sqlite_version, vec_version = ctx.store.versions()
     report = {
         "version": __version__,
-        "store": str(ctx.store.path),
+        "store": str(ctx.store.path),  # a PostgreSQL URL without its password
         "schema_version": ctx.store.schema_version,
-        "sqlite_binding": binding().name,
-        "sqlite_version": sqlite_version,
-        "sqlite_vec_version": vec_version,
+        **ctx.store.describe(),
         "model": ctx.embedder.model_name,
         "store_model": ctx.store.get_meta("embedding_model"),
         "model_matches_store": ctx.vectors_current() or ctx.store.get_meta("embedding_model") is None,
@@ -766,7 +761,7 @@ def _knowledge_commands(command: Callable[..., argparse.ArgumentParser]) -> None
 
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--db", help="store file (default: $CENOTAPH_HOME/cenotaph.db or $XDG_DATA_HOME/cenotaph)")
+    common.add_argument("--db", help="store file or postgresql:// URL (default: $CENOTAPH_STORE, `store` in config.toml, $CENOTAPH_HOME/cenotaph.db or $XDG_DATA_HOME/cenotaph)")
     common.add_argument("--project", help="project id (default: from .cenotaph.toml, git origin or repository path)")
     common.add_argument("--json", action="store_true", help="machine-readable output (shapes in shared_schema/)")
 

@@ -36,7 +36,9 @@ class EndpointRecord:
 def store_key(path: Path | str) -> str:
     """How an endpoint file names a store: its absolute path, symlinks resolved, so that two
     spellings of one file compare equal."""
-    return str(path) if str(path) == ":memory:" else str(Path(path).expanduser().resolve())
+    if str(path) == ":memory:" or "://" in str(path):  # a PostgreSQL store: its URL, password left out
+        return str(path)
+    return str(Path(path).expanduser().resolve())
 
 
 def endpoints_dir() -> Path:

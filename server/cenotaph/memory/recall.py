@@ -311,9 +311,8 @@ class Recaller:
     def _exact(self, query: str, scope: Scope, k: int) -> list[_Candidate]:
         needle = query.strip()
         tokens = _WORD.findall(needle)
-        conn = self.ctx.store.conn
         found: dict[int, _Candidate] = {}
-        with self.ctx.store.read():
+        with self.ctx.store.read() as conn:
             if tokens:
                 phrase = " ".join(_fts_quote(t) for t in tokens)
                 hits = memories.fts_search(conn, f"content : ({phrase})", scope, max(200, k * 10))
@@ -332,11 +331,10 @@ class Recaller:
                   reading: _Reading, *, use_bm25: bool, use_vector: bool) -> list[_Candidate]:
         pool = max(CANDIDATES, k * 6)
         found: dict[int, _Candidate] = {}
-        conn = self.ctx.store.conn
         if use_bm25:
             expression = self._fts_expression(query, notices)
             if expression:
-                with self.ctx.store.read():
+                with self.ctx.store.read() as conn:
                     hits = memories.fts_search(conn, expression, scope, pool)
                     # A period the query names also draws its own matches, which the whole-store
                     # top list may have missed.
@@ -348,13 +346,13 @@ class Recaller:
                     found[rid] = _Candidate(rows[rid], bm25=score)
         if use_vector:
             if not self.ctx.vectors_current():
-                with self.ctx.store.read():
+                with self.ctx.store.read() as conn:
                     built = vectors.dimension(conn) is not None
                 if built:
                     notices.append("the store's vectors were built by another model: run `cenotaph reindex`")
             else:
                 vector = self._embed_query(query)
-                with self.ctx.store.read():
+                with self.ctx.store.read() as conn:
                     hits = [h for p in projects for h in vectors.knn(conn, p, vector, pool)]
                     missing = [rid for rid, _ in hits if rid not in found]
                     rows = memories.by_row_ids(conn, missing)

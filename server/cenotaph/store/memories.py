@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cenotaph.store.records import MemoryRow
+from cenotaph.store.dialect import per_dialect
 
 COLUMNS = (
     "id, memory_id, version, project, kind, content, content_hash, tags, source, actor, state, state_reason, "
@@ -111,6 +112,7 @@ def list_rows(conn: Any, scope: Scope, *, limit: int, order: str = "m.recorded_a
     return [_row(r) for r in rows]
 
 
+@per_dialect
 def term_documents(conn: Any, terms: Sequence[str]) -> dict[str, int]:
     """How many rows of the full-text index (any project, any column) hold each term, as indexed
     (lower case). A per-connection fts5vocab table reads FTS5's own term index."""
@@ -119,6 +121,7 @@ def term_documents(conn: Any, terms: Sequence[str]) -> dict[str, int]:
             for term in terms}
 
 
+@per_dialect
 def fts_search(conn: Any, match: str, scope: Scope, limit: int,
                valid_from_between: tuple[str, str] | None = None) -> list[tuple[int, float]]:
     """(row id, BM25 score, larger is better) of rows matching an FTS5 expression; optionally only
@@ -141,6 +144,7 @@ def fts_search(conn: Any, match: str, scope: Scope, limit: int,
 TRIGRAM = 3
 
 
+@per_dialect
 def substring_search(conn: Any, needle: str, scope: Scope, limit: int) -> list[int]:
     """Row ids whose content contains `needle` byte for byte (the exact lane's last resort)."""
     where, params = scope.where()
@@ -210,6 +214,7 @@ def all_current(conn: Any) -> list[MemoryRow]:
     return [_row(r) for r in rows]
 
 
+@per_dialect
 def fts_rowids(conn: Any) -> set[int]:
     return {r[0] for r in conn.execute("SELECT rowid FROM memory_fts")}
 
@@ -224,6 +229,7 @@ def add_entity(conn: Any, row_ids: Iterable[int], value: str) -> None:
     )
 
 
+@per_dialect
 def rows_matching(conn: Any, match: str, projects: Sequence[str]) -> list[tuple[int, str]]:
     """(row id, content) of current rows in `projects` matching an FTS5 expression."""
     rows = conn.execute(
@@ -376,6 +382,7 @@ def successors(conn: Any, row_ids: Sequence[int], scope: Scope, *, minutes: floa
     return {r[0]: _row(r[1:]) for r in rows}
 
 
+@per_dialect
 def purge_deleted_terms(conn: Any) -> None:
     """Where the full-text indexes cannot delete for real (FTS5 `secure-delete` needs SQLite ≥
     3.42), merge them so that the words of deleted rows leave their segments."""

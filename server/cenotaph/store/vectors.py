@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from cenotaph.store.dialect import per_dialect
 TABLE = "memory_vectors"
 # Candidates drawn from the binary index for each neighbour asked for, and at least this many:
 # rescoring them by cosine recovers the exact order (overlap figures in docs/benchmarks.md).
@@ -20,6 +21,7 @@ OVERSAMPLE = 3
 MIN_CANDIDATES = 40
 
 
+@per_dialect
 def dimension(conn: Any) -> int | None:
     """The dimension the vec0 table was created with, or None if there is none yet."""
     found = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (TABLE,)).fetchone()
@@ -30,6 +32,7 @@ def dimension(conn: Any) -> int | None:
     return int(sql[start : sql.index("]", start)])
 
 
+@per_dialect
 def create(conn: Any, dim: int) -> None:
     if dim % 8:  # every model fastembed offers qualifies (384, 512, 768, 1024, …)
         raise ValueError(f"the binary vector index needs a dimension divisible by 8, not {dim}")
@@ -48,6 +51,7 @@ def create(conn: Any, dim: int) -> None:
     )
 
 
+@per_dialect
 def drop(conn: Any) -> None:
     conn.execute("DROP TRIGGER IF EXISTS memories_vec_delete")
     conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
@@ -57,6 +61,7 @@ def _blob(vector: np.ndarray) -> bytes:
     return np.asarray(vector, dtype=np.float32).tobytes()
 
 
+@per_dialect
 def insert(conn: Any, row_id: int, project: str, vector: np.ndarray) -> None:
     blob = _blob(vector)
     conn.execute(f"INSERT INTO {TABLE} (row_id, project, bits, embedding) VALUES (?, ?, vec_quantize_binary(?), ?)",
@@ -67,6 +72,7 @@ def delete(conn: Any, row_id: int) -> None:
     conn.execute(f"DELETE FROM {TABLE} WHERE row_id = ?", (row_id,))
 
 
+@per_dialect
 def knn(conn: Any, project: str, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
     """(row id, cosine similarity) of the k nearest rows in one project, nearest first: the
     binary index's `k × OVERSAMPLE` nearest, rescored by cosine."""
@@ -84,6 +90,7 @@ def knn(conn: Any, project: str, vector: np.ndarray, k: int) -> list[tuple[int, 
     return [(rows[i][0], float(similarity[i])) for i in order]
 
 
+@per_dialect
 def get(conn: Any, row_id: int) -> np.ndarray | None:
     found = conn.execute(f"SELECT embedding FROM {TABLE} WHERE row_id = ?", (row_id,)).fetchone()
     return np.frombuffer(found[0], dtype=np.float32) if found else None
