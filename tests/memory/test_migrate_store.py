@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 
+from cenotaph.app import open_store
 from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Conflict, InvalidInput
 from cenotaph.memory.migrate_store import target_path
@@ -16,6 +17,7 @@ from cenotaph.store import events, feeds, mining, transfer, vectors
 from cenotaph.store.connect import open_connection
 from cenotaph.store.db import Store
 from tests.conftest import AGENT, CENOTAPH, HUMAN
+from tests.postgres import pg_server, pg_url  # noqa: F401 - a real PostgreSQL server, a database a test
 
 P = "github.com/acme/app"
 
@@ -71,8 +73,8 @@ def populate(memory: Memory, tmp_path) -> dict[str, int]:
 
 def table_rows(store: Store) -> dict[str, list[tuple]]:
     with store.read() as conn:
-        copied = {t.name: sorted(map(tuple, conn.execute(f"SELECT * FROM {t.name}")), key=repr)
-                  for t in transfer.TABLES}
+        copied = {t.name: sorted(map(tuple, conn.execute(
+            f"SELECT {', '.join(transfer.columns(conn, t.name))} FROM {t.name}")), key=repr) for t in transfer.TABLES}
         copied["vectors"] = sorted((r, p, v.tobytes()) for batch in vectors.all_rows(conn) for r, p, v in batch)
     return copied
 
@@ -203,3 +205,52 @@ def test_the_command_copies_there_and_back_with_a_progress_bar_and_counts(tmp_pa
     assert "abandoned" in checked.stdout
     refused = run(home, "migrate-store", "--to", str(tmp_path / "home.db"))
     assert refused.returncode == 2 and "store in use" in refused.stderr
+
+
+@pytest.fixture
+def on_postgres(pg_url, embedder, analyzer, clock):
+    store = open_store(pg_url)
+    yield Memory(Context(store=store, embedder=embedder, analyzer=analyzer, clock=clock))
+    store.close()
+
+
+def test_every_table_of_the_postgresql_schema_is_copied_or_derived(on_postgres, embedder):
+    with on_postgres.ctx.store.write() as conn:
+        vectors.create(conn, embedder.dim)
+        held = {name for (name,) in conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()")}
+    assert "memories" in held and "memory_vectors" in held
+    assert held == {t.name for t in transfer.TABLES} | {vectors.TABLE, transfer.SCHEMA_TABLE}
+
+
+def test_sqlite_to_postgresql_and_back_is_the_same_store(memory, fresh, on_postgres, tmp_path, clock):
+    ids = populate(memory, tmp_path)
+    source = table_rows(memory.ctx.store)
+    report = memory.migrate_store(on_postgres.ctx.store)
+    assert all(t.source == t.target for t in report.tables) and report.changed > 0
+    assert table_rows(on_postgres.ctx.store) == source
+    assert on_postgres.audit_verify().ok
+    assert memory.migrate_store(on_postgres.ctx.store).changed == 0  # a rerun copies nothing twice
+    queries = ("thumbnails upload worker", "API rate limit", "opencv cv2", "deploy release branch")
+    for query in queries:
+        # The same rows and vectors; the full-text lane ranks by its engine's own measure (tsvector
+        # rank, FTS5's bm25), which moves the tail of a list, not its head.
+        assert top(on_postgres, query)[:2] == top(memory, query)[:2]
+
+    # A change here reaches the copy on the next run; the copy's own new rows take new ids.
+    clock.advance(hours=1)
+    memory.archive(HUMAN, ids["kept"], reason="thumbnails moved to the CDN")
+    later = memory.migrate_store(on_postgres.ctx.store)
+    copied = {t.table: t for t in later.tables}
+    assert copied["transitions"].inserted == 1 and copied["memories"].updated >= 1
+    assert table_rows(on_postgres.ctx.store) == table_rows(memory.ctx.store)  # the copy's own recalls gone too
+    assert on_postgres.get(ids["kept"]).state == "archived"
+
+    back = fresh("back.db")
+    returned = on_postgres.migrate_store(back.ctx.store)
+    assert all(t.source == t.target for t in returned.tables)
+    assert table_rows(back.ctx.store) == table_rows(memory.ctx.store) and back.audit_verify().ok
+    for query in queries:
+        assert top(back, query) == top(memory, query)
+    added = on_postgres.remember(HUMAN, "Release notes are drafted by the on-call engineer", project=P)
+    assert added.id not in {row[1] for row in source["memories"]} and on_postgres.audit_verify().ok

@@ -10,9 +10,6 @@ import contextlib
 import io
 import json
 import os
-import subprocess
-import sys
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -22,8 +19,8 @@ from cenotaph import cli
 from cenotaph.memory.service import Memory
 from cenotaph.nlp import analysis
 from cenotaph.nlp import embedder as embedding
-from tests.conftest import REPO
 from tests.lsp.conftest import serve  # noqa: F401 - the real `cenotaph serve`, as the LSP tests start it
+from tests.postgres import pg_server, pg_url  # noqa: F401 - a real PostgreSQL server, a database a test
 from tests.reliability.support import FIGURES, FULL, open_memory_on
 
 
@@ -77,31 +74,3 @@ def in_process_cli(monkeypatch, tmp_path, embedder, analyzer) -> Iterator[Callab
     yield _run_cli
     assert shared, "no command used the session's models"
 
-
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[str]:
-    """A real PostgreSQL with pgvector for the session (scripts/pg.sh, as `make pg-up` starts it, on
-    a port and folder of its own), stopped at the end; its URL without a database."""
-    if "avx2" not in Path("/proc/cpuinfo").read_text():
-        pytest.skip("PostgreSQL tests skipped: this CPU lacks AVX2, which the pgvector build needs")
-    env = dict(os.environ, VENV=str(Path(sys.executable).parents[1]), PGDEV_PORT="55439",
-               PGDEV_DIR=f"/tmp/cenotaph-pgtest-{os.getuid()}", PGDEV_PASSWORD="cenotaph-test")
-    script = str(REPO / "scripts" / "pg.sh")
-    started = subprocess.run(["bash", script, "start"], env=env, capture_output=True, text=True, timeout=300)
-    assert started.returncode == 0, started.stderr
-    url = started.stdout.strip().removeprefix("CENOTAPH_STORE=").rsplit("/", 1)[0]
-    yield url
-    subprocess.run(["bash", script, "stop"], env=env, capture_output=True, timeout=120)
-
-
-@pytest.fixture
-def pg_url(pg_server: str) -> Iterator[str]:
-    """A new, empty database on the session's server, dropped afterwards."""
-    import psycopg
-
-    name = f"t_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(f"{pg_server}/postgres", autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    yield f"{pg_server}/{name}"
-    with psycopg.connect(f"{pg_server}/postgres", autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

@@ -60,8 +60,8 @@ def migrate_store(ctx: Context, target: Store, progress: Progress | None = None)
     if _same_store(ctx.store, target):
         raise Conflict("the target is the store in use; give another one", field="to")
     with ctx.store.read() as src, target.write() as dst:
+        transfer.snapshot(src)
         copy = _Copy(src, dst, progress)
-        copy.check_schemas()
         copy.refuse_foreign()
         copy.run()
         tables = copy.check_counts()
@@ -88,11 +88,6 @@ class _Copy:
         if self.progress:
             self.progress(self.done, self.total)
 
-    def check_schemas(self) -> None:
-        ours, theirs = transfer.schema_version(self.src), transfer.schema_version(self.dst)
-        if ours != theirs:  # both were migrated on opening: one was written by a newer Cenotaph
-            raise Conflict(f"the target has schema {theirs}, the store in use {ours}: upgrade cenotaph", field="to")
-
     def refuse_foreign(self) -> None:
         """A target with anything in it must be a previous copy of this store: its event log the
         start of this one's."""
@@ -115,9 +110,14 @@ class _Copy:
         for table in transfer.TABLES:
             self._table(table)
         self._vectors(rebuild=stale_vectors)
+        transfer.after_copy(self.dst)
 
     def _table(self, table: transfer.Table) -> None:
         names = transfer.columns(self.src, table.name)
+        missing = set(names) - set(transfer.columns(self.dst, table.name))
+        if missing:  # each side migrated itself on opening: the same program knows the same columns
+            raise Conflict(f"the target's {table.name} lacks {', '.join(sorted(missing))}: upgrade cenotaph there",
+                           field="to")
         key = transfer.key_of(table, names)
         theirs = transfer.fingerprints(self.dst, table, names)
         copy = self.copies[table.name] = TableCopy(table.name, 0, 0)

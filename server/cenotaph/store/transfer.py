@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from cenotaph.store.dialect import per_dialect
+
 BATCH = 1000
 
 
@@ -52,9 +54,21 @@ SCHEMA_TABLE = "schema_migrations"
 DERIVED = frozenset({"memory_fts", "memory_substrings", "memory_vectors"})
 
 
+@per_dialect
 def columns(conn: Any, table: str) -> list[str]:
+    """The columns a copy writes (not those the database computes from the others)."""
     cursor = conn.execute(f"SELECT * FROM {table} LIMIT 0")
     return [d[0] for d in cursor.description]
+
+
+@per_dialect
+def snapshot(conn: Any) -> None:
+    """Make the read transaction just begun on `conn` one snapshot (SQLite's reads already are)."""
+
+
+@per_dialect
+def after_copy(conn: Any) -> None:
+    """Whatever the database must learn after rows were written with their own keys."""
 
 
 def count(conn: Any, table: str) -> int:

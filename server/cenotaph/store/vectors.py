@@ -100,6 +100,7 @@ def row_ids(conn: Any) -> set[int]:
     return {r[0] for r in conn.execute(f"SELECT row_id FROM {TABLE}")}
 
 
+@per_dialect
 def all_rows(conn: Any, batch: int = 1000):
     """Every (row id, project, vector), in batches: a whole store's vectors, to copy them."""
     cursor = conn.execute(f"SELECT row_id, project, embedding FROM {TABLE}")

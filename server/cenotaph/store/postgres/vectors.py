@@ -51,3 +51,9 @@ def knn(conn: Any, project: str, vector: np.ndarray, k: int) -> list[tuple[int, 
 def get(conn: Any, row_id: int) -> np.ndarray | None:
     found = conn.execute(f"SELECT embedding FROM {TABLE} WHERE row_id = ?", (row_id,)).fetchone()
     return np.asarray(found[0], dtype=np.float32) if found else None
+
+
+def all_rows(conn: Any, batch: int = 1000):
+    cursor = conn.execute(f"SELECT row_id, project, embedding FROM {TABLE}")
+    while rows := cursor.fetchmany(batch):
+        yield [(row_id, project, vector.to_numpy().astype(np.float32, copy=False)) for row_id, project, vector in rows]
