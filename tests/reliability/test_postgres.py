@@ -17,6 +17,7 @@ import pytest
 
 from cenotaph.app import open_store
 from cenotaph.memory.context import Context
+from cenotaph.memory.errors import NotFound
 from cenotaph.memory.service import Memory
 from tests.conftest import REPO
 from tests.reliability.support import PROJECT, record, scale
@@ -75,6 +76,7 @@ HOLDER = """
 import os, sys, time
 from cenotaph.app import open_store
 from cenotaph.memory.context import Context
+from cenotaph.memory.errors import NotFound
 from cenotaph.memory.models import Actor
 from cenotaph.memory.service import Memory
 from cenotaph.nlp.analysis import Analyzer
@@ -118,7 +120,8 @@ async def test_a_writer_killed_mid_transaction_leaves_nothing_and_the_others_car
     assert "Traceback" not in stderr and "error" not in stderr.lower(), stderr
 
     # Nothing of the killed transaction: neither its memory, nor its abandon's memory or record.
-    assert memory.graveyard.find("half-written-lib", PROJECT) is None
+    with pytest.raises(NotFound):
+        memory.graveyard.find("half-written-lib", PROJECT)
     with memory.ctx.store.read() as conn:
         left = conn.execute("SELECT count(*) FROM memories WHERE actor = ?", ("killed-writer",)).fetchone()[0]
         beside_rows = conn.execute("SELECT count(*) FROM memories WHERE actor = ?", ("cli",)).fetchone()[0]
