@@ -91,21 +91,25 @@ def draw(axes, series: dict[str, list[tuple[int, float, float]]], labels: dict[s
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--perf", type=Path, required=True, help="bench/perf.py --out file")
+    parser.add_argument("--perf", type=Path, help="bench/perf.py --out file (needed unless --pg is given)")
     parser.add_argument("--lsp", type=Path, help="bench/lsp_perf.py --out file")
     parser.add_argument("--pg", type=Path, help="bench/pg_perf.py --out file (PostgreSQL beside SQLite)")
     parser.add_argument("--out", type=Path, default=Path("docs/benchmarks-scale.png"))
     parser.add_argument("--diagnostics-target", type=float, default=10.0,
                         help="target line (ms) on the LSP panel (issue 4: didOpen → publish, 2,000 lines)")
     args = parser.parse_args()
+    if not (args.perf or args.pg):
+        parser.error("give --perf, --pg or both")
 
-    perf = json.loads(args.perf.read_text())
+    pg = json.loads(args.pg.read_text()) if args.pg else None
+    perf = json.loads(args.perf.read_text()) if args.perf else {"sizes": pg["sizes"], "commit": pg.get("commit"),
+                                                                 "cores": pg.get("cores")}
     lsp = json.loads(args.lsp.read_text()) if args.lsp else None
     panels = 2 if lsp else 1
     figure, axes = plt.subplots(1, panels, figsize=(6.5 * panels, 4.5), squeeze=False)
-    series, labels = recall_points(perf), dict(RECALL_SERIES)
-    if args.pg:
-        pg_series, pg_labels = pg_points(json.loads(args.pg.read_text()))
+    series, labels = (recall_points(perf) if args.perf else {}), dict(RECALL_SERIES)
+    if pg:
+        pg_series, pg_labels = pg_points(pg)
         series.update(pg_series)
         labels.update(pg_labels)
     draw(axes[0][0], series, labels, "Memory core", RECALL_TARGETS)
