@@ -71,6 +71,7 @@ class PostgresStore(MetaMixin):
         self.url = url
         self.path = redact(url)  # what messages and `doctor` show
         self._local = threading.local()
+        self._direct: PgConnection | None = None
         try:
             with PgConnection.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as conn:
                 _extensions(conn, self.path)
@@ -84,10 +85,21 @@ class PostgresStore(MetaMixin):
         )
         self._pool.open(wait=True, timeout=CONNECT_TIMEOUT_S * 2)
 
+    @property
+    def conn(self) -> PgConnection:
+        """A connection outside any transaction (each statement commits on its own), as SQLite's
+        `Store.conn` is: for tools and tests that look at the tables directly. Opened on first use."""
+        if self._direct is None or self._direct.closed:
+            self._direct = PgConnection.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+            _configure(self._direct)
+        return self._direct
+
     def truncate_wal_after_commit(self) -> None:
         """Nothing to do: the server keeps no file of this process's to empty."""
 
     def close(self) -> None:
+        if self._direct is not None:
+            self._direct.close()
         self._pool.close()
 
     @contextmanager
