@@ -46,7 +46,9 @@ class Server:
         self.port = int(configured) if configured else next(p for p in range(55433, 55533) if _port_free(p))
         self.dir = os.environ.get("CENOTAPH_TEST_PG_DIR") or f"/tmp/cenotaph-pg-{getpass.getuser()}-{self.port}"
         self.env = {**os.environ, "VENV": str(Path(sys.executable).parents[1]), "PGDEV_DIR": self.dir,
-                    "PGDEV_PORT": str(self.port)}
+                    "PGDEV_PORT": str(self.port),
+                    # A scratch server: nothing it holds must survive a crash, so no waiting on the disk.
+                    "PGDEV_SERVER_OPTIONS": "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"}
         self.admin_url = self._script("dsn").strip()
 
     def _script(self, command: str) -> str:

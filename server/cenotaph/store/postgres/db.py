@@ -66,6 +66,9 @@ class PostgresStore(MetaMixin):
     middle rolls the transaction back on the server, and the pool replaces it."""
 
     dialect = "postgres"
+    # What `cenotaph backup` names instead of copying a file (memory/backup.py).
+    backed_up_by = ("pg_dump (one consistent snapshot while others write) or continuous WAL archiving with "
+                    "point-in-time recovery")
 
     def __init__(self, url: str, *, pool_size: int = POOL_SIZE) -> None:
         self.url = url
