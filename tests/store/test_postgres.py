@@ -17,12 +17,15 @@ import pytest
 
 from cenotaph.app import open_store
 from cenotaph.memory.audit import verify
+from cenotaph.memory.context import Context
+from cenotaph.memory.errors import Conflict
+from cenotaph.memory.service import Memory
 from cenotaph.store import approaches, events, memories, vectors
 from cenotaph.store.migrations import SchemaTooNew
 from cenotaph.store.postgres import fulltext
 from cenotaph.store.postgres.db import CONNECT_TIMEOUT_S, PostgresStore, PostgresUnavailable
 from tests import pg
-from tests.conftest import CENOTAPH, NO_AVX2, STORES
+from tests.conftest import CENOTAPH, HUMAN, NO_AVX2, STORES
 
 pytestmark = [pytest.mark.skipif("postgres" not in STORES, reason="CENOTAPH_TEST_STORES leaves PostgreSQL out"),
               pytest.mark.skipif(pg.lacks_avx2(), reason=NO_AVX2)]
@@ -217,3 +220,27 @@ def _row(project: str):
 def test_fts5_expressions_read_as_tsquery(expression, expected):
     assert fulltext.read(expression).branches == expected
     assert fulltext.read('"!!"') is None  # a term with no words matches nothing, as in FTS5
+
+
+def test_a_sqlite_backup_restores_into_a_postgresql_store_which_leaves_its_own_backups_to_pg_dump(
+        url, tmp_path, embedder, analyzer):
+    local = Memory(Context(store=open_store(tmp_path / "local.db"), embedder=embedder, analyzer=analyzer))
+    team = Memory(Context(store=open_store(url), embedder=embedder, analyzer=analyzer))
+    try:
+        text = "The deploy key lives in the team vault, not in CI variables"
+        local.remember(HUMAN, text, project="p")
+        local.abandon(HUMAN, "left-pad", reason="unpublished from the registry", project="p")
+        backup = local.backup(HUMAN, tmp_path / "local.bak").path
+        assert team.recall(HUMAN, "where is the deploy key", project="p").results == []  # the control
+        team.restore(HUMAN, backup)
+        (found, *_) = team.recall(HUMAN, "where is the deploy key", project="p").results
+        assert found.content == text
+        with team.ctx.store.read() as conn:
+            assert [a.name for a in approaches.all_rows(conn)] == ["left-pad"]
+        assert team.audit_verify().ok
+        with pytest.raises(Conflict, match="pg_dump"):
+            team.backup(HUMAN, tmp_path / "team.bak")
+        assert not (tmp_path / "team.bak").exists()
+    finally:
+        local.ctx.store.close()
+        team.ctx.store.close()
