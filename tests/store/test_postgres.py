@@ -244,3 +244,17 @@ def test_a_sqlite_backup_restores_into_a_postgresql_store_which_leaves_its_own_b
     finally:
         local.ctx.store.close()
         team.ctx.store.close()
+
+
+def test_repair_finds_and_adds_a_missing_vector(url, embedder, analyzer):
+    memory = Memory(Context(store=open_store(url), embedder=embedder, analyzer=analyzer))
+    try:
+        memory.remember(HUMAN, "The staging database needs the VPN", project="p")
+        assert memory.check_store().ok  # the control
+        memory.ctx.store.conn.execute("DELETE FROM memory_vectors")
+        check = memory.check_store()
+        assert not check.ok and len(check.vectors_missing) == 1
+        report = memory.repair(HUMAN)
+        assert report.after.ok and memory.recall(HUMAN, "staging VPN", project="p").results
+    finally:
+        memory.ctx.store.close()
