@@ -12,13 +12,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-
+from cenotaph.app import open_store
 from cenotaph.memory.context import Context
 from cenotaph.memory.models import Actor
 from cenotaph.memory.service import Memory
 from cenotaph.nlp.analysis import Analyzer
 from cenotaph.nlp.embedder import Embedder
-from cenotaph.app import open_store
+
 from tests import pg
 
 HUMAN = Actor(name="test", kind="human")

@@ -52,7 +52,7 @@ class Server:
         self.admin_url = self._script("dsn").strip()
 
     def _script(self, command: str) -> str:
-        done = subprocess.run(["bash", str(SCRIPT), command], env=self.env, capture_output=True, text=True,
+        done = subprocess.run(["bash", str(SCRIPT), command], env=self.env, capture_output=True, text=True, check=False,
                               timeout=180)
         if done.returncode:
             raise RuntimeError(f"scripts/pg.sh {command} failed: {done.stderr.strip() or done.stdout.strip()}")

@@ -4,9 +4,9 @@ bad row after tampering; the log is readable by target and time; `why` reads the
 from __future__ import annotations
 
 import pytest
-
 from cenotaph.memory.context import format_time
 from cenotaph.store.dialect import is_postgres
+
 from tests.conftest import AGENT, HUMAN
 
 P = "github.com/acme/app"

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from cenotaph.memory.models import Actor
 from cenotaph.memory.service import Memory
 from cenotaph.store import events

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from cenotaph.memory.context import content_hash
 from cenotaph.memory.errors import Conflict
 from cenotaph.memory.lifecycle import TRANSITIONS
 from cenotaph.memory.models import ForgetPreview
 from cenotaph.store import memories
+
 from tests.conftest import AGENT, HUMAN
 
 P = "github.com/acme/app"

@@ -9,11 +9,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from cenotaph.memory import mine_transcripts
 from cenotaph.memory.mine_transcripts import Vocabulary, read_said
 from cenotaph.nlp.detect import package_commands
 from cenotaph.store.dialect import is_postgres
+
 from tests.conftest import CENOTAPH, HUMAN
 
 PROJECT = "acme/app"

@@ -15,8 +15,8 @@ from psycopg_pool import ConnectionPool
 
 from cenotaph.store.connect import StoreUnavailable
 from cenotaph.store.db import MetaMixin
-from cenotaph.store.postgres import migrations
 from cenotaph.store.dialect import redact
+from cenotaph.store.postgres import migrations
 from cenotaph.store.postgres.connection import PgConnection
 
 log = logging.getLogger(__name__)
