@@ -105,6 +105,11 @@ def memory(db_path: Path | str, embedder: Embedder, analyzer: Analyzer, clock: C
     store.close()
 
 
+def cli_store(cli_env: dict[str, str]) -> Path | str:
+    """The store the `cenotaph` commands run with `cli_env` use."""
+    return cli_env.get("CENOTAPH_STORE") or Path(cli_env["CENOTAPH_HOME"]) / "cenotaph.db"
+
+
 @pytest.fixture
 def cli_env(tmp_path: Path, db_path: Path | str) -> dict[str, str]:
     """Environment for running the real `cenotaph` command on a private store (the test's
