@@ -98,7 +98,15 @@ class PostgresStore(MetaMixin):
         return self._direct
 
     def truncate_wal_after_commit(self) -> None:
-        """Nothing to do: the server keeps no file of this process's to empty."""
+        """Once the current write commits, VACUUM the tables a `forget` rewrites, so that the old
+        row versions holding what was erased leave the tables and their indexes now rather than
+        at the next autovacuum. (The server's WAL and its archives keep them for as long as the
+        server's own retention says: that is the server administrator's to set.)"""
+        if getattr(self._local, "conn", None) is None:
+            with self._pool.connection() as conn:
+                self._vacuum(conn)
+        else:
+            self._local.vacuum = True
 
     def close(self) -> None:
         if self._direct is not None:
@@ -115,19 +123,29 @@ class PostgresStore(MetaMixin):
                 local.writing = True
             yield conn
             return
+        local.vacuum = False
         try:
-            with self._pool.connection() as conn, conn.transaction():
-                local.conn, local.writing = conn, writing
-                try:
-                    if writing:
-                        conn.execute("SELECT pg_advisory_xact_lock(?)", (WRITE_LOCK,))
-                    yield conn
-                finally:
-                    local.conn = None
+            with self._pool.connection() as conn:
+                with conn.transaction():
+                    local.conn, local.writing = conn, writing
+                    try:
+                        if writing:
+                            conn.execute("SELECT pg_advisory_xact_lock(?)", (WRITE_LOCK,))
+                        yield conn
+                    finally:
+                        local.conn = None
+                if local.vacuum:
+                    self._vacuum(conn)
         except psycopg.OperationalError as exc:
             # The server went away mid-transaction: it rolled the transaction back; the pool
             # drops the broken connection and opens another for the next caller.
             raise PostgresUnavailable(f"the PostgreSQL store at {self.path} failed: {_describe(exc)}") from None
+
+    def _vacuum(self, conn: PgConnection) -> None:
+        try:
+            conn.execute("VACUUM memories, memory_entities, recall_log")
+        except psycopg.Error as exc:  # e.g. not the tables' owner: autovacuum gets there later
+            log.warning("could not VACUUM after forgetting (autovacuum will): %s", _describe(exc))
 
     @contextmanager
     def write(self) -> Iterator[Any]:
