@@ -15,6 +15,7 @@ import os
 import socket
 import subprocess
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -50,6 +51,8 @@ class Server:
                     # A scratch server: nothing it holds must survive a crash, so no waiting on the disk.
                     "PGDEV_SERVER_OPTIONS": "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"}
         self.admin_url = self._script("dsn").strip()
+        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="test-postgres")
+        self._next: Future[str] | None = None
 
     def _script(self, command: str) -> str:
         done = subprocess.run(["bash", str(SCRIPT), command], env=self.env, capture_output=True, text=True, check=False,
@@ -76,12 +79,22 @@ class Server:
         PostgresStore(self.url(TEMPLATE)).close()  # migrated once: each test's database is a copy
 
     def stop(self) -> None:
+        if self._next is not None:
+            self.drop_database(self._next.result())
+        self._background.shutdown(wait=True)
         self._script("stop")
 
-    def new_database(self) -> str:
+    def _create(self) -> str:
         name = f"t{os.getpid()}_{next(_names)}"
         self._admin(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
         return name
 
+    def new_database(self) -> str:
+        """A fresh copy of the template. The next one is made in the background while this one's
+        test runs, and databases are dropped in the background too: a test waits for neither."""
+        name = (self._next or self._background.submit(self._create)).result()
+        self._next = self._background.submit(self._create)
+        return name
+
     def drop_database(self, name: str) -> None:
-        self._admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        self._background.submit(self._admin, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
