@@ -20,7 +20,6 @@ from cenotaph.memory.service import Memory
 from cenotaph.nlp import analysis
 from cenotaph.nlp import embedder as embedding
 from tests.lsp.conftest import serve  # noqa: F401 - the real `cenotaph serve`, as the LSP tests start it
-from tests.postgres import pg_server, pg_url  # noqa: F401 - a real PostgreSQL server, a database a test
 from tests.reliability.support import FIGURES, FULL, open_memory_on
 
 

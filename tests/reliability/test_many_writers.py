@@ -148,6 +148,6 @@ def assert_nothing_lost(memory, outcomes: dict[str, tuple[list[Ack], Expected]],
 
     events = [e for e in memory.audit_log(limit=1_000_000) if e.seq > head]
     assert len(events) == sum(a.events for acks, _ in outcomes.values() for a in acks)
-    assert {e.actor for e in events} == set(actors[w] for w in outcomes)
+    assert {e.actor for e in events} == {actors[w] for w in outcomes}
     assert_in_step(memory)
     return writes, reads, events

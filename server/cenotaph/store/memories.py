@@ -7,8 +7,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cenotaph.store.records import MemoryRow
 from cenotaph.store.dialect import per_dialect
+from cenotaph.store.records import MemoryRow
 
 COLUMNS = (
     "id, memory_id, version, project, kind, content, content_hash, tags, source, actor, state, state_reason, "

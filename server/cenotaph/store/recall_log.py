@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from cenotaph.store.records import RecallLogRow
 from cenotaph.store.dialect import per_dialect
+from cenotaph.store.records import RecallLogRow
 
 
 def append(conn: Any, *, at: str, actor: str, project: str, query: str, results: str) -> None:

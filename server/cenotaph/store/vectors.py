@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from cenotaph.store.dialect import per_dialect
+
 TABLE = "memory_vectors"
 # Candidates drawn from the binary index for each neighbour asked for, and at least this many:
 # rescoring them by cosine recovers the exact order (overlap figures in docs/benchmarks.md).

@@ -15,8 +15,8 @@ from psycopg_pool import ConnectionPool
 
 from cenotaph.store.connect import StoreUnavailable
 from cenotaph.store.db import MetaMixin
-from cenotaph.store.postgres import migrations
 from cenotaph.store.dialect import redact
+from cenotaph.store.postgres import migrations
 from cenotaph.store.postgres.connection import PgConnection
 
 log = logging.getLogger(__name__)
@@ -66,11 +66,15 @@ class PostgresStore(MetaMixin):
     middle rolls the transaction back on the server, and the pool replaces it."""
 
     dialect = "postgres"
+    # What `cenotaph backup` names instead of copying a file (memory/backup.py).
+    backed_up_by = ("pg_dump (one consistent snapshot while others write) or continuous WAL archiving with "
+                    "point-in-time recovery")
 
     def __init__(self, url: str, *, pool_size: int = POOL_SIZE) -> None:
         self.url = url
         self.path = redact(url)  # what messages and `doctor` show
         self._local = threading.local()
+        self._direct: PgConnection | None = None
         try:
             with PgConnection.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as conn:
                 _extensions(conn, self.path)
@@ -84,10 +88,29 @@ class PostgresStore(MetaMixin):
         )
         self._pool.open(wait=True, timeout=CONNECT_TIMEOUT_S * 2)
 
+    @property
+    def conn(self) -> PgConnection:
+        """A connection outside any transaction (each statement commits on its own), as SQLite's
+        `Store.conn` is: for tools and tests that look at the tables directly. Opened on first use."""
+        if self._direct is None or self._direct.closed:
+            self._direct = PgConnection.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+            _configure(self._direct)
+        return self._direct
+
     def truncate_wal_after_commit(self) -> None:
-        """Nothing to do: the server keeps no file of this process's to empty."""
+        """Once the current write commits, VACUUM the tables a `forget` rewrites, so that the old
+        row versions holding what was erased leave the tables and their indexes now rather than
+        at the next autovacuum. (The server's WAL and its archives keep them for as long as the
+        server's own retention says: that is the server administrator's to set.)"""
+        if getattr(self._local, "conn", None) is None:
+            with self._pool.connection() as conn:
+                self._vacuum(conn)
+        else:
+            self._local.vacuum = True
 
     def close(self) -> None:
+        if self._direct is not None:
+            self._direct.close()
         self._pool.close()
 
     @contextmanager
@@ -100,19 +123,29 @@ class PostgresStore(MetaMixin):
                 local.writing = True
             yield conn
             return
+        local.vacuum = False
         try:
-            with self._pool.connection() as conn, conn.transaction():
-                local.conn, local.writing = conn, writing
-                try:
-                    if writing:
-                        conn.execute("SELECT pg_advisory_xact_lock(?)", (WRITE_LOCK,))
-                    yield conn
-                finally:
-                    local.conn = None
+            with self._pool.connection() as conn:
+                with conn.transaction():
+                    local.conn, local.writing = conn, writing
+                    try:
+                        if writing:
+                            conn.execute("SELECT pg_advisory_xact_lock(?)", (WRITE_LOCK,))
+                        yield conn
+                    finally:
+                        local.conn = None
+                if local.vacuum:
+                    self._vacuum(conn)
         except psycopg.OperationalError as exc:
             # The server went away mid-transaction: it rolled the transaction back; the pool
             # drops the broken connection and opens another for the next caller.
             raise PostgresUnavailable(f"the PostgreSQL store at {self.path} failed: {_describe(exc)}") from None
+
+    def _vacuum(self, conn: PgConnection) -> None:
+        try:
+            conn.execute("VACUUM memories, memory_entities, recall_log")
+        except psycopg.Error as exc:  # e.g. not the tables' owner: autovacuum gets there later
+            log.warning("could not VACUUM after forgetting (autovacuum will): %s", _describe(exc))
 
     @contextmanager
     def write(self) -> Iterator[Any]:

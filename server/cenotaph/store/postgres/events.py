@@ -25,9 +25,8 @@ def _head(conn: Any) -> str:
 
 
 def allocated_head(conn: Any) -> int:
-    """No sequence hands out event numbers here (see `_insert_statement`); removing events from the
-    end is refused by the table's triggers instead (UPDATE, DELETE and TRUNCATE)."""
-    return conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
+    """The highest sequence number ever appended (kept by a trigger in `event_head`)."""
+    return conn.execute("SELECT seq FROM event_head").fetchone()[0]
 
 
 def scrubs(conn: Any) -> dict[int, tuple[str, int]]:

@@ -222,6 +222,14 @@ def _m0001_initial(conn: Any) -> None:
         CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events
             FOR EACH STATEMENT EXECUTE FUNCTION cenotaph_append_only('events');
 
+        -- The highest sequence number ever appended (SQLite's AUTOINCREMENT record): above the last
+        -- row only if rows were removed from the end, which `audit verify` reports.
+        CREATE TABLE event_head (only_row BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (only_row), seq BIGINT NOT NULL);
+        INSERT INTO event_head (seq) VALUES (0);
+        CREATE FUNCTION cenotaph_event_head() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN UPDATE event_head SET seq = greatest(seq, NEW.seq); RETURN NULL; END $$;
+        CREATE TRIGGER events_head AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION cenotaph_event_head();
+
         CREATE TABLE event_scrubs (seq BIGINT PRIMARY KEY, hash TEXT NOT NULL, scrub_seq BIGINT NOT NULL);
         CREATE TRIGGER event_scrubs_append_only BEFORE UPDATE OR DELETE ON event_scrubs
             FOR EACH ROW EXECUTE FUNCTION cenotaph_append_only('event scrubs');

@@ -50,7 +50,10 @@ def knn(conn: Any, project: str, vector: np.ndarray, k: int) -> list[tuple[int, 
 
 def get(conn: Any, row_id: int) -> np.ndarray | None:
     found = conn.execute(f"SELECT embedding FROM {TABLE} WHERE row_id = ?", (row_id,)).fetchone()
-    return np.asarray(found[0], dtype=np.float32) if found else None
+    if not found:
+        return None
+    stored = found[0]  # pgvector's Vector
+    return np.asarray(stored.to_numpy() if hasattr(stored, "to_numpy") else stored, dtype=np.float32)
 
 
 def all_rows(conn: Any, batch: int = 1000):
