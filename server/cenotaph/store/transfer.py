@@ -48,10 +48,11 @@ TABLES: tuple[Table, ...] = (
     Table("feed_entries", ("memory_id",)),
     Table("blessings", ("memory_id",)),
 )
-# Not copied as rows: the schema's own record (each side migrates itself; the versions must
-# match), the indexes the target's triggers fill from the rows, and the vectors (copied apart).
+# Not copied as rows: the schema's own record (each side migrates itself with its own numbered
+# migrations), what the target's triggers fill from the rows (SQLite's full-text and substring
+# indexes, PostgreSQL's `event_head`, the highest event number), and the vectors (copied apart).
 SCHEMA_TABLE = "schema_migrations"
-DERIVED = frozenset({"memory_fts", "memory_substrings", "memory_vectors"})
+DERIVED = frozenset({"memory_fts", "memory_substrings", "memory_vectors", "event_head"})
 
 
 @per_dialect
