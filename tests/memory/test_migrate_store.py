@@ -17,23 +17,9 @@ from cenotaph.store.connect import open_connection
 from cenotaph.store.db import Store
 
 from tests.conftest import AGENT, CENOTAPH, HUMAN
+from tests.memory.test_backup import fresh  # noqa: F401 - a second SQLite store in the same test
 
 P = "github.com/acme/app"
-
-
-@pytest.fixture
-def fresh(tmp_path, embedder, analyzer, clock):
-    """Another store in the same test: `fresh(name)` opens (or reopens) tmp_path/name."""
-    stores = []
-
-    def make(name="copy.db"):
-        store = Store(tmp_path / name)
-        stores.append(store)
-        return Memory(Context(store=store, embedder=embedder, analyzer=analyzer, clock=clock))
-
-    yield make
-    for store in stores:
-        store.close()
 
 
 def populate(memory: Memory, tmp_path) -> dict[str, int]:
@@ -115,7 +101,7 @@ def test_a_whole_store_is_copied_with_its_ids_vectors_and_chain(memory, fresh, t
     empty = [name for name, rows in source.items() if not rows]
     assert empty == []  # every table takes part, so the copy below is checked on each
 
-    target = fresh()
+    target = fresh("copy.db")
     report = memory.migrate_store(target.ctx.store)
     assert {t.table: t.inserted for t in report.tables} == {name: len(rows) for name, rows in source.items()
                                                             if name != "vectors"} | {"memory_vectors":
@@ -135,7 +121,7 @@ def test_a_whole_store_is_copied_with_its_ids_vectors_and_chain(memory, fresh, t
 
 def test_a_rerun_copies_nothing_twice_and_brings_the_copy_up_to_date(memory, fresh, tmp_path, clock):
     ids = populate(memory, tmp_path)
-    target = fresh()
+    target = fresh("copy.db")
     first = memory.migrate_store(target.ctx.store)
     assert first.changed > 0
     again = memory.migrate_store(target.ctx.store)
