@@ -4,12 +4,13 @@ the tests run as root). One server for the session; each test gets a fresh datab
 a migrated template.
 
 Settings: CENOTAPH_TEST_PG_PORT (default: the first free port from 55433 up),
-CENOTAPH_TEST_PG_DIR (default /tmp/cenotaph-pg-<user>-<port>), CENOTAPH_TEST_STORES (default
+CENOTAPH_TEST_PG_DIR (default /tmp/cenotaph-pg-<user>-<checkout>-<port>), CENOTAPH_TEST_STORES (default
 "sqlite,postgres": which stores the store-touching tests run against)."""
 
 from __future__ import annotations
 
 import getpass
+import hashlib
 import itertools
 import os
 import socket
@@ -45,7 +46,10 @@ class Server:
     def __init__(self) -> None:
         configured = os.environ.get("CENOTAPH_TEST_PG_PORT")
         self.port = int(configured) if configured else next(p for p in range(55433, 55533) if _port_free(p))
-        self.dir = os.environ.get("CENOTAPH_TEST_PG_DIR") or f"/tmp/cenotaph-pg-{getpass.getuser()}-{self.port}"
+        # One folder per checkout and port: another checkout's server (its own password) is not reused.
+        checkout = hashlib.sha256(str(REPO).encode()).hexdigest()[:8]
+        self.dir = (os.environ.get("CENOTAPH_TEST_PG_DIR")
+                    or f"/tmp/cenotaph-pg-{getpass.getuser()}-{checkout}-{self.port}")
         self.env = {**os.environ, "VENV": str(Path(sys.executable).parents[1]), "PGDEV_DIR": self.dir,
                     "PGDEV_PORT": str(self.port),
                     # A scratch server: nothing it holds must survive a crash, so no waiting on the disk.

@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from cenotaph.app import open_store
 from cenotaph.memory.context import Context
 from cenotaph.memory.service import Memory
-from cenotaph.app import open_store
 
 FULL = os.environ.get("CENOTAPH_RELIABILITY", "").lower() == "full"
 PROJECT = "acme/app"
