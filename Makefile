@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 NODE_TOOLS := tests/tools/node
 NODE_STAMP := $(NODE_TOOLS)/node_modules/.installed
 
-.PHONY: setup test-tools demo test vsix bench bench-plot bench-locomo clean
+.PHONY: setup test-tools demo test vsix bench bench-plot bench-locomo pg-up pg-down clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -46,13 +46,23 @@ vsix: setup
 bench: setup
 	$(PY) bench/perf.py --out bench/results-perf.json
 	$(PY) bench/lsp_perf.py --out bench/results-lsp.json
+	$(PY) bench/pg_perf.py --out bench/results-pg.json
 	$(MAKE) bench-plot
 
 bench-plot: setup
-	$(PY) bench/plot.py --perf bench/results-perf.json --lsp bench/results-lsp.json --out docs/benchmarks-scale.png
+	$(PY) bench/plot.py --perf bench/results-perf.json --lsp bench/results-lsp.json \
+	  $(if $(wildcard bench/results-pg.json),--pg bench/results-pg.json) --out docs/benchmarks-scale.png
 
 bench-locomo: setup
 	$(PY) bench/locomo.py --cv --jobs 2 --out bench/results-locomo.json
+
+# A local PostgreSQL with pgvector for a team or a developer (scripts/pg.sh: PGDEV_DIR, PGDEV_PORT,
+# PGDEV_LISTEN). It prints the line to use: CENOTAPH_STORE=postgresql://…
+pg-up: setup
+	@VENV=$(VENV) bash scripts/pg.sh start
+
+pg-down:
+	@VENV=$(VENV) bash scripts/pg.sh stop
 
 clean:
 	rm -rf $(VENV) build *.egg-info server/*.egg-info

@@ -2,7 +2,10 @@
 as a PNG, from the JSON that `bench/perf.py --out` and `bench/lsp_perf.py --out` write (each holds
 one entry per store size). Medians are drawn as lines, p95 as dashed lines, targets as dotted ones.
 
-Usage: python bench/plot.py --perf perf.json [--lsp lsp.json] [--out docs/benchmarks-scale.png]
+With `--pg` (bench/pg_perf.py --out), the memory core panel gains the PostgreSQL store's lines beside
+the SQLite ones measured in that same run.
+
+Usage: python bench/plot.py --perf perf.json [--lsp lsp.json] [--pg pg.json] [--out docs/benchmarks-scale.png]
 """
 
 from __future__ import annotations
@@ -30,6 +33,25 @@ def recall_points(perf: dict) -> dict[str, list[tuple[int, float, float]]]:
             if key in entry:
                 series.setdefault(key, []).append((entry["memories"], entry[key]["median_ms"], entry[key]["p95_ms"]))
     return series
+
+
+PG_SERIES = {"recall": "recall", "remember": "remember"}
+PG_STORES = {"postgres": "PostgreSQL", "sqlite": "SQLite, same run"}
+
+
+def pg_points(pg: dict) -> tuple[dict[str, list[tuple[int, float, float]]], dict[str, str]]:
+    """The PostgreSQL store beside SQLite (bench/pg_perf.py): series and their labels."""
+    series: dict[str, list[tuple[int, float, float]]] = {}
+    labels: dict[str, str] = {}
+    for entry in sorted(pg["sizes"], key=lambda e: e["memories"]):
+        for key, label in PG_SERIES.items():
+            for store, store_label in PG_STORES.items():
+                figures = entry.get(key, {}).get(store)
+                if figures:
+                    series.setdefault(f"{key}:{store}", []).append(
+                        (entry["memories"], figures["median_ms"], figures["p95_ms"]))
+                    labels[f"{key}:{store}"] = f"{label} ({store_label})"
+    return series, labels
 
 
 def diagnostics_points(lsp: dict) -> dict[str, list[tuple[int, float, float]]]:
@@ -69,18 +91,28 @@ def draw(axes, series: dict[str, list[tuple[int, float, float]]], labels: dict[s
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--perf", type=Path, required=True, help="bench/perf.py --out file")
+    parser.add_argument("--perf", type=Path, help="bench/perf.py --out file (needed unless --pg is given)")
     parser.add_argument("--lsp", type=Path, help="bench/lsp_perf.py --out file")
+    parser.add_argument("--pg", type=Path, help="bench/pg_perf.py --out file (PostgreSQL beside SQLite)")
     parser.add_argument("--out", type=Path, default=Path("docs/benchmarks-scale.png"))
     parser.add_argument("--diagnostics-target", type=float, default=10.0,
                         help="target line (ms) on the LSP panel (issue 4: didOpen → publish, 2,000 lines)")
     args = parser.parse_args()
+    if not (args.perf or args.pg):
+        parser.error("give --perf, --pg or both")
 
-    perf = json.loads(args.perf.read_text())
+    pg = json.loads(args.pg.read_text()) if args.pg else None
+    perf = json.loads(args.perf.read_text()) if args.perf else {"sizes": pg["sizes"], "commit": pg.get("commit"),
+                                                                 "cores": pg.get("cores")}
     lsp = json.loads(args.lsp.read_text()) if args.lsp else None
     panels = 2 if lsp else 1
     figure, axes = plt.subplots(1, panels, figsize=(6.5 * panels, 4.5), squeeze=False)
-    draw(axes[0][0], recall_points(perf), RECALL_SERIES, "Memory core", RECALL_TARGETS)
+    series, labels = (recall_points(perf) if args.perf else {}), dict(RECALL_SERIES)
+    if pg:
+        pg_series, pg_labels = pg_points(pg)
+        series.update(pg_series)
+        labels.update(pg_labels)
+    draw(axes[0][0], series, labels, "Memory core", RECALL_TARGETS)
     if lsp:
         draw(axes[0][1], diagnostics_points(lsp), {}, "Language server: didOpen → diagnostics (2,000 lines)",
              args.diagnostics_target)

@@ -1,5 +1,7 @@
 """Shared fixtures: the real embedding model and spaCy pipeline, loaded once per session, over a
-fresh SQLite store per test."""
+fresh store per test. Tests that touch the store (through `db_path`, `memory` or `cli_env`) run
+twice, on SQLite and on PostgreSQL (tests/pg.py starts one real server for the session); a test
+marked `sqlite_only` (with its reason) runs on SQLite alone."""
 
 from __future__ import annotations
 
@@ -10,13 +12,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-
+from cenotaph.app import open_store
 from cenotaph.memory.context import Context
 from cenotaph.memory.models import Actor
 from cenotaph.memory.service import Memory
 from cenotaph.nlp.analysis import Analyzer
 from cenotaph.nlp.embedder import Embedder
-from cenotaph.store.db import Store
+
+from tests import pg
 
 HUMAN = Actor(name="test", kind="human")
 AGENT = Actor(name="mcp:test-agent", kind="agent")
@@ -52,22 +55,80 @@ def clock() -> Clock:
     return Clock()
 
 
-@pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "cenotaph.db"
+STORES = tuple(os.environ.get("CENOTAPH_TEST_STORES", "sqlite,postgres").split(","))
+NO_AVX2 = ("PostgreSQL store not tested: pgvector's vector.so needs AVX2 and this CPU lacks it "
+           "(no avx2 in /proc/cpuinfo)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "sqlite_only(reason): the test is about the SQLite file itself")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "store_kind" not in metafunc.fixturenames:
+        return
+    kinds = [k for k in STORES if k == "sqlite" or metafunc.definition.get_closest_marker("sqlite_only") is None]
+    metafunc.parametrize("store_kind", [
+        pytest.param(k, marks=pytest.mark.skipif(pg.lacks_avx2(), reason=NO_AVX2)) if k == "postgres" else k
+        for k in kinds], indirect=True)
 
 
 @pytest.fixture
-def memory(db_path: Path, embedder: Embedder, analyzer: Analyzer, clock: Clock) -> Iterator[Memory]:
-    store = Store(db_path)
+def store_kind(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[pg.Server]:
+    server = pg.Server()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def db_path(store_kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Path | str]:
+    """The test's store: a file on SQLite, a fresh database's URL on PostgreSQL."""
+    if store_kind == "sqlite":
+        yield tmp_path / "cenotaph.db"
+        return
+    server: pg.Server = request.getfixturevalue("pg_server")
+    name = server.new_database()
+    yield server.url(name)
+    server.drop_database(name)
+
+
+@pytest.fixture
+def pg_url(pg_server: pg.Server) -> Iterator[str]:
+    """A fresh PostgreSQL database beside whichever store the test runs on (a second store: the
+    target of `migrate-store`, or the PostgreSQL-only reliability tests)."""
+    if pg.lacks_avx2():
+        pytest.skip(NO_AVX2)
+    name = pg_server.new_database()
+    yield pg_server.url(name)
+    pg_server.drop_database(name)
+
+
+@pytest.fixture
+def memory(db_path: Path | str, embedder: Embedder, analyzer: Analyzer, clock: Clock) -> Iterator[Memory]:
+    store = open_store(db_path)
     yield Memory(Context(store=store, embedder=embedder, analyzer=analyzer, clock=clock))
     store.close()
 
 
+def cli_store(cli_env: dict[str, str]) -> Path | str:
+    """The store the `cenotaph` commands run with `cli_env` use."""
+    return cli_env.get("CENOTAPH_STORE") or Path(cli_env["CENOTAPH_HOME"]) / "cenotaph.db"
+
+
 @pytest.fixture
-def cli_env(tmp_path: Path) -> dict[str, str]:
-    """Environment for running the real `cenotaph` command on a private store."""
+def cli_env(tmp_path: Path, db_path: Path | str) -> dict[str, str]:
+    """Environment for running the real `cenotaph` command on a private store (the test's
+    PostgreSQL database through CENOTAPH_STORE; on SQLite its own home's file, or `--db`)."""
     env = dict(os.environ)
+    env.pop("CENOTAPH_STORE", None)
+    if isinstance(db_path, str):
+        env["CENOTAPH_STORE"] = db_path
     env["CENOTAPH_HOME"] = str(tmp_path / "home")
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
     env["XDG_STATE_HOME"] = str(tmp_path / "state")

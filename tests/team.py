@@ -63,6 +63,7 @@ def team(tmp_path: Path, cli_env: dict[str, str], *people: str) -> list[Clone]:
         root = tmp_path / person.split()[0].lower()
         subprocess.run(["git", "clone", "-q", str(remote), str(root)], env=base, check=True)
         env = {**base, "CENOTAPH_HOME": str(tmp_path / f"home-{root.name}")}
+        env.pop("CENOTAPH_STORE", None)  # a store of their own, in that home
         clone = Clone(root, env)
         clone.git("config", "user.name", person)
         clone.git("config", "user.email", f"{root.name}@example.invalid")

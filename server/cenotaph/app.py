@@ -13,8 +13,25 @@ if TYPE_CHECKING:
     from cenotaph.memory.service import Memory
 
 
+def store_location(db: Path | str | None = None) -> Path | str:
+    """`db` (a file, or a `postgresql://` URL), else where the environment or the configuration
+    says (`CENOTAPH_STORE`, `store = …` in config.toml), else the default file."""
+    from cenotaph import config
+
+    return db if db is not None else config.store_location() or default_db_path()
+
+
 def open_store(db: Path | str | None = None) -> Store:
-    return Store(db if db is not None else default_db_path())
+    """The store `store_location(db)` names."""
+    from cenotaph.store.dialect import is_postgres_url
+
+    location = store_location(db)
+    if is_postgres_url(location):
+        # Imported only here: psycopg stays out of a SQLite user's start-up.
+        from cenotaph.store.postgres.db import PostgresStore
+
+        return PostgresStore(str(location))  # type: ignore[return-value] - the same interface
+    return Store(location)
 
 
 def open_memory(db: Path | str | None = None, *, settings: config.Settings | None = None) -> Memory:

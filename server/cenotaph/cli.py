@@ -207,17 +207,12 @@ def cmd_import(args: argparse.Namespace, memory) -> None:
 
 
 def cmd_doctor(args: argparse.Namespace, memory) -> None:
-    from cenotaph.store.connect import binding
-
     ctx = memory.ctx
-    sqlite_version, vec_version = ctx.store.versions()
     report = {
         "version": __version__,
-        "store": str(ctx.store.path),
+        "store": str(ctx.store.path),  # a PostgreSQL URL without its password
         "schema_version": ctx.store.schema_version,
-        "sqlite_binding": binding().name,
-        "sqlite_version": sqlite_version,
-        "sqlite_vec_version": vec_version,
+        **ctx.store.describe(),
         "model": ctx.embedder.model_name,
         "store_model": ctx.store.get_meta("embedding_model"),
         "model_matches_store": ctx.vectors_current() or ctx.store.get_meta("embedding_model") is None,
@@ -447,6 +442,25 @@ def cmd_restore(args: argparse.Namespace, memory) -> None:
                    f"{r.skipped_forgotten} forgotten here left out, {r.forgotten} forgotten as in the backup; "
                    f"{r.approaches} approaches, {r.suppressions} suppressions, {r.dismissals} dismissals, "
                    f"{r.contradictions} contradictions")
+
+
+def cmd_migrate_store(args: argparse.Namespace, memory) -> None:
+    from cenotaph.app import open_store
+    from cenotaph.memory.migrate_store import target_path
+
+    target = open_store(target_path(args.to))
+    try:
+        report = memory.migrate_store(target, progress=_progress)
+    finally:
+        target.close()
+    lines = [f"{'table':<22}{'here':>10}{'there':>10}{'inserted':>10}{'updated':>10}{'deleted':>10}"]
+    lines += [f"{t.table:<22}{t.source:>10}{t.target:>10}{t.inserted:>10}{t.updated:>10}{t.deleted:>10}"
+              for t in report.tables]
+    lines.append(f"copied to {report.target}: {report.changed} rows changed; every table counts the same on both "
+                 f"sides; the event log verifies there ({report.events_verified} events)")
+    if not report.model_matches:
+        lines.append(f"the vectors were built by {report.embedding_model}: run `cenotaph reindex` on either store")
+    _emit(args, report, "\n".join(lines))
 
 
 def cmd_proposals(args: argparse.Namespace, memory) -> None:
@@ -850,7 +864,7 @@ def _knowledge_commands(command: Callable[..., argparse.ArgumentParser]) -> None
 
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--db", help="store file (default: $CENOTAPH_HOME/cenotaph.db or $XDG_DATA_HOME/cenotaph)")
+    common.add_argument("--db", help="store file or postgresql:// URL (default: $CENOTAPH_STORE, `store` in config.toml, $CENOTAPH_HOME/cenotaph.db or $XDG_DATA_HOME/cenotaph)")
     common.add_argument("--project", help="project id (default: from .cenotaph.toml, git origin or repository path)")
     common.add_argument("--json", action="store_true", help="machine-readable output (shapes in shared_schema/)")
 
@@ -931,6 +945,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     command("doctor", cmd_doctor, "show the store, versions, model and project")
     command("reindex", cmd_reindex, "re-embed every memory with the configured model")
+    p = command("migrate-store", cmd_migrate_store,
+                "copy the whole store (every memory and version, vectors, the event log, verdicts) to another: "
+                "a PostgreSQL URL or a SQLite path; rerun it to bring the copy up to date")
+    p.add_argument("--to", required=True, metavar="URL_OR_PATH",
+                   help="postgresql://user@host:port/db, or a SQLite file (new, empty, or a previous copy)")
     p = command("repair", cmd_repair, "check the store and bring its full-text index and vectors back in step")
     p.add_argument("--check", action="store_true", help="only report; change nothing")
     _trust_time_audit_commands(command)

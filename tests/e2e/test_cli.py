@@ -6,6 +6,8 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import CENOTAPH
 
 
@@ -61,6 +63,7 @@ def test_experience_and_check(cli_env):
     assert [r["status"] for r in out["results"]] == ["abandoned", "clear"]
 
 
+@pytest.mark.sqlite_only("SQLite's versions and file; tests/store/test_postgres.py has PostgreSQL's doctor")
 def test_doctor_reports_versions_and_project(cli_env, tmp_path):
     repo = tmp_path / "repo"
     (repo / "sub").mkdir(parents=True)

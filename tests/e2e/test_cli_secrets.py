@@ -7,7 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cenotaph.store.db import Store
+import pytest
+from cenotaph.app import open_store
+
+from tests.conftest import cli_store
 from tests.e2e.test_cli import run
 from tests.memory.secrets_corpus import LOOK_ALIKES, SECRETS
 from tests.memory.test_forget_gone import raw_bytes
@@ -19,6 +22,7 @@ def _db(cli_env) -> Path:
     return Path(cli_env["CENOTAPH_HOME"]) / "cenotaph.db"
 
 
+@pytest.mark.sqlite_only("greps the bytes of the SQLite file")
 def test_done_when_remember_with_an_aws_key_exits_2_naming_it_and_stores_nothing(cli_env):
     proc = run(cli_env, "remember", f"the key is {AWS} for the deploy user", "--project", "p", check=False)
     assert proc.returncode == 2
@@ -52,7 +56,7 @@ def test_import_refuses_each_secret_line_by_number_and_takes_the_look_alikes(cli
 def test_repair_check_reports_a_secret_stored_before_screening(cli_env):
     run(cli_env, "remember", "the deploy user's key is in the vault", "--project", "p")
     assert "secret stored" not in run(cli_env, "repair", "--check").stdout  # the positive control
-    store = Store(_db(cli_env))
+    store = open_store(cli_store(cli_env))
     try:
         with store.write() as tx:  # an old store: written before every write was screened
             tx.execute("UPDATE memories SET content = ? WHERE memory_id = 1", (f"the key is {AWS} for the deploy user",))
@@ -64,6 +68,7 @@ def test_repair_check_reports_a_secret_stored_before_screening(cli_env):
     assert AWS not in proc.stdout
 
 
+@pytest.mark.sqlite_only("greps the bytes of the SQLite file and its WAL")
 def test_forget_confirm_leaves_no_byte_of_content_or_tags_in_the_file_or_wal(cli_env):
     token, tag = "zqxjvorblefumph", "tagwvzzkplunder"
     run(cli_env, "remember", f"Run the {token} script before a staging deploy", "--tag", tag, "--project", "p")

@@ -7,10 +7,12 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
+import pytest
+from cenotaph.app import open_store
 from cenotaph.memory.context import Context
 from cenotaph.memory.service import Memory
-from cenotaph.store.db import Store
-from tests.conftest import AGENT, CENOTAPH
+
+from tests.conftest import AGENT, CENOTAPH, cli_store
 
 P = ("--project", "p")
 
@@ -51,6 +53,7 @@ def test_lifecycle_trust_contradictions_and_history(cli_env):
     assert "trust disputed → refuted" in text and "it was right after all" in text
 
 
+@pytest.mark.sqlite_only("tampers with the SQLite file and backs it up as a file")
 def test_suppress_update_audit_tamper_and_backup_refusal(cli_env, tmp_path):
     stored = js(cli_env, "remember", "The frontend bundles with webpack and babel", *P)["id"]
     row = js(cli_env, "suppress", "Webpack", "--kind", "recall", "--reason", "migrating", *P)
@@ -85,7 +88,7 @@ def test_suppress_update_audit_tamper_and_backup_refusal(cli_env, tmp_path):
 
 def test_a_person_accepts_an_agent_proposal_from_the_command_line(cli_env, embedder, analyzer):
     memory_id = js(cli_env, "remember", "The old CI runners are in the basement rack", *P)["id"]
-    store = Store(Path(cli_env["CENOTAPH_HOME"]) / "cenotaph.db")
+    store = open_store(cli_store(cli_env))
     try:
         agent_side = Memory(Context(store=store, embedder=embedder, analyzer=analyzer))
         proposal = agent_side.forget(AGENT, memory_id, reason="decommissioned", confirm=True)

@@ -4,7 +4,12 @@ never meet a merge conflict."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.team import team
+
+# Each teammate has a store of their own (tests/team.py): what they share is the repository.
+pytestmark = pytest.mark.sqlite_only("every teammate keeps a store of their own; the repository is what is shared")
 
 ONNX = ".cenotaph/graveyard/pypi/onnxruntime.toml"
 

@@ -75,3 +75,25 @@ async def test_another_process_abandons_and_the_open_document_shows_it_within_a_
     (flagged,), seen_at = await arrival
     assert flagged.data["name"] == "requests" and flagged.range.start.line == 1  # httpx stays clear
     assert seen_at - written_at[0] <= 1.0, f"diagnostic arrived {seen_at - written_at[0]:.2f}s after the write"
+
+
+async def test_two_servers_on_one_store_see_each_others_abandon_within_a_second(serve, tmp_path):
+    """Two editors (two `cenotaph serve` processes, as on two machines sharing a PostgreSQL store):
+    one abandons a library, and the other's open document flags it within a second."""
+    mine = project_folder(tmp_path, "mine", PROJECT)
+    theirs = project_folder(tmp_path, "theirs", PROJECT)
+    writer = await serve([mine])
+    reader = await serve([theirs])
+    uri = reader.open(theirs / "requirements.txt", "httpx==0.27\nrequests==2.32.0\n")
+    assert await reader.diagnostics(uri) == []  # nothing abandoned yet
+    own = writer.open(mine / "requirements.txt", "requests==2.32.0\n")
+    await writer.diagnostics(own)
+
+    arrival = asyncio.create_task(reader.diagnostics(uri, lambda d: bool(d), timeout=30))
+    await writer.execute("cenotaph.abandon", {"name": "requests", "project": PROJECT,
+                                              "reason": "blocking I/O in the event loop"})
+    written_at = time.monotonic()  # the command's answer comes once its transaction committed
+    (flagged,) = await arrival
+    seen_at = time.monotonic()
+    assert flagged.data["name"] == "requests" and flagged.range.start.line == 1  # httpx stays clear
+    assert seen_at - written_at <= 1.0, f"diagnostic arrived {seen_at - written_at:.2f}s after the write"

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import anyio
 import pytest
+from cenotaph.app import open_store
+from cenotaph.mcp.endpoints import read_endpoints, store_key
+from cenotaph.store import events
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import Implementation
 
-from cenotaph.mcp.endpoints import read_endpoints, store_key
-from cenotaph.store import events
-from cenotaph.store.db import Store
 from tests.conftest import CENOTAPH
 
 PROJECT = "acme/forwarded"
@@ -118,7 +118,7 @@ def _rss_mb(pid: int) -> float:
 
 
 def _logged_actions(db_path: Path) -> list[tuple[str, str]]:
-    store = Store(db_path)
+    store = open_store(db_path)
     try:
         with store.read() as conn:
             return [(e.actor, e.action) for e in events.query(conn, target=None, since_at=None, limit=100)]

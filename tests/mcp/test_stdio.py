@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cenotaph.app import open_store
+from cenotaph.store import events
 from mcp import Client, StdioServerParameters
 from mcp.types import Implementation
 
-from cenotaph.store import events
-from cenotaph.store.db import Store
-from tests.conftest import CENOTAPH
+from tests.conftest import CENOTAPH, cli_store
 
 
 async def test_cenotaph_mcp_serves_the_tools_over_stdio(tmp_path: Path, cli_env: dict[str, str]):
@@ -29,7 +29,7 @@ async def test_cenotaph_mcp_serves_the_tools_over_stdio(tmp_path: Path, cli_env:
     assert recalled.structured_content["results"][0]["result_type"] == "abandoned_warning"
     assert bad.is_error and "k" in bad.content[0].text
     # The write is in the shared store's event log, which is how open editors learn of it.
-    store = Store(Path(cli_env["CENOTAPH_HOME"]) / "cenotaph.db")
+    store = open_store(cli_store(cli_env))
     try:
         with store.read() as conn:
             logged = [(e.actor, e.action) for e in events.query(conn, target=None, since_at=None, limit=100)]

@@ -20,6 +20,9 @@ from cenotaph.store.db import Store
 from tests.conftest import HUMAN
 
 P = "github.com/acme/app"
+# `backup` copies the SQLite file with SQLite's backup API; a PostgreSQL store refuses it and names
+# pg_dump, and restores from a SQLite backup (tests/store/test_postgres.py).
+pytestmark = pytest.mark.sqlite_only("file backups of the SQLite store")
 
 
 @pytest.fixture

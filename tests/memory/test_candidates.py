@@ -93,6 +93,7 @@ def test_an_unknown_ecosystem_is_refused_and_nothing_is_proposed(memory):
     assert memory.proposals("p") == []
 
 
+@pytest.mark.sqlite_only("a file backup, which a PostgreSQL store leaves to pg_dump")
 def test_rejected_candidates_travel_with_a_backup(memory, tmp_path, embedder, analyzer, clock):
     rejected = memory.propose_candidates(MINER, "p", [candidate("requests"), candidate("flask")]).proposed
     memory.reject_proposal(HUMAN, rejected[0].id, reason="we still want it")

@@ -214,6 +214,7 @@ def test_an_agents_summary_of_a_changed_cluster_is_refused_at_acceptance(memory)
     assert memory.get(ids[1]).state == "active" and memory.proposals(P)[0].id == proposal.id
 
 
+@pytest.mark.sqlite_only("a file backup of the SQLite store")
 def test_a_restored_backup_keeps_the_link_between_a_summary_and_its_sources(memory, tmp_path, embedder, analyzer):
     ids = [old(memory, text) for text in DEPLOY]
     summary_id = memory.compact_apply(HUMAN, P, one_cluster(memory).id, summary=SUMMARY).summary.memory_id

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from cenotaph.memory.models import Actor
 from cenotaph.memory.service import Memory
 from cenotaph.store import events
@@ -36,6 +37,7 @@ def _write_the_story(memory: Memory) -> int:
     return first.id
 
 
+@pytest.mark.sqlite_only("reads the bytes of the SQLite file and its WAL")
 def test_forget_leaves_no_byte_of_content_or_tags_in_the_file_and_its_wal(memory: Memory, db_path: Path):
     target = _write_the_story(memory)
     later = memory.recent("p", limit=10)
@@ -55,6 +57,7 @@ def test_forget_leaves_no_byte_of_content_or_tags_in_the_file_and_its_wal(memory
     assert memory.audit_verify().ok
 
 
+@pytest.mark.sqlite_only("ends with a file backup, which a PostgreSQL store leaves to pg_dump")
 def test_nothing_forgotten_is_in_any_answer_or_a_later_backup(memory: Memory, db_path: Path, tmp_path: Path):
     target = _write_the_story(memory)
     links = memory.contradictions("p", status=None)
@@ -89,6 +92,7 @@ def test_events_keep_a_hash_of_the_tags_never_the_tags(memory: Memory, db_path: 
     assert TAG not in remembered.after and OTHER not in imported.after
 
 
+@pytest.mark.sqlite_only("upgrades a store made by SQLite's older migrations")
 def test_upgrading_an_old_store_scrubs_what_its_forget_left_and_the_chain_still_verifies(
         db_path: Path, embedder, analyzer, clock, monkeypatch):
     from cenotaph.memory.context import Context

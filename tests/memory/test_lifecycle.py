@@ -12,6 +12,8 @@ from cenotaph.memory.context import content_hash
 from cenotaph.memory.errors import Conflict
 from cenotaph.memory.lifecycle import TRANSITIONS
 from cenotaph.memory.models import ForgetPreview
+from cenotaph.store import memories
+
 from tests.conftest import AGENT, HUMAN
 
 P = "github.com/acme/app"
@@ -139,7 +141,7 @@ def test_forget_removes_content_everywhere_and_keeps_a_tombstone(memory):
     assert history.tombstone.content_hash == content_hash(secret + " (moved to the vault in March)")
     conn = memory.ctx.store.conn
     # No trace of the words: not in full text, entities, vectors or any event.
-    assert conn.execute("SELECT COUNT(*) FROM memory_fts WHERE memory_fts MATCH 'shared'").fetchone()[0] == 0
+    assert memories.term_documents(conn, ["shared"]) == {"shared": 0}
     row_ids = [v.id for v in history.versions]
     marks = ",".join("?" * len(row_ids))
     assert conn.execute(f"SELECT COUNT(*) FROM memory_vectors WHERE row_id IN ({marks})", row_ids).fetchone()[0] == 0

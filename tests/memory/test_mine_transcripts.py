@@ -9,10 +9,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from cenotaph.memory import mine_transcripts
 from cenotaph.memory.mine_transcripts import Vocabulary, read_said
 from cenotaph.nlp.detect import package_commands
+from cenotaph.store.dialect import is_postgres
+
 from tests.conftest import CENOTAPH, HUMAN
 
 PROJECT = "acme/app"
@@ -304,12 +305,17 @@ def test_a_run_that_fails_leaves_neither_proposals_nor_cursors(memory, repo, tmp
     s.says("stop using click")
     conn = memory.ctx.store.conn
     # The store refuses the second proposal (as a full disk would): the whole run is undone.
-    conn.execute("CREATE TRIGGER refuse BEFORE INSERT ON proposals WHEN (SELECT count(*) FROM proposals) > 0 "
-                 "BEGIN SELECT RAISE(ABORT, 'refused'); END")
+    if is_postgres(conn):
+        conn.execute("CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                     "IF (SELECT count(*) FROM proposals) > 0 THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$")
+        conn.execute("CREATE TRIGGER refuse BEFORE INSERT ON proposals FOR EACH ROW EXECUTE FUNCTION refuse()")
+    else:
+        conn.execute("CREATE TRIGGER refuse BEFORE INSERT ON proposals WHEN (SELECT count(*) FROM proposals) > 0 "
+                     "BEGIN SELECT RAISE(ABORT, 'refused'); END")
     with pytest.raises(Exception, match="refused"):
         mine(memory, repo, claude, tmp_path / "none")
     assert memory.proposals(PROJECT) == []
     assert conn.execute("SELECT count(*) FROM mining_cursors").fetchone()[0] == 0
-    conn.execute("DROP TRIGGER refuse")
+    conn.execute("DROP TRIGGER refuse ON proposals" if is_postgres(conn) else "DROP TRIGGER refuse")
     report = mine(memory, repo, claude, tmp_path / "none")  # read again in full: nothing was lost
     assert report.lines == 2 and {p.arguments["name"] for p in memory.proposals(PROJECT)} == {"tqdm", "click"}

@@ -200,8 +200,8 @@ def test_a_compound_term_costs_the_rows_of_each_of_its_tokens(memory, monkeypatc
 
 # --- issue 20: rules that hold on conversations they were not tuned on ---------------------------------
 
-def test_full_text_weighs_a_word_by_its_rarity_in_the_project_not_the_whole_store(memory, clock):
-    # "ledger" is rare in the store but in most of this project's memories; "quorum" is the reverse.
+def _ledger_and_quorum(memory, clock):
+    """"ledger" is rare in the store but in most of this project's memories; "quorum" is the reverse."""
     for i in range(14):
         memory.remember(HUMAN, f"Quorum reads on replica {i} of the other service.", project="github.com/acme/other",
                         force=True)
@@ -215,9 +215,19 @@ def test_full_text_weighs_a_word_by_its_rarity_in_the_project_not_the_whole_stor
     for i in range(3):
         clock.advance(minutes=SITTING_MINUTES + 1)
         memory.remember(HUMAN, f"Dashboard panel {i} was renamed.", project=P, force=True)
+    return ledger, quorum
+
+
+def test_full_text_weighs_a_word_by_its_rarity_in_the_project_not_the_whole_store(memory, clock):
+    ledger, quorum = _ledger_and_quorum(memory, clock)
     ranked = [r.id for r in memory.recall(HUMAN, "ledger quorum", project=P, lane="bm25").results]
     assert ranked.index(quorum.id) < ranked.index(ledger.id)
-    # Positive control: with the whole store's statistics, the project's common word wins.
+
+
+@pytest.mark.sqlite_only("FTS5 weighs terms over the whole index; PostgreSQL's lane counts them in scope already")
+def test_without_the_scope_statistics_the_projects_common_word_wins(memory, clock):
+    # Positive control for the rule above: with the whole store's statistics the ranking flips.
+    ledger, quorum = _ledger_and_quorum(memory, clock)
     memory.recaller.rules = recall.Rules(scope_idf=False)
     ranked = [r.id for r in memory.recall(HUMAN, "ledger quorum", project=P, lane="bm25").results]
     assert ranked.index(ledger.id) < ranked.index(quorum.id)

@@ -43,6 +43,7 @@ def test_the_exact_lane_finds_text_inside_words_through_the_substring_index(memo
     assert memory.recall(HUMAN, "runtime.inferencesession(", project=P).lane == "semantic"
 
 
+@pytest.mark.sqlite_only("damages SQLite's FTS5 trigram table; PostgreSQL's trigram index is a plain index the server keeps")
 def test_repair_rebuilds_a_substring_index_out_of_step(memory):
     stored = memory.remember(HUMAN, "Sessions come from onnxruntime.InferenceSession(providers).", project=P)
     with memory.ctx.store.write() as conn:

@@ -72,3 +72,4 @@ def in_process_cli(monkeypatch, tmp_path, embedder, analyzer) -> Iterator[Callab
     monkeypatch.chdir(tmp_path / "cwd")
     yield _run_cli
     assert shared, "no command used the session's models"
+

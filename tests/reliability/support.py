@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from cenotaph.app import open_store
 from cenotaph.memory.context import Context
 from cenotaph.memory.service import Memory
-from cenotaph.store.db import Store
 
 FULL = os.environ.get("CENOTAPH_RELIABILITY", "").lower() == "full"
 PROJECT = "acme/app"
@@ -33,8 +33,8 @@ def count(prop: str, figure: str, by: int = 1) -> None:
 
 
 def open_memory_on(db_path: Path, embedder, analyzer) -> Memory:
-    """The domain on a store file, with the session's models and the real clock."""
-    return Memory(Context(store=Store(db_path), embedder=embedder, analyzer=analyzer))
+    """The domain on a store (a file, or a PostgreSQL URL), with the session's models and the real clock."""
+    return Memory(Context(store=open_store(db_path), embedder=embedder, analyzer=analyzer))
 
 
 def assert_in_step(memory: Memory) -> None:

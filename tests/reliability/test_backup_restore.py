@@ -20,6 +20,9 @@ from tests.reliability.support import PROJECT, assert_in_step, open_memory_on, r
 BACKUPS_DURING_WRITES = scale(3, 10)
 
 
+# Backups are copies of the SQLite file; a PostgreSQL store leaves them to pg_dump (tests/store/test_postgres.py).
+pytestmark = pytest.mark.sqlite_only("file backups of the SQLite store")
+
 def _memories(memory) -> dict[str, str]:
     """content hash → content of every memory version."""
     with memory.ctx.store.read() as conn:

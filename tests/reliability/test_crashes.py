@@ -168,6 +168,7 @@ def _check_after(memory, lines: list[dict[str, Any]], backup_contents: set[str])
     return {"acknowledged": sum("ack" in m for m in lines), "restored": int(restored)}
 
 
+@pytest.mark.sqlite_only("kills writers of SQLite files made from SQLite templates")
 async def test_kill_9_at_random_moments_loses_nothing_acknowledged(templates, embedder, analyzer, cli_env,
                                                                    tmp_path):
     backup = open_connection(templates["backup"], readonly=True)

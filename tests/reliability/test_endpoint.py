@@ -19,6 +19,7 @@ import httpx2
 from lsprotocol import types
 
 from cenotaph.mcp import http as mcp_http
+from cenotaph.mcp.endpoints import store_key
 from tests.lsp.conftest import project_folder
 from tests.reliability.support import PROJECT, record
 
@@ -94,7 +95,7 @@ async def test_the_endpoint_lets_in_only_the_token_holder_on_this_machine(serve,
     assert len(mine) == 1 and not stale.exists() and live.exists()
     assert stat.S_IMODE(mine[0].stat().st_mode) == 0o600
     assert stat.S_IMODE(endpoints.stat().st_mode) == 0o700
-    assert json.loads(mine[0].read_text()) == {"url": url, "token": token, "project": PROJECT, "store": str(db_path)}
+    assert json.loads(mine[0].read_text()) == {"url": url, "token": token, "project": PROJECT, "store": store_key(db_path)}
 
     await asyncio.sleep(0.3)  # the server's stderr reaches this process line by line
     logged = capfd.readouterr().err

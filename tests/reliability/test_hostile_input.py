@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
@@ -262,6 +263,7 @@ def _cli_templates(seeded: Seeded, backups: Path) -> list[list[str | Slot]]:
     ]
 
 
+@pytest.mark.sqlite_only("its backup commands write SQLite file backups, which a PostgreSQL store leaves to pg_dump")
 def test_the_command_line_answers_hostile_arguments_with_an_error_naming_the_field(memory, db_path, in_process_cli,
                                                                                    tmp_path):
     rng = random.Random(SEED + 1)

@@ -109,9 +109,20 @@ async def test_four_processes_write_at_once_and_nothing_is_lost(serve, live_memo
 
     actors = {"http": "mcp:writer-http", "stdio-1": "mcp:writer-stdio-1", "stdio-2": "mcp:writer-stdio-2",
               "cli": "cli"}
+    writes, reads, events = assert_nothing_lost(memory, dict(zip(WRITERS, outcomes, strict=True)), handed, actors,
+                                                head)
+    record("many writers", processes=4, writes=writes, reads=reads, events=len(events), errors=0,
+           seconds=round(elapsed, 1))
+
+
+def assert_nothing_lost(memory, outcomes: dict[str, tuple[list[Ack], Expected]], handed: dict[str, list[int]],
+                        actors: dict[str, str], head: int, ops: int = OPS_PER_WRITER) -> tuple[int, int, list]:
+    """Every acknowledged write of every writer is in the store as it was acknowledged, the log
+    holds exactly the events they account for (none lost, none doubled) and the store is in step;
+    (writes, reads, the events after `head`)."""
     writes = reads = 0
-    for writer, (acks, expected) in zip(WRITERS, outcomes, strict=True):
-        assert len(acks) == OPS_PER_WRITER
+    for writer, (acks, expected) in outcomes.items():
+        assert len(acks) == ops
         writes += sum(1 for a in acks if a.events)
         reads += sum(1 for a in acks if not a.events)
         for memory_id, content in expected.memories.items():
@@ -135,10 +146,8 @@ async def test_four_processes_write_at_once_and_nothing_is_lost(serve, live_memo
         assert expected.resolved <= resolved
         assert len(expected.proposals) + len(expected.resolved) == len(handed[writer])
 
-    # Exactly the events the acknowledged writes account for: none lost, none doubled.
     events = [e for e in memory.audit_log(limit=1_000_000) if e.seq > head]
-    assert len(events) == sum(a.events for acks, _ in outcomes for a in acks)
-    assert {e.actor for e in events} == set(actors.values())
+    assert len(events) == sum(a.events for acks, _ in outcomes.values() for a in acks)
+    assert {e.actor for e in events} == {actors[w] for w in outcomes}
     assert_in_step(memory)
-    record("many writers", processes=4, writes=writes, reads=reads, events=len(events), errors=0,
-           seconds=round(elapsed, 1))
+    return writes, reads, events

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from cenotaph.store import vectors
 from cenotaph.store.connect import open_connection
 from tests.conftest import HUMAN
@@ -18,6 +20,7 @@ def _fill(memory, count: int) -> list[int]:
                             force=True).id for i in range(count)]
 
 
+@pytest.mark.sqlite_only("damages SQLite's FTS5 table through a raw connection to the file")
 def test_check_store_sees_each_disagreement_and_repair_mends_it(live_memory, db_path, in_process_cli):
     memory = live_memory
     ids = _fill(memory, 6)

@@ -110,6 +110,7 @@ def _rss_kb(pid: int) -> int:
     return int(next(line for line in status.splitlines() if line.startswith("VmRSS:")).split()[1])
 
 
+@pytest.mark.sqlite_only("copies a prepared SQLite file into the `serve` fixture's store")
 async def test_the_ledger_is_bounded_and_the_language_server_stays_flat_over_10000_changes(
         large_store, serve, tmp_path):
     folder = project_folder(tmp_path, "bench", BENCH_PROJECT)

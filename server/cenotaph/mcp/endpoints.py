@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from cenotaph import paths
+from cenotaph.store.dialect import is_postgres_url, redact
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +37,11 @@ class EndpointRecord:
 def store_key(path: Path | str) -> str:
     """How an endpoint file names a store: its absolute path, symlinks resolved, so that two
     spellings of one file compare equal."""
-    return str(path) if str(path) == ":memory:" else str(Path(path).expanduser().resolve())
+    if str(path) == ":memory:":
+        return str(path)
+    if is_postgres_url(path):  # a PostgreSQL store: its URL, password left out (as the store's `path` has it)
+        return redact(str(path))
+    return str(Path(path).expanduser().resolve())
 
 
 def endpoints_dir() -> Path:

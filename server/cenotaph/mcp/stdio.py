@@ -12,8 +12,8 @@ import logging
 from pathlib import Path
 
 from cenotaph import project as project_resolution
+from cenotaph.app import store_location
 from cenotaph.mcp.endpoints import read_endpoints, store_key
-from cenotaph.paths import default_db_path
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +26,7 @@ def _serve_here(db: str | None, project: str, read_fd: int, write_fd: int) -> No
 
 def main(args: argparse.Namespace) -> int:
     project = args.project if args.project is not None else project_resolution.resolve(None, Path.cwd())
-    store = store_key(args.db if args.db is not None else default_db_path())
+    store = store_key(store_location(args.db))
     find = functools.partial(read_endpoints, project, store)
     endpoints = find()
     if not endpoints:

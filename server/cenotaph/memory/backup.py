@@ -35,6 +35,10 @@ def _path(path: str | Path) -> Path:
 def backup(ctx: Context, actor: Actor, path: str | Path) -> BackupReport:
     target = _path(path)
     store_path = ctx.store.path
+    own_tools = getattr(ctx.store, "backed_up_by", None)
+    if own_tools:  # a database server's store: its own tools copy it consistently, not a file copy
+        raise Conflict(f"this store is backed up by its server's own tools: {own_tools}; "
+                       "`cenotaph restore` merges a SQLite backup into it", field="path")
     if not isinstance(store_path, Path):
         raise Conflict("an in-memory store cannot be backed up", field="path")
     try:

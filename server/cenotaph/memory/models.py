@@ -286,3 +286,31 @@ def as_json(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: as_json(v) for k, v in value.items()}
     return value
+
+
+@dataclass(slots=True)
+class TableCopy:
+    """One table of `migrate-store`: rows on each side after the copy, and what the copy did."""
+
+    table: str
+    source: int
+    target: int
+    inserted: int = 0
+    updated: int = 0
+    deleted: int = 0
+
+
+@dataclass(slots=True)
+class MigrateStoreReport:
+    target: str
+    schema_version: int
+    tables: list[TableCopy]
+    events_verified: int
+    embedding_model: str | None
+    # False when the source's vectors were built by another model than the configured one: they are
+    # copied as they are, and both stores want `cenotaph reindex`.
+    model_matches: bool
+
+    @property
+    def changed(self) -> int:
+        return sum(t.inserted + t.updated + t.deleted for t in self.tables)

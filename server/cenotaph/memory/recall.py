@@ -20,15 +20,16 @@ from __future__ import annotations
 import functools
 import json
 import math
-import numpy as np
 import re
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from typing import Any
 
-from cenotaph.memory import concepts, validate
+import numpy as np
+
+from cenotaph.memory import concepts, documents, validate
 from cenotaph.memory.context import TIME_FORMAT, Context, parse_time
-from cenotaph.memory import documents
 from cenotaph.memory.graveyard import Graveyard, spelling_pattern
 from cenotaph.memory.models import Actor, RecallResponse, RecallResult, ScoreComponents
 from cenotaph.memory.remember import SITTING_MINUTES
@@ -360,9 +361,8 @@ class Recaller:
     def _exact(self, query: str, scope: Scope, k: int) -> list[_Candidate]:
         needle = query.strip()
         tokens = _WORD.findall(needle)
-        conn = self.ctx.store.conn
         found: dict[int, _Candidate] = {}
-        with self.ctx.store.read():
+        with self.ctx.store.read() as conn:
             if tokens:
                 phrase = " ".join(_fts_quote(t) for t in tokens)
                 hits = memories.fts_search(conn, f"content : ({phrase})", scope, max(200, k * 10))
@@ -381,13 +381,12 @@ class Recaller:
                   reading: _Reading, *, use_bm25: bool, use_vector: bool) -> list[_Candidate]:
         pool = max(CANDIDATES, k * 6)
         found: dict[int, _Candidate] = {}
-        conn = self.ctx.store.conn
         if use_bm25:
             terms = self._fts_terms(query, notices)
             if terms:
-                with self.ctx.store.read():
+                with self.ctx.store.read() as conn:
                     if reading.rules.scope_idf and sum(terms.values()) <= SCOPE_IDF_ROW_BUDGET:
-                        hits = self._scoped_bm25(terms, scope, pool, reading.windows())
+                        hits = self._scoped_bm25(conn, terms, scope, pool, reading.windows())
                     else:
                         expression = " OR ".join(_fts_quote(t) for t in terms)
                         hits = memories.fts_search(conn, expression, scope, pool)
@@ -401,13 +400,13 @@ class Recaller:
                     found[rid] = _Candidate(rows[rid], bm25=score)
         if use_vector:
             if not self.ctx.vectors_current():
-                with self.ctx.store.read():
+                with self.ctx.store.read() as conn:
                     built = vectors.dimension(conn) is not None
                 if built:
                     notices.append("the store's vectors were built by another model: run `cenotaph reindex`")
             else:
                 vector = self._embed_query(query)
-                with self.ctx.store.read():
+                with self.ctx.store.read() as conn:
                     hits = [h for p in projects for h in vectors.knn(conn, p, vector, pool)]
                     missing = [rid for rid, _ in hits if rid not in found]
                     rows = memories.by_row_ids(conn, missing)
@@ -418,14 +417,13 @@ class Recaller:
                         found[rid] = _Candidate(rows[rid], cosine=similarity)
         return list(found.values())
 
-    def _scoped_bm25(self, terms: dict[str, int], scope: Scope, pool: int,
+    def _scoped_bm25(self, conn: Any, terms: dict[str, int], scope: Scope, pool: int,
                      windows: list[tuple[str, str]]) -> list[tuple[int, float]]:
         """BM25 with the scope's own term statistics. FTS5 weighs a term by its rarity in the
         whole index, where other projects' vocabularies distort it (a word rare in the store may
         be in every memory of this project). Each term is searched alone, its score (the store's
         IDF × the term's frequency part) rescaled by the scope's IDF over the store's, and summed.
         A period the query names also draws its own best matches, which the top list may miss."""
-        conn = self.ctx.store.conn
         total, in_scope = memories.indexed_rows(conn), memories.count_in_scope(conn, scope)
         scores: dict[int, float] = {}
         valid_from: dict[int, str] = {}

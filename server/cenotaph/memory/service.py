@@ -16,17 +16,20 @@ from cenotaph.memory import compile as compiler
 from cenotaph.memory import mine_transcripts
 from cenotaph.memory import contradictions as links
 from cenotaph.memory import mine_git
+from cenotaph.memory import migrate_store as store_migration
 from cenotaph.memory import trust as belief
 from cenotaph.memory.context import Context
 from cenotaph.memory.graveyard import Graveyard
 from cenotaph.memory.errors import Conflict, NotFound
 from cenotaph.memory.models import (ALL_KINDS, OUTCOMES, TRUSTS, AbandonResult, Actor, ApproachCheck, ExperienceResult,
                                     Location, RecallResponse, RememberResult, ShareResult, story_text)
+from cenotaph.memory.models import MigrateStoreReport
 from cenotaph.memory.shared import FolderState, SharedFolders
 from cenotaph.memory.recall import Recaller
 from cenotaph.memory.remember import remember
 from cenotaph.memory.why import why
 from cenotaph.store import events, memories, vectors
+from cenotaph.store.db import Store
 from cenotaph.store.memories import Scope
 from cenotaph.store.records import EventRow, MemoryRow, ProposalRow, SuppressionRow
 
@@ -512,6 +515,10 @@ class Memory:
 
     def restore(self, actor: Actor, path: str) -> RestoreReport:
         return backup.restore(self.ctx, actor, path)
+
+    def migrate_store(self, target: Store, progress: Callable[[int, int], None] | None = None) -> MigrateStoreReport:
+        """Copy this whole store into `target` (empty, or a previous copy of this one)."""
+        return store_migration.migrate_store(self.ctx, target, progress)
 
     # --- repair ----------------------------------------------------------------------------------
 

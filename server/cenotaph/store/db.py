@@ -1,4 +1,5 @@
-"""The store: one SQLite file shared by every Cenotaph process."""
+"""The store: one SQLite file shared by every Cenotaph process (or, behind the same interface, a
+PostgreSQL database shared by a team: store/postgres/)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,24 @@ from cenotaph.store.connect import open_connection, versions
 log = logging.getLogger(__name__)
 
 
-class Store:
+class MetaMixin:
+    """The `meta` table's key-value reads and writes, the same on every store."""
+
+    def get_meta(self, key: str) -> str | None:
+        # Under the lock like every read: a read left open on the shared connection while another
+        # thread's BEGIN IMMEDIATE runs makes that write fail at once with "database is locked".
+        with self.read() as conn:  # type: ignore[attr-defined]
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, conn: Any, key: str, value: str) -> None:
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+
+class Store(MetaMixin):
     """A connection with its migrations applied. Writes go through `write()` (BEGIN IMMEDIATE,
     so concurrent writers queue on the busy timeout instead of failing on upgrade), reads through
     `read()` (one snapshot)."""
@@ -102,19 +120,13 @@ class Store:
                 self._depth = 0
                 self.conn.execute("COMMIT")
 
-    def get_meta(self, key: str) -> str | None:
-        # Under the lock like every read: a read left open on the shared connection while another
-        # thread's BEGIN IMMEDIATE runs makes that write fail at once with "database is locked".
-        with self.read() as conn:
-            row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
-
-    def set_meta(self, conn: Any, key: str, value: str) -> None:
-        conn.execute(
-            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (key, value),
-        )
-
     def versions(self) -> tuple[str, str]:
         with self._lock:
             return versions(self.conn)
+
+    def describe(self) -> dict[str, str]:
+        """What `doctor` shows of the store's engine."""
+        from cenotaph.store.connect import binding
+
+        sqlite_version, vec_version = self.versions()
+        return {"sqlite_binding": binding().name, "sqlite_version": sqlite_version, "sqlite_vec_version": vec_version}

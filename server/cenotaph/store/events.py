@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from cenotaph.store.dialect import per_dialect
 from cenotaph.store.records import EventRow
 
 GENESIS = "0" * 64
@@ -28,6 +29,12 @@ _INSERT = ("INSERT INTO events (at, actor, action, target, project, before, afte
            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 
 
+@per_dialect
+def _insert_statement(conn: Any) -> str:
+    return _INSERT
+
+
+@per_dialect
 def _head(conn: Any) -> str:
     last = conn.execute("SELECT hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
     return last[0] if last else GENESIS
@@ -47,7 +54,7 @@ def append(conn: Any, *, at: str, actor: str, action: str, target: str, project:
     """Append one event inside the caller's write transaction; returns its sequence number."""
     row = _chained(_head(conn), at=at, actor=actor, action=action, target=target, project=project,
                    before=before, after=after, reason=reason)
-    return conn.execute(_INSERT, row).lastrowid
+    return conn.execute(_insert_statement(conn), row).lastrowid
 
 
 def append_many(conn: Any, entries: Sequence[dict[str, Any]]) -> None:
@@ -58,7 +65,7 @@ def append_many(conn: Any, entries: Sequence[dict[str, Any]]) -> None:
     for entry in entries:
         rows.append(_chained(prev_hash, **entry))
         prev_hash = rows[-1][-1]
-    conn.executemany(_INSERT, rows)
+    conn.executemany(_insert_statement(conn), rows)
 
 
 def last_seq(conn: Any) -> int:
@@ -71,7 +78,7 @@ def since(conn: Any, seq: int, limit: int = 1000) -> list[EventRow]:
 
 
 def query(conn: Any, *, target: str | None, since_at: str | None, limit: int) -> list[EventRow]:
-    clauses, params = ["1"], []
+    clauses, params = ["TRUE"], []
     if target is not None:
         clauses.append("target = ?")
         params.append(target)
@@ -103,6 +110,7 @@ def touches_since(conn: Any, seq: int, prefixes: tuple[str, ...]) -> bool:
     return found is not None
 
 
+@per_dialect
 def allocated_head(conn: Any) -> int:
     """The highest sequence number ever handed out (AUTOINCREMENT's record): above the last row
     only if rows were deleted from the end."""
@@ -131,6 +139,7 @@ def scrub_digest(entries: Sequence[tuple[int, str]]) -> str:
     return hashlib.sha256("\n".join(f"{seq}:{digest}" for seq, digest in sorted(entries)).encode()).hexdigest()
 
 
+@per_dialect
 def scrubs(conn: Any) -> dict[int, tuple[str, int]]:
     """seq → (hash of the event as rewritten, seq of the `scrub` event that attests it)."""
     exists = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'event_scrubs'").fetchone()

@@ -7,8 +7,10 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from cenotaph.store import vectors
+from cenotaph.store.dialect import per_dialect
 
 
+@per_dialect
 def integrity_problems(conn: Any) -> list[str]:
     """`PRAGMA integrity_check` and FTS5's own check of its index: empty when the file is sound."""
     # A read of the FTS5 table first: on a connection whose FTS5 cache predates another
@@ -26,6 +28,7 @@ def integrity_problems(conn: Any) -> list[str]:
 SUBSTRINGS = "memory_substrings"
 
 
+@per_dialect
 def substrings_in_step(conn: Any) -> bool:
     """Whether the trigram index holds exactly the memories' content (FTS5's check against its
     external content table)."""
@@ -36,10 +39,12 @@ def substrings_in_step(conn: Any) -> bool:
     return True
 
 
+@per_dialect
 def substrings_rebuild(conn: Any) -> None:
     conn.execute(f"INSERT INTO {SUBSTRINGS} ({SUBSTRINGS}) VALUES ('rebuild')")
 
 
+@per_dialect
 def fts_out_of_step(conn: Any) -> tuple[list[int], list[int], list[int]]:
     """(memory rows without a full-text row, full-text rows without a memory row, full-text rows
     whose text differs from their memory row's)."""
@@ -53,6 +58,7 @@ def fts_out_of_step(conn: Any) -> tuple[list[int], list[int], list[int]]:
     return missing, orphans, stale
 
 
+@per_dialect
 def fts_rewrite(conn: Any, row_ids: Iterable[int]) -> None:
     """Index these memory rows' text afresh (a row that is gone loses its full-text row)."""
     for row_id in row_ids:
@@ -68,7 +74,7 @@ def vectors_out_of_step(conn: Any) -> tuple[list[int], list[int]]:
     wanted = ("SELECT id FROM memories WHERE memory_id NOT IN "
               "(SELECT memory_id FROM memories WHERE state = 'deleted')")
     missing = [r[0] for r in conn.execute(
-        f"SELECT id FROM ({wanted}) WHERE id NOT IN (SELECT row_id FROM {table}) ORDER BY id")]
+        f"SELECT id FROM ({wanted}) AS wanted WHERE id NOT IN (SELECT row_id FROM {table}) ORDER BY id")]
     orphans = [r[0] for r in conn.execute(
         f"SELECT row_id FROM {table} WHERE row_id NOT IN ({wanted}) ORDER BY row_id")]
     return missing, orphans

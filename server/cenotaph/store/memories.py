@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cenotaph.store.dialect import per_dialect
 from cenotaph.store.records import MemoryRow
 
 COLUMNS = (
@@ -111,6 +112,7 @@ def list_rows(conn: Any, scope: Scope, *, limit: int, order: str = "m.recorded_a
     return [_row(r) for r in rows]
 
 
+@per_dialect
 def term_documents(conn: Any, terms: Sequence[str]) -> dict[str, int]:
     """How many rows of the full-text index (any project, any column) hold each term, as indexed
     (lower case). A per-connection fts5vocab table reads FTS5's own term index."""
@@ -119,6 +121,7 @@ def term_documents(conn: Any, terms: Sequence[str]) -> dict[str, int]:
             for term in terms}
 
 
+@per_dialect
 def fts_search(conn: Any, match: str, scope: Scope, limit: int,
                valid_from_between: tuple[str, str] | None = None) -> list[tuple[int, float]]:
     """(row id, BM25 score, larger is better) of rows matching an FTS5 expression; optionally only
@@ -137,6 +140,7 @@ def fts_search(conn: Any, match: str, scope: Scope, limit: int,
     return [(r[0], r[1]) for r in rows]
 
 
+@per_dialect
 def fts_term_hits(conn: Any, match: str, scope: Scope) -> list[tuple[int, float, str]]:
     """(row id, BM25 score, valid_from) of every row in scope matching one term (a single-term
     FTS5 expression): its score is FTS5's IDF over the whole index times the term's frequency
@@ -151,6 +155,7 @@ def fts_term_hits(conn: Any, match: str, scope: Scope) -> list[tuple[int, float,
     return [(r[0], r[1], r[2]) for r in rows]
 
 
+@per_dialect
 def matching_rows(conn: Any, match: str) -> int:
     """How many rows of the whole full-text index match an FTS5 expression (the n of its IDF)."""
     return conn.execute("SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?", (match,)).fetchone()[0]
@@ -170,6 +175,7 @@ def count_in_scope(conn: Any, scope: Scope) -> int:
 TRIGRAM = 3
 
 
+@per_dialect
 def substring_search(conn: Any, needle: str, scope: Scope, limit: int) -> list[int]:
     """Row ids whose content contains `needle` byte for byte (the exact lane's last resort)."""
     where, params = scope.where()
@@ -239,6 +245,7 @@ def all_current(conn: Any) -> list[MemoryRow]:
     return [_row(r) for r in rows]
 
 
+@per_dialect
 def fts_rowids(conn: Any) -> set[int]:
     return {r[0] for r in conn.execute("SELECT rowid FROM memory_fts")}
 
@@ -253,6 +260,7 @@ def add_entity(conn: Any, row_ids: Iterable[int], value: str) -> None:
     )
 
 
+@per_dialect
 def rows_matching(conn: Any, match: str, projects: Sequence[str]) -> list[tuple[int, str]]:
     """(row id, content) of current rows in `projects` matching an FTS5 expression."""
     rows = conn.execute(
@@ -405,6 +413,7 @@ def successors(conn: Any, row_ids: Sequence[int], scope: Scope, *, minutes: floa
     return {r[0]: _row(r[1:]) for r in rows}
 
 
+@per_dialect
 def purge_deleted_terms(conn: Any) -> None:
     """Where the full-text indexes cannot delete for real (FTS5 `secure-delete` needs SQLite ≥
     3.42), merge them so that the words of deleted rows leave their segments."""

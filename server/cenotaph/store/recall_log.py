@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cenotaph.store.dialect import per_dialect
 from cenotaph.store.records import RecallLogRow
 
 
@@ -26,6 +27,7 @@ def since(conn: Any, project: str, at: str) -> list[RecallLogRow]:
     return [RecallLogRow(*r) for r in rows]
 
 
+@per_dialect
 def forget_memory(conn: Any, memory_id: int) -> None:
     """Drop the recalls that returned a forgotten memory: their queries and results quoted it."""
     conn.execute(

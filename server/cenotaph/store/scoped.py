@@ -9,7 +9,7 @@ from typing import Any
 def rows_in_scope(conn: Any, table: str, columns: str, *, project: str | None, status: str | None) -> list[tuple]:
     """Rows of `table` visible from `project` (its own and the global ones; all when None),
     with `status` if given, oldest first."""
-    clauses, params = ["1"], []
+    clauses, params = ["TRUE"], []
     if project is not None:
         clauses.append("project IN (?, '')")
         params.append(project)

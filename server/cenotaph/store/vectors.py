@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from cenotaph.store.dialect import per_dialect
+
 TABLE = "memory_vectors"
 # Candidates drawn from the binary index for each neighbour asked for, and at least this many:
 # rescoring them by cosine recovers the exact order (overlap figures in docs/benchmarks.md).
@@ -20,6 +22,7 @@ OVERSAMPLE = 3
 MIN_CANDIDATES = 40
 
 
+@per_dialect
 def dimension(conn: Any) -> int | None:
     """The dimension the vec0 table was created with, or None if there is none yet."""
     found = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (TABLE,)).fetchone()
@@ -30,6 +33,7 @@ def dimension(conn: Any) -> int | None:
     return int(sql[start : sql.index("]", start)])
 
 
+@per_dialect
 def create(conn: Any, dim: int) -> None:
     if dim % 8:  # every model fastembed offers qualifies (384, 512, 768, 1024, …)
         raise ValueError(f"the binary vector index needs a dimension divisible by 8, not {dim}")
@@ -48,6 +52,7 @@ def create(conn: Any, dim: int) -> None:
     )
 
 
+@per_dialect
 def drop(conn: Any) -> None:
     conn.execute("DROP TRIGGER IF EXISTS memories_vec_delete")
     conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
@@ -57,6 +62,7 @@ def _blob(vector: np.ndarray) -> bytes:
     return np.asarray(vector, dtype=np.float32).tobytes()
 
 
+@per_dialect
 def insert(conn: Any, row_id: int, project: str, vector: np.ndarray) -> None:
     blob = _blob(vector)
     conn.execute(f"INSERT INTO {TABLE} (row_id, project, bits, embedding) VALUES (?, ?, vec_quantize_binary(?), ?)",
@@ -67,6 +73,7 @@ def delete(conn: Any, row_id: int) -> None:
     conn.execute(f"DELETE FROM {TABLE} WHERE row_id = ?", (row_id,))
 
 
+@per_dialect
 def knn(conn: Any, project: str, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
     """(row id, cosine similarity) of the k nearest rows in one project, nearest first: the
     binary index's `k × OVERSAMPLE` nearest, rescored by cosine."""
@@ -84,6 +91,7 @@ def knn(conn: Any, project: str, vector: np.ndarray, k: int) -> list[tuple[int, 
     return [(rows[i][0], float(similarity[i])) for i in order]
 
 
+@per_dialect
 def get(conn: Any, row_id: int) -> np.ndarray | None:
     found = conn.execute(f"SELECT embedding FROM {TABLE} WHERE row_id = ?", (row_id,)).fetchone()
     return np.frombuffer(found[0], dtype=np.float32) if found else None
@@ -93,6 +101,7 @@ def row_ids(conn: Any) -> set[int]:
     return {r[0] for r in conn.execute(f"SELECT row_id FROM {TABLE}")}
 
 
+@per_dialect
 def embeddings(conn: Any, row_ids: list[int], batch: int = 500) -> dict[int, np.ndarray]:
     """The float vectors of `row_ids` (those that have one), read in batches of bound parameters."""
     found: dict[int, np.ndarray] = {}
@@ -102,3 +111,15 @@ def embeddings(conn: Any, row_ids: list[int], batch: int = 500) -> dict[int, np.
                 f"SELECT row_id, embedding FROM {TABLE} WHERE row_id IN ({','.join('?' * len(chunk))})", chunk):
             found[row_id] = np.frombuffer(blob, dtype=np.float32)
     return found
+
+
+@per_dialect
+def all_rows(conn: Any, batch: int = 1000):
+    """Every (row id, project, vector), in batches: a whole store's vectors, to copy them."""
+    cursor = conn.execute(f"SELECT row_id, project, embedding FROM {TABLE}")
+    while rows := cursor.fetchmany(batch):
+        yield [(row_id, project, np.frombuffer(blob, dtype=np.float32)) for row_id, project, blob in rows]
+
+
+def count(conn: Any) -> int:
+    return conn.execute(f"SELECT COUNT(*) FROM {TABLE}").fetchone()[0] if dimension(conn) is not None else 0

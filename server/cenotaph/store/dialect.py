@@ -1,0 +1,58 @@
+"""Which SQL dialect a connection speaks, and the dispatch of the few store functions whose SQL
+differs between SQLite and PostgreSQL.
+
+Most of the store's SQL is shared: the PostgreSQL connection (`store/postgres/connection.py`)
+translates `?` placeholders and a few SQLite spellings centrally. A function whose statements
+cannot be shared is decorated with `per_dialect`; on a PostgreSQL connection the call goes to the
+function of the same name in `cenotaph.store.postgres.<module>` instead."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Callable
+from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+POSTGRES = "postgres"
+
+
+def is_postgres(conn: Any) -> bool:
+    # sqlite3's connections carry no `dialect`; the PostgreSQL connection class does.
+    return getattr(conn, "dialect", None) == POSTGRES
+
+
+def per_dialect(func: F) -> F:
+    """Send calls made with a PostgreSQL connection (the first argument) to the PostgreSQL twin."""
+    module = func.__module__.rsplit(".", 1)[1]
+    twin: list[Callable[..., Any]] = []
+
+    @functools.wraps(func)
+    def dispatch(conn: Any, *args: Any, **kwargs: Any) -> Any:
+        if getattr(conn, "dialect", None) == POSTGRES:
+            if not twin:
+                twin.append(getattr(importlib.import_module(f"cenotaph.store.postgres.{module}"), func.__name__))
+            return twin[0](conn, *args, **kwargs)
+        return func(conn, *args, **kwargs)
+
+    return dispatch  # type: ignore[return-value]
+
+
+def is_postgres_url(location: Any) -> bool:
+    """Whether a store location names a PostgreSQL database (libpq's URL forms)."""
+    return str(location).lower().startswith(("postgresql://", "postgres://"))
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages and `doctor`."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{parts.username}@" if parts.username else ""
+    netloc += host + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))

@@ -1,0 +1,80 @@
+"""psycopg 3 connections that take the store's shared SQL as written for SQLite: `?` placeholders
+become `%s`, `INSERT OR IGNORE` becomes `ON CONFLICT DO NOTHING`, SQLite's index hints (`+column`)
+go, and an INSERT into a table with a generated key returns it as the cursor's `lastrowid`.
+Each statement is translated once (cached)."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+import psycopg
+
+from cenotaph.store.dialect import POSTGRES
+
+# Tables whose key the database generates, and its column (for `lastrowid`).
+GENERATED_KEYS = {
+    "memories": "id", "events": "seq", "contradictions": "id", "feeds": "id", "proposals": "id",
+    "suppressions": "id", "transitions": "id", "recall_log": "id", "approaches": "id",
+}
+_INSERT_INTO = re.compile(r"^\s*INSERT\s+(?:OR\s+IGNORE\s+)?INTO\s+(\w+)", re.IGNORECASE)
+_OR_IGNORE = re.compile(r"^(\s*INSERT)\s+OR\s+IGNORE\b", re.IGNORECASE)
+# SQLite's "do not use an index on this column" (`+project`, `+n.project`): no meaning here.
+_INDEX_HINT = re.compile(r"(?<![\w)\]'\"])\+(?=(?:\w+\.)?project\b)")
+_RETURNING = re.compile(r"\bRETURNING\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def translate(sql: str, with_params: bool = True) -> tuple[str, bool]:
+    """(PostgreSQL statement, whether it returns a generated key)."""
+    text = _INDEX_HINT.sub("", sql)
+    if _OR_IGNORE.match(text):
+        text = _OR_IGNORE.sub(r"\1", text).rstrip().rstrip(";") + " ON CONFLICT DO NOTHING"
+    returning = False
+    insert = _INSERT_INTO.match(text)
+    if insert and insert.group(1).lower() in GENERATED_KEYS:
+        if not _RETURNING.search(text):
+            text = text.rstrip().rstrip(";") + f" RETURNING {GENERATED_KEYS[insert.group(1).lower()]}"
+        returning = True
+    if with_params:  # psycopg reads `%` only when parameters are passed
+        text = text.replace("%", "%%").replace("?", "%s")
+    return text, returning
+
+
+class PgCursor(psycopg.Cursor):
+    """A cursor that speaks the store's shared SQL and reports `lastrowid` like sqlite3's."""
+
+    lastrowid: int | None = None
+
+    def execute(self, query: Any, params: Any = None, **kwargs: Any) -> PgCursor:  # type: ignore[override]
+        if isinstance(query, str):
+            query, returning = translate(query, params is not None)
+        else:
+            returning = False
+        super().execute(query, params, **kwargs)
+        if returning:
+            row = self.fetchone()
+            self.lastrowid = row[0] if row else None
+        return self
+
+    def executemany(self, query: Any, params_seq: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        if isinstance(query, str):
+            query, _ = translate(query, True)
+        super().executemany(query, params_seq, **kwargs)
+
+
+class PgConnection(psycopg.Connection):
+    """The connection the store modules are handed on PostgreSQL (`dialect` tells them apart)."""
+
+    dialect = POSTGRES
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.cursor_factory = PgCursor
+
+    def executemany(self, query: str, params_seq: Any) -> PgCursor:
+        """As sqlite3's connections have it."""
+        cur = self.cursor()
+        cur.executemany(query, params_seq)
+        return cur

@@ -1,0 +1,168 @@
+"""The store on a PostgreSQL server: a pool of psycopg connections, with the interface of
+`store.db.Store` (write()/read() context managers yielding a connection the store modules take)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg_pool import ConnectionPool
+
+from cenotaph.store.connect import StoreUnavailable
+from cenotaph.store.db import MetaMixin
+from cenotaph.store.dialect import redact
+from cenotaph.store.postgres import migrations
+from cenotaph.store.postgres.connection import PgConnection
+
+log = logging.getLogger(__name__)
+
+CONNECT_TIMEOUT_S = 5
+POOL_SIZE = 8
+# Writers queue on this transaction-level advisory lock, as SQLite's writers queue on BEGIN
+# IMMEDIATE: the domain's read-then-write steps (the next memory id, the event chain's head) stay
+# atomic across every process on every machine.
+WRITE_LOCK = 0x63656E6F_00000002
+# The HNSW index's candidate list, and its iterative scan: a KNN query filtered by project goes on
+# scanning until it has its k rows (pgvector ≥ 0.8).
+_SESSION = ("SET hnsw.ef_search = 100", "SET hnsw.iterative_scan = relaxed_order")
+
+
+class PostgresUnavailable(StoreUnavailable):
+    """The PostgreSQL server cannot be reached, or lacks what the store needs."""
+
+
+def _describe(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _extensions(conn: PgConnection, where: str) -> None:
+    """pgvector and pg_trgm in this database: created if missing and permitted."""
+    for name, why in (("vector", "pgvector, for the vectors"), ("pg_trgm", "pg_trgm, for the substring search")):
+        if conn.execute("SELECT 1 FROM pg_extension WHERE extname = ?", (name,)).fetchone():
+            continue
+        try:
+            conn.execute(f"CREATE EXTENSION IF NOT EXISTS {name}")
+        except psycopg.Error as exc:
+            raise PostgresUnavailable(
+                f"the PostgreSQL store at {where} lacks the `{name}` extension ({why}) and it could not be "
+                f"created ({_describe(exc)}): run `CREATE EXTENSION {name};` in that database as its owner or a "
+                "superuser (the server must have it installed)") from None
+
+
+def _configure(conn: PgConnection) -> None:
+    register_vector(conn)
+    for statement in _SESSION:
+        conn.execute(statement)
+
+
+class PostgresStore(MetaMixin):
+    """A PostgreSQL database with its migrations applied. Each thread's `write()`/`read()` holds
+    one pooled connection for its transaction (nested calls share it); a connection lost in the
+    middle rolls the transaction back on the server, and the pool replaces it."""
+
+    dialect = "postgres"
+    # What `cenotaph backup` names instead of copying a file (memory/backup.py).
+    backed_up_by = ("pg_dump (one consistent snapshot while others write) or continuous WAL archiving with "
+                    "point-in-time recovery")
+
+    def __init__(self, url: str, *, pool_size: int = POOL_SIZE) -> None:
+        self.url = url
+        self.path = redact(url)  # what messages and `doctor` show
+        self._local = threading.local()
+        self._direct: PgConnection | None = None
+        try:
+            with PgConnection.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as conn:
+                _extensions(conn, self.path)
+                self.schema_version = migrations.migrate(conn)
+        except psycopg.OperationalError as exc:
+            raise PostgresUnavailable(f"cannot open the PostgreSQL store at {self.path}: {_describe(exc)}") from None
+        self._pool = ConnectionPool(
+            url, min_size=1, max_size=pool_size, connection_class=PgConnection, configure=_configure,
+            kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
+            check=ConnectionPool.check_connection, timeout=CONNECT_TIMEOUT_S * 2, name="cenotaph", open=False,
+        )
+        self._pool.open(wait=True, timeout=CONNECT_TIMEOUT_S * 2)
+
+    @property
+    def conn(self) -> PgConnection:
+        """A connection outside any transaction (each statement commits on its own), as SQLite's
+        `Store.conn` is: for tools and tests that look at the tables directly. Opened on first use."""
+        if self._direct is None or self._direct.closed:
+            self._direct = PgConnection.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+            _configure(self._direct)
+        return self._direct
+
+    def truncate_wal_after_commit(self) -> None:
+        """Once the current write commits, VACUUM the tables a `forget` rewrites, so that the old
+        row versions holding what was erased leave the tables and their indexes now rather than
+        at the next autovacuum. (The server's WAL and its archives keep them for as long as the
+        server's own retention says: that is the server administrator's to set.)"""
+        if getattr(self._local, "conn", None) is None:
+            with self._pool.connection() as conn:
+                self._vacuum(conn)
+        else:
+            self._local.vacuum = True
+
+    def close(self) -> None:
+        if self._direct is not None:
+            self._direct.close()
+        self._pool.close()
+
+    @contextmanager
+    def _transaction(self, writing: bool) -> Iterator[Any]:
+        local = self._local
+        conn = getattr(local, "conn", None)
+        if conn is not None:  # nested: the outer transaction's connection
+            if writing and not local.writing:
+                conn.execute("SELECT pg_advisory_xact_lock(?)", (WRITE_LOCK,))
+                local.writing = True
+            yield conn
+            return
+        local.vacuum = False
+        try:
+            with self._pool.connection() as conn:
+                with conn.transaction():
+                    local.conn, local.writing = conn, writing
+                    try:
+                        if writing:
+                            conn.execute("SELECT pg_advisory_xact_lock(?)", (WRITE_LOCK,))
+                        yield conn
+                    finally:
+                        local.conn = None
+                if local.vacuum:
+                    self._vacuum(conn)
+        except psycopg.OperationalError as exc:
+            # The server went away mid-transaction: it rolled the transaction back; the pool
+            # drops the broken connection and opens another for the next caller.
+            raise PostgresUnavailable(f"the PostgreSQL store at {self.path} failed: {_describe(exc)}") from None
+
+    def _vacuum(self, conn: PgConnection) -> None:
+        try:
+            conn.execute("VACUUM memories, memory_entities, recall_log")
+        except psycopg.Error as exc:  # e.g. not the tables' owner: autovacuum gets there later
+            log.warning("could not VACUUM after forgetting (autovacuum will): %s", _describe(exc))
+
+    @contextmanager
+    def write(self) -> Iterator[Any]:
+        with self._transaction(True) as conn:
+            yield conn
+
+    @contextmanager
+    def read(self) -> Iterator[Any]:
+        with self._transaction(False) as conn:
+            yield conn
+
+    def versions(self) -> tuple[str, str]:
+        with self.read() as conn:
+            server = conn.execute("SHOW server_version").fetchone()[0]
+            vector = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()[0]
+        return server, vector
+
+    def describe(self) -> dict[str, str]:
+        server, vector = self.versions()
+        return {"store_kind": "postgresql", "postgresql_version": server, "pgvector_version": vector}

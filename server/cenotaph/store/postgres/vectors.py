@@ -1,0 +1,71 @@
+"""Vectors on PostgreSQL: pgvector's `vector(dim)` with an HNSW cosine index, filtered by project.
+The connections run with `hnsw.iterative_scan` (store/postgres/db.py), so that a KNN query whose
+project holds few of the index's nearest rows scans on until it has k of them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+TABLE = "memory_vectors"
+
+
+def dimension(conn: Any) -> int | None:
+    found = conn.execute(
+        "SELECT atttypmod FROM pg_attribute WHERE attrelid = to_regclass(?) AND attname = 'embedding'", (TABLE,)
+    ).fetchone()
+    return found[0] if found else None
+
+
+def create(conn: Any, dim: int) -> None:
+    conn.execute(f"""CREATE TABLE {TABLE} (
+                         row_id    BIGINT PRIMARY KEY REFERENCES memories (id) ON DELETE CASCADE,
+                         project   TEXT NOT NULL,
+                         embedding vector({int(dim)}) NOT NULL
+                     )""")
+    conn.execute(f"CREATE INDEX {TABLE}_hnsw ON {TABLE} USING hnsw (embedding vector_cosine_ops)")
+    conn.execute(f"CREATE INDEX {TABLE}_project ON {TABLE} (project)")
+
+
+def drop(conn: Any) -> None:
+    conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
+
+
+def insert(conn: Any, row_id: int, project: str, vector: np.ndarray) -> None:
+    conn.execute(f"INSERT INTO {TABLE} (row_id, project, embedding) VALUES (?, ?, ?)",
+                 (row_id, project, np.asarray(vector, dtype=np.float32)))
+
+
+def knn(conn: Any, project: str, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """(row id, cosine similarity) of the k nearest rows in one project, nearest first."""
+    query = np.asarray(vector, dtype=np.float32)
+    rows = conn.execute(
+        f"SELECT row_id, 1 - (embedding <=> ?) FROM {TABLE} WHERE project = ? ORDER BY embedding <=> ? LIMIT ?",
+        (query, project, query, k),
+    ).fetchall()
+    # The iterative scan's relaxed order may leave neighbours slightly out of order.
+    return sorted(((r[0], float(r[1])) for r in rows), key=lambda r: -r[1])
+
+
+def get(conn: Any, row_id: int) -> np.ndarray | None:
+    found = conn.execute(f"SELECT embedding FROM {TABLE} WHERE row_id = ?", (row_id,)).fetchone()
+    if not found:
+        return None
+    stored = found[0]  # pgvector's Vector
+    return np.asarray(stored.to_numpy() if hasattr(stored, "to_numpy") else stored, dtype=np.float32)
+
+
+def all_rows(conn: Any, batch: int = 1000):
+    cursor = conn.execute(f"SELECT row_id, project, embedding FROM {TABLE}")
+    while rows := cursor.fetchmany(batch):
+        yield [(row_id, project, vector.to_numpy().astype(np.float32, copy=False)) for row_id, project, vector in rows]
+
+
+def embeddings(conn: Any, row_ids: list[int], batch: int = 500) -> dict[int, np.ndarray]:
+    found: dict[int, np.ndarray] = {}
+    for start in range(0, len(row_ids), batch):
+        chunk = row_ids[start:start + batch]
+        for row_id, vector in conn.execute(f"SELECT row_id, embedding FROM {TABLE} WHERE row_id = ANY(?)", (chunk,)):
+            found[row_id] = vector.to_numpy().astype(np.float32, copy=False)
+    return found

@@ -1,0 +1,266 @@
+"""The PostgreSQL store's own promises (issue 16): how it is chosen, how it fails, its schema
+guard, its event chain under concurrent writers and its filtered vector search. Everything else
+it shares with SQLite runs in the domain, MCP and language-server tests on both stores."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+import time
+from contextlib import closing
+from types import SimpleNamespace
+from urllib.parse import urlsplit
+
+import numpy as np
+import psycopg
+import pytest
+from cenotaph.app import open_store
+from cenotaph.memory.audit import verify
+from cenotaph.memory.context import Context
+from cenotaph.memory.errors import Conflict
+from cenotaph.memory.service import Memory
+from cenotaph.store import approaches, events, memories, vectors
+from cenotaph.store.migrations import SchemaTooNew
+from cenotaph.store.postgres import fulltext
+from cenotaph.store.postgres.db import (
+    CONNECT_TIMEOUT_S,
+    PostgresStore,
+    PostgresUnavailable,
+)
+
+from tests import pg
+from tests.conftest import CENOTAPH, HUMAN, NO_AVX2, STORES
+
+pytestmark = [pytest.mark.skipif("postgres" not in STORES, reason="CENOTAPH_TEST_STORES leaves PostgreSQL out"),
+              pytest.mark.skipif(pg.lacks_avx2(), reason=NO_AVX2)]
+
+
+@pytest.fixture
+def url(pg_server: pg.Server):
+    name = pg_server.new_database()
+    yield pg_server.url(name)
+    pg_server.drop_database(name)
+
+
+def _event(conn, n: int) -> int:
+    return events.append(conn, at=f"2026-03-01T12:00:{n:02d}.000000Z", actor="test", action="remember",
+                         target=f"memory:{n}", project="p", after={"n": n})
+
+
+def test_a_postgresql_url_opens_the_postgresql_store_and_doctor_hides_the_password(url, tmp_path):
+    env = {"CENOTAPH_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin", "CENOTAPH_STORE": url}
+    done = subprocess.run([CENOTAPH, "doctor", "--json"], env=env, capture_output=True, text=True, timeout=120, check=False)
+    report = json.loads(done.stdout)
+    password = url.split(":")[2].split("@")[0]
+    assert report["store"] == url.replace(f":{password}@", "@") and password not in done.stdout
+    assert report["store_kind"] == "postgresql" and report["pgvector_version"].startswith("0.8")
+    # A SQLite file given by --db still wins over the environment (positive control: the file exists after).
+    sqlite = tmp_path / "local.db"
+    done = subprocess.run([CENOTAPH, "doctor", "--json", "--db", str(sqlite)], env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert json.loads(done.stdout)["store"] == str(sqlite) and sqlite.exists()
+
+
+def test_the_store_setting_in_config_toml_chooses_postgresql(url, tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text(f'store = "{url}"\n')
+    env = {"CENOTAPH_HOME": str(home), "PATH": "/usr/bin:/bin"}
+    subprocess.run([CENOTAPH, "abandon", "left-pad", "--reason", "unpublished"], env=env, check=True,
+                   capture_output=True, timeout=120)
+    with closing(PostgresStore(url)) as store, store.read() as conn:
+        assert [a.name for a in approaches.all_rows(conn)] == ["left-pad"]
+    assert not (home / "cenotaph.db").exists()
+
+
+def test_an_unreachable_server_is_a_clear_error_within_the_connect_timeout(tmp_path):
+    env = {"CENOTAPH_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin"}
+    started = time.monotonic()
+    done = subprocess.run([CENOTAPH, "check", "left-pad", "--db", "postgresql://someone:secret@127.0.0.1:9/none"],
+                          env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert time.monotonic() - started < CONNECT_TIMEOUT_S + 10  # the interpreter's start included
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "secret" not in done.stderr
+    assert done.stderr.startswith("cenotaph: error: cannot open the PostgreSQL store at "
+                                  "postgresql://someone@127.0.0.1:9/none")
+
+
+def test_a_database_without_the_vector_extension_names_create_extension(pg_server: pg.Server):
+    name = pg_server.new_database()
+    bare = f"{name}_bare"
+    role = f"{name}_user"
+    try:
+        # A database without the extensions, and a user who may not create them.
+        pg_server._admin(f"CREATE DATABASE {bare}", f"CREATE ROLE {role} LOGIN PASSWORD 'pw'",
+                         f"REVOKE CREATE ON DATABASE {bare} FROM PUBLIC")
+        admin = urlsplit(pg_server.url(bare))
+        url = admin._replace(netloc=f"{role}:pw@{admin.hostname}:{admin.port}").geturl()
+        with pytest.raises(PostgresUnavailable, match=r"lacks the `vector` extension.*CREATE EXTENSION vector;"):
+            PostgresStore(url)
+        # Positive control: where it may be created, the store creates it and opens.
+        PostgresStore(pg_server.url(bare)).close()
+    finally:
+        pg_server.drop_database(bare)
+        pg_server._admin(f"DROP ROLE IF EXISTS {role}")
+        pg_server.drop_database(name)
+
+
+def test_a_schema_newer_than_the_program_is_refused(url):
+    PostgresStore(url).close()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', 'now')")
+    with pytest.raises(SchemaTooNew, match="schema 99"):
+        PostgresStore(url)
+
+
+def test_a_connection_dropped_during_a_write_rolls_it_back_and_the_pool_recovers(url):
+    store = PostgresStore(url)
+    try:
+        with pytest.raises(PostgresUnavailable), store.write() as conn:
+            store.set_meta(conn, "half", "written")
+            _event(conn, 1)
+            with psycopg.connect(url, autocommit=True) as admin:
+                admin.execute("SELECT pg_terminate_backend(%s)", (conn.info.backend_pid,))
+            store.set_meta(conn, "after", "the drop")
+        assert store.get_meta("half") is None
+        with store.write() as conn:  # the next write gets a working connection
+            store.set_meta(conn, "whole", "yes")
+            _event(conn, 2)
+        assert store.get_meta("whole") == "yes"
+        with store.read() as conn:
+            assert [e.seq for e in events.since(conn, 0)] == [1]
+    finally:
+        store.close()
+
+
+def test_concurrent_writers_on_separate_connections_keep_one_chain(url):
+    stores = [PostgresStore(url, pool_size=2) for _ in range(4)]
+    failures: list[BaseException] = []
+
+    def writer(store: PostgresStore, offset: int) -> None:
+        try:
+            for n in range(25):
+                with store.write() as conn:
+                    _event(conn, offset + n)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(s, i * 100)) for i, s in enumerate(stores)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert failures == []
+        report = verify(SimpleNamespace(store=stores[0]))
+        assert report.ok and report.checked == 100, report
+    finally:
+        for s in stores:
+            s.close()
+
+
+def test_a_rolled_back_append_leaves_no_gap_in_the_chain(url):
+    store = PostgresStore(url)
+    try:
+        with store.write() as conn:
+            _event(conn, 1)
+        with pytest.raises(RuntimeError), store.write() as conn:
+            _event(conn, 2)
+            raise RuntimeError("abandoned write")
+        with store.write() as conn:
+            assert _event(conn, 3) == 2
+        assert verify(SimpleNamespace(store=store)).ok
+    finally:
+        store.close()
+
+
+def test_knn_filtered_by_project_returns_k_rows_through_the_hnsw_index(url):
+    store = open_store(url)
+    rng = np.random.default_rng(7)
+    near = rng.normal(size=(300, 384)).astype(np.float32) + 3  # the crowd, near the query
+    far = rng.normal(size=(20, 384)).astype(np.float32) - 3  # the small project, far from it
+    try:
+        with store.write() as conn:
+            vectors.create(conn, 384)
+            for project, block in (("crowd", near), ("small", far)):
+                for v in block:
+                    row = memories.insert(conn, _row(project))
+                    vectors.insert(conn, row, project, v)
+        query = np.full(384, 3, dtype=np.float32)
+        with pytest.raises(RuntimeError), store.write() as conn:
+            # Only the HNSW index can answer (dropped for this transaction alone: the project index).
+            conn.execute("DROP INDEX memory_vectors_project")
+            conn.execute("SET LOCAL enable_seqscan = off")
+            plan = "\n".join(r[0] for r in conn.execute(
+                "EXPLAIN SELECT row_id FROM memory_vectors WHERE project = ? ORDER BY embedding <=> ? LIMIT 10",
+                ("small", query)))
+            assert "memory_vectors_hnsw" in plan
+            small = vectors.knn(conn, "small", query, 10)
+            crowd = vectors.knn(conn, "crowd", query, 10)
+            conn.execute("SET LOCAL hnsw.iterative_scan = off")
+            without_iterative_scan = vectors.knn(conn, "small", query, 10)
+            raise RuntimeError("roll the dropped index back")
+        assert len(without_iterative_scan) < 10  # the control: the index's first candidates are all the crowd's
+        assert len(small) == 10 and len(crowd) == 10
+        assert [s for _, s in small] == sorted((s for _, s in small), reverse=True)
+        assert min(s for _, s in crowd) > max(s for _, s in small)  # positive control: the crowd is nearer
+    finally:
+        store.close()
+
+
+def _row(project: str):
+    from cenotaph.store.records import MemoryRow
+
+    return MemoryRow(id=0, memory_id=1, version=1, project=project, kind="note", content="x", content_hash="h",
+                     tags=[], source="human", actor="t", state="active", state_reason=None, reinstate_hints=[],
+                     trust="confirmed", trust_reason=None, polarity=0, valid_from="2026", valid_to=None,
+                     recorded_at="2026", superseded_at=None, effort=None, outcome=None, iterations=None,
+                     breakthrough=None, gotchas=[], recall_count=0, last_recalled_at=None)
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    ('content : ("onnx" "staging_db")', ("( ( 'onnx':A ) & ( 'staging':A <-> 'db':A ) )",)),
+    ('"rare" OR "common" OR "!!"', ("'rare'", "'common'")),
+    ('content : NEAR("left" "pad", 2)', ("( 'left':A ) & ( 'pad':A )",)),
+])
+def test_fts5_expressions_read_as_tsquery(expression, expected):
+    assert fulltext.read(expression).branches == expected
+    assert fulltext.read('"!!"') is None  # a term with no words matches nothing, as in FTS5
+
+
+def test_a_sqlite_backup_restores_into_a_postgresql_store_which_leaves_its_own_backups_to_pg_dump(
+        url, tmp_path, embedder, analyzer):
+    local = Memory(Context(store=open_store(tmp_path / "local.db"), embedder=embedder, analyzer=analyzer))
+    team = Memory(Context(store=open_store(url), embedder=embedder, analyzer=analyzer))
+    try:
+        text = "The deploy key lives in the team vault, not in CI variables"
+        local.remember(HUMAN, text, project="p")
+        local.abandon(HUMAN, "left-pad", reason="unpublished from the registry", project="p")
+        backup = local.backup(HUMAN, tmp_path / "local.bak").path
+        assert team.recall(HUMAN, "where is the deploy key", project="p").results == []  # the control
+        team.restore(HUMAN, backup)
+        (found, *_) = team.recall(HUMAN, "where is the deploy key", project="p").results
+        assert found.content == text
+        with team.ctx.store.read() as conn:
+            assert [a.name for a in approaches.all_rows(conn)] == ["left-pad"]
+        assert team.audit_verify().ok
+        with pytest.raises(Conflict, match="pg_dump"):
+            team.backup(HUMAN, tmp_path / "team.bak")
+        assert not (tmp_path / "team.bak").exists()
+    finally:
+        local.ctx.store.close()
+        team.ctx.store.close()
+
+
+def test_repair_finds_and_adds_a_missing_vector(url, embedder, analyzer):
+    memory = Memory(Context(store=open_store(url), embedder=embedder, analyzer=analyzer))
+    try:
+        memory.remember(HUMAN, "The staging database needs the VPN", project="p")
+        assert memory.check_store().ok  # the control
+        memory.ctx.store.conn.execute("DELETE FROM memory_vectors")
+        check = memory.check_store()
+        assert not check.ok and len(check.vectors_missing) == 1
+        report = memory.repair(HUMAN)
+        assert report.after.ok and memory.recall(HUMAN, "staging VPN", project="p").results
+    finally:
+        memory.ctx.store.close()
