@@ -81,9 +81,11 @@ def store_kind(request: pytest.FixtureRequest) -> str:
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[pg.Server]:
     server = pg.Server()
-    server.start()
-    yield server
-    server.stop()
+    try:
+        server.start()
+        yield server
+    finally:  # also when the start failed half-way: no server is left running
+        server.stop()
 
 
 @pytest.fixture

@@ -83,10 +83,12 @@ class Server:
         PostgresStore(self.url(TEMPLATE)).close()  # migrated once: each test's database is a copy
 
     def stop(self) -> None:
-        if self._next is not None:
-            self.drop_database(self._next.result())
-        self._background.shutdown(wait=True)
-        self._script("stop")
+        try:
+            if self._next is not None and self._next.exception() is None:
+                self.drop_database(self._next.result())
+            self._background.shutdown(wait=True)
+        finally:
+            self._script("stop")
 
     def _create(self) -> str:
         name = f"t{os.getpid()}_{next(_names)}"

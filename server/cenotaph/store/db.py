@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from cenotaph.store import migrations
-from cenotaph.store.connect import open_connection, versions
+from cenotaph.store.connect import StoreUnavailable, open_connection, versions
+from cenotaph.store.dialect import is_postgres_url, redact
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,8 @@ class Store(MetaMixin):
     `read()` (one snapshot)."""
 
     def __init__(self, path: Path | str) -> None:
+        if is_postgres_url(path):  # not a file name: SQLite would create one called that
+            raise StoreUnavailable(f"{redact(str(path))} is a PostgreSQL store: open it with cenotaph.app.open_store")
         self.path = Path(path) if str(path) != ":memory:" else path
         self.conn = open_connection(path)
         self._lock = threading.RLock()
