@@ -4,12 +4,11 @@ cluster, applying a summary keeps its sources out of recall until the summary is
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
+from cenotaph.app import open_store
 from cenotaph.memory.context import Context
 from cenotaph.memory.service import Memory
-from cenotaph.store.db import Store
-from tests.conftest import AGENT
+from tests.conftest import AGENT, cli_store
 from tests.e2e.test_cli_trust import js, run
 
 P = ("--project", "p")
@@ -53,8 +52,7 @@ def test_compact_apply_then_forget_the_summary(cli_env, tmp_path):
 
 
 def test_an_agents_summary_is_listed_with_its_text_and_accepted_from_the_command_line(cli_env, embedder, analyzer):
-    home = Path(cli_env["CENOTAPH_HOME"])
-    store = Store(home / "cenotaph.db")
+    store = open_store(cli_store(cli_env))
     try:
         memory = Memory(Context(store=store, embedder=embedder, analyzer=analyzer))
         for text in DEPLOY:
