@@ -159,6 +159,19 @@ def test_concurrent_writers_on_separate_connections_keep_one_chain(url):
             s.close()
 
 
+def test_a_read_sees_one_snapshot_while_another_machine_writes(url):
+    # Recall divides counts read apart (rows in scope, rows matching a word): they must agree.
+    with closing(PostgresStore(url)) as reader, closing(PostgresStore(url)) as writer:
+        with reader.read() as conn:
+            before = conn.execute("SELECT count(*) FROM events").fetchone()[0]
+            with writer.write() as other:
+                _event(other, 1)
+            during = conn.execute("SELECT count(*) FROM events").fetchone()[0]
+        with reader.read() as conn:
+            after = conn.execute("SELECT count(*) FROM events").fetchone()[0]
+    assert during == before and after == before + 1  # positive control: the next read sees it
+
+
 def test_a_rolled_back_append_leaves_no_gap_in_the_chain(url):
     store = PostgresStore(url)
     try:

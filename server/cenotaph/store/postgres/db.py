@@ -131,6 +131,10 @@ class PostgresStore(MetaMixin):
                     try:
                         if writing:
                             conn.execute("SELECT pg_advisory_xact_lock(?)", (WRITE_LOCK,))
+                        else:
+                            # One snapshot for the whole read, as SQLite's read transaction has:
+                            # counts and rows read apart must agree (recall's IDF divides them).
+                            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
                         yield conn
                     finally:
                         local.conn = None
