@@ -7,18 +7,7 @@ from __future__ import annotations
 import json
 
 from tests.e2e.test_cli import run
-
-POSTGRES = [
-    "PostgreSQL runs out of slots when every worker opens its own session",
-    "We tuned postgres max_connections after the outage",
-    "The pg dump runs nightly at 3am",
-]
-OTHERS = [
-    "The HTTP connection pool of the API client holds 10 sockets",
-    "Redis connection pool size is 50 per worker",
-    "The thread pool for image resizing has 8 workers",
-    "Connection pool timeouts show up in the gateway logs",
-]
+from tests.memory.test_concepts import OTHERS, POSTGRES
 
 
 def recalled(env) -> set[str]:
