@@ -429,12 +429,13 @@ class Recaller:
         valid_from: dict[int, str] = {}
         for term, everywhere in terms.items():
             match = _fts_quote(term)
-            hits = memories.fts_term_hits(conn, match, scope)
+            if len(_index_tokens(term)) > 1:  # a phrase: the rows holding it, not its tokens' sum
+                everywhere = memories.matching_rows(conn, match)
+            store_idf = _idf(total, everywhere)
+            hits = memories.fts_term_hits(conn, match, scope, store_idf)
             if not hits:
                 continue
-            if len(_index_tokens(term)) > 1:  # a phrase: FTS5 counts the rows holding it
-                everywhere = memories.matching_rows(conn, match)
-            ratio = _idf(in_scope, len(hits)) / _idf(total, everywhere)
+            ratio = _idf(in_scope, len(hits)) / store_idf
             for rid, score, since in hits:
                 scores[rid] = scores.get(rid, 0.0) + ratio * score
                 valid_from[rid] = since

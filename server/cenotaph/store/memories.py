@@ -141,10 +141,11 @@ def fts_search(conn: Any, match: str, scope: Scope, limit: int,
 
 
 @per_dialect
-def fts_term_hits(conn: Any, match: str, scope: Scope) -> list[tuple[int, float, str]]:
+def fts_term_hits(conn: Any, match: str, scope: Scope, store_idf: float) -> list[tuple[int, float, str]]:
     """(row id, BM25 score, valid_from) of every row in scope matching one term (a single-term
-    FTS5 expression): its score is FTS5's IDF over the whole index times the term's frequency
-    part, which the caller rescales by the scope's own IDF."""
+    FTS5 expression): its score is the term's IDF over the whole index times its frequency part,
+    which the caller rescales by the scope's own IDF. FTS5 computes that IDF itself; `store_idf`,
+    the caller's, serves the dialects whose rank has none."""
     where, params = scope.where()
     rows = conn.execute(
         f"""SELECT m.id, -bm25(memory_fts, 1.0, 0.6, 0.25), m.valid_from

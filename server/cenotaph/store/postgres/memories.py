@@ -3,7 +3,6 @@ column with a GIN index, ranked BM25-like) and the substring lane (pg_trgm)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -61,22 +60,19 @@ def fts_search(conn: Any, match: str, scope: Scope, limit: int,
     return [(r[0], float(r[1])) for r in rows]
 
 
-def fts_term_hits(conn: Any, match: str, scope: Scope) -> list[tuple[int, float, str]]:
+def fts_term_hits(conn: Any, match: str, scope: Scope, store_idf: float) -> list[tuple[int, float, str]]:
     """(row id, score, valid_from) of every row in scope matching one term: the term's rank times
-    its IDF over the whole store, as FTS5's bm25() has it on SQLite (the caller rescales by the
-    scope's own IDF)."""
+    its IDF over the whole store (`store_idf`, which recall has counted already), as FTS5's bm25()
+    has it on SQLite (the caller rescales by the scope's own IDF)."""
     query = fulltext.read(match)
     if query is None:
         return []
     where, params = scope.where()
-    holding = matching_rows(conn, match)
-    total = conn.execute("SELECT count(*) FROM memories").fetchone()[0]
-    idf = max(math.log((total - holding + 0.5) / (holding + 0.5)), 1e-6)
     rows = conn.execute(
         f"SELECT m.id, {_RANK}, m.valid_from FROM memories m WHERE m.fts @@ ?::tsquery AND {where}",
         [query.whole, query.whole, *params],
     )
-    return [(r[0], idf * float(r[1]), r[2]) for r in rows]
+    return [(r[0], store_idf * float(r[1]), r[2]) for r in rows]
 
 
 def matching_rows(conn: Any, match: str) -> int:
