@@ -169,6 +169,23 @@ def test_refuting_the_summary_restores_its_sources(memory):
     assert memory.history(ids[0]).transitions[-1].reason == f"its summary #{summary_id} was refuted"
 
 
+def test_a_refuted_summary_believed_again_stands_again_for_the_sources_nothing_moved(memory):
+    ids = [old(memory, text) for text in DEPLOY]
+    summary_id = memory.compact_apply(HUMAN, P, one_cluster(memory).id, summary=SUMMARY).summary.memory_id
+    memory.set_trust(HUMAN, summary_id, "refuted", reason="Tuesdays ended in 2025")
+    memory.deprioritise(HUMAN, ids[1], reason="read on its own now")
+    memory.set_trust(HUMAN, summary_id, "confirmed", reason="they did not end after all")
+    # The two untouched sources are superseded again; the one moved meanwhile stays as it is.
+    assert [memory.get(i).state for i in ids] == ["superseded", "deprioritised", "superseded"]
+    assert memory.history(ids[0]).transitions[-1].reason == f"summarised in memory #{summary_id}, believed again"
+    found = recalled(memory)
+    assert summary_id in found and ids[1] in found and not {ids[0], ids[2]} & set(found)
+    # Refuted once more, it restores them once more.
+    memory.set_trust(HUMAN, summary_id, "refuted", reason="they did end")
+    assert [memory.get(i).state for i in ids] == ["active", "deprioritised", "active"]
+    assert memory.audit_verify().ok
+
+
 def test_a_source_reinstated_meanwhile_is_left_as_it_is(memory):
     ids = [old(memory, text) for text in DEPLOY]
     summary_id = memory.compact_apply(HUMAN, P, one_cluster(memory).id, summary=SUMMARY).summary.memory_id

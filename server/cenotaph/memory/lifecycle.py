@@ -140,6 +140,23 @@ def restore_summarised(ctx: Context, conn: Any, summary_id: int, *, why: str, ac
     return restored
 
 
+def supersede_again(ctx: Context, conn: Any, summary_id: int, *, actor: str) -> list[int]:
+    """A refuted summary believed again stands again for the sources its refutation restored,
+    each one that nothing has moved or edited since (a source reinstated, forgotten, edited or
+    summarised elsewhere meanwhile stays as it is). Returns the ids superseded again."""
+    why = f"its summary #{summary_id} was refuted"
+    again = []
+    for source_id, previous_state, restored_at in summaries.restored(conn, summary_id):
+        row = memories.current(conn, source_id)
+        if (row is not None and row.state == previous_state and row.state_reason == why
+                and row.recorded_at <= restored_at):
+            apply(ctx, conn, row, "superseded", reason=f"summarised in memory #{summary_id}, believed again",
+                  actor=actor, note={"summary_id": summary_id})
+            summaries.stand_again(conn, summary_id, source_id)
+            again.append(source_id)
+    return again
+
+
 _TRUST_RANK = {"confirmed": 0, "unverified": 1, "disputed": 2}
 
 

@@ -32,12 +32,16 @@ def set_trust(ctx: Context, conn: Any, row: MemoryRow, trust: str, *, reason: st
                     reason=reason, actor=actor, at=ctx.now())
     ctx.event(conn, actor=actor, action=f"trust:{trust}", target=f"memory:{row.memory_id}", project=row.project,
               before={"trust": row.trust}, after={"trust": trust}, reason=reason)
+    # A refuted summary stands for nothing: its sources come back; believed again, it stands for
+    # them again. (Imported here: lifecycle imports this module.)
     if trust == "refuted":
-        # A refuted summary stands for nothing: its sources come back. (Imported here: lifecycle
-        # imports this module.)
         from cenotaph.memory.lifecycle import restore_summarised
 
         restore_summarised(ctx, conn, row.memory_id, why="was refuted", actor=actor)
+    elif row.trust == "refuted":
+        from cenotaph.memory.lifecycle import supersede_again
+
+        supersede_again(ctx, conn, row.memory_id, actor=actor)
 
 
 def sitting_context(ctx: Context, conn: Any, project: str) -> list[str]:

@@ -29,6 +29,18 @@ def mark_restored(conn: Any, summary_id: int, at: str) -> None:
                  (at, summary_id))
 
 
+def restored(conn: Any, summary_id: int) -> list[tuple[int, str, str]]:
+    """(source id, previous state, when restored) of the sources `summary_id` no longer stands for."""
+    return conn.execute(
+        "SELECT source_id, previous_state, restored_at FROM summary_sources "
+        "WHERE summary_id = ? AND restored_at IS NOT NULL ORDER BY source_id", (summary_id,)).fetchall()
+
+
+def stand_again(conn: Any, summary_id: int, source_id: int) -> None:
+    conn.execute("UPDATE summary_sources SET restored_at = NULL WHERE summary_id = ? AND source_id = ?",
+                 (summary_id, source_id))
+
+
 def summarised_by(conn: Any, source_id: int) -> int | None:
     """The summary that stands for `source_id` now, if any."""
     found = conn.execute(
