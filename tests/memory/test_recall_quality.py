@@ -278,3 +278,12 @@ def test_a_memory_relative_date_is_read_from_its_own_valid_time(memory, clock):
     assert results[planned.id].components.temporal_boost == 1.0
     memory.recaller.rules = recall.Rules(memory_dates=False)
     assert by_id(memory.recall(HUMAN, query, project=P))[told.id].components.temporal_boost == 1.0
+
+
+def test_a_word_is_found_with_or_without_its_accents(memory):
+    # Written first, so that the café's words are not in its sitting's context.
+    memory.remember(HUMAN, "The deploy window closes at noon on Fridays.", project=P)
+    cafe = memory.remember(HUMAN, "The team lunch is at the café on Rue Cler.", project=P).id
+    for query in ("cafe", "café", "CAFÉ", "Cafe"):
+        ranked = memory.recall(HUMAN, query, project=P, k=5, lane="bm25").results
+        assert [r.id for r in ranked] == [cafe], query

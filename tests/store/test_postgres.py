@@ -241,6 +241,18 @@ def test_fts5_expressions_read_as_tsquery(expression, expected):
     assert fulltext.read('"!!"') is None  # a term with no words matches nothing, as in FTS5
 
 
+def test_the_index_and_a_querys_words_fold_diacritics_alike(url):
+    """The `fts` column's fold (migration 3) and fulltext.words, which reads a query's terms:
+    every accented Latin letter either knows, in upper and lower case."""
+    letters = "".join(chr(c) for c in range(0xC0, 0x250))
+    text = f"Crème brûlée at the Café in Zürich; ÉCOLE, Ørsted, naïve {letters}"
+    with closing(psycopg.connect(url)) as conn:
+        indexed = conn.execute("SELECT cenotaph_folded_words(%s)", (text,)).fetchone()[0].split()
+    assert indexed == fulltext.words(text)
+    assert fulltext.words("Crème brûlée Café ÉCOLE")[:4] == ["creme", "brulee", "cafe", "ecole"]
+    assert "ørsted" in indexed  # a letter that does not decompose stays as it is, as in FTS5
+
+
 def test_a_sqlite_backup_restores_into_a_postgresql_store_which_leaves_its_own_backups_to_pg_dump(
         url, tmp_path, embedder, analyzer):
     local = Memory(Context(store=open_store(tmp_path / "local.db"), embedder=embedder, analyzer=analyzer))

@@ -367,7 +367,29 @@ def _m0002_compaction_and_concepts(conn: Any) -> None:
     )
 
 
-MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_compaction_and_concepts)
+def _m0003_folded_full_text(conn: Any) -> None:
+    """The full-text column folds diacritics as SQLite's tokenizer does (`unicode61
+    remove_diacritics 2`): "cafe" finds "café" on both stores. No extension (`unaccent` is not on
+    every server): the Latin letters that decompose into a base letter and accents, written out
+    (store/postgres/fulltext.py folds a query's words by the same table)."""
+    conn.execute(
+        """
+        CREATE FUNCTION cenotaph_folded_words(body text) RETURNS text
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURN translate(cenotaph_words(body),
+                'ÀÁÂÃÄÅÇÈÉÊËÌÍÎÏÑÒÓÔÕÖÙÚÛÜÝàáâãäåçèéêëìíîïñòóôõöùúûüýÿĀāĂăĄąĆćĈĉĊċČčĎďĒēĔĕĖėĘęĚěĜĝĞğĠġĢģĤĥĨĩĪīĬĭĮįİĴĵĶķĹĺĻļĽľŃńŅņŇňŌōŎŏŐőŔŕŖŗŘřŚśŜŝŞşŠšŢţŤťŨũŪūŬŭŮůŰűŲųŴŵŶŷŸŹźŻżŽžſƠơƯưǍǎǏǐǑǒǓǔǕǖǗǘǙǚǛǜǞǟǠǡǦǧǨǩǪǫǬǭǰǴǵǸǹǺǻȀȁȂȃȄȅȆȇȈȉȊȋȌȍȎȏȐȑȒȓȔȕȖȗȘșȚțȞȟȦȧȨȩȪȫȬȭȮȯȰȱȲȳ',
+                'aaaaaaceeeeiiiinooooouuuuyaaaaaaceeeeiiiinooooouuuuyyaaaaaaccccccccddeeeeeeeeeegggggggghhiiiiiiiiijjkkllllllnnnnnnoooooorrrrrrssssssssttttuuuuuuuuuuuuwwyyyzzzzzzsoouuaaiioouuuuuuuuuuaaaaggkkoooojggnnaaaaaaeeeeiiiioooorrrruuuusstthhaaeeooooooooyy');
+        DROP INDEX memories_fts;
+        ALTER TABLE memories DROP COLUMN fts;
+        ALTER TABLE memories ADD COLUMN fts tsvector GENERATED ALWAYS AS (
+            setweight(to_tsvector('simple'::regconfig, cenotaph_folded_words(content)), 'A') ||
+            setweight(to_tsvector('simple'::regconfig, cenotaph_folded_words(lemmas)), 'B') ||
+            setweight(to_tsvector('simple'::regconfig, cenotaph_folded_words(context)), 'C')) STORED;
+        CREATE INDEX memories_fts ON memories USING gin (fts);
+        """
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_compaction_and_concepts, _m0003_folded_full_text)
 
 
 def schema_version(conn: Any) -> int:
