@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from locomo import E5QueryCache, QueryCache, default_data, turn_text  # noqa: E402
-from perf import commit_measured  # noqa: E402
+from locomo import E5QueryCache, QueryCache, default_data, turn_text
+from perf import commit_measured
 
 
 def texts_of(data: Path, calls: int) -> tuple[list[str], list[str]]:
