@@ -1,4 +1,4 @@
-"""Compaction: where its cosine threshold (MiniLM's Calibration.compaction, nlp/embedder.py) comes from,
+"""Compaction: where its cosine threshold (memory/compaction.py: COMPACT_SIMILARITY) comes from,
 and how long `cenotaph compact` takes to find clusters.
 
 Threshold.

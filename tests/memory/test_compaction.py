@@ -10,8 +10,8 @@ import pytest
 from cenotaph.memory import compaction
 from cenotaph.memory.context import Context, format_time
 from cenotaph.memory.errors import Conflict, NotFound
+from cenotaph.memory.remember import CONTRADICTION_SIMILARITY, DUPLICATE_SIMILARITY
 from cenotaph.memory.service import Memory
-from cenotaph.nlp.embedder import MINILM, MODELS
 from cenotaph.store import events
 from cenotaph.store.db import Store
 
@@ -47,10 +47,8 @@ def _actions(memory, target):
         return [(e.action, e.reason) for e in events.query(conn, target=target, since_at=None, limit=1000)]
 
 
-@pytest.mark.parametrize("model", sorted(MODELS))
-def test_the_threshold_lies_between_the_contradiction_and_duplicate_ones(model):
-    calibration = MODELS[model].calibration
-    assert calibration.contradiction < calibration.compaction < calibration.duplicate
+def test_the_threshold_lies_between_the_contradiction_and_duplicate_ones():
+    assert CONTRADICTION_SIMILARITY < compaction.COMPACT_SIMILARITY < DUPLICATE_SIMILARITY
 
 
 def test_a_new_store_has_no_clusters(memory):
@@ -64,7 +62,7 @@ def test_similar_old_memories_cluster_and_a_dissimilar_or_recent_one_does_not(me
     cluster = one_cluster(memory)
     assert cluster.member_ids == ids
     assert loki not in cluster.member_ids and recent not in cluster.member_ids
-    assert cluster.cohesion >= memory.ctx.embedder.calibration.compaction
+    assert cluster.cohesion >= compaction.COMPACT_SIMILARITY
     # The recent one joins once it is old enough for the cutoff asked for.
     assert recent in one_cluster(memory, older_than_days=0).member_ids
     # Another project's twin never joins.
@@ -116,7 +114,7 @@ def test_a_cluster_never_grows_past_its_bound():
     base = rng.normal(size=16)
     matrix = np.stack([base + rng.normal(scale=0.01, size=16) for _ in range(compaction.MAX_CLUSTER + 5)])
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
-    groups = compaction._components(matrix.astype(np.float32), MINILM.calibration.compaction)
+    groups = compaction._components(matrix.astype(np.float32))
     assert sorted(len(g) for g in groups) == [5, compaction.MAX_CLUSTER]
 
 

@@ -22,15 +22,15 @@ from cenotaph.memory.remember import remember
 from cenotaph.store import memories, summaries, vectors
 from cenotaph.store.records import MemoryRow, ProposalRow
 
-# Two memories are about the same thing, and may share a summary, at the model's `compaction`
-# similarity (nlp/embedder.py's Calibration): cosine ≥ 0.75 on all-MiniLM-L6-v2 vectors.
-# bench/compaction.py measured 24 same-subject pairs (one
+# Two memories are about the same thing, and may share a summary, at cosine ≥ 0.75 (on the stored
+# all-MiniLM-L6-v2 vectors). bench/compaction.py measured 24 same-subject pairs (one
 # decision or fact said twice) at 0.804–0.943 and 24 pairs of different subjects of one project
 # (many sharing a library or a word) at 0.064–0.665: 0.75 sits in the middle of that gap, rounded
 # (figures in docs/benchmarks.md, "Compaction threshold"). It lies between the store's two other
 # thresholds: below 0.92 (a near-duplicate is refused at write) and above 0.70 (contradiction
 # detection's "same topic", wide on purpose: a false contradiction costs a look, a false
-# compaction hides a memory). e5's own: bench/calibration.py.
+# compaction hides a memory).
+COMPACT_SIMILARITY = 0.75
 # A summary a person can check against its sources in one screen.
 MAX_CLUSTER = 12
 DEFAULT_OLDER_THAN_DAYS = 30
@@ -75,8 +75,7 @@ def _cutoff(ctx: Context, older_than_days: int) -> str:
 def find(ctx: Context, project: str, *, older_than_days: int = DEFAULT_OLDER_THAN_DAYS) -> list[Cluster]:
     """The project's clusters, largest first: memories valid since before the cutoff (valid time,
     so imported history counts by when it held), joined strongest pair first while the cosine is
-    at least the model's compaction similarity and no cluster outgrows MAX_CLUSTER (connected
-    components of the
+    at least COMPACT_SIMILARITY and no cluster outgrows MAX_CLUSTER (connected components of the
     similarity graph, bounded by refusing a join that would make one too large)."""
     project = validate.project(project)
     valid_until = _cutoff(ctx, older_than_days)
@@ -92,7 +91,7 @@ def find(ctx: Context, project: str, *, older_than_days: int = DEFAULT_OLDER_THA
         return []
     matrix = np.stack([found[r.id] for r in rows]).astype(np.float32)
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
-    groups = _components(matrix, ctx.embedder.calibration.compaction)
+    groups = _components(matrix)
     clusters = []
     for members in groups:
         block = matrix[members] @ matrix[members].T
@@ -106,8 +105,8 @@ def find(ctx: Context, project: str, *, older_than_days: int = DEFAULT_OLDER_THA
     return clusters
 
 
-def _components(matrix: np.ndarray, threshold: float) -> list[list[int]]:
-    """Groups (indices, two or more) joined along edges of cosine ≥ `threshold`, strongest
+def _components(matrix: np.ndarray) -> list[list[int]]:
+    """Groups (indices, two or more) joined along edges of cosine ≥ COMPACT_SIMILARITY, strongest
     first, each at most MAX_CLUSTER. Each row keeps its MAX_CLUSTER strongest edges: a join beyond
     them could only be refused."""
     n = len(matrix)
@@ -115,7 +114,7 @@ def _components(matrix: np.ndarray, threshold: float) -> list[list[int]]:
     sims_found, lefts, rights = [], [], []
     for start in range(0, n, block):
         sims = matrix[start:start + block] @ matrix.T
-        rows, cols = np.nonzero(sims >= threshold)
+        rows, cols = np.nonzero(sims >= COMPACT_SIMILARITY)
         ahead = cols > rows + start  # each pair once, never with itself
         rows, cols = rows[ahead], cols[ahead]
         values = sims[rows, cols]

@@ -76,15 +76,7 @@ class Context:
                 self.store.set_meta(conn, "embedding_dim", str(self.embedder.dim))
 
     def embed(self, text: str):
-        """A document's vector (a memory's content)."""
         try:
             return self.embedder.embed_one(text)
-        except EmbedderUnavailable as exc:
-            raise Unavailable(str(exc), field="model") from exc
-
-    def embed_query(self, text: str):
-        """A search query's vector: a model with two sides (e5) embeds it on its query side."""
-        try:
-            return self.embedder.embed_query(text)
         except EmbedderUnavailable as exc:
             raise Unavailable(str(exc), field="model") from exc

@@ -31,10 +31,11 @@ from cenotaph.store.records import ApproachRow, MemoryRow
 LessonKind = Literal["do", "watch_out", "dont"]
 KIND_ORDER: tuple[LessonKind, ...] = ("do", "watch_out", "dont")
 
-# Two texts at the model's `same_lesson` similarity say the same thing (MiniLM: 0.92, the
-# threshold `remember` refuses near-duplicates at). A lesson joins the topic whose centroid is at
-# least `same_topic` close (MiniLM: 0.45); topics with fewer lessons than MIN_SKILL_LESSONS merge
-# into their nearest neighbour (a skill of one rule is not worth a file).
+# Two texts this close say the same thing: the threshold `remember` refuses near-duplicates at.
+SAME_LESSON = 0.92
+# A lesson joins the topic whose centroid is at least this close; topics with fewer lessons than
+# MIN_SKILL_LESSONS merge into their nearest neighbour (a skill of one rule is not worth a file).
+SAME_TOPIC = 0.45
 MIN_SKILL_LESSONS = 3
 # A graveyard entry that cost this much is reinforced by its cost alone.
 REINFORCING_EFFORT = 3
@@ -196,7 +197,7 @@ def _from_memories(ctx: Context, rows: list[MemoryRow], blessed: set[int],
                                   reinforced_by=why))
     if not candidates:
         return lessons
-    # Same lesson: the same words, or texts of one kind within same_lesson of each other.
+    # Same lesson: the same words, or texts of one kind within SAME_LESSON of each other.
     texts = sorted({(c.kind, _normalized(c.text)) for c in candidates})
     text_vectors = ctx.embedder.embed([t for _, t in texts])
     by_kind: dict[str, list[int]] = {}
@@ -204,7 +205,7 @@ def _from_memories(ctx: Context, rows: list[MemoryRow], blessed: set[int],
         by_kind.setdefault(kind, []).append(i)
     group_of: dict[tuple[str, str], int] = {}
     for indices in by_kind.values():
-        for group in _near_groups(np.asarray([text_vectors[i] for i in indices]), ctx.embedder.calibration.same_lesson):
+        for group in _near_groups(np.asarray([text_vectors[i] for i in indices]), SAME_LESSON):
             for member in group:
                 group_of[texts[indices[member]]] = indices[group[0]]
     grouped: dict[int, list[_Candidate]] = {}
@@ -218,7 +219,7 @@ def _from_memories(ctx: Context, rows: list[MemoryRow], blessed: set[int],
         by_memory = {c.row.memory_id: c.row for c in members}
         support = sorted(by_memory.values(), key=lambda r: r.memory_id)
         # Sources that are near-duplicates of each other are one source told twice.
-        distinct = len(_near_groups(np.asarray([stored[r.id] for r in support]), ctx.embedder.calibration.same_lesson))
+        distinct = len(_near_groups(np.asarray([stored[r.id] for r in support]), SAME_LESSON))
         why = (["recurrence"] if distinct >= 2 else []) + (["blessing"] if by_memory.keys() & blessed else [])
         first = min(members, key=lambda c: (c.row.memory_id, c.text))
         lessons.append(Lesson(key=_key(first.kind, _normalized(first.text)), kind=first.kind, text=first.text,
@@ -256,7 +257,7 @@ def topics(ctx: Context, lessons: list[Lesson]) -> list[Skill]:
     unit = _unit(np.asarray(ctx.embedder.embed([_embedding_text(l) for l in lessons])))
     clusters: list[list[int]] = []
     for i in range(len(lessons)):
-        best, best_similarity = None, ctx.embedder.calibration.same_topic
+        best, best_similarity = None, SAME_TOPIC
         for c, members in enumerate(clusters):
             similarity = float(_unit(unit[members].mean(axis=0)) @ unit[i])
             if similarity >= best_similarity:

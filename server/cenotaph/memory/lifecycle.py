@@ -11,6 +11,7 @@ from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Conflict
 from cenotaph.memory.models import Actor, ForgetPreview, MaintenanceReport
+from cenotaph.memory.remember import DUPLICATE_SIMILARITY
 from cenotaph.memory.trust import live, undispute
 from cenotaph.store import approaches, concepts, contradictions, memories, recall_log, summaries, transitions, vectors
 from cenotaph.store.memories import Scope
@@ -143,9 +144,8 @@ _TRUST_RANK = {"confirmed": 0, "unverified": 1, "disputed": 2}
 
 
 def archive_duplicates(ctx: Context, actor: Actor, project: str | None = None) -> MaintenanceReport:
-    """Archive near-duplicates (at the model's duplicate similarity, cosine ≥ 0.92 with MiniLM, or
-    the same content; same project, kind and polarity; not linked as a contradiction), keeping the
-    most trusted, then the oldest. Each archived row's
+    """Archive near-duplicates (cosine ≥ 0.92 or the same content; same project, kind and polarity;
+    not linked as a contradiction), keeping the most trusted, then the oldest. Each archived row's
     reason is "duplicate of <id>"."""
     archived: list[tuple[int, int]] = []
     use_vectors = ctx.vectors_current()
@@ -166,7 +166,7 @@ def archive_duplicates(ctx: Context, actor: Actor, project: str | None = None) -
                 vector = vectors.get(tx, keep.id) if use_vectors else None
                 if vector is not None:
                     for rid, similarity in vectors.knn(tx, p, vector, 6):
-                        if similarity < ctx.embedder.calibration.duplicate:
+                        if similarity < DUPLICATE_SIMILARITY:
                             break
                         if rank.get(rid, -1) > rank[keep.id]:
                             twins.append(rows[rank[rid]])

@@ -36,7 +36,6 @@ from cenotaph.memory.remember import SITTING_MINUTES
 from cenotaph.memory.shared import is_shared_id, source_of
 from cenotaph.nlp import dates
 from cenotaph.nlp.analysis import query_stop_words
-from cenotaph.nlp.embedder import Calibration
 from cenotaph.store import concepts as store_concepts
 from cenotaph.store import memories, recall_log, transitions, vectors
 from cenotaph.store.memories import Scope
@@ -161,14 +160,12 @@ class _Scale:
     """The semantic lane's scales: BM25 over the query's best match; cosine as it is, a text-only
     candidate counting as no closer than the farthest vector neighbour."""
 
-    def __init__(self, candidates: list[_Candidate], semantic: bool, calibration: Calibration) -> None:
+    def __init__(self, candidates: list[_Candidate], semantic: bool) -> None:
         self.semantic = semantic
-        self._calibration = calibration  # the model's cosine on MiniLM's scale
         scores = {c.row.id: c.bm25 for c in candidates if c.bm25 is not None}
         self._exact = _minmax(scores) if not semantic else {}
         self._best = max(scores.values(), default=0.0)
-        self._floor = min((calibration.recall_cosine(c.cosine) for c in candidates if c.cosine is not None),
-                          default=0.0)
+        self._floor = min((c.cosine for c in candidates if c.cosine is not None), default=0.0)
 
     def bm25(self, c: _Candidate) -> float:
         if c.word_share is not None:
@@ -179,7 +176,7 @@ class _Scale:
 
     def cosine(self, c: _Candidate) -> float:
         if c.cosine is not None:
-            return self._calibration.recall_cosine(c.cosine)
+            return c.cosine
         return self._floor if c.bm25 is not None else 0.0
 
 
@@ -227,11 +224,10 @@ class _Reading:
 
 
 class Recaller:
-    def __init__(self, ctx: Context, graveyard: Graveyard, rules: Rules | None = None) -> None:
+    def __init__(self, ctx: Context, graveyard: Graveyard, rules: Rules = Rules()) -> None:
         self.ctx = ctx
         self.graveyard = graveyard
-        # BM25's share in the fusion depends on the model's cosine scale: its calibration's.
-        self.rules = rules if rules is not None else Rules(bm25_weight=ctx.embedder.calibration.bm25_weight)
+        self.rules = rules
         self._shared_vectors: dict[str, np.ndarray] = {}  # content hash → vector, shared memories
         self._shared_index: tuple[int, list[tuple[MemoryRow, str, frozenset[str]]]] = (-1, [])
         self._last_query: tuple[str, np.ndarray] | None = None  # the store's lane and the shared one share it
@@ -240,7 +236,7 @@ class Recaller:
         last = self._last_query
         if last is not None and last[0] == query:
             return last[1]
-        vector = self.ctx.embed_query(query)
+        vector = self.ctx.embed(query)
         self._last_query = (query, vector)
         return vector
 
@@ -505,7 +501,7 @@ class Recaller:
                reading: _Reading) -> list[RecallResult]:
         candidates = self._visible(candidates, scope, project)
         semantic = lane != "exact"
-        scale = _Scale(candidates, semantic, self.ctx.embedder.calibration)
+        scale = _Scale(candidates, semantic)
         scored = [self._components(c, scale, lane, reading) for c in candidates]
         if semantic:
             scored.sort(key=lambda r: -r[0])

