@@ -233,6 +233,27 @@ def test_without_the_scope_statistics_the_projects_common_word_wins(memory, cloc
     assert ranked.index(ledger.id) < ranked.index(quorum.id)
 
 
+def test_a_scope_holding_most_of_the_store_keeps_the_stores_statistics(memory, clock, monkeypatch):
+    ledger, quorum = _ledger_and_quorum(memory, clock)
+    searched: list[str] = []
+    term_hits = recall.memories.fts_term_hits
+    monkeypatch.setattr(recall.memories, "fts_term_hits", lambda conn, match, *rest: (
+        searched.append(match), term_hits(conn, match, *rest))[1])
+    # The other project holds 14 of the store's 25 memories: this one's own statistics rank.
+    memory.recall(HUMAN, "ledger quorum", project=P, lane="bm25")
+    assert searched
+    # Its 14 memories are 56 % of the store, under the 80 % above which the store's statistics serve.
+    searched.clear()
+    ranked = [r.id for r in memory.recall(HUMAN, "quorum replica", project="github.com/acme/other", lane="bm25").results]
+    assert searched and ranked
+    # A scope holding all but one memory of the store: FTS5's own ranked query, no per-term search.
+    searched.clear()
+    for i in range(60):
+        memory.remember(HUMAN, f"Ledger line {i} was reconciled by the night job.", project=P, force=True)
+    ranked = [r.id for r in memory.recall(HUMAN, "ledger quorum", project=P, lane="bm25").results]
+    assert not searched and quorum.id in ranked and ledger.id in ranked
+
+
 def test_periods_stated_against_a_day():
     today = date(2025, 3, 12)
 

@@ -55,6 +55,9 @@ FTS_ROW_BUDGET = 10_000
 # matches (≈ 2.5× the cost of one ranked OR query, per row): only while the query's words stay
 # within this many rows; beyond, FTS5's store-wide statistics rank.
 SCOPE_IDF_ROW_BUDGET = 4_000
+# A scope holding most of the index weighs terms as the index does: FTS5's one ranked query answers
+# at less than half the cost.
+SCOPE_IDF_SHARE = 0.8
 WHEN_BOOST = 0.3  # a "when" question: memories that say when something happened
 ANSWER_SHARE = 0.2  # the share of a question's score passed to the memory written after it
 QUESTION_FACTOR = 0.85  # a memory that asks ranks a little below one that only tells
@@ -385,8 +388,10 @@ class Recaller:
             terms = self._fts_terms(query, notices)
             if terms:
                 with self.ctx.store.read() as conn:
-                    if reading.rules.scope_idf and sum(terms.values()) <= SCOPE_IDF_ROW_BUDGET:
-                        hits = self._scoped_bm25(conn, terms, scope, pool, reading.windows())
+                    counts = (memories.indexed_rows(conn), memories.count_in_scope(conn, scope)) \
+                        if reading.rules.scope_idf and sum(terms.values()) <= SCOPE_IDF_ROW_BUDGET else None
+                    if counts is not None and counts[1] < SCOPE_IDF_SHARE * counts[0]:
+                        hits = self._scoped_bm25(conn, terms, scope, pool, reading.windows(), *counts)
                     else:
                         expression = " OR ".join(_fts_quote(t) for t in terms)
                         hits = memories.fts_search(conn, expression, scope, pool)
@@ -418,13 +423,12 @@ class Recaller:
         return list(found.values())
 
     def _scoped_bm25(self, conn: Any, terms: dict[str, int], scope: Scope, pool: int,
-                     windows: list[tuple[str, str]]) -> list[tuple[int, float]]:
+                     windows: list[tuple[str, str]], total: int, in_scope: int) -> list[tuple[int, float]]:
         """BM25 with the scope's own term statistics. FTS5 weighs a term by its rarity in the
         whole index, where other projects' vocabularies distort it (a word rare in the store may
         be in every memory of this project). Each term is searched alone, its score (the store's
         IDF × the term's frequency part) rescaled by the scope's IDF over the store's, and summed.
         A period the query names also draws its own best matches, which the top list may miss."""
-        total, in_scope = memories.indexed_rows(conn), memories.count_in_scope(conn, scope)
         scores: dict[int, float] = {}
         valid_from: dict[int, str] = {}
         for term, everywhere in terms.items():
