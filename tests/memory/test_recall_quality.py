@@ -237,8 +237,11 @@ def test_a_scope_holding_most_of_the_store_keeps_the_stores_statistics(memory, c
     ledger, quorum = _ledger_and_quorum(memory, clock)
     searched: list[str] = []
     term_hits = recall.memories.fts_term_hits
-    monkeypatch.setattr(recall.memories, "fts_term_hits", lambda conn, match, *rest: (
-        searched.append(match), term_hits(conn, match, *rest))[1])
+
+    def counted(conn, match, *rest):
+        searched.append(match)
+        return term_hits(conn, match, *rest)
+    monkeypatch.setattr(recall.memories, "fts_term_hits", counted)
     # The other project holds 14 of the store's 25 memories: this one's own statistics rank.
     memory.recall(HUMAN, "ledger quorum", project=P, lane="bm25")
     assert searched

@@ -17,6 +17,9 @@ from cenotaph.store import approaches, concepts, contradictions, memories, recal
 from cenotaph.store.memories import Scope
 from cenotaph.store.records import MemoryRow
 
+# Why a summary stopped standing for its sources, in their state reasons.
+REFUTED = "was refuted"
+FORGOTTEN = "was forgotten"
 # From each state, the states a memory may move to. `deleted` is terminal.
 TRANSITIONS: dict[str, frozenset[str]] = {
     "active": frozenset({"deprioritised", "archived", "deleted", "superseded"}),
@@ -109,7 +112,7 @@ def forget(ctx: Context, actor: Actor, memory_id: int, *, reason: str) -> Memory
                 vectors.delete(tx, rid)
         ctx.store.truncate_wal_after_commit()
         apply(ctx, tx, row, "deleted", reason=reason, actor=actor.name, note={"content_hash": row.content_hash})
-        restore_summarised(ctx, tx, row.memory_id, why="was forgotten", actor=actor.name)
+        restore_summarised(ctx, tx, row.memory_id, why=FORGOTTEN, actor=actor.name)
         # A contradiction with a forgotten memory is settled: the other side stands.
         for link in contradictions.open_for_memory(tx, row.memory_id):
             kept = link.memory_b if link.memory_a == row.memory_id else link.memory_a
@@ -125,6 +128,12 @@ def forget(ctx: Context, actor: Actor, memory_id: int, *, reason: str) -> Memory
     return found
 
 
+def _restored_reason(summary_id: int, why: str) -> str:
+    """A restored source's state reason: supersede_again recognises by it a source nothing has
+    moved since its summary's refutation restored it."""
+    return f"its summary #{summary_id} {why}"
+
+
 def restore_summarised(ctx: Context, conn: Any, summary_id: int, *, why: str, actor: str) -> list[int]:
     """When a summary is forgotten or refuted, every source it still stands for goes back to the
     state it had before (a source reinstated or forgotten meanwhile stays as it is). Returns the
@@ -133,7 +142,7 @@ def restore_summarised(ctx: Context, conn: Any, summary_id: int, *, why: str, ac
     for source_id, previous_state in summaries.standing(conn, summary_id):
         row = memories.current(conn, source_id)
         if row is not None and row.state == "superseded":
-            apply(ctx, conn, row, previous_state, reason=f"its summary #{summary_id} {why}", actor=actor,
+            apply(ctx, conn, row, previous_state, reason=_restored_reason(summary_id, why), actor=actor,
                   note={"summary_id": summary_id})
             restored.append(source_id)
     summaries.mark_restored(conn, summary_id, ctx.now())
@@ -144,7 +153,7 @@ def supersede_again(ctx: Context, conn: Any, summary_id: int, *, actor: str) -> 
     """A refuted summary believed again stands again for the sources its refutation restored,
     each one that nothing has moved or edited since (a source reinstated, forgotten, edited or
     summarised elsewhere meanwhile stays as it is). Returns the ids superseded again."""
-    why = f"its summary #{summary_id} was refuted"
+    why = _restored_reason(summary_id, REFUTED)
     again = []
     for source_id, previous_state, restored_at in summaries.restored(conn, summary_id):
         row = memories.current(conn, source_id)

@@ -388,10 +388,12 @@ class Recaller:
             terms = self._fts_terms(query, notices)
             if terms:
                 with self.ctx.store.read() as conn:
-                    counts = (memories.indexed_rows(conn), memories.count_in_scope(conn, scope)) \
-                        if reading.rules.scope_idf and sum(terms.values()) <= SCOPE_IDF_ROW_BUDGET else None
-                    if counts is not None and counts[1] < SCOPE_IDF_SHARE * counts[0]:
-                        hits = self._scoped_bm25(conn, terms, scope, pool, reading.windows(), *counts)
+                    scoped = reading.rules.scope_idf and sum(terms.values()) <= SCOPE_IDF_ROW_BUDGET
+                    if scoped:
+                        total, in_scope = memories.indexed_rows(conn), memories.count_in_scope(conn, scope)
+                        scoped = in_scope < SCOPE_IDF_SHARE * total
+                    if scoped:
+                        hits = self._scoped_bm25(conn, terms, scope, pool, reading.windows(), total, in_scope)
                     else:
                         expression = " OR ".join(_fts_quote(t) for t in terms)
                         hits = memories.fts_search(conn, expression, scope, pool)

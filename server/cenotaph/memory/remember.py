@@ -35,9 +35,9 @@ def set_trust(ctx: Context, conn: Any, row: MemoryRow, trust: str, *, reason: st
     # A refuted summary stands for nothing: its sources come back; believed again, it stands for
     # them again. (Imported here: lifecycle imports this module.)
     if trust == "refuted":
-        from cenotaph.memory.lifecycle import restore_summarised
+        from cenotaph.memory.lifecycle import REFUTED, restore_summarised
 
-        restore_summarised(ctx, conn, row.memory_id, why="was refuted", actor=actor)
+        restore_summarised(ctx, conn, row.memory_id, why=REFUTED, actor=actor)
     elif row.trust == "refuted":
         from cenotaph.memory.lifecycle import supersede_again
 
