@@ -289,3 +289,66 @@ def test_repair_finds_and_adds_a_missing_vector(url, embedder, analyzer):
         assert report.after.ok and memory.recall(HUMAN, "staging VPN", project="p").results
     finally:
         memory.ctx.store.close()
+
+
+def test_terms_ored_together_are_weighed_as_fts5_weighs_them(url, tmp_path, embedder, analyzer):
+    """PostgreSQL's full-text lane weighs each OR-ed term by FTS5's IDF over the whole index:
+    the same rows in the same order as SQLite's bm25(), with the caller's counts or its own, and
+    with a phrase weighed by its own rows, not its words' (which recall's counts add up)."""
+    texts = [
+        "the timeout hit the staging database while billing ran",  # timeout + phrase + billing
+        "the timeout came back when billing ran late again",  # timeout + billing
+        "the staging database slowed down while billing ran",  # phrase + billing
+        "the staging database was moved to another zone",  # phrase alone, above billing alone
+        *(f"billing ran late on the {day} batch again" for day in ("monday", "tuesday")),
+        *(f"the staging server {verb} again this week" for verb in ("restarted", "failed")),
+        *(f"the database backup {verb} again this week" for verb in ("restarted", "failed")),
+        *(f"nothing of note happened on day {n} here" for n in range(10)),
+    ]
+    stores = {"sqlite": Memory(Context(store=open_store(tmp_path / "s.db"), embedder=embedder, analyzer=analyzer)),
+              "postgres": Memory(Context(store=open_store(url), embedder=embedder, analyzer=analyzer))}
+    ranked = {}
+    try:
+        for name, memory in stores.items():
+            for text in texts:
+                memory.remember(HUMAN, text, project="p", force=True)
+            scope = memories.Scope(projects=("p",))
+            with memory.ctx.store.read() as conn:
+                counts = memories.term_documents(conn, ["timeout", "staging", "database", "billing"])
+                documents = [counts["timeout"], counts["staging"] + counts["database"], counts["billing"]]
+                expression = '"timeout" OR "staging_database" OR "billing"'
+                hits = memories.fts_search(conn, expression, scope, 10, documents=documents)
+                rows = memories.by_row_ids(conn, [rid for rid, _ in hits])
+                ranked[name] = [rows[rid].content for rid, _ in hits][:4]
+                if name == "postgres":
+                    counted_here = memories.fts_search(conn, expression, scope, 10)
+                    assert [rid for rid, _ in counted_here] == [rid for rid, _ in hits]
+    finally:
+        for memory in stores.values():
+            memory.ctx.store.close()
+    assert ranked["sqlite"] == texts[:4]  # the control: rarer terms outrank, the phrase by its own rows
+    assert ranked["postgres"] == ranked["sqlite"]
+
+
+def test_a_recall_reads_in_one_transaction_on_one_pooled_connection(url, embedder, analyzer):
+    """Each pooled read costs a checkout, its check and a BEGIN … COMMIT: a recall's steps share
+    one, which is also one snapshot. Its log is a write of its own, after the read."""
+    memory = Memory(Context(store=open_store(url), embedder=embedder, analyzer=analyzer))
+    store = memory.ctx.store
+    checkouts = []
+    real = store._pool.connection
+
+    def counted(*args, **kwargs):
+        checkouts.append(1)
+        return real(*args, **kwargs)
+
+    try:
+        memory.remember(HUMAN, "The staging database needs the VPN", project="p")
+        memory.remember(HUMAN, "Why does the staging deploy fail? The VPN was down", project="p")
+        store._pool.connection = counted
+        response = memory.recall(HUMAN, "staging VPN", project="p", log=False)
+        assert response.results and len(checkouts) == 1
+        memory.recall(HUMAN, "staging VPN", project="p")
+        assert len(checkouts) == 3  # the control: the read, then the log's write
+    finally:
+        memory.ctx.store.close()

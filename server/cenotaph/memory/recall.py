@@ -117,11 +117,6 @@ def _fts_quote(token: str) -> str:
     return '"' + token.replace('"', '""') + '"'
 
 
-def _idf(rows: int, holding: int) -> float:
-    """FTS5's inverse document frequency, floored as FTS5 floors it."""
-    return max(math.log((rows - holding + 0.5) / (holding + 0.5)), 1e-6)
-
-
 @functools.lru_cache(maxsize=4096)
 def _dated_periods(content: str, day: date) -> tuple[dates.Period, ...]:
     """The periods a memory names, relative ones read from `day`, its valid time: the same
@@ -258,24 +253,27 @@ class Recaller:
                       kinds=tuple(kinds or ()))
         notices: list[str] = []
 
-        warnings = self._graveyard_warnings(query, project)
-        chosen = lane or ("exact" if is_syntax_shaped(query) else "semantic")
-        if chosen == "exact":
-            candidates = self._exact(query, scope, k)
-            if not candidates:
-                notices.append("no exact match; answered from the semantic lane")
-                chosen = "semantic"
-        # The bench's single lanes ("bm25", "vector") rank by their own score alone.
-        reading = _Reading.of(query, self.ctx.clock(), chosen != "exact" and lane in (None, "semantic"), self.rules)
-        if chosen != "exact":
-            candidates = self._semantic(query, scope, k, projects, notices, reading,
-                                        use_bm25=chosen != "vector", use_vector=chosen != "bm25")
-            if lane in (None, "semantic"):
-                candidates = self._expand(query, scope, k, candidates, notices)
-        if lane is None:  # the bench's single lanes measure the store alone
-            candidates += self._shared(query, chosen, notices)
-        results = self._score(candidates, scope, project, chosen if chosen == "exact" else "semantic", k, reading)
-        self._locate(results)
+        # One read for the whole recall: one snapshot for counts and rows read apart, and on
+        # PostgreSQL one pooled connection and transaction instead of one per step.
+        with self.ctx.store.read():
+            warnings = self._graveyard_warnings(query, project)
+            chosen = lane or ("exact" if is_syntax_shaped(query) else "semantic")
+            if chosen == "exact":
+                candidates = self._exact(query, scope, k)
+                if not candidates:
+                    notices.append("no exact match; answered from the semantic lane")
+                    chosen = "semantic"
+            # The bench's single lanes ("bm25", "vector") rank by their own score alone.
+            reading = _Reading.of(query, self.ctx.clock(), chosen != "exact" and lane in (None, "semantic"), self.rules)
+            if chosen != "exact":
+                candidates = self._semantic(query, scope, k, projects, notices, reading,
+                                            use_bm25=chosen != "vector", use_vector=chosen != "bm25")
+                if lane in (None, "semantic"):
+                    candidates = self._expand(query, scope, k, candidates, notices)
+            if lane is None:  # the bench's single lanes measure the store alone
+                candidates += self._shared(query, chosen, notices)
+            results = self._score(candidates, scope, project, chosen if chosen == "exact" else "semantic", k, reading)
+            self._locate(results)
         response = RecallResponse(query=query, project=project, lane="exact" if chosen == "exact" else "semantic",
                                   results=[*warnings, *results], notices=notices)
         if log:
@@ -396,12 +394,13 @@ class Recaller:
                         hits = self._scoped_bm25(conn, terms, scope, pool, reading.windows(), total, in_scope)
                     else:
                         expression = " OR ".join(_fts_quote(t) for t in terms)
-                        hits = memories.fts_search(conn, expression, scope, pool)
+                        documents = list(terms.values())
+                        hits = memories.fts_search(conn, expression, scope, pool, documents=documents)
                         # A period the query names also draws its own matches, which the
                         # whole-store top list may have missed.
                         for since, until in reading.windows():
                             hits += memories.fts_search(conn, expression, scope, PERIOD_CANDIDATES,
-                                                        valid_from_between=(since, until))
+                                                        valid_from_between=(since, until), documents=documents)
                     rows = memories.by_row_ids(conn, [rid for rid, _ in hits])
                 for rid, score in hits:
                     found[rid] = _Candidate(rows[rid], bm25=score)
@@ -437,11 +436,11 @@ class Recaller:
             match = _fts_quote(term)
             if len(_index_tokens(term)) > 1:  # a phrase: the rows holding it, not its tokens' sum
                 everywhere = memories.matching_rows(conn, match)
-            store_idf = _idf(total, everywhere)
+            store_idf = memories.idf(total, everywhere)
             hits = memories.fts_term_hits(conn, match, scope, store_idf)
             if not hits:
                 continue
-            ratio = _idf(in_scope, len(hits)) / store_idf
+            ratio = memories.idf(in_scope, len(hits)) / store_idf
             for rid, score, since in hits:
                 scores[rid] = scores.get(rid, 0.0) + ratio * score
                 valid_from[rid] = since

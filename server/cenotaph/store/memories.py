@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -121,11 +122,19 @@ def term_documents(conn: Any, terms: Sequence[str]) -> dict[str, int]:
             for term in terms}
 
 
+def idf(rows: int, holding: int) -> float:
+    """FTS5's inverse document frequency, floored as FTS5 floors it."""
+    return max(math.log((rows - holding + 0.5) / (holding + 0.5)), 1e-6)
+
+
 @per_dialect
 def fts_search(conn: Any, match: str, scope: Scope, limit: int,
-               valid_from_between: tuple[str, str] | None = None) -> list[tuple[int, float]]:
+               valid_from_between: tuple[str, str] | None = None,
+               documents: Sequence[int] | None = None) -> list[tuple[int, float]]:
     """(row id, BM25 score, larger is better) of rows matching an FTS5 expression; optionally only
-    rows whose valid time starts in [since, until)."""
+    rows whose valid time starts in [since, until). `documents`: for an expression of terms OR-ed
+    together, the rows of the whole index holding each term's tokens, as the caller counted them
+    (term_documents). FTS5 weighs terms itself; the dialects whose rank has no IDF use them."""
     where, params = scope.where()
     if valid_from_between is not None:
         where += " AND m.valid_from >= ? AND m.valid_from < ?"

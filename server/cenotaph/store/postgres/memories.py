@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from cenotaph.store.memories import Scope
+from cenotaph.store.memories import Scope, idf
 from cenotaph.store.postgres import fulltext
 
 # ts_rank's weights for D, C, B, A: context 0.25, lemmas 0.6, content 1 (bm25's column weights on SQLite).
@@ -28,9 +28,12 @@ def term_documents(conn: Any, terms: Sequence[str]) -> dict[str, int]:
 
 
 def fts_search(conn: Any, match: str, scope: Scope, limit: int,
-               valid_from_between: tuple[str, str] | None = None) -> list[tuple[int, float]]:
-    """(row id, score, larger is better). Terms OR-ed together are weighed by their rarity among
-    the matching rows (BM25's inverse document frequency), each term's rank by ts_rank."""
+               valid_from_between: tuple[str, str] | None = None,
+               documents: Sequence[int] | None = None) -> list[tuple[int, float]]:
+    """(row id, score, larger is better). Terms OR-ed together are each weighed by FTS5's IDF over
+    the whole index, as SQLite's bm25() weighs them, times their ts_rank. The caller's `documents`
+    give each term's rows (counted here when missing); a phrase's own rows are counted here, as
+    its tokens' rows overstate them."""
     query = fulltext.read(match)
     if query is None:
         return []
@@ -45,19 +48,31 @@ def fts_search(conn: Any, match: str, scope: Scope, limit: int,
             [query.whole, query.whole, *params, limit],
         )
         return [(r[0], float(r[1])) for r in rows]
-    n = len(query.branches)
-    ranks = ", ".join(f"CASE WHEN m.fts @@ ?::tsquery THEN {_RANK} END AS r{i}" for i in range(n))
-    documents = ", ".join(f"count(r{i}) OVER () AS d{i}" for i in range(n))
-    total = "greatest((SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass), count(*) OVER (), 1)"
-    score = " + ".join(f"COALESCE(r{i}, 0) * ln(1 + (total - d{i} + 0.5) / (d{i} + 0.5))" for i in range(n))
-    rank_params = [p for branch in query.branches for p in (branch, branch)]
+    given = documents if documents is not None and len(documents) == len(query.branches) else [None] * len(query.branches)
+    counts = [n if n is not None and "<->" not in branch else _rows_matching(conn, branch)
+              for branch, n in zip(query.branches, given, strict=True)]
+    total = max(_indexed_rows(conn), *counts)
+    # Weighed once per query, not per row: the per-row work is each term's match and rank.
+    score = " + ".join(f"CASE WHEN m.fts @@ ?::tsquery THEN {_RANK} * ? ELSE 0 END" for _ in query.branches)
+    score_params = [p for branch, n in zip(query.branches, counts, strict=True)
+                    for p in (branch, branch, idf(total, n))]
     rows = conn.execute(
-        f"""WITH hits AS (SELECT m.id, {ranks} FROM memories m WHERE m.fts @@ ?::tsquery AND {where}),
-                 counted AS (SELECT hits.*, {documents}, {total} AS total FROM hits)
-            SELECT id, {score} AS score FROM counted ORDER BY score DESC, id LIMIT ?""",
-        [*rank_params, query.whole, *params, limit],
+        f"SELECT m.id, {score} AS score FROM memories m WHERE m.fts @@ ?::tsquery AND {where} "
+        "ORDER BY score DESC, m.id LIMIT ?",
+        [*score_params, query.whole, *params, limit],
     )
     return [(r[0], float(r[1])) for r in rows]
+
+
+def _rows_matching(conn: Any, tsquery: str) -> int:
+    return conn.execute("SELECT count(*) FROM memories WHERE fts @@ ?::tsquery", (tsquery,)).fetchone()[0]
+
+
+def _indexed_rows(conn: Any) -> int:
+    """The N of the IDF: the planner's row count, which autovacuum keeps, read for free; counted
+    while the table was never analysed."""
+    estimate = conn.execute("SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass").fetchone()[0]
+    return int(estimate) if estimate >= 0 else conn.execute("SELECT count(*) FROM memories").fetchone()[0]
 
 
 def fts_term_hits(conn: Any, match: str, scope: Scope, store_idf: float) -> list[tuple[int, float, str]]:
@@ -79,7 +94,7 @@ def matching_rows(conn: Any, match: str) -> int:
     query = fulltext.read(match)
     if query is None:
         return 0
-    return conn.execute("SELECT count(*) FROM memories WHERE fts @@ ?::tsquery", (query.whole,)).fetchone()[0]
+    return _rows_matching(conn, query.whole)
 
 
 def _like_pattern(needle: str) -> str:
