@@ -1,7 +1,8 @@
 """Shared fixtures: the real embedding model and spaCy pipeline, loaded once per session, over a
 fresh store per test. Tests that touch the store (through `db_path`, `memory` or `cli_env`) run
 twice, on SQLite and on PostgreSQL (tests/pg.py starts one real server for the session); a test
-marked `sqlite_only` (with its reason) runs on SQLite alone."""
+marked `sqlite_only` (with its reason) runs on SQLite alone, one marked `postgres_only` on
+PostgreSQL alone."""
 
 from __future__ import annotations
 
@@ -62,12 +63,15 @@ NO_AVX2 = ("PostgreSQL store not tested: pgvector's vector.so needs AVX2 and thi
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "sqlite_only(reason): the test is about the SQLite file itself")
+    config.addinivalue_line("markers", "postgres_only(reason): what the test needs only PostgreSQL's store has")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "store_kind" not in metafunc.fixturenames:
         return
-    kinds = [k for k in STORES if k == "sqlite" or metafunc.definition.get_closest_marker("sqlite_only") is None]
+    marked = metafunc.definition.get_closest_marker
+    kinds = [k for k in STORES if (k == "sqlite" or marked("sqlite_only") is None)
+             and (k == "postgres" or marked("postgres_only") is None)]
     metafunc.parametrize("store_kind", [
         pytest.param(k, marks=pytest.mark.skipif(pg.lacks_avx2(), reason=NO_AVX2)) if k == "postgres" else k
         for k in kinds], indirect=True)

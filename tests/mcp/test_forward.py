@@ -7,7 +7,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,9 +18,11 @@ import anyio
 import pytest
 from cenotaph.app import open_store
 from cenotaph.mcp.endpoints import read_endpoints, store_key
+from cenotaph.mcp.forward import HEARTBEAT_SECONDS
 from cenotaph.store import events
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
 from mcp.types import Implementation
 
 from tests.conftest import CENOTAPH
@@ -181,4 +186,66 @@ async def test_mcp_serves_itself_when_the_language_server_goes_away(language_ser
     # Positive control for the RSS check above: serving here does load the models.
     assert small <= FORWARDING_RSS_LIMIT_MB < grown
     # The replayed `initialize` kept the agent's name.
+    assert ("mcp:forwarded-agent", "abandon") in _logged_actions(db_path)
+
+
+async def test_mcp_moves_off_a_language_server_that_accepts_and_never_answers(language_server, folder, db_path,
+                                                                              cli_env, tmp_path):
+    """A stopped server's port still accepts connections (the kernel queues them) and never
+    answers. The bridge's ping goes unanswered: the call it was waiting on gets an error (the
+    server may have read it), and the session goes on, served from this process."""
+    await language_server.endpoint_file()
+    client, log = _agent(folder, db_path, cli_env, tmp_path / "mcp.err", mode="legacy")
+    with log:
+        async with client:
+            before = await client.call_tool("check_approaches", {"names": ["left-pad"]})
+            os.kill(language_server.process.pid, signal.SIGSTOP)
+            try:
+                with anyio.fail_after(90):
+                    with pytest.raises(MCPError, match="stopped answering during this call"):
+                        await client.call_tool("check_approaches", {"names": ["left-pad"]})
+                    after = await client.call_tool("abandon", {"name": "left-pad", "reason": "one line of code"})
+                    checks = await client.call_tool("check_approaches", {"names": ["left-pad"]})
+            finally:
+                os.kill(language_server.process.pid, signal.SIGCONT)
+    stderr = (tmp_path / "mcp.err").read_text()
+    assert before.structured_content["results"][0]["status"] == "clear"  # the control: forwarded
+    assert "forwarding MCP" in stderr and "no answer to a ping" in stderr
+    assert "serving MCP from this process" in stderr
+    assert not after.is_error, after.content
+    assert checks.structured_content["results"][0]["status"] == "abandoned"
+
+
+@pytest.mark.postgres_only("a call kept waiting on PostgreSQL's write lock leaves the server's event loop free to "
+                           "answer; on SQLite the loop's own reads wait for the store's connection")
+async def test_mcp_leaves_a_long_call_alone_while_the_server_answers_its_pings(language_server, folder, db_path,
+                                                                               cli_env, tmp_path):
+    """The control of the test above: a call that waits longer than the pings' interval (here on
+    the write lock, held by another writer) is still the forwarded server's to answer."""
+    await language_server.endpoint_file()
+    client, log = _agent(folder, db_path, cli_env, tmp_path / "mcp.err", mode="legacy")
+    held = threading.Event()
+
+    def hold_the_write_lock() -> None:
+        store = open_store(db_path)
+        try:
+            with store.write():
+                held.set()
+                time.sleep(HEARTBEAT_SECONDS * 2.5)
+        finally:
+            store.close()
+
+    with log:
+        async with client:
+            holder = threading.Thread(target=hold_the_write_lock)
+            holder.start()
+            assert await asyncio.to_thread(held.wait, 30)
+            started = time.monotonic()
+            slow = await client.call_tool("abandon", {"name": "is-odd", "reason": "a modulo"})
+            waited = time.monotonic() - started
+            holder.join()
+    stderr = (tmp_path / "mcp.err").read_text()
+    assert waited > HEARTBEAT_SECONDS * 2  # it did wait past a ping or two
+    assert not slow.is_error, slow.content
+    assert "stopped answering" not in stderr and "serving MCP from this process" not in stderr
     assert ("mcp:forwarded-agent", "abandon") in _logged_actions(db_path)

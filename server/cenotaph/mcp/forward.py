@@ -4,7 +4,8 @@ HTTP endpoint for the same store and project, so that one process per machine ho
 Standard library only (the point is to stay small). Each message from stdin is POSTed with the
 bearer token, the session id and the routing headers the transport asks for; the answers (JSON
 or an SSE stream) and the session's own stream (GET) are written back to stdout. When the
-endpoint stops answering, the bridge first looks for another live endpoint of the same store and
+endpoint stops answering (its connections refused or broken, or, while an answer is awaited, a
+ping of its own left unanswered), the bridge first looks for another live endpoint of the same store and
 project, else it loads the stack and serves in this process; either way it replays the session's
 set-up (`initialize`, `notifications/initialized`, subscriptions, the log level) so that the
 agent goes on as before. A request the gone server may have acted on gets a JSON-RPC error, not
@@ -17,6 +18,7 @@ import itertools
 import json
 import logging
 import os
+import socket
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -39,10 +41,17 @@ PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion"
 NAME_BEARING_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 SERVER_GONE = -32603  # JSON-RPC internal error
 CONNECT_TIMEOUT_SECONDS = 5
+# A server can accept connections and never answer (stopped, or its event loop stuck). While an
+# answer is awaited, the server is pinged this often on a connection of its own; a ping left
+# unanswered for PROBE_TIMEOUT_SECONDS means it is gone. Tools run on the server's worker
+# threads, so a long call does not keep its ping from being answered.
+HEARTBEAT_SECONDS = 5
+PROBE_TIMEOUT_SECONDS = 10
 REPLAY_TIMEOUT_SECONDS = 60  # loading the stack is part of it
 
 # The SDK's own servers write compact JSON lines: a relayed session reads the same.
 _COMPACT = (",", ":")
+_PROBES = itertools.count(1)
 
 
 class UpstreamGone(Exception):
@@ -88,7 +97,9 @@ class HttpUpstream:
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self._closed = threading.Event()
-        self._connections: set[http.client.HTTPConnection] = set()
+        # Each connection's socket, kept: http.client hands it to a response that closes the
+        # connection when done, and a blocked read can only be ended through it.
+        self._connections: dict[http.client.HTTPConnection, socket.socket] = {}
         self._lock = threading.Lock()
 
     def _headers(self, message: Message | None) -> dict[str, str]:
@@ -116,12 +127,38 @@ class HttpUpstream:
         assert connection.sock is not None
         connection.sock.settimeout(None)  # a tool call or an event stream may take as long as it takes
         with self._lock:
-            self._connections.add(connection)
+            self._connections[connection] = connection.sock
         return connection
+
+    def alive(self) -> bool:
+        """Whether the server answers a ping within PROBE_TIMEOUT_SECONDS. Outside the session,
+        whose requests may wait behind a long call; any HTTP answer will do, a refusal included:
+        the server is there."""
+        probe = {"jsonrpc": "2.0", "id": f"cenotaph-probe-{next(_PROBES)}", "method": "ping"}
+        headers = {k: v for k, v in self._headers(probe).items() if k != "Mcp-Session-Id"}
+        connection = http.client.HTTPConnection(self._host, self._port, timeout=PROBE_TIMEOUT_SECONDS)
+        try:
+            connection.request("POST", self._path, body=json.dumps(probe, separators=_COMPACT).encode(),
+                               headers=headers)
+            connection.getresponse().read()
+        except (OSError, http.client.HTTPException):
+            return False
+        finally:
+            connection.close()
+        return True
+
+    def _watch(self, sock: socket.socket, answered: threading.Event, hung: threading.Event) -> None:
+        """Until `answered`, ping the server every HEARTBEAT_SECONDS; when it does not answer,
+        shut the awaiting connection's socket so that its read fails at once."""
+        while not answered.wait(HEARTBEAT_SECONDS):
+            if not self.alive() and not answered.is_set():
+                hung.set()
+                _shut(sock)
+                return
 
     def _release(self, connection: http.client.HTTPConnection) -> None:
         with self._lock:
-            self._connections.discard(connection)
+            self._connections.pop(connection, None)
         connection.close()
 
     def send(self, message: Message, emit: Emit) -> None:
@@ -130,19 +167,27 @@ class HttpUpstream:
             connection = self._connection()
         except OSError as exc:
             raise UpstreamGone(f"cannot connect: {exc}", delivered=False) from None
+        done, hung = threading.Event(), threading.Event()
         try:
             try:
                 connection.request("POST", self._path, body=json.dumps(message, separators=_COMPACT).encode(), headers=self._headers(message))
             except OSError as exc:
                 raise UpstreamGone(f"cannot send: {exc}", delivered=False) from None
+            threading.Thread(target=self._watch, args=(connection.sock, done, hung), name="cenotaph-mcp-watch",
+                             daemon=True).start()
             try:
                 response = connection.getresponse()
                 answered = self._relay(message, response, emit)
             except (OSError, http.client.HTTPException, ValueError) as exc:
+                if hung.is_set():
+                    raise UpstreamGone(f"no answer to a ping within {PROBE_TIMEOUT_SECONDS} s", delivered=True) from None
                 raise UpstreamGone(f"the answer broke off: {exc}", delivered=True) from None
             if request_id is not None and not answered:
+                if hung.is_set():
+                    raise UpstreamGone(f"no answer to a ping within {PROBE_TIMEOUT_SECONDS} s", delivered=True)
                 raise UpstreamGone("the stream ended without the answer", delivered=True)
         finally:
+            done.set()
             self._release(connection)
         if message.get("method") == "notifications/initialized" and self.session_id:
             self._listen()
@@ -210,8 +255,8 @@ class HttpUpstream:
                     return
                 for reply in _sse_messages(response):
                     self._notify(reply)
-            except (OSError, http.client.HTTPException, ValueError):
-                pass
+            except (OSError, http.client.HTTPException, ValueError, AttributeError):
+                pass  # AttributeError: http.client's answer to reading a response close() has closed
             finally:
                 self._release(connection)
             if opened and not self._closed.is_set():
@@ -219,19 +264,23 @@ class HttpUpstream:
 
         threading.Thread(target=run, name="cenotaph-mcp-listen", daemon=True).start()
 
-    def answers(self) -> bool:
-        try:
-            self._release(self._connection())
-        except OSError:
-            return False
-        return True
-
     def close(self) -> None:
         self._closed.set()
         with self._lock:
-            connections = list(self._connections)
-        for connection in connections:
+            connections = list(self._connections.items())
+        for connection, sock in connections:
+            # Shut first: closing a response waits for the thread reading it, which a server that
+            # no longer answers would keep waiting.
+            _shut(sock)
             connection.close()
+
+
+def _shut(sock: socket.socket) -> None:
+    """End a socket both ways: a read blocked on it returns at once."""
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
 
 
 class LocalUpstream:
@@ -345,7 +394,7 @@ class Bridge:
                 self._move(upstream, same_server_will_do=gone.session_lost)
                 is_request = "method" in message and "id" in message
                 if gone.delivered and is_request and message["method"] in WRITING_METHODS:
-                    self.emit(_error(message["id"], "Cenotaph's language server went away during this call; "
+                    self.emit(_error(message["id"], "Cenotaph's language server went away or stopped answering during this call; "
                                                     "it may or may not have taken effect. The session goes on: "
                                                     "check (e.g. with recall) before calling again."))
                     return
@@ -368,7 +417,7 @@ class Bridge:
                     continue
                 candidate = self._http(endpoint)
                 try:
-                    if not candidate.answers():
+                    if not candidate.alive():
                         raise UpstreamGone("cannot connect", delivered=False)
                     self._replay_http(candidate)
                 except UpstreamGone:
