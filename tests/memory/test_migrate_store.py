@@ -255,3 +255,19 @@ def test_to_postgresql_and_back_is_the_same_store(memory, fresh, on_postgres, tm
         assert same_answers(back, memory, query)
     added = on_postgres.remember(HUMAN, "Release notes are drafted by the on-call engineer", project=P)
     assert added.id not in {row[1] for row in source["memories"]} and on_postgres.audit_verify().ok
+
+
+def test_a_copy_into_postgresql_is_analysed_before_it_is_used(memory, on_postgres, tmp_path):
+    """The planner's statistics and row count (the full-text IDF's N) are there at once, not at
+    autovacuum's next round."""
+    populate(memory, tmp_path)
+
+    def planner_rows() -> float:
+        with on_postgres.ctx.store.read() as conn:
+            return conn.execute("SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass").fetchone()[0]
+
+    assert planner_rows() == -1  # the control: a table never analysed
+    memory.migrate_store(on_postgres.ctx.store)
+    with memory.ctx.store.read() as conn:
+        held = conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+    assert held > 0 and planner_rows() == held

@@ -71,9 +71,11 @@ def migrate_store(ctx: Context, target: Store, progress: Progress | None = None)
         if not chain.ok:
             raise Conflict(f"the copied event log does not verify on the target: {chain.problem}", field="to")
         model = files.meta(src, _MODEL)
-        return MigrateStoreReport(target=str(target.path), schema_version=transfer.schema_version(dst),
-                                  tables=tables, events_verified=chain.checked, embedding_model=model,
-                                  model_matches=model in (None, ctx.embedder.model_name))
+        report = MigrateStoreReport(target=str(target.path), schema_version=transfer.schema_version(dst),
+                                    tables=tables, events_verified=chain.checked, embedding_model=model,
+                                    model_matches=model in (None, ctx.embedder.model_name))
+    target.settle()
+    return report
 
 
 class _Copy:

@@ -60,6 +60,10 @@ class Store(MetaMixin):
             else:
                 self._checkpoint()
 
+    def settle(self) -> None:
+        """After a bulk load (migrate-store into this store). SQLite keeps no planner statistics
+        here and its FTS5 and vec0 indexes are current as written: nothing to do."""
+
     def _checkpoint(self) -> None:
         if str(self.path) == ":memory:":
             return
