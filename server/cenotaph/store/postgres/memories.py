@@ -48,7 +48,8 @@ def fts_search(conn: Any, match: str, scope: Scope, limit: int,
             [query.whole, query.whole, *params, limit],
         )
         return [(r[0], float(r[1])) for r in rows]
-    given = documents if documents is not None and len(documents) == len(query.branches) else [None] * len(query.branches)
+    branches = query.branches
+    given = documents if documents is not None and len(documents) == len(branches) else [None] * len(branches)
     counts = [n if n is not None and "<->" not in branch else _rows_matching(conn, branch)
               for branch, n in zip(query.branches, given, strict=True)]
     total = max(_indexed_rows(conn), *counts)
