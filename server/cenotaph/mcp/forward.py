@@ -48,6 +48,7 @@ CONNECT_TIMEOUT_SECONDS = 5
 HEARTBEAT_SECONDS = 5
 PROBE_TIMEOUT_SECONDS = 10
 REPLAY_TIMEOUT_SECONDS = 60  # loading the stack is part of it
+_UNANSWERED = f"no answer to a ping within {PROBE_TIMEOUT_SECONDS} s"
 
 # The SDK's own servers write compact JSON lines: a relayed session reads the same.
 _COMPACT = (",", ":")
@@ -179,13 +180,11 @@ class HttpUpstream:
                 response = connection.getresponse()
                 answered = self._relay(message, response, emit)
             except (OSError, http.client.HTTPException, ValueError) as exc:
-                if hung.is_set():
-                    raise UpstreamGone(f"no answer to a ping within {PROBE_TIMEOUT_SECONDS} s", delivered=True) from None
-                raise UpstreamGone(f"the answer broke off: {exc}", delivered=True) from None
+                raise UpstreamGone(_UNANSWERED if hung.is_set() else f"the answer broke off: {exc}",
+                                   delivered=True) from None
             if request_id is not None and not answered:
-                if hung.is_set():
-                    raise UpstreamGone(f"no answer to a ping within {PROBE_TIMEOUT_SECONDS} s", delivered=True)
-                raise UpstreamGone("the stream ended without the answer", delivered=True)
+                raise UpstreamGone(_UNANSWERED if hung.is_set() else "the stream ended without the answer",
+                                   delivered=True)
         finally:
             done.set()
             self._release(connection)

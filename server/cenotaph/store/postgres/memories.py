@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from cenotaph.store.memories import Scope, idf
+from cenotaph.store.memories import Scope, idf, indexed_rows
 from cenotaph.store.postgres import fulltext
 
 # ts_rank's weights for D, C, B, A: context 0.25, lemmas 0.6, content 1 (bm25's column weights on SQLite).
@@ -51,11 +51,11 @@ def fts_search(conn: Any, match: str, scope: Scope, limit: int,
     branches = query.branches
     given = documents if documents is not None and len(documents) == len(branches) else [None] * len(branches)
     counts = [n if n is not None and "<->" not in branch else _rows_matching(conn, branch)
-              for branch, n in zip(query.branches, given, strict=True)]
+              for branch, n in zip(branches, given, strict=True)]
     total = max(_indexed_rows(conn), *counts)
     # Weighed once per query, not per row: the per-row work is each term's match and rank.
-    score = " + ".join(f"CASE WHEN m.fts @@ ?::tsquery THEN {_RANK} * ? ELSE 0 END" for _ in query.branches)
-    score_params = [p for branch, n in zip(query.branches, counts, strict=True)
+    score = " + ".join(f"CASE WHEN m.fts @@ ?::tsquery THEN {_RANK} * ? ELSE 0 END" for _ in branches)
+    score_params = [p for branch, n in zip(branches, counts, strict=True)
                     for p in (branch, branch, idf(total, n))]
     rows = conn.execute(
         f"SELECT m.id, {score} AS score FROM memories m WHERE m.fts @@ ?::tsquery AND {where} "
@@ -73,7 +73,7 @@ def _indexed_rows(conn: Any) -> int:
     """The N of the IDF: the planner's row count, which autovacuum keeps, read for free; counted
     while the table was never analysed."""
     estimate = conn.execute("SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass").fetchone()[0]
-    return int(estimate) if estimate >= 0 else conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+    return int(estimate) if estimate >= 0 else indexed_rows(conn)
 
 
 def fts_term_hits(conn: Any, match: str, scope: Scope, store_idf: float) -> list[tuple[int, float, str]]:
