@@ -168,6 +168,12 @@ def _mcp_arguments(tool: str, seeded: Seeded) -> dict[str, Any]:
     return arguments
 
 
+def _as_json_delivers(text: str) -> str:
+    """The wire is JSON, which reads an escaped surrogate pair as the one character it encodes:
+    that character, not the two halves the client held, is what the server receives."""
+    return json.loads(json.dumps(text))
+
+
 def _names_a_field(text: str, fields: list[str]) -> bool:
     return any(field in text for field in fields)
 
@@ -416,7 +422,7 @@ async def test_the_language_server_answers_hostile_requests_with_an_error_naming
             accepted += 1
             answer = result._asdict() if hasattr(result, "_asdict") else result
             if params.get("command") == "cenotaph.remember" and isinstance(answer, dict) and answer.get("done"):
-                assert memory.get(answer["id"]).content == params["arguments"][0]["text"]
+                assert memory.get(answer["id"]).content == _as_json_delivers(params["arguments"][0]["text"])
         tried += 1
     assert refused and accepted
     # Broken messages on the wire itself: the server reads past them.
@@ -429,5 +435,10 @@ async def test_the_language_server_answers_hostile_requests_with_an_error_naming
     (flagged,) = await session.diagnostics(uri, lambda d: bool(d), timeout=30)
     assert flagged.data["name"] == "control-pkg"
     assert isinstance(await session.hover(uri, 0, 2), types.Hover)
+    # Two halves of one astral character, as a client holding UTF-16 would send them.
+    halves = "key \ud83d\udd11 rotates monthly"
+    answer = await _raw_request(client, "workspace/executeCommand", {
+        "command": "cenotaph.remember", "arguments": [{"text": halves, "project": PROJECT}]})
+    assert memory.get(answer._asdict()["id"]).content == _as_json_delivers(halves) == "key \U0001f511 rotates monthly"
     assert_in_step(memory)
     record("hostile input", lsp_inputs=tried, lsp_documents=opened, lsp_refused=refused, lsp_accepted=accepted)
