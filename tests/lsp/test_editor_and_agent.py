@@ -7,15 +7,22 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
+import threading
+import time
 from pathlib import Path
 
 import httpx2
 import jsonschema
+from lsprotocol import types
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
 
+from cenotaph.app import open_store
+from tests.conftest import HUMAN
 from tests.lsp.conftest import PROJECT, abandoned, load_schema, project_folder
+
+HOLD_SECONDS = 10  # how long the other writer holds the lock at most
 
 
 def agent(url: str, token: str) -> Client:
@@ -72,3 +79,45 @@ async def test_agent_writes_reach_the_editor_and_editor_actions_reach_the_agent(
         await session.execute("cenotaph.reinstate", {"name": "faiss-cpu", "project": PROJECT, "reason": "fixed upstream"})
         cleared = await client.call_tool("check_approaches", {"names": ["faiss-cpu"]})
         assert cleared.structured_content["results"][0]["status"] == "reinstated"
+
+
+async def test_the_editor_answers_while_a_write_waits_for_another_writer(memory, serve, db_path, tmp_path):
+    """Another process holds the store's write lock (a long ingest, a migration); a write of the
+    editor's waits for it in a worker thread. The editor's own reads (hover, here, on the
+    server's event loop) do not queue behind that write."""
+    memory.abandon(HUMAN, "left-pad", reason="one line of code", project=PROJECT)
+    folder = project_folder(tmp_path, "app", PROJECT)
+    session = await serve([folder])
+    uri = session.open(folder / "requirements.txt", "left-pad==1.3\n")
+    await session.diagnostics(uri, lambda d: bool(abandoned(d, "left-pad")))
+    # A first write loads the model, so that the one below waits on the lock alone.
+    await session.execute("cenotaph.remember", {"text": "The release job signs artifacts.", "project": PROJECT})
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_write_lock() -> None:
+        other = open_store(db_path)
+        try:
+            with other.write():
+                held.set()
+                release.wait(HOLD_SECONDS)
+        finally:
+            other.close()
+
+    holder = threading.Thread(target=hold_the_write_lock)
+    holder.start()
+    try:
+        assert await asyncio.to_thread(held.wait, 30)
+        remember = asyncio.ensure_future(session.execute(
+            "cenotaph.remember", {"text": "The deploy key rotates monthly.", "project": PROJECT}))
+        await asyncio.sleep(0.5)  # the command is in its worker thread, waiting for the lock
+        started = time.monotonic()
+        hover = await asyncio.wait_for(session.hover(uri, 0, 2), HOLD_SECONDS / 2)
+        answered = time.monotonic() - started
+        assert not remember.done()  # the control: the write really was waiting meanwhile
+    finally:
+        release.set()
+        holder.join()
+    assert isinstance(hover, types.Hover) and "one line of code" in hover.contents.value
+    assert answered < HOLD_SECONDS / 2
+    stored = await asyncio.wait_for(remember, 30)
+    assert memory.get(stored["id"]).content == "The deploy key rotates monthly."

@@ -216,8 +216,6 @@ async def test_mcp_moves_off_a_language_server_that_accepts_and_never_answers(la
     assert checks.structured_content["results"][0]["status"] == "abandoned"
 
 
-@pytest.mark.postgres_only("a call kept waiting on PostgreSQL's write lock leaves the server's event loop free to "
-                           "answer; on SQLite the loop's own reads wait for the store's connection")
 async def test_mcp_leaves_a_long_call_alone_while_the_server_answers_its_pings(language_server, folder, db_path,
                                                                                cli_env, tmp_path):
     """The control of the test above: a call that waits longer than the pings' interval (here on

@@ -126,6 +126,48 @@ def test_failed_write_rolls_back_everything(tmp_path: Path):
     assert store.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 1
 
 
+def test_a_read_does_not_wait_for_a_write_that_waits_for_another_process(tmp_path: Path):
+    """This process's writer waits on another connection's write lock; a read in another thread
+    answers meanwhile, from the last commit, and the write lands once the lock is free."""
+    import threading
+
+    store, other = Store(tmp_path / "s.db"), Store(tmp_path / "s.db")
+    with store.write() as conn:
+        memories.insert(conn, _row(1, "committed before"))
+    written = threading.Event()
+
+    def write_behind_the_lock() -> None:
+        with store.write() as conn:
+            memories.insert(conn, _row(2, "written once the lock was free"))
+        written.set()
+
+    with other.write():
+        writer = threading.Thread(target=write_behind_the_lock)
+        writer.start()
+        assert not written.wait(0.3)  # the control: the write is waiting on the lock
+        with store.read() as conn:
+            assert conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 1
+    writer.join(10)
+    assert written.is_set()
+    with store.read() as conn:
+        assert conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 2
+
+
+def test_reads_nest_in_writes_and_writes_never_in_reads(tmp_path: Path):
+    store = Store(tmp_path / "s.db")
+    with store.write() as conn:
+        memories.insert(conn, _row(1, "not yet committed"))
+        with store.read() as inner:  # the write's own connection: it sees its uncommitted row
+            assert inner is conn and inner.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 1
+    with store.read():
+        with pytest.raises(RuntimeError, match="a write inside a read"):
+            with store.write():
+                pass
+    with store.write() as conn:  # the control: outside the read, the same write goes in
+        memories.insert(conn, _row(2, "after the read"))
+    assert store.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 2
+
+
 def test_the_compaction_migration_widens_the_state_constraint_and_keeps_the_rows(tmp_path: Path):
     """A store written before compaction existed: migrating adds `superseded` to the states a row
     may have, and nothing else; the rows stay as they were."""

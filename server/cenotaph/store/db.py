@@ -21,8 +21,8 @@ class MetaMixin:
     """The `meta` table's key-value reads and writes, the same on every store."""
 
     def get_meta(self, key: str) -> str | None:
-        # Under the lock like every read: a read left open on the shared connection while another
-        # thread's BEGIN IMMEDIATE runs makes that write fail at once with "database is locked".
+        # Through read() like every read: a statement left open on the writer's connection while
+        # another thread's BEGIN IMMEDIATE runs makes that write fail at once ("database is locked").
         with self.read() as conn:  # type: ignore[attr-defined]
             row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
@@ -35,17 +35,20 @@ class MetaMixin:
 
 
 class Store(MetaMixin):
-    """A connection with its migrations applied. Writes go through `write()` (BEGIN IMMEDIATE,
-    so concurrent writers queue on the busy timeout instead of failing on upgrade), reads through
-    `read()` (one snapshot)."""
+    """A writer connection with its migrations applied, and reader connections beside it. Writes
+    go through `write()` (BEGIN IMMEDIATE on the writer, so concurrent writers queue on the busy
+    timeout instead of failing on upgrade), reads through `read()` (one snapshot, on a reader)."""
 
     def __init__(self, path: Path | str) -> None:
         if is_postgres_url(path):  # not a file name: SQLite would create one called that
             raise StoreUnavailable(f"{redact(str(path))} is a PostgreSQL store: open it with cenotaph.app.open_store")
         self.path = Path(path) if str(path) != ":memory:" else path
         self.conn = open_connection(path)
-        self._lock = threading.RLock()
-        self._depth = 0
+        self._lock = threading.RLock()  # the writer connection's: one write at a time in this process
+        self._local = threading.local()  # this thread's open transaction's connection
+        self._idle_readers: list[Any] = []  # reader connections between reads (see read())
+        self._readers: list[Any] = []  # every reader connection opened, to close them all
+        self._readers_lock = threading.Lock()
         self._truncate_wal = False
         self.schema_version = migrations.migrate(self.conn)
         if self.get_meta(migrations.VACUUM_PENDING):
@@ -55,7 +58,7 @@ class Store(MetaMixin):
         """Once the current write commits, copy the WAL into the file and empty it, so that the
         page images of what was just erased do not stay readable in the `-wal` file."""
         with self._lock:
-            if self._depth:
+            if self._open() is self.conn:
                 self._truncate_wal = True
             else:
                 self._checkpoint()
@@ -85,51 +88,85 @@ class Store(MetaMixin):
         self._checkpoint()
 
     def close(self) -> None:
-        with self._lock:
+        with self._lock, self._readers_lock:
+            for reader in self._readers:
+                reader.close()
+            self._readers.clear()
+            self._idle_readers.clear()
             self.conn.close()
+
+    def _open(self) -> Any:
+        """The connection of this thread's open transaction, or None outside one."""
+        return getattr(self._local, "conn", None)
+
+    @contextmanager
+    def _in(self, conn: Any, begin: str) -> Iterator[Any]:
+        """One transaction on `conn`, which this thread's nested reads and writes then share."""
+        conn.execute(begin)
+        self._local.conn = conn
+        try:
+            yield conn
+        except BaseException:
+            self._local.conn = None
+            conn.execute("ROLLBACK")
+            raise
+        self._local.conn = None
+        conn.execute("COMMIT")
 
     @contextmanager
     def write(self) -> Iterator[Any]:
+        if self._open() is self.conn:  # nested: the outer write's connection
+            yield self.conn
+            return
+        if self._open() is not None:
+            # A read's snapshot cannot become a write without failing when another process has
+            # written since: write first, or after the read.
+            raise RuntimeError("a write inside a read: the read's snapshot cannot be written from")
         with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield self.conn
-                finally:
-                    self._depth -= 1
-                return
-            self.conn.execute("BEGIN IMMEDIATE")
-            self._depth = 1
             try:
-                yield self.conn
+                with self._in(self.conn, "BEGIN IMMEDIATE") as conn:
+                    yield conn
             except BaseException:
-                self._depth = 0
                 self._truncate_wal = False
-                self.conn.execute("ROLLBACK")
                 raise
-            self._depth = 0
-            self.conn.execute("COMMIT")
             if self._truncate_wal:
                 self._truncate_wal = False
                 self._checkpoint()
 
     @contextmanager
     def read(self) -> Iterator[Any]:
-        with self._lock:
-            if self._depth:
-                yield self.conn
-                return
-            self.conn.execute("BEGIN")
-            self._depth = 1
-            try:
-                yield self.conn
-            finally:
-                self._depth = 0
-                self.conn.execute("COMMIT")
+        """One snapshot, on a reader connection of its own: WAL lets it read while this
+        process's writer waits for another process's write lock, so a read (the language
+        server's event loop does them) never queues behind a write. A :memory: store is one
+        connection's alone, so there reads share the writer's."""
+        if self._open() is not None:
+            yield self._open()
+            return
+        if str(self.path) == ":memory:":
+            with self._lock, self._in(self.conn, "BEGIN") as conn:
+                yield conn
+            return
+        reader = self._reader()
+        try:
+            with self._in(reader, "BEGIN") as conn:
+                yield conn
+        finally:
+            with self._readers_lock:
+                if reader in self._readers:  # not closed meanwhile
+                    self._idle_readers.append(reader)
+
+    def _reader(self) -> Any:
+        with self._readers_lock:
+            if self._idle_readers:
+                return self._idle_readers.pop()
+        reader = open_connection(self.path)
+        with self._readers_lock:
+            self._readers.append(reader)
+        return reader
 
     def versions(self) -> tuple[str, str]:
-        with self._lock:
-            return versions(self.conn)
+        with self.read() as conn:
+            return versions(conn)
 
     def describe(self) -> dict[str, str]:
         """What `doctor` shows of the store's engine."""

@@ -9,13 +9,16 @@ from typing import Any
 from cenotaph.store import vectors
 from cenotaph.store.dialect import per_dialect
 
+SUBSTRINGS = "memory_substrings"
+
 
 @per_dialect
 def integrity_problems(conn: Any) -> list[str]:
     """`PRAGMA integrity_check` and FTS5's own check of its index: empty when the file is sound."""
-    # A read of the FTS5 table first: on a connection whose FTS5 cache predates another
+    # A read of each FTS5 table first: on a connection whose FTS5 cache predates another
     # connection's write, the pragma's FTS5 check would report a malformed index that is not.
-    conn.execute("SELECT COUNT(*) FROM memory_fts").fetchone()
+    for table in ("memory_fts", SUBSTRINGS):
+        conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()
     found = [r[0] for r in conn.execute("PRAGMA integrity_check")]
     problems = [] if found == ["ok"] else found
     try:
@@ -23,9 +26,6 @@ def integrity_problems(conn: Any) -> list[str]:
     except Exception as exc:  # noqa: BLE001 - the binding's DatabaseError: the index is corrupt
         problems.append(f"memory_fts: {exc}")
     return problems
-
-
-SUBSTRINGS = "memory_substrings"
 
 
 @per_dialect
