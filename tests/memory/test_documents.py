@@ -91,6 +91,21 @@ def test_ingest_then_recall_finds_the_right_chunk_first_with_its_location(memory
     assert (top.location.path, top.location.start_line, top.location.end_line) == ("docs/design.md", 12, 13)
 
 
+def test_a_file_named_twice_in_one_call_is_ingested_once_and_many_files_keep_their_own_chunks(memory, tmp_path):
+    """Files are stored in order while the next ones are embedded: each file's chunks carry its
+    own vectors, and a file named again (here inside its folder) adds nothing twice."""
+    paths = [write(tmp_path, f"docs/{topic}.md", f"# {topic.title()}\n\nThe {topic} service {verb}.\n")
+             for topic, verb in [("billing", "retries invoices nightly"), ("search", "ranks with BM25"),
+                                 ("backups", "copies the store hourly"), ("deploys", "ship on Tuesdays")]]
+    report = memory.ingest(HUMAN, [str(paths[1]), str(tmp_path / "docs"), str(paths[1])], project=P, root=tmp_path)
+    assert (report.files, report.chunks_added) == (4, 4)
+    for topic, query in [("billing", "when are invoices retried"), ("backups", "how often is the store copied")]:
+        top = memory.recall(HUMAN, query, project=P, k=1).results[0]
+        assert top.location.path == f"docs/{topic}.md"
+    again = memory.ingest(HUMAN, [str(paths[1])], project=P, root=tmp_path)  # the control: a second call does read it
+    assert (again.files, again.files_unchanged, again.chunks_unchanged) == (1, 1, 1)
+
+
 def test_reingesting_unchanged_writes_nothing_and_an_edit_changes_one_chunk_only(memory, tmp_path):
     path = write(tmp_path, "docs/design.md", DESIGN)
     first = memory.ingest(HUMAN, [str(path)], project=P, root=tmp_path)

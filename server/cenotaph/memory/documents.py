@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,11 +33,15 @@ from cenotaph.nlp import chunks
 from cenotaph.nlp.embedder import EmbedderUnavailable
 from cenotaph.store import documents, memories, vectors
 from cenotaph.store.documents import ChunkRow
+from cenotaph.store.records import MemoryRow
 
 # A chunk's vector is made from its heading path and its first words, not from all of it: embedding
 # 300 words costs ≈ 10× what 48 do on one core (the model reads up to 256 tokens), which would put
 # 1,000 files past a minute; the full text is in the word index, where recall's other lane finds it.
 EMBEDDED_WORDS = 48
+# Files embedded at once during an ingest, each on one core: an ingest is a command the person
+# waits for, so it takes a second core where there is one (docs/benchmarks.md, "Documents").
+EMBEDDING_WORKERS = 2
 SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".rest", ".txt", ".text")
 MAX_BYTES = 2_000_000
 KIND = "document"
@@ -81,30 +86,34 @@ def ingest(ctx: Context, actor: Actor, paths: Iterable[str], *, project: str, ro
     ctx.analyzer.set_vocabulary(vocabulary)
     with ctx.store.read() as conn:
         known = documents.live_paths(conn, project)
-    for raw in given:
-        target = Path(raw).expanduser()
-        target = (target if target.is_absolute() else Path.cwd() / target).resolve()
-        if target.is_dir():
-            found = sorted(_documents_in(target, root, report))
-            under = _relative(target, root)
-            prefix = "" if under == "." else under.rstrip("/") + "/"
-            for rel in found:
-                _ingest_file(ctx, actor, project, root, rel, report)
-            # A file ingested before from this folder and gone from it now: all its chunks go.
-            listed = set(found)
-            for rel in sorted(p for p in known if p.startswith(prefix) and p not in listed):
-                if not (root / rel).is_file():
-                    _remove_file(ctx, actor, project, rel, report)
-        elif target.is_file():
-            rel = _relative(target, root)
-            if _readable(target, rel, report):
-                _ingest_file(ctx, actor, project, root, rel, report)
-        else:
-            rel = _relative(target, root)
-            if rel in known:
-                _remove_file(ctx, actor, project, rel, report)
+    workers = min(EMBEDDING_WORKERS, os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="cenotaph-embed") as embedding:
+        pipeline = _Pipeline(ctx, actor, project, root, report, embedding, ahead=workers)
+        for raw in given:
+            target = Path(raw).expanduser()
+            target = (target if target.is_absolute() else Path.cwd() / target).resolve()
+            if target.is_dir():
+                found = sorted(_documents_in(target, root, report))
+                under = _relative(target, root)
+                prefix = "" if under == "." else under.rstrip("/") + "/"
+                for rel in found:
+                    pipeline.ingest(rel)
+                # A file ingested before from this folder and gone from it now: all its chunks go.
+                listed = set(found)
+                for rel in sorted(p for p in known if p.startswith(prefix) and p not in listed):
+                    if not (root / rel).is_file():
+                        _remove_file(ctx, actor, project, rel, report)
+            elif target.is_file():
+                rel = _relative(target, root)
+                if _readable(target, rel, report):
+                    pipeline.ingest(rel)
             else:
-                report.missing.append(raw)
+                rel = _relative(target, root)
+                if rel in known:
+                    _remove_file(ctx, actor, project, rel, report)
+                else:
+                    report.missing.append(raw)
+        pipeline.finish()
     return report
 
 
@@ -205,27 +214,68 @@ def _plan(old: list[ChunkRow], hashes: dict[int, str], new: list[chunks.Chunk]) 
     return plan
 
 
-def _ingest_file(ctx: Context, actor: Actor, project: str, root: Path, rel: str, report: IngestReport) -> None:
-    path = Path(rel) if Path(rel).is_absolute() else root / rel
-    text = path.read_bytes().decode("utf-8", "replace")
-    new = [c for c in chunks.split(text, chunks.format_of(rel)) if c.text.strip()]
-    with ctx.store.read() as conn:
-        old = documents.of_path(conn, project, rel)
-        rows = {r.memory_id: memories.current(conn, r.memory_id) for r in old}
-    plan = _plan(old, {mid: row.content_hash for mid, row in rows.items() if row is not None}, new)
-    # Only text not stored yet is screened: an unchanged chunk was screened when it went in.
-    plan.changed = [entry for entry in plan.changed if _no_secret(rel, entry[1], report)]
-    plan.added = [entry for entry in plan.added if _no_secret(rel, entry[0], report)]
-    report.files += 1
-    if not plan.changed and not plan.added and not plan.gone:
-        report.files_unchanged += 1
-    texts = [c.text for _, c, _ in plan.changed] + [c.text for c, _ in plan.added]
-    leads = [_lead(c) for _, c, _ in plan.changed] + [_lead(c) for c, _ in plan.added]
+@dataclass(slots=True)
+class _Prepared:
+    """A file read, chunked, planned against the store and screened; its leads being embedded."""
+    rel: str
+    plan: _Plan
+    rows: dict[int, MemoryRow | None]
+    texts: list[str]
+    embedded: Future[Any] | None
+
+
+class _Pipeline:
+    """Files stored one after another, in order, while the next files' leads are embedded on
+    worker threads (onnxruntime runs without the GIL): the analysis and the write of one file
+    overlap the embedding of the next ones, which is most of a cold ingest's time."""
+
+    def __init__(self, ctx: Context, actor: Actor, project: str, root: Path, report: IngestReport,
+                 embedding: ThreadPoolExecutor, ahead: int) -> None:
+        self.ctx, self.actor, self.project, self.root, self.report = ctx, actor, project, root, report
+        self.embedding, self.ahead = embedding, ahead
+        self.pending: deque[_Prepared] = deque()
+        self.seen: set[str] = set()  # a file named twice in one call (a folder and a file in it) once
+
+    def ingest(self, rel: str) -> None:
+        if rel in self.seen:
+            return
+        self.seen.add(rel)
+        self.pending.append(self._prepare(rel))
+        while len(self.pending) > self.ahead:
+            _store_file(self.ctx, self.actor, self.project, self.pending.popleft(), self.report)
+
+    def finish(self) -> None:
+        while self.pending:
+            _store_file(self.ctx, self.actor, self.project, self.pending.popleft(), self.report)
+
+    def _prepare(self, rel: str) -> _Prepared:
+        ctx, project, report = self.ctx, self.project, self.report
+        path = Path(rel) if Path(rel).is_absolute() else self.root / rel
+        text = path.read_bytes().decode("utf-8", "replace")
+        new = [c for c in chunks.split(text, chunks.format_of(rel)) if c.text.strip()]
+        with ctx.store.read() as conn:
+            old = documents.of_path(conn, project, rel)
+            rows = {r.memory_id: memories.current(conn, r.memory_id) for r in old}
+        plan = _plan(old, {mid: row.content_hash for mid, row in rows.items() if row is not None}, new)
+        # Only text not stored yet is screened: an unchanged chunk was screened when it went in.
+        plan.changed = [entry for entry in plan.changed if _no_secret(rel, entry[1], report)]
+        plan.added = [entry for entry in plan.added if _no_secret(rel, entry[0], report)]
+        report.files += 1
+        if not plan.changed and not plan.added and not plan.gone:
+            report.files_unchanged += 1
+        texts = [c.text for _, c, _ in plan.changed] + [c.text for c, _ in plan.added]
+        leads = [_lead(c) for _, c, _ in plan.changed] + [_lead(c) for c, _ in plan.added]
+        embedded = self.embedding.submit(ctx.embedder.embed, leads) if leads else None
+        return _Prepared(rel=rel, plan=plan, rows=rows, texts=texts, embedded=embedded)
+
+
+def _store_file(ctx: Context, actor: Actor, project: str, prepared: _Prepared, report: IngestReport) -> None:
+    rel, plan, rows = prepared.rel, prepared.plan, prepared.rows
+    analyses = [ctx.analyzer.analyze(t) for t in prepared.texts]
     try:
-        embedded = ctx.embedder.embed(leads) if leads else []
+        embedded = prepared.embedded.result() if prepared.embedded is not None else []
     except EmbedderUnavailable as exc:
         raise Unavailable(str(exc), field="model") from exc
-    analyses = [ctx.analyzer.analyze(t) for t in texts]
     now = ctx.now()
     with ctx.store.write() as tx:
         use_vectors = ctx.vectors_current()
