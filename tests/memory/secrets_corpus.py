@@ -82,6 +82,8 @@ LOOK_ALIKES: list[tuple[str, str]] = [
     ("git URLs", "clone https://github.com/acme/shop.git, or ssh git@github.com:acme/shop"),
     ("URL without a password then an address", "postgres://localhost:5432/db, mail ops@example.com"),
     ("URL with a templated password", "the DSN is postgres://app:${DB_PASSWORD}@db:5432/app"),
+    ("URL with an elided password", "CENOTAPH_STORE=postgresql://postgres:…@127.0.0.1:55432/postgres"),
+    ("URL with dots for the password", "connect with postgres://app:...@db.internal/app and the vault's password"),
     ("example AWS ARN", "role arn:aws:iam::123456789012:role/deploy assumes the bucket policy"),
 ]
 

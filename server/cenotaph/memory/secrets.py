@@ -54,8 +54,9 @@ _ID_NAME = re.compile(r"(?i)(^|[_.-])(h\d|id|ids|sha\d*|hash|digest|checksum|int
                       r"guid|nonce_?hex|version|ref|oid|fingerprint|url|uri|path|file|name|image|module)$")
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _INTEGRITY = re.compile(r"(?i)^(sha1|sha256|sha384|sha512|md5)[-_:]")
+# An ellipsis (`…`, `...`) is a value left out on purpose: no generated secret holds one.
 _PLACEHOLDER = re.compile(r"(?i)(example|placeholder|dummy|changeme|redacted|x{6,}|\*{4,}|your[_-]|<[^>]*>|"
-                          r"^\$|\$\{|\{\{|%\()")
+                          r"^\$|\$\{|\{\{|%\(|…|\.{3})")
 _BASE64_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_="
 # A value of n characters cannot exceed log2(n) bits per character: short random tokens are held
 # to a share of that bound, long ones to detect-secrets' default base64 limit.
