@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import stat
 import subprocess
 import sys
@@ -57,6 +58,20 @@ async def test_good_token_serves_the_tools(endpoint, memory):
     assert {"briefing", "recall", "check_approaches"} <= names
     assert stored.structured_content["stored"] is True
     assert memory.get(stored.structured_content["id"]).actor == "mcp:http-agent"
+
+
+async def test_answers_leave_without_waiting_for_the_clients_ack(endpoint):
+    """Each connection sends with TCP_NODELAY: otherwise the last piece of every answer on a
+    kept-alive connection waits for the client's delayed ACK (40 ms a call on Linux)."""
+    async with httpx2.AsyncClient(timeout=10) as http:
+        for _ in range(2):  # the second request reuses the connection
+            answer = await http.post(endpoint.url, json=INITIALIZE,
+                                     headers={**MCP_HEADERS, "Authorization": f"Bearer {endpoint.token}"})
+            assert answer.status_code == 200
+        connections = list(endpoint._server.server_state.connections)
+        sockets = [c.transport.get_extra_info("socket") for c in connections]
+        assert len(sockets) == 1  # the control: the client's kept-alive connection, still open
+        assert all(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) for s in sockets)
 
 
 async def test_requests_without_the_right_token_get_401(endpoint):
