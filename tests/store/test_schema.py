@@ -153,6 +153,38 @@ def test_a_read_does_not_wait_for_a_write_that_waits_for_another_process(tmp_pat
         assert conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 2
 
 
+def test_a_burst_of_concurrent_reads_leaves_a_few_reader_connections_open(tmp_path: Path):
+    import threading
+
+    from cenotaph.store.db import IDLE_READERS
+
+    store = Store(tmp_path / "s.db")
+    # The store's own list: SQLite keeps a closed connection's file descriptor for reuse while
+    # others hold the file, so descriptors do not show a close.
+    readers = IDLE_READERS * 2
+    inside, counted = threading.Barrier(readers + 1), threading.Event()
+
+    def read() -> None:
+        with store.read() as conn:
+            conn.execute("SELECT COUNT(*) FROM memories").fetchone()
+            inside.wait(10)
+            counted.wait(10)
+
+    threads = [threading.Thread(target=read) for _ in range(readers)]
+    for thread in threads:
+        thread.start()
+    inside.wait(10)
+    during = len(store._readers)
+    counted.set()
+    for thread in threads:
+        thread.join(10)
+    assert during == readers  # the control: one reader per concurrent read
+    assert len(store._readers) == IDLE_READERS
+    with store.read() as conn:  # a kept reader serves the next read
+        assert conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 0
+    assert len(store._readers) == IDLE_READERS
+
+
 def test_reads_nest_in_writes_and_writes_never_in_reads(tmp_path: Path):
     store = Store(tmp_path / "s.db")
     with store.write() as conn:

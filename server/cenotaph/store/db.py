@@ -16,6 +16,11 @@ from cenotaph.store.dialect import is_postgres_url, redact
 
 log = logging.getLogger(__name__)
 
+# Reader connections kept open between reads. A burst of concurrent reads (the MCP tools run on a
+# pool of worker threads) opens more, and those close after their read: each holds its own page
+# cache and a copy of sqlite-vec's state.
+IDLE_READERS = 4
+
 
 class MetaMixin:
     """The `meta` table's key-value reads and writes, the same on every store."""
@@ -151,9 +156,7 @@ class Store(MetaMixin):
             with self._in(reader, "BEGIN") as conn:
                 yield conn
         finally:
-            with self._readers_lock:
-                if reader in self._readers:  # not closed meanwhile
-                    self._idle_readers.append(reader)
+            self._give_back(reader)
 
     def _reader(self) -> Any:
         with self._readers_lock:
@@ -163,6 +166,16 @@ class Store(MetaMixin):
         with self._readers_lock:
             self._readers.append(reader)
         return reader
+
+    def _give_back(self, reader: Any) -> None:
+        with self._readers_lock:
+            if reader not in self._readers:  # closed with the store meanwhile
+                return
+            if len(self._idle_readers) < IDLE_READERS:
+                self._idle_readers.append(reader)
+                return
+            self._readers.remove(reader)
+        reader.close()
 
     def versions(self) -> tuple[str, str]:
         with self.read() as conn:
