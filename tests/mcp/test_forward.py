@@ -122,6 +122,11 @@ def _rss_mb(pid: int) -> float:
     raise AssertionError("no VmRSS")
 
 
+def _loads_numpy(pid: int) -> bool:
+    """Whether the process has numpy's native code mapped (the embedder's stack brings it)."""
+    return "/numpy/" in Path(f"/proc/{pid}/maps").read_text()
+
+
 def _logged_actions(db_path: Path) -> list[tuple[str, str]]:
     store = open_store(db_path)
     try:
@@ -149,6 +154,7 @@ async def test_mcp_forwards_to_the_language_server_and_stays_small(language_serv
             graveyard = (await client.read_resource("cenotaph://graveyard")).contents[0].text
             checks = await client.call_tool("check_approaches", {"names": ["left-pad", "is-odd"]})
             rss = _rss_mb(_stdio_process())
+            numpy_loaded = _loads_numpy(_stdio_process())
     stderr = (tmp_path / "mcp.err").read_text()
     assert {"briefing", "recall", "check_approaches"} <= tools
     assert prompts == {"session-start", "before-adding-a-dependency", "wrap-up"}
@@ -159,6 +165,7 @@ async def test_mcp_forwards_to_the_language_server_and_stays_small(language_serv
     assert f"(pid {language_server.process.pid})" in stderr and "forwarding MCP" in stderr
     assert "loading the models" not in stderr
     assert rss <= FORWARDING_RSS_LIMIT_MB, f"the forwarding process holds {rss:.0f} MB"
+    assert not numpy_loaded  # 13 MB the relay never uses
     # The language server did the write, with the agent's own name on it.
     assert ("mcp:forwarded-agent", "abandon") in _logged_actions(db_path)
 
@@ -178,6 +185,7 @@ async def test_mcp_serves_itself_when_the_language_server_goes_away(language_ser
             after = await client.call_tool("abandon", {"name": "left-pad", "reason": "one line of code"})
             checks = await client.call_tool("check_approaches", {"names": ["left-pad"]})
             grown = _rss_mb(_stdio_process())
+            numpy_loaded = _loads_numpy(_stdio_process())
     stderr = (tmp_path / "mcp.err").read_text()
     assert before.structured_content["results"][0]["status"] == "clear"
     assert not after.is_error, after.content
@@ -185,6 +193,7 @@ async def test_mcp_serves_itself_when_the_language_server_goes_away(language_ser
     assert "serving MCP from this process" in stderr
     # Positive control for the RSS check above: serving here does load the models.
     assert small <= FORWARDING_RSS_LIMIT_MB < grown
+    assert numpy_loaded  # the control for the forwarding test's numpy check
     # The replayed `initialize` kept the agent's name.
     assert ("mcp:forwarded-agent", "abandon") in _logged_actions(db_path)
 

@@ -9,8 +9,10 @@ import logging
 import threading
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported with the model: `cenotaph mcp` forwarding reads DEFAULT_MODEL only
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +107,8 @@ class Embedder:
                     model = TextEmbedding(model_name=self.model_name, threads=self.threads, local_files_only=True)
             except Exception as exc:  # noqa: BLE001 - any loader failure means the same to the user
                 raise EmbedderUnavailable(f"cannot load embedding model {self.model_name!r}: {exc}") from exc
+            import numpy as np
+
             probe = np.asarray(next(iter(model.embed(["probe"]))), dtype=np.float32)
             self._dim = int(probe.shape[0])
             self._model = model
@@ -113,6 +117,8 @@ class Embedder:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Unit vectors, one row per text."""
+        import numpy as np
+
         model = self._model or self._load()
         vectors = np.asarray(list(model.embed(texts, batch_size=max(1, min(len(texts), 64)))), dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
