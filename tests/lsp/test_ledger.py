@@ -109,6 +109,27 @@ async def test_the_ledger_lists_judges_and_refreshes(memory, serve, tmp_path):
                                        "Show why 'onnxruntime' was abandoned", "Share 'onnxruntime' with the team"]
 
 
+async def test_a_burst_of_changes_ends_with_the_ledger_as_of_the_last(memory, serve, tmp_path):
+    """The ledger re-renders off the event loop, one render at a time; changes made while one
+    runs make it render again, so the last word the client gets is the store's last state."""
+    folder = project_folder(tmp_path, "app", PROJECT)
+    session = await serve([folder])
+    changes: list = []
+    session.client.feature("cenotaph/ledgerDidChange")(lambda params: changes.append(params))
+    ledger = await session.client.protocol.send_request_async("cenotaph/ledger", {"project": PROJECT})
+    assert ledger.counts.graveyard == 0
+    for n in range(8):  # another process's writes, one after another
+        memory.abandon(HUMAN, f"pkg-{n}", reason=f"reason {n}", project=PROJECT)
+    last = memory.change_seq()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 20
+    while not any(c.seq >= last for c in changes):
+        assert loop.time() < deadline, f"no ledgerDidChange as of event {last}: {changes}"
+        await asyncio.sleep(0.02)
+    fresh = await session.client.protocol.send_request_async("cenotaph/ledger", {"project": PROJECT})
+    assert fresh.counts.graveyard == 8 and fresh.seq == changes[-1].seq
+
+
 def _candidate(name: str, reason: str, confidence: float, replacement: str | None = None):
     from cenotaph.memory.candidates import Candidate, Evidence
 

@@ -85,6 +85,8 @@ class CenotaphServer(LanguageServer):
         # data per approach then)
         self.verdicts: tuple[Any, dict[Any, Any], dict[Any, Any]] = (-1, {}, {})
         self.ledgers: dict[str, tuple[str, str]] = {}  # ledger URI the client asked for → (project, text sent)
+        self.ledger_refreshing = False  # a re-render of the ledgers is running (ledger.notify_changed)
+        self.ledger_stale = False  # and the store changed again meanwhile
         self.seen_seq = 0  # the event log position the open documents reflect
         self.seen_generation = -1  # the shared folders' state the open documents reflect
         self.shared_problem_uris: set[str] = set()  # shared files published with a problem
