@@ -6,9 +6,12 @@ PostgreSQL alone."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
-from collections.abc import Iterator
+import threading
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -120,6 +123,31 @@ def memory(db_path: Path | str, embedder: Embedder, analyzer: Analyzer, clock: C
     store = open_store(db_path)
     yield Memory(Context(store=store, embedder=embedder, analyzer=analyzer, clock=clock))
     store.close()
+
+
+@asynccontextmanager
+async def write_lock_held(db_path: Path | str, *, at_most: float) -> AsyncIterator[None]:
+    """Another connection to the store (as another process's would) holds its write lock until
+    the block ends, or for `at_most` seconds if that comes first."""
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        other = open_store(db_path)
+        try:
+            with other.write():
+                held.set()
+                release.wait(at_most)
+        finally:
+            other.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert await asyncio.to_thread(held.wait, 30)
+        yield
+    finally:
+        release.set()
+        await asyncio.to_thread(holder.join)
 
 
 def cli_store(cli_env: dict[str, str]) -> Path | str:

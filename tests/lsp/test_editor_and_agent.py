@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
-import threading
 import time
 from pathlib import Path
 
@@ -18,8 +17,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
 
-from cenotaph.app import open_store
-from tests.conftest import HUMAN
+from tests.conftest import HUMAN, write_lock_held
 from tests.lsp.conftest import PROJECT, abandoned, load_schema, project_folder
 
 HOLD_SECONDS = 10  # how long the other writer holds the lock at most
@@ -92,21 +90,7 @@ async def test_the_editor_answers_while_a_write_waits_for_another_writer(memory,
     await session.diagnostics(uri, lambda d: bool(abandoned(d, "left-pad")))
     # A first write loads the model, so that the one below waits on the lock alone.
     await session.execute("cenotaph.remember", {"text": "The release job signs artifacts.", "project": PROJECT})
-    held, release = threading.Event(), threading.Event()
-
-    def hold_the_write_lock() -> None:
-        other = open_store(db_path)
-        try:
-            with other.write():
-                held.set()
-                release.wait(HOLD_SECONDS)
-        finally:
-            other.close()
-
-    holder = threading.Thread(target=hold_the_write_lock)
-    holder.start()
-    try:
-        assert await asyncio.to_thread(held.wait, 30)
+    async with write_lock_held(db_path, at_most=HOLD_SECONDS):
         remember = asyncio.ensure_future(session.execute(
             "cenotaph.remember", {"text": "The deploy key rotates monthly.", "project": PROJECT}))
         await asyncio.sleep(0.5)  # the command is in its worker thread, waiting for the lock
@@ -114,9 +98,6 @@ async def test_the_editor_answers_while_a_write_waits_for_another_writer(memory,
         hover = await asyncio.wait_for(session.hover(uri, 0, 2), HOLD_SECONDS / 2)
         answered = time.monotonic() - started
         assert not remember.done()  # the control: the write really was waiting meanwhile
-    finally:
-        release.set()
-        holder.join()
     assert isinstance(hover, types.Hover) and "one line of code" in hover.contents.value
     assert answered < HOLD_SECONDS / 2
     stored = await asyncio.wait_for(remember, 30)

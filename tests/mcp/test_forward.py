@@ -9,7 +9,6 @@ import json
 import os
 import signal
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +24,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import Implementation
 
-from tests.conftest import CENOTAPH
+from tests.conftest import CENOTAPH, write_lock_held
 
 PROJECT = "acme/forwarded"
 # The models and spaCy alone take ≈ 400 MB; the bridge needs the interpreter and the stdlib.
@@ -231,26 +230,12 @@ async def test_mcp_leaves_a_long_call_alone_while_the_server_answers_its_pings(l
     the write lock, held by another writer) is still the forwarded server's to answer."""
     await language_server.endpoint_file()
     client, log = _agent(folder, db_path, cli_env, tmp_path / "mcp.err", mode="legacy")
-    held = threading.Event()
-
-    def hold_the_write_lock() -> None:
-        store = open_store(db_path)
-        try:
-            with store.write():
-                held.set()
-                time.sleep(HEARTBEAT_SECONDS * 2.5)
-        finally:
-            store.close()
-
     with log:
         async with client:
-            holder = threading.Thread(target=hold_the_write_lock)
-            holder.start()
-            assert await asyncio.to_thread(held.wait, 30)
-            started = time.monotonic()
-            slow = await client.call_tool("abandon", {"name": "is-odd", "reason": "a modulo"})
-            waited = time.monotonic() - started
-            holder.join()
+            async with write_lock_held(db_path, at_most=HEARTBEAT_SECONDS * 2.5):
+                started = time.monotonic()
+                slow = await client.call_tool("abandon", {"name": "is-odd", "reason": "a modulo"})
+                waited = time.monotonic() - started
     stderr = (tmp_path / "mcp.err").read_text()
     assert waited > HEARTBEAT_SECONDS * 2  # it did wait past a ping or two
     assert not slow.is_error, slow.content
