@@ -1,3 +1,4 @@
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -129,8 +130,6 @@ def test_failed_write_rolls_back_everything(tmp_path: Path):
 def test_a_read_does_not_wait_for_a_write_that_waits_for_another_process(tmp_path: Path):
     """This process's writer waits on another connection's write lock; a read in another thread
     answers meanwhile, from the last commit, and the write lands once the lock is free."""
-    import threading
-
     store, other = Store(tmp_path / "s.db"), Store(tmp_path / "s.db")
     with store.write() as conn:
         memories.insert(conn, _row(1, "committed before"))
@@ -154,8 +153,6 @@ def test_a_read_does_not_wait_for_a_write_that_waits_for_another_process(tmp_pat
 
 
 def test_a_burst_of_concurrent_reads_leaves_a_few_reader_connections_open(tmp_path: Path):
-    import threading
-
     from cenotaph.store.db import IDLE_READERS
 
     store = Store(tmp_path / "s.db")

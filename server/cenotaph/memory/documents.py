@@ -242,11 +242,14 @@ class _Pipeline:
         self.seen.add(rel)
         self.pending.append(self._prepare(rel))
         while len(self.pending) > self.ahead:
-            _store_file(self.ctx, self.actor, self.project, self.pending.popleft(), self.report)
+            self._store_next()
 
     def finish(self) -> None:
         while self.pending:
-            _store_file(self.ctx, self.actor, self.project, self.pending.popleft(), self.report)
+            self._store_next()
+
+    def _store_next(self) -> None:
+        _store_file(self.ctx, self.actor, self.project, self.pending.popleft(), self.report)
 
     def _prepare(self, rel: str) -> _Prepared:
         ctx, project, report = self.ctx, self.project, self.report

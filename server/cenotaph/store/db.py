@@ -112,18 +112,19 @@ class Store(MetaMixin):
         try:
             yield conn
         except BaseException:
-            self._local.conn = None
             conn.execute("ROLLBACK")
             raise
-        self._local.conn = None
+        finally:
+            self._local.conn = None
         conn.execute("COMMIT")
 
     @contextmanager
     def write(self) -> Iterator[Any]:
-        if self._open() is self.conn:  # nested: the outer write's connection
-            yield self.conn
+        outer = self._open()
+        if outer is self.conn:  # nested: the outer write's connection
+            yield outer
             return
-        if self._open() is not None:
+        if outer is not None:
             # A read's snapshot cannot become a write without failing when another process has
             # written since: write first, or after the read.
             raise RuntimeError("a write inside a read: the read's snapshot cannot be written from")
@@ -144,8 +145,9 @@ class Store(MetaMixin):
         process's writer waits for another process's write lock, so a read (the language
         server's event loop does them) never queues behind a write. A :memory: store is one
         connection's alone, so there reads share the writer's."""
-        if self._open() is not None:
-            yield self._open()
+        outer = self._open()
+        if outer is not None:
+            yield outer
             return
         if str(self.path) == ":memory:":
             with self._lock, self._in(self.conn, "BEGIN") as conn:
