@@ -1,4 +1,4 @@
-"""Compaction: where its cosine threshold (memory/compaction.py: COMPACT_SIMILARITY) comes from,
+"""Compaction: where its cosine threshold (memory/knowledge/compaction.py: COMPACT_SIMILARITY) comes from,
 and how long `cenotaph compact` takes to find clusters.
 
 Threshold.
@@ -28,14 +28,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from perf import PROJECT, commit_measured, snapshot, stats  # noqa: E402
-
 from cenotaph import paths  # noqa: E402
 from cenotaph.memory.context import Context  # noqa: E402
 from cenotaph.memory.service import Memory  # noqa: E402
 from cenotaph.nlp.analysis import Analyzer  # noqa: E402
 from cenotaph.nlp.embedder import Embedder  # noqa: E402
 from cenotaph.store.db import Store  # noqa: E402
+from perf import PROJECT, commit_measured, snapshot, stats  # noqa: E402
 
 SAME = [
     ("The CI runs on GitHub Actions with Python 3.11 and 3.12.",

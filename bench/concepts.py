@@ -23,17 +23,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from perf import ACTOR, CAUSES, PROJECT, QUERIES, SUBJECTS, build_store, commit_measured, stats  # noqa: E402
-
 from cenotaph import paths  # noqa: E402
-from cenotaph.memory import concepts  # noqa: E402
 from cenotaph.memory.context import Context  # noqa: E402
+from cenotaph.memory.core import concepts  # noqa: E402
 from cenotaph.memory.service import Memory  # noqa: E402
 from cenotaph.nlp import analysis  # noqa: E402
 from cenotaph.nlp.analysis import Analyzer  # noqa: E402
 from cenotaph.nlp.embedder import Embedder  # noqa: E402
 from cenotaph.store.backup import copy as snapshot  # noqa: E402
 from cenotaph.store.db import Store  # noqa: E402
+from perf import ACTOR, CAUSES, PROJECT, QUERIES, SUBJECTS, build_store, commit_measured, stats  # noqa: E402
 
 # Verdicts a person might give on the bench's vocabulary, and queries that name their aliases.
 MERGES = [("db", "database"), ("ci", "ci pipeline"), ("gw", "api gateway"), ("cert", "certificate")]

@@ -19,14 +19,13 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from perf import ACTOR, PROJECT, commit_measured, sentence  # noqa: E402
-
 from cenotaph.memory.context import Context  # noqa: E402
-from cenotaph.memory.importing import ImportItem  # noqa: E402
+from cenotaph.memory.operations.importing import ImportItem  # noqa: E402
 from cenotaph.memory.service import Memory  # noqa: E402
 from cenotaph.nlp.analysis import Analyzer  # noqa: E402
 from cenotaph.nlp.embedder import Embedder  # noqa: E402
 from cenotaph.store.db import Store  # noqa: E402
+from perf import ACTOR, PROJECT, commit_measured, sentence  # noqa: E402
 
 
 def main() -> None:

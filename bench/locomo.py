@@ -36,8 +36,8 @@ from multiprocessing.pool import Pool
 from pathlib import Path
 
 from cenotaph.memory.context import Context
+from cenotaph.memory.core.recall import Rules
 from cenotaph.memory.models import Actor
-from cenotaph.memory.recall import Rules
 from cenotaph.memory.service import Memory
 from cenotaph.nlp.analysis import Analyzer
 from cenotaph.nlp.embedder import Embedder

@@ -25,8 +25,8 @@ from pathlib import Path
 
 from cenotaph import paths
 from cenotaph.memory.context import Context
-from cenotaph.memory.importing import ImportItem
 from cenotaph.memory.models import Actor
+from cenotaph.memory.operations.importing import ImportItem
 from cenotaph.memory.service import Memory
 from cenotaph.nlp.analysis import Analyzer
 from cenotaph.nlp.embedder import Embedder

@@ -1,4 +1,4 @@
-"""Cost of the repository's shared folder (`.cenotaph/`, memory/shared.py) on the paths that run
+"""Cost of the repository's shared folder (`.cenotaph/`, memory/team/folder.py) on the paths that run
 often: the state check every live-refresh round and every graveyard lookup make (a stat of the
 folder's files, nothing read when nothing changed), `check_approaches` and recall with the folder attached
 against the same store without it, reading the whole folder and a pull that changes one file, and
@@ -18,14 +18,22 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from perf import ACTOR, PROJECT, QUERIES, commit_measured, sentence, stats  # noqa: E402
-
 from cenotaph.memory.context import Context  # noqa: E402
 from cenotaph.memory.service import Memory  # noqa: E402
-from cenotaph.memory.shared import SharedApproach, SharedNote, approach_path, load, memory_path, render_approach, render_note, write  # noqa: E402,E501
+from cenotaph.memory.team.folder import (  # noqa: E402,E501
+    SharedApproach,
+    SharedNote,
+    approach_path,
+    load,
+    memory_path,
+    render_approach,
+    render_note,
+    write,
+)
 from cenotaph.nlp.analysis import Analyzer  # noqa: E402
 from cenotaph.nlp.embedder import Embedder  # noqa: E402
 from cenotaph.store.db import Store  # noqa: E402
+from perf import ACTOR, PROJECT, QUERIES, commit_measured, sentence, stats  # noqa: E402
 
 SHARED_AT = "2026-03-01T12:00:00.000000Z"
 

@@ -12,10 +12,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from cenotaph import __version__, project as project_resolution
+from cenotaph import __version__
+from cenotaph import project as project_resolution
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import COMPILE_TARGETS, KINDS, OUTCOMES, Actor, ContradictionView, RecallResponse, as_json
-from cenotaph.memory.shared import source_of
+from cenotaph.memory.team.folder import source_of
 from cenotaph.nlp.names import ECOSYSTEMS
 from cenotaph.store.connect import StoreUnavailable
 from cenotaph.store.migrations import SchemaTooNew
@@ -284,8 +285,8 @@ def _memory_line(row) -> str:
 
 def _outcome(result) -> str:
     """One line for whatever a verb returned: the changed record, or the proposal it became."""
-    from cenotaph.memory.compaction import CompactResult
-    from cenotaph.memory.compile import CompileWrite
+    from cenotaph.memory.knowledge.compaction import CompactResult
+    from cenotaph.memory.policy.compile import CompileWrite
     from cenotaph.store.records import MemoryRow, ProposalRow, SuppressionRow
 
     if isinstance(result, ProposalRow):
@@ -446,7 +447,7 @@ def cmd_restore(args: argparse.Namespace, memory) -> None:
 
 def cmd_migrate_store(args: argparse.Namespace, memory) -> None:
     from cenotaph.app import open_store
-    from cenotaph.memory.migrate_store import target_path
+    from cenotaph.memory.operations.migrate_store import target_path
 
     target = open_store(target_path(args.to))
     try:
@@ -740,7 +741,7 @@ def cmd_feed(args: argparse.Namespace, memory) -> None:
             raise CommandFailed
     else:
         root = _repository_root()
-        from cenotaph.memory.feeds import suggest
+        from cenotaph.memory.knowledge.feeds import suggest
 
         found = suggest(root)
         _emit(args, {"suggestions": found}, "\n".join(f"{s.package} ({s.ecosystem}): cenotaph feed add {s.url}"
@@ -768,7 +769,7 @@ def _cluster_lines(cluster, *, full: bool = False) -> list[str]:
 
 
 def cmd_compact(args: argparse.Namespace, memory) -> None:
-    from cenotaph.memory.compaction import DEFAULT_OLDER_THAN_DAYS
+    from cenotaph.memory.knowledge.compaction import DEFAULT_OLDER_THAN_DAYS
 
     project = _project(args)
     if args.older_than is None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import asyncio
 
+from cenotaph.lsp.convert import plain
 from lsprotocol import types
 
 from tests.conftest import AGENT, HUMAN
-from cenotaph.lsp.convert import plain
 from tests.lsp.conftest import PROJECT, conforms, project_folder
 
 
@@ -131,7 +131,7 @@ async def test_a_burst_of_changes_ends_with_the_ledger_as_of_the_last(memory, se
 
 
 def _candidate(name: str, reason: str, confidence: float, replacement: str | None = None):
-    from cenotaph.memory.candidates import Candidate, Evidence
+    from cenotaph.memory.mining.candidates import Candidate, Evidence
 
     return Candidate(name=name, ecosystem="pypi", reason=reason, confidence=confidence, replacement=replacement,
                      evidence=(Evidence(origin="claude", role="rejected", ref="s1/u1/t1", summary=f"no {name}",

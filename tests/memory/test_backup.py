@@ -9,14 +9,14 @@ import sys
 import textwrap
 
 import pytest
-
-from cenotaph.memory import audit
 from cenotaph.memory.context import Context
+from cenotaph.memory.core import audit
 from cenotaph.memory.errors import Conflict, InvalidInput
 from cenotaph.memory.service import Memory
-from cenotaph.store.connect import open_connection
 from cenotaph.store import blessings
+from cenotaph.store.connect import open_connection
 from cenotaph.store.db import Store
+
 from tests.conftest import HUMAN
 
 P = "github.com/acme/app"

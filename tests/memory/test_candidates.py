@@ -2,12 +2,12 @@
 rejects (a dismissal keyed on the name keeps it from being proposed again)."""
 
 import pytest
-
-from cenotaph.memory.candidates import Candidate, Evidence
 from cenotaph.memory.context import Context
+from cenotaph.memory.errors import Conflict, InvalidInput
+from cenotaph.memory.mining.candidates import Candidate, Evidence
 from cenotaph.memory.service import Memory
 from cenotaph.store.db import Store
-from cenotaph.memory.errors import Conflict, InvalidInput
+
 from tests.conftest import AGENT, HUMAN
 
 MINER = HUMAN

@@ -7,10 +7,10 @@ import json
 
 import numpy as np
 import pytest
-from cenotaph.memory import compaction
 from cenotaph.memory.context import Context, format_time
+from cenotaph.memory.core.remember import CONTRADICTION_SIMILARITY, DUPLICATE_SIMILARITY
 from cenotaph.memory.errors import Conflict, NotFound
-from cenotaph.memory.remember import CONTRADICTION_SIMILARITY, DUPLICATE_SIMILARITY
+from cenotaph.memory.knowledge import compaction
 from cenotaph.memory.service import Memory
 from cenotaph.store import events
 from cenotaph.store.db import Store

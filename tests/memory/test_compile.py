@@ -9,10 +9,10 @@ import re
 from pathlib import Path
 
 import pytest
-
-from cenotaph.memory import lessons as lesson_rules
-from cenotaph.memory.compile import CompileWrite, instructions
 from cenotaph.memory.errors import Conflict
+from cenotaph.memory.policy import lessons as lesson_rules
+from cenotaph.memory.policy.compile import CompileWrite, instructions
+
 from tests.conftest import AGENT, HUMAN
 
 P = "github.com/acme/crawler"
@@ -188,7 +188,7 @@ def test_lint_targets_take_only_their_ecosystem_and_keep_a_persons_entries(memor
 
 
 def test_a_skill_cenotaph_wrote_for_a_topic_that_is_gone_is_removed_and_a_persons_is_kept(memory, repo):
-    from cenotaph.memory.compile.skills import GENERATED
+    from cenotaph.memory.policy.compile.skills import GENERATED
 
     skills = repo / ".claude" / "skills"
     (skills / "old-topic").mkdir(parents=True)

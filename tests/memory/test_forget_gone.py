@@ -104,7 +104,7 @@ def test_upgrading_an_old_store_scrubs_what_its_forget_left_and_the_chain_still_
     with monkeypatch.context() as patched:
         patched.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:3])
         # Nor had it concepts or summaries: their tables came later.
-        from cenotaph.memory import concepts, lifecycle
+        from cenotaph.memory.core import concepts, lifecycle
         from cenotaph.store import concepts as store_concepts
         patched.setattr(concepts, "attach", lambda *_: None)
         patched.setattr(concepts, "expansions", lambda *_: {})

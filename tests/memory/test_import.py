@@ -5,10 +5,10 @@ a bad item refused by position and field while the others go in."""
 from __future__ import annotations
 
 import numpy as np
-
 from cenotaph.memory.context import content_hash
-from cenotaph.memory.importing import ImportItem, read_jsonl
+from cenotaph.memory.operations.importing import ImportItem, read_jsonl
 from cenotaph.store import vectors
+
 from tests.conftest import HUMAN
 
 P = "github.com/acme/app"

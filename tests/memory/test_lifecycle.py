@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from cenotaph.memory import compaction
 from cenotaph.memory.context import content_hash
+from cenotaph.memory.core.lifecycle import TRANSITIONS
 from cenotaph.memory.errors import Conflict
-from cenotaph.memory.lifecycle import TRANSITIONS
+from cenotaph.memory.knowledge import compaction
 from cenotaph.memory.models import ForgetPreview
 from cenotaph.store import memories
 
@@ -27,7 +26,7 @@ EXPECTED_TABLE = {
     ("archived", "forget"): True,
     ("deleted", "deprioritise"): False, ("deleted", "archive"): False, ("deleted", "reinstate"): False,
     ("deleted", "forget"): False,
-    # A summary stands for it (memory/compaction.py); a person may still reinstate, deprioritise or
+    # A summary stands for it (memory/knowledge/compaction.py); a person may still reinstate, deprioritise or
     # forget it, and it comes back by itself when the summary goes.
     ("superseded", "deprioritise"): True, ("superseded", "archive"): False, ("superseded", "reinstate"): True,
     ("superseded", "forget"): True,

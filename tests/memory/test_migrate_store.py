@@ -10,7 +10,7 @@ import pytest
 from cenotaph.app import open_store
 from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Conflict, InvalidInput
-from cenotaph.memory.migrate_store import target_path
+from cenotaph.memory.operations.migrate_store import target_path
 from cenotaph.memory.service import Memory
 from cenotaph.store import events, feeds, mining, summaries, transfer, vectors
 from cenotaph.store.connect import open_connection

@@ -9,8 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cenotaph.memory import mine_transcripts
-from cenotaph.memory.mine_transcripts import Vocabulary, read_said
+from cenotaph.memory.mining import transcripts as mine_transcripts
+from cenotaph.memory.mining.transcripts import Vocabulary, read_said
 from cenotaph.nlp.detect import package_commands
 from cenotaph.store.dialect import is_postgres
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-
-from cenotaph.memory import recall
-from cenotaph.memory.remember import SITTING_MINUTES
+from cenotaph.memory.core import recall
+from cenotaph.memory.core.remember import SITTING_MINUTES
 from cenotaph.nlp import dates
 from cenotaph.nlp.analysis import query_stop_words
+
 from tests.conftest import HUMAN
 
 P = "github.com/acme/app"

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
+from cenotaph.memory.core.recall import experience_weight, is_syntax_shaped
 from cenotaph.memory.errors import InvalidInput
-from cenotaph.memory.recall import experience_weight, is_syntax_shaped
+
 from tests.conftest import AGENT, HUMAN
 
 P = "github.com/acme/app"

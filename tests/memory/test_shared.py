@@ -10,9 +10,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from cenotaph.memory.errors import Conflict, NotFound
-from cenotaph.memory.shared import (
+from cenotaph.memory.team.folder import (
     SharedApproach,
     SharedNote,
     load,
@@ -22,6 +21,7 @@ from cenotaph.memory.shared import (
     render_note,
 )
 from cenotaph.store.records import ProposalRow
+
 from tests.conftest import AGENT, HUMAN, REPO
 
 P = "github.com/acme/app"
@@ -241,8 +241,8 @@ def test_sharing_outside_a_repository_names_the_project(memory):
 
 
 def test_a_secret_stored_before_writes_were_screened_is_never_shared(memory, repo):
+    from cenotaph.memory.core.remember import new_row
     from cenotaph.memory.errors import InvalidInput
-    from cenotaph.memory.remember import new_row
     from cenotaph.store import memories
 
     key = "AKIA" + "Q3EGRV7NBOW2XK5M"

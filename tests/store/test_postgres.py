@@ -16,8 +16,8 @@ import numpy as np
 import psycopg
 import pytest
 from cenotaph.app import open_store
-from cenotaph.memory.audit import verify
 from cenotaph.memory.context import Context
+from cenotaph.memory.core.audit import verify
 from cenotaph.memory.errors import Conflict
 from cenotaph.memory.service import Memory
 from cenotaph.store import approaches, events, memories, vectors

@@ -16,7 +16,7 @@ from pygls.uris import to_fs_path
 
 from cenotaph.memory.errors import CenotaphError, Unavailable
 from cenotaph.memory.models import ApproachCheck
-from cenotaph.memory.shared import RepoApproach, source_of
+from cenotaph.memory.team.folder import RepoApproach, source_of
 from cenotaph.store.records import ApproachRow, MemoryRow
 
 if TYPE_CHECKING:

@@ -145,7 +145,7 @@ class ApproachCheck:
     scope: Literal["project", "global", "other_project"] | None = None
     approach: ApproachRow | None = None
     diagnostic_suppressed: bool = False
-    # `store` (the person's own record) or `repo` (shared in the repository, memory/shared.py).
+    # `store` (the person's own record) or `repo` (shared in the repository, memory/team/folder.py).
     source: Literal["store", "repo"] | None = None
     # The other records abandoning the same name here or everywhere (e.g. the repository's when
     # the person abandoned it too): one verdict, every reason.

@@ -10,24 +10,42 @@ from pathlib import Path
 from typing import Any
 
 from cenotaph.config import Settings
-from cenotaph.memory import (audit, backup, candidates, compaction, concepts, documents, feeds, importing, lessons,
-                             lifecycle, proposals, repair, secrets, sharing, suppressions, timeline, validate)
-from cenotaph.memory import compile as compiler
-from cenotaph.memory import mine_transcripts
-from cenotaph.memory import contradictions as links
-from cenotaph.memory import mine_git
-from cenotaph.memory import migrate_store as store_migration
-from cenotaph.memory import trust as belief
+from cenotaph.memory import proposals, secrets, validate
 from cenotaph.memory.context import Context
-from cenotaph.memory.graveyard import Graveyard
+from cenotaph.memory.core import audit, concepts, lifecycle, pruning, timeline
+from cenotaph.memory.core import contradictions as links
+from cenotaph.memory.core import trust as belief
+from cenotaph.memory.core.recall import Recaller, document_locations
+from cenotaph.memory.core.remember import remember
+from cenotaph.memory.core.why import why
 from cenotaph.memory.errors import Conflict, NotFound
-from cenotaph.memory.models import (ALL_KINDS, OUTCOMES, TRUSTS, AbandonResult, Actor, ApproachCheck, ExperienceResult,
-                                    Location, RecallResponse, RememberResult, ShareResult, story_text)
-from cenotaph.memory.models import MigrateStoreReport
-from cenotaph.memory.shared import FolderState, SharedFolders
-from cenotaph.memory.recall import Recaller
-from cenotaph.memory.remember import remember
-from cenotaph.memory.why import why
+from cenotaph.memory.graveyard import suppressions
+from cenotaph.memory.graveyard.approaches import Graveyard
+from cenotaph.memory.knowledge import compaction, documents, feeds
+from cenotaph.memory.mining import candidates
+from cenotaph.memory.mining import git as mine_git
+from cenotaph.memory.mining import transcripts as mine_transcripts
+from cenotaph.memory.models import (
+    ALL_KINDS,
+    OUTCOMES,
+    TRUSTS,
+    AbandonResult,
+    Actor,
+    ApproachCheck,
+    ExperienceResult,
+    Location,
+    MigrateStoreReport,
+    RecallResponse,
+    RememberResult,
+    ShareResult,
+    story_text,
+)
+from cenotaph.memory.operations import backup, importing, repair
+from cenotaph.memory.operations import migrate_store as store_migration
+from cenotaph.memory.policy import compile as compiler
+from cenotaph.memory.policy import lessons
+from cenotaph.memory.team import sharing
+from cenotaph.memory.team.folder import FolderState, SharedFolders
 from cenotaph.store import events, memories, vectors
 from cenotaph.store.db import Store
 from cenotaph.store.memories import Scope
@@ -109,7 +127,7 @@ class Memory:
     def import_memories(self, actor: Actor, items: Iterable[importing.ImportItem], *, project: str,
                         batch: int = importing.BATCH, total: int | None = None,
                         progress: Callable[[int, int | None], None] | None = None) -> importing.ImportReport:
-        """Write many memories in batches (source `import`); see memory/importing.py for the rules."""
+        """Write many memories in batches (source `import`); see memory/operations/importing.py for the rules."""
         return importing.import_memories(self.ctx, actor, items, project=project, vocabulary=self._vocabulary(),
                                          batch=batch, total=total, progress=progress)
 
@@ -123,7 +141,7 @@ class Memory:
                                          total=total, progress=progress, report=report)
 
     def ingest(self, actor: Actor, paths: Iterable[str], *, project: str, root: Path) -> documents.IngestReport:
-        """The repository's documents as chunk memories with their location (memory/documents.py)."""
+        """The repository's documents as chunk memories with their location (memory/knowledge/documents.py)."""
         return documents.ingest(self.ctx, actor, paths, project=project, root=root, vocabulary=self._vocabulary())
 
     # --- feeds -----------------------------------------------------------------------------------
@@ -150,7 +168,7 @@ class Memory:
         """Where a document memory lies in its file; None for any other memory."""
         memory_id = validate.integer(memory_id, "memory_id", low=1, high=2**62)
         with self.ctx.store.read() as conn:
-            return documents.locations(conn, [memory_id]).get(memory_id)
+            return document_locations(conn, [memory_id]).get(memory_id)
 
     def _vocabulary(self) -> frozenset[str]:
         """Names entity extraction must recognise: the graveyard's, and every recall-suppressed one
@@ -251,7 +269,7 @@ class Memory:
             raise NotFound(f"no memory #{memory_id}", field="memory_id")
         return row
 
-    # --- sharing with the team (memory/shared.py, memory/sharing.py) ----------------------------
+    # --- sharing with the team (memory/team/folder.py, memory/team/sharing.py) ----------------------------
 
     def attach_repositories(self, repositories: Iterable[tuple[Path, str]]) -> None:
         """Read the `.cenotaph/` folders of these (repository root, project) pairs, and no others."""
@@ -400,14 +418,14 @@ class Memory:
                confirm: bool = False) -> ForgetPreview | MemoryRow | ProposalRow:
         """Without `confirm`, what would go; with it, the content goes and a tombstone stays."""
         reason = validate.text(reason, "reason")
-        preview = lifecycle.forget_preview(self.ctx, memory_id)
+        preview = pruning.forget_preview(self.ctx, memory_id)
         if not confirm:
             return preview
         if proposals.must_propose(self.settings, actor, "forget"):
             return proposals.propose(self.ctx, actor, action="forget", target=f"memory:{preview.memory_id}",
                                      project=preview.project, reason=reason,
                                      arguments={"memory_id": preview.memory_id})
-        return lifecycle.forget(self.ctx, actor, preview.memory_id, reason=reason)
+        return pruning.forget(self.ctx, actor, preview.memory_id, reason=reason)
 
     def deprioritised(self, project: str) -> list[MemoryRow]:
         with self.ctx.store.read() as conn:
@@ -416,9 +434,9 @@ class Memory:
 
     def maintain(self, actor: Actor, project: str | None = None) -> MaintenanceReport:
         """Archive duplicates, each with the reason "duplicate of <id>"."""
-        return lifecycle.archive_duplicates(self.ctx, actor, project)
+        return pruning.archive_duplicates(self.ctx, actor, project)
 
-    # --- compaction (memory/compaction.py) -------------------------------------------------------
+    # --- compaction (memory/knowledge/compaction.py) -------------------------------------------------------
 
     def compact_candidates(self, project: str, *,
                            older_than_days: int = compaction.DEFAULT_OLDER_THAN_DAYS) -> list[compaction.Cluster]:
@@ -485,7 +503,7 @@ class Memory:
     def why(self, topic: str, project: str) -> WhyReport:
         return why(self.ctx, topic, project)
 
-    # --- concepts (memory/concepts.py) -------------------------------------------------------------
+    # --- concepts (memory/core/concepts.py) -------------------------------------------------------------
 
     def concepts(self, project: str, limit: int = 50) -> list[concepts.ConceptView]:
         return concepts.listing(self.ctx, project, limit)

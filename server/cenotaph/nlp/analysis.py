@@ -35,7 +35,7 @@ _SENTENCE_ENDS = frozenset(".!?;:")
 _PACKAGE_SHAPED = re.compile(r"(?<![\w@/.-])(@[a-z0-9][\w.-]*/[a-z0-9][\w.-]*|[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)(?![\w/-])")
 _BACKTICKED = re.compile(r"`([A-Za-z0-9@][\w@/.\-]*)`")
 
-# Concepts (memory/concepts.py): package names (the entities above), file paths, code identifiers
+# Concepts (memory/core/concepts.py): package names (the entities above), file paths, code identifiers
 # and noun chunks. A blank pipeline has no parser to chunk nouns with, so a chunk is a maximal run
 # of content tokens (not stop words, punctuation, numbers or polar words), lemmatized: a run of up
 # to CHUNK_TOKENS gives itself and each of its words, a longer one (a list, most often) its words.

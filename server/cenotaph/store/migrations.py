@@ -491,7 +491,7 @@ def _m0008_compaction(conn: Any) -> None:
 
 
 def _m0009_concepts(conn: Any) -> None:
-    """Concepts: what memories are about (memory/concepts.py). Links and co-occurrence pairs are
+    """Concepts: what memories are about (memory/core/concepts.py). Links and co-occurrence pairs are
     derived (`cenotaph concepts rebuild` drops and re-derives them); a person's verdicts are keyed
     on normalized values, not on row ids, so no rebuild drops them."""
     _run_script(

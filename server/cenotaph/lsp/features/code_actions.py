@@ -13,7 +13,7 @@ from cenotaph.lsp.convert import CODE_ABANDONED, SOURCE, ApproachDiagnosticData,
 from cenotaph.lsp.features import compile as compile_feature
 from cenotaph.lsp.features import ledger
 from cenotaph.memory.errors import CenotaphError
-from cenotaph.memory.shared import source_of
+from cenotaph.memory.team.folder import source_of
 from cenotaph.memory.validate import MAX_CONTENT
 
 if TYPE_CHECKING:

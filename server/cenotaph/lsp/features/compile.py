@@ -129,7 +129,7 @@ def diagnostics(ls: CenotaphServer, uri: str) -> list[types.Diagnostic]:
     project = ls.project_for(uri)
     if target is None or document is None or project is None:
         return []
-    from cenotaph.memory.compile import instructions  # numpy and tomlkit: only for instruction files
+    from cenotaph.memory.policy.compile import instructions  # numpy and tomlkit: only for instruction files
 
     if instructions.BEGIN not in document.source:
         return []

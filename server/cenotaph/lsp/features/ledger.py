@@ -32,13 +32,13 @@ from cenotaph.lsp.convert import (
 )
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import ContradictionView
-from cenotaph.memory.shared import source_of
+from cenotaph.memory.team.folder import source_of
 from cenotaph.store.records import MemoryRow, ProposalRow
 
 if TYPE_CHECKING:
     from cenotaph.lsp.server import CenotaphServer
+    from cenotaph.memory.core.concepts import ConceptView
     from cenotaph.memory.service import Memory
-    from cenotaph.memory.concepts import ConceptView
     from cenotaph.store.records import ApproachRow
 
 log = logging.getLogger(__name__)
@@ -171,7 +171,7 @@ def render_for(memory: Memory, project: str) -> Ledger:
     graveyard = memory.graveyard.in_scope(project)
     contradictions = memory.contradictions(project)
     deprioritised = memory.deprioritised(project)
-    from cenotaph.memory.candidates import ACTION as CANDIDATE_ACTION  # the domain loads after `initialize`
+    from cenotaph.memory.mining.candidates import ACTION as CANDIDATE_ACTION  # the domain loads after `initialize`
 
     pending = memory.proposals(project)
     proposals = [p for p in pending if p.action != CANDIDATE_ACTION]
@@ -374,7 +374,7 @@ def code_actions(ls: CenotaphServer, params: types.CodeActionParams) -> list[typ
 
 
 def _candidate_actions(ls: CenotaphServer, project: str, proposal_id: int) -> list[types.CodeAction] | None:
-    from cenotaph.memory.candidates import ACTION as CANDIDATE_ACTION  # the domain loads after `initialize`
+    from cenotaph.memory.mining.candidates import ACTION as CANDIDATE_ACTION  # the domain loads after `initialize`
 
     proposal = next((p for p in ls.memory.proposals(project) if p.id == proposal_id), None)
     if proposal is None or proposal.action != CANDIDATE_ACTION:

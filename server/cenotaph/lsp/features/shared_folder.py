@@ -1,4 +1,4 @@
-"""The repositories' shared folders (`.cenotaph/`, memory/shared.py) kept live: a `git pull`, a
+"""The repositories' shared folders (`.cenotaph/`, memory/team/folder.py) kept live: a `git pull`, a
 branch switch or an edit that changes a folder reaches open documents within a second. Clients
 that watch files tell us at once (`workspace/didChangeWatchedFiles`, registered for
 `**/.cenotaph/**`); for the others, the live refresh (refresh.py) checks the folders' state on

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from cenotaph.mcp.tools.base import READ_ONLY, WRITE, ToolEnv, ToolGroup
 from cenotaph.mcp.tools.models import MemoryBrief, MemoryView, ProposalView
-from cenotaph.memory.compaction import DEFAULT_OLDER_THAN_DAYS, Cluster, CompactResult
+from cenotaph.memory.knowledge.compaction import DEFAULT_OLDER_THAN_DAYS, Cluster, CompactResult
 from cenotaph.store.records import ProposalRow
 
 TOOLS = ToolGroup()

@@ -12,8 +12,8 @@ from pydantic import BaseModel, Field
 
 from cenotaph import project as project_resolution
 from cenotaph.mcp.tools.base import WRITE, ToolEnv, ToolGroup
-from cenotaph.memory.compile import CompileResult
 from cenotaph.memory.models import COMPILE_TARGETS
+from cenotaph.memory.policy.compile import CompileResult
 
 TOOLS = ToolGroup()
 

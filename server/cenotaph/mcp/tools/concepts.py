@@ -1,4 +1,4 @@
-"""concepts, related, review_concept: the concept graph (memory/concepts.py). An agent's verdict
+"""concepts, related, review_concept: the concept graph (memory/core/concepts.py). An agent's verdict
 is a proposal a person accepts: the concept graph is a person's review."""
 
 from __future__ import annotations

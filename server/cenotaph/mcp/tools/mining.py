@@ -11,10 +11,10 @@ from pydantic import BaseModel, Field
 
 from cenotaph import paths
 from cenotaph.mcp.tools.base import WRITE, ToolEnv, ToolGroup
-from cenotaph.memory.candidates import ProposeReport
 from cenotaph.memory.errors import InvalidInput
-from cenotaph.memory.mine_git import GitMiningReport
-from cenotaph.memory.mine_transcripts import TranscriptReport
+from cenotaph.memory.mining.candidates import ProposeReport
+from cenotaph.memory.mining.git import GitMiningReport
+from cenotaph.memory.mining.transcripts import TranscriptReport
 from cenotaph.project import repository_root
 
 TOOLS = ToolGroup()

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from cenotaph.memory.core.concepts import RelatedMemory
 from cenotaph.memory.models import (
     ApproachCheck,
     ContradictionView,
@@ -17,8 +18,7 @@ from cenotaph.memory.models import (
     RememberResult,
     ShareResult,
 )
-from cenotaph.memory.concepts import RelatedMemory
-from cenotaph.memory.shared import source_of
+from cenotaph.memory.team.folder import source_of
 from cenotaph.store.records import EventRow, MemoryRow, ProposalRow, SuppressionRow
 
 BRIEF_CHARS = 280

@@ -66,7 +66,7 @@ class PostgresStore(MetaMixin):
     middle rolls the transaction back on the server, and the pool replaces it."""
 
     dialect = "postgres"
-    # What `cenotaph backup` names instead of copying a file (memory/backup.py).
+    # What `cenotaph backup` names instead of copying a file (memory/operations/backup.py).
     backed_up_by = ("pg_dump (one consistent snapshot while others write) or continuous WAL archiving with "
                     "point-in-time recovery")
 

@@ -1,6 +1,6 @@
 """FTS5 match expressions, as the domain writes them, read as PostgreSQL text-search queries.
 
-The domain speaks one small part of FTS5's query language (memory/recall.py, memory/graveyard.py):
+The domain speaks one small part of FTS5's query language (memory/core/recall.py, memory/graveyard/approaches.py):
 quoted terms, implicit AND, OR, parentheses, `NEAR(… , n)` and the column filter `content :`.
 Here a term becomes the words FTS5's unicode61 tokenizer makes of it (`"staging_database"` is the
 phrase `staging <-> database`), the column filter the weight the `fts` column gives the content

@@ -302,7 +302,7 @@ def _m0001_initial(conn: Any) -> None:
 
 def _m0002_compaction_and_concepts(conn: Any) -> None:
     """SQLite's migrations 8 and 9: the `superseded` state with the links of a summary to its
-    sources (memory/compaction.py), and the concept graph with its verdicts (memory/concepts.py)."""
+    sources (memory/knowledge/compaction.py), and the concept graph with its verdicts (memory/core/concepts.py)."""
     conn.execute(
         """
         ALTER TABLE memories DROP CONSTRAINT memories_state_check;
