@@ -19,12 +19,26 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
-from cenotaph import __version__, project as project_resolution
+from cenotaph import __version__
+from cenotaph import project as project_resolution
 from cenotaph.lsp import stdio
 from cenotaph.lsp.convert import file_path
-from cenotaph.lsp.features import (code_actions, commands, diagnostics, endpoint, hover, knowledge, ledger, mining,
-                                   recall, refresh, settings, shared_folder)
+from cenotaph.lsp.features import (
+    code_actions,
+    commands,
+    configuration,
+    diagnostics,
+    endpoint,
+    hover,
+    knowledge,
+    ledger,
+    mining,
+    recall,
+    refresh,
+    shared_folder,
+)
 from cenotaph.lsp.features import compile as compile_feature
+from cenotaph.lsp.settings import Settings
 from cenotaph.memory.models import Actor
 from cenotaph.nlp.workspace import ImportNameCache
 
@@ -74,7 +88,7 @@ class CenotaphServer(LanguageServer):
                          protocol_cls=_Protocol)
         self._memory = memory
         self.explicit_project = project
-        self.settings = settings.Settings()
+        self.settings = Settings()
         self.actor = Actor(name="editor", kind="human")
         self.folders: list[tuple[Path, str]] = []  # (folder, project), deepest folder first
         self.published: dict[str, list[types.Diagnostic]] = {}
@@ -173,7 +187,7 @@ def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) 
     @server.feature(types.INITIALIZE)
     def initialize(ls: CenotaphServer, params: types.InitializeParams) -> None:
         ls.actor = actor_for(params.client_info)
-        settings.apply(ls, params.initialization_options)
+        configuration.apply(ls, params.initialization_options)
         ls.refresh_folders()
 
     @server.feature(types.INITIALIZED)
@@ -213,8 +227,8 @@ def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) 
         if any(folder not in known for folder, _ in ls.folders):
             ls.spawn(mining.on_open(ls))
 
-    for feature in (settings, diagnostics, hover, code_actions, commands, ledger, knowledge, recall, compile_feature,
-                    shared_folder):
+    for feature in (configuration, diagnostics, hover, code_actions, commands, ledger, knowledge, recall,
+                    compile_feature, shared_folder):
         feature.register(server)
     return server
 
