@@ -1,5 +1,6 @@
 """`cenotaph serve`: the language server, over stdio. Each workspace folder is a project; the
-features live in features/, one module each; this module wires them and owns the state they share."""
+features live in features/, one module each; this module wires them and owns the state they share
+(what they may ask of it: features.ServerContext)."""
 
 from __future__ import annotations
 
@@ -154,6 +155,9 @@ class CenotaphServer(LanguageServer):
         return None
 
     # --- after changes -----------------------------------------------------------------------
+
+    def publish_diagnostics(self, uri: str, *, only_changed: bool = False) -> None:
+        diagnostics.publish(self, uri, only_changed=only_changed)
 
     def republish_all(self, *, only_changed: bool = False) -> None:
         for uri in list(self.workspace.text_documents):

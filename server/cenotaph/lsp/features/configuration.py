@@ -12,12 +12,12 @@ from lsprotocol import types
 from cenotaph.lsp.settings import SECTION, names_ours, parse
 
 if TYPE_CHECKING:
-    from cenotaph.lsp.server import CenotaphServer
+    from cenotaph.lsp.features import ServerContext
 
 log = logging.getLogger(__name__)
 
 
-def apply(ls: CenotaphServer, raw: Any) -> None:
+def apply(ls: ServerContext, raw: Any) -> None:
     settings, problems = parse(raw)
     ls.settings = settings
     if problems:
@@ -26,9 +26,9 @@ def apply(ls: CenotaphServer, raw: Any) -> None:
         ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
 
 
-def register(server: CenotaphServer) -> None:
+def register(server: ServerContext) -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    def did_change_configuration(ls: CenotaphServer, params: types.DidChangeConfigurationParams) -> None:
+    def did_change_configuration(ls: ServerContext, params: types.DidChangeConfigurationParams) -> None:
         # Applied before the next message is handled: a save right after a settings change sees it.
         if names_ours(params.settings):
             apply(ls, params.settings)
@@ -40,7 +40,7 @@ def register(server: CenotaphServer) -> None:
             ls.spawn(_pull(ls))
 
 
-async def _pull(ls: CenotaphServer) -> None:
+async def _pull(ls: ServerContext) -> None:
     answer = await ls.workspace_configuration_async(
         types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)]))
     apply(ls, answer[0] if answer else None)
