@@ -1,11 +1,12 @@
 """The house's shape (docs/architecture.md): modules small enough to read, the domain grouped by
 capability, and imports that run one way. Imports under `if TYPE_CHECKING:` are annotations only
-and do not count."""
+and do not count, except inside the language server: its features do not name the server even
+in annotations."""
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,11 @@ def _runtime_imports(tree: ast.AST, package: str) -> Iterator[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             node.body = []
+    yield from _all_imports(tree, package)
+
+
+def _all_imports(tree: ast.AST, package: str) -> Iterator[str]:
+    """Every import, those under `if TYPE_CHECKING:` included."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             yield from (alias.name for alias in node.names)
@@ -40,13 +46,13 @@ def _runtime_imports(tree: ast.AST, package: str) -> Iterator[str]:
             yield from (f"{base}.{alias.name}" for alias in node.names)
 
 
-def import_graph() -> dict[str, set[str]]:
-    """Module → the project's modules it imports at run time."""
+def import_graph(imports: Callable[[ast.AST, str], Iterator[str]] = _runtime_imports) -> dict[str, set[str]]:
+    """Module → the project's modules it imports (at run time, unless told otherwise)."""
     known = modules()
     graph: dict[str, set[str]] = {}
     for name, path in known.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        targets = {t for t in _runtime_imports(ast.parse(path.read_text()), package) if t in known}
+        targets = {t for t in imports(ast.parse(path.read_text()), package) if t in known}
         graph[name] = targets - {name}
     return graph
 
@@ -115,9 +121,11 @@ def test_the_import_graph_sees_function_level_imports_and_skips_type_checking_on
     graph = import_graph()
     # Control: the service imports the domain's packages at the top of its module.
     assert "cenotaph.memory.core.recall" in graph["cenotaph.memory.service"]
-    tree = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import cenotaph.x\n"
-                     "def f():\n    import cenotaph.y\n")
-    assert set(_runtime_imports(tree, "cenotaph")) == {"typing", "typing.TYPE_CHECKING", "cenotaph.y"}
+    source = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import cenotaph.x\n"
+              "def f():\n    import cenotaph.y\n")
+    assert set(_runtime_imports(ast.parse(source), "cenotaph")) == {"typing", "typing.TYPE_CHECKING", "cenotaph.y"}
+    assert set(_all_imports(ast.parse(source), "cenotaph")) == {"typing", "typing.TYPE_CHECKING", "cenotaph.x",
+                                                                "cenotaph.y"}
 
 
 @pytest.mark.parametrize("depth", [2, 3])
@@ -127,6 +135,21 @@ def test_no_import_circle_between_packages(depth):
 
 def test_no_import_circle_between_modules():
     assert cycles(import_graph()) == []
+
+
+def test_the_language_server_features_do_not_import_the_server():
+    """Not even for annotations (they annotate with features.ServerContext): the server wires the
+    features, and no import circle runs inside the language server."""
+    graph = import_graph(_all_imports)
+    lsp = {name: targets for name, targets in graph.items() if (name + ".").startswith("cenotaph.lsp.")}
+    features = [name for name in lsp if name.startswith("cenotaph.lsp.features.")]
+    # Controls: the server imports the features it wires, and annotation-only imports are counted.
+    assert {"cenotaph.lsp.features.diagnostics", "cenotaph.lsp.features.compile"} <= graph["cenotaph.lsp.server"]
+    assert "cenotaph.lsp.features" in graph["cenotaph.lsp.features.refresh"]
+    assert "cenotaph.lsp.features" not in import_graph()["cenotaph.lsp.features.refresh"]
+    assert len(features) >= 10
+    assert [name for name in features if "cenotaph.lsp.server" in graph[name]] == []
+    assert cycles({name: targets & lsp.keys() for name, targets in lsp.items()}) == []
 
 
 def test_the_layers_run_one_way():

@@ -9,7 +9,7 @@ import pytest
 from lsprotocol import types
 
 from cenotaph.lsp.features.knowledge import included
-from cenotaph.lsp.features.settings import DEFAULT_DOCUMENTS
+from cenotaph.lsp.settings import DEFAULT_DOCUMENTS
 from tests.conftest import HUMAN
 from tests.lsp.conftest import PROJECT, project_folder
 

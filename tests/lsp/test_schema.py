@@ -12,8 +12,9 @@ import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pygls.exceptions import JsonRpcInvalidParams
 
+from cenotaph.lsp import settings
 from cenotaph.lsp.convert import ApproachDiagnosticData, ContradictionDiagnosticData
-from cenotaph.lsp.features import commands, endpoint, ledger, recall, settings
+from cenotaph.lsp.features import commands, endpoint, ledger, recall
 from cenotaph.memory.models import ContradictionWarning, RecallResponse, RecallResult, RememberResult, ScoreComponents
 from cenotaph.store.records import MemoryRow
 from tests.lsp.conftest import SCHEMAS, load_schema as load

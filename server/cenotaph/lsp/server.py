@@ -1,5 +1,6 @@
 """`cenotaph serve`: the language server, over stdio. Each workspace folder is a project; the
-features live in features/, one module each; this module wires them and owns the state they share."""
+features live in features/, one module each; this module wires them and owns the state they share
+(what they may ask of it: features.ServerContext)."""
 
 from __future__ import annotations
 
@@ -19,12 +20,26 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
-from cenotaph import __version__, project as project_resolution
+from cenotaph import __version__
+from cenotaph import project as project_resolution
 from cenotaph.lsp import stdio
 from cenotaph.lsp.convert import file_path
-from cenotaph.lsp.features import (code_actions, commands, diagnostics, endpoint, hover, knowledge, ledger, mining,
-                                   recall, refresh, settings, shared_folder)
+from cenotaph.lsp.features import (
+    code_actions,
+    commands,
+    configuration,
+    diagnostics,
+    endpoint,
+    hover,
+    knowledge,
+    ledger,
+    mining,
+    recall,
+    refresh,
+    shared_folder,
+)
 from cenotaph.lsp.features import compile as compile_feature
+from cenotaph.lsp.settings import Settings
 from cenotaph.memory.models import Actor
 from cenotaph.nlp.workspace import ImportNameCache
 
@@ -74,7 +89,7 @@ class CenotaphServer(LanguageServer):
                          protocol_cls=_Protocol)
         self._memory = memory
         self.explicit_project = project
-        self.settings = settings.Settings()
+        self.settings = Settings()
         self.actor = Actor(name="editor", kind="human")
         self.folders: list[tuple[Path, str]] = []  # (folder, project), deepest folder first
         self.published: dict[str, list[types.Diagnostic]] = {}
@@ -141,6 +156,9 @@ class CenotaphServer(LanguageServer):
 
     # --- after changes -----------------------------------------------------------------------
 
+    def publish_diagnostics(self, uri: str, *, only_changed: bool = False) -> None:
+        diagnostics.publish(self, uri, only_changed=only_changed)
+
     def republish_all(self, *, only_changed: bool = False) -> None:
         for uri in list(self.workspace.text_documents):
             diagnostics.publish(self, uri, only_changed=only_changed)
@@ -173,7 +191,7 @@ def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) 
     @server.feature(types.INITIALIZE)
     def initialize(ls: CenotaphServer, params: types.InitializeParams) -> None:
         ls.actor = actor_for(params.client_info)
-        settings.apply(ls, params.initialization_options)
+        configuration.apply(ls, params.initialization_options)
         ls.refresh_folders()
 
     @server.feature(types.INITIALIZED)
@@ -213,8 +231,8 @@ def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) 
         if any(folder not in known for folder, _ in ls.folders):
             ls.spawn(mining.on_open(ls))
 
-    for feature in (settings, diagnostics, hover, code_actions, commands, ledger, knowledge, recall, compile_feature,
-                    shared_folder):
+    for feature in (configuration, diagnostics, hover, code_actions, commands, ledger, knowledge, recall,
+                    compile_feature, shared_folder):
         feature.register(server)
     return server
 

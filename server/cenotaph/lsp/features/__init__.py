@@ -1,0 +1,91 @@
+"""The language server's features, one a module. Each module that answers the client declares its
+handlers in `register(server)`, which server.py calls; the others (refresh, endpoint, mining) are
+started by server.py's life-cycle handlers. A feature asks of the server only what
+`ServerContext` offers, and never imports server.py: the server depends on its features, not the
+other way round."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import asyncio
+    from pathlib import Path
+
+    from lsprotocol import types
+    from pygls.protocol import LanguageServerProtocol
+    from pygls.workspace import Workspace
+
+    from cenotaph.lsp.settings import Settings
+    from cenotaph.memory.models import Actor
+    from cenotaph.memory.service import Memory
+    from cenotaph.nlp.workspace import ImportNameCache
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]  # pygls's `feature` and `command`
+
+
+class ServerContext(Protocol):
+    """The server as its features see it (server.CenotaphServer is the one implementation)."""
+
+    # The domain, the person at the editor, the settings and the workspace's projects.
+    explicit_project: str | None
+    actor: Actor
+    settings: Settings
+    folders: list[tuple[Path, str]]  # (folder, project), deepest folder first
+    import_names: ImportNameCache
+
+    @property
+    def memory(self) -> Memory: ...
+
+    def project_for(self, uri: str) -> str | None: ...
+
+    # After changes: diagnostics to send, everything open to bring up to date, background work.
+    def publish_diagnostics(self, uri: str, *, only_changed: bool = False) -> None: ...
+
+    def republish_all(self, *, only_changed: bool = False) -> None: ...
+
+    def store_changed(self) -> None: ...
+
+    def refresh_if_changed(self) -> None: ...
+
+    def spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None: ...
+
+    # State the features keep on the server, one server's worth (what each holds: server.py).
+    published: dict[str, list[types.Diagnostic]]
+    scans: dict[str, Any]
+    pending: dict[str, asyncio.TimerHandle]
+    verdicts: tuple[Any, dict[Any, Any], dict[Any, Any]]
+    ledgers: dict[str, tuple[str, str]]
+    ledger_refreshing: bool
+    ledger_stale: bool
+    shared_problem_uris: set[str]
+    mcp_endpoint: Any
+    lesson_keys: dict[str, tuple[int, frozenset[str]]]
+    lessons_computing: set[str]
+
+    # pygls: registering handlers, the client's documents and capabilities, messages to the client.
+    protocol: LanguageServerProtocol
+
+    @property
+    def workspace(self) -> Workspace: ...
+
+    @property
+    def client_capabilities(self) -> types.ClientCapabilities: ...
+
+    def feature(self, feature_name: str, options: Any | None = None) -> Decorator: ...
+
+    def command(self, command_name: str) -> Decorator: ...
+
+    def text_document_publish_diagnostics(self, params: types.PublishDiagnosticsParams) -> None: ...
+
+    def window_show_message(self, params: types.ShowMessageParams) -> None: ...
+
+    async def window_show_message_request_async(
+            self, params: types.ShowMessageRequestParams) -> types.MessageActionItem | None: ...
+
+    async def window_show_document_async(self, params: types.ShowDocumentParams) -> types.ShowDocumentResult: ...
+
+    async def workspace_configuration_async(self, params: types.ConfigurationParams) -> Sequence[Any | None]: ...
+
+    async def client_register_capability_async(self, params: types.RegistrationParams) -> None: ...

@@ -17,7 +17,7 @@ from cenotaph.memory.team.folder import source_of
 from cenotaph.memory.validate import MAX_CONTENT
 
 if TYPE_CHECKING:
-    from cenotaph.lsp.server import CenotaphServer
+    from cenotaph.lsp.features import ServerContext
 
 _NAME_SHAPED = re.compile(r"^[@\w][\w@./:+~-]{0,199}$")
 
@@ -44,7 +44,7 @@ def approach_actions(data: ApproachDiagnosticData, diagnostic: types.Diagnostic)
     return actions
 
 
-def sharing_actions(ls: CenotaphServer, data: ApproachDiagnosticData,
+def sharing_actions(ls: ServerContext, data: ApproachDiagnosticData,
                     diagnostic: types.Diagnostic | None) -> list[types.CodeAction]:
     """"Share with the team" on a name abandoned in the store, "Stop sharing" on one the
     repository shares; none outside a repository."""
@@ -71,7 +71,7 @@ def _overlaps(a: types.Range, b: types.Range) -> bool:
 Flagged = tuple[ApproachDiagnosticData, types.Diagnostic]
 
 
-def _flagged(ls: CenotaphServer, params: types.CodeActionParams) -> list[Flagged]:
+def _flagged(ls: ServerContext, params: types.CodeActionParams) -> list[Flagged]:
     """Our diagnostics in the request's context, and those published under its range (a client may
     send none)."""
     published = [d for d in ls.published.get(params.text_document.uri, ()) if _overlaps(d.range, params.range)]
@@ -87,7 +87,7 @@ def _flagged(ls: CenotaphServer, params: types.CodeActionParams) -> list[Flagged
     return list(found.values())
 
 
-def selection_actions(ls: CenotaphServer, params: types.CodeActionParams, project: str) -> list[types.CodeAction]:
+def selection_actions(ls: ServerContext, params: types.CodeActionParams, project: str) -> list[types.CodeAction]:
     document = ls.workspace.text_documents.get(params.text_document.uri)
     if document is None or params.range.start == params.range.end:
         return []
@@ -104,11 +104,11 @@ def selection_actions(ls: CenotaphServer, params: types.CodeActionParams, projec
     return actions
 
 
-def register(server: CenotaphServer) -> None:
+def register(server: ServerContext) -> None:
     options = types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.Refactor])
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, options)
-    def code_action(ls: CenotaphServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+    def code_action(ls: ServerContext, params: types.CodeActionParams) -> list[types.CodeAction] | None:
         uri = params.text_document.uri
         if ledger.is_ledger(uri):
             try:

@@ -14,12 +14,13 @@ from pydantic import Field, StringConstraints, ValidationError, model_validator
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from cenotaph.lsp.convert import Wire, approach_summary, one_line, plain, rpc_error
+from cenotaph.lsp.features import mining
 from cenotaph.lsp.features.hover import story
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.store.records import ProposalRow
 
 if TYPE_CHECKING:
-    from cenotaph.lsp.server import CenotaphServer
+    from cenotaph.lsp.features import ServerContext
 
 Reason = Annotated[str, StringConstraints(min_length=1)]
 Name = Annotated[str, StringConstraints(min_length=1, max_length=300)]
@@ -176,7 +177,7 @@ class CommandResult(Wire):
 # --- the verbs -------------------------------------------------------------------------------------
 
 
-async def _ask(ls: CenotaphServer, given: str | None, question: str, choices: list[str]) -> str | None:
+async def _ask(ls: ServerContext, given: str | None, question: str, choices: list[str]) -> str | None:
     """The reason given as an argument, else one the user picks; None when the user cancels."""
     if given is not None:
         return given
@@ -190,7 +191,7 @@ async def _ask(ls: CenotaphServer, given: str | None, question: str, choices: li
     return None if title in (None, CANCEL) else title
 
 
-def _project(ls: CenotaphServer, args: _ProjectOrUri) -> str:
+def _project(ls: ServerContext, args: _ProjectOrUri) -> str:
     if args.project is not None:
         return args.project
     project = ls.project_for(args.uri or "")
@@ -221,7 +222,7 @@ def _proposed(result: Any, fallback: str) -> str:
     return fallback
 
 
-async def silence(ls: CenotaphServer, args: SilenceArgs) -> dict[str, Any]:
+async def silence(ls: ServerContext, args: SilenceArgs) -> dict[str, Any]:
     where = "in this project" if args.scope == "project" else "everywhere"
     project = _project(ls, args) if args.scope == "project" else ""
     reason = await _ask(ls, args.reason, f"Why silence '{args.name}' {where}?",
@@ -233,7 +234,7 @@ async def silence(ls: CenotaphServer, args: SilenceArgs) -> dict[str, Any]:
     return _done(f"'{args.name}' is no longer flagged {where}", row.id)
 
 
-async def reinstate(ls: CenotaphServer, args: ReinstateArgs) -> dict[str, Any]:
+async def reinstate(ls: ServerContext, args: ReinstateArgs) -> dict[str, Any]:
     reason = await _ask(ls, args.reason, f"Why reinstate '{args.name}'?",
                         ["It works now", "The reason no longer applies"])
     if reason is None:
@@ -243,7 +244,7 @@ async def reinstate(ls: CenotaphServer, args: ReinstateArgs) -> dict[str, Any]:
     return _done(f"'{approach.display_name}' is out of the graveyard: {reason}", approach.id)
 
 
-async def show_why(ls: CenotaphServer, args: ShowWhyArgs) -> dict[str, Any]:
+async def show_why(ls: ServerContext, args: ShowWhyArgs) -> dict[str, Any]:
     approach = await _domain(lambda: ls.memory.graveyard.get(args.approach_id))
     markdown = await _domain(lambda: story(ls, approach.id, None))
     summary = approach_summary(approach, None)
@@ -253,7 +254,7 @@ async def show_why(ls: CenotaphServer, args: ShowWhyArgs) -> dict[str, Any]:
     return _done(summary, approach.id, markdown)
 
 
-async def mark_wrong(ls: CenotaphServer, args: MarkWrongArgs) -> dict[str, Any]:
+async def mark_wrong(ls: ServerContext, args: MarkWrongArgs) -> dict[str, Any]:
     approach = await _domain(lambda: ls.memory.graveyard.get(args.approach_id))
     reason = await _ask(ls, args.reason, f"What is wrong with the record of '{approach.display_name}'?",
                         ["It was never abandoned", "The reason is wrong"])
@@ -271,7 +272,7 @@ async def mark_wrong(ls: CenotaphServer, args: MarkWrongArgs) -> dict[str, Any]:
     return _done(f"the record of '{approach.display_name}' is marked wrong", approach.id)
 
 
-async def remember(ls: CenotaphServer, args: RememberArgs) -> dict[str, Any]:
+async def remember(ls: ServerContext, args: RememberArgs) -> dict[str, Any]:
     project = _project(ls, args)
     result = await _domain(lambda: ls.memory.remember(ls.actor, args.text, project=project, kind=args.kind))
     if not result.stored:
@@ -281,7 +282,7 @@ async def remember(ls: CenotaphServer, args: RememberArgs) -> dict[str, Any]:
     return _done(f"remembered #{result.id}{warnings}", result.id)
 
 
-async def abandon(ls: CenotaphServer, args: AbandonArgs) -> dict[str, Any]:
+async def abandon(ls: ServerContext, args: AbandonArgs) -> dict[str, Any]:
     project = _project(ls, args) if args.scope == "project" else ""
     reason = await _ask(ls, args.reason, f"Why was '{args.name}' abandoned?",
                         ["It did not work", "Too slow", "Unmaintained"])
@@ -292,7 +293,7 @@ async def abandon(ls: CenotaphServer, args: AbandonArgs) -> dict[str, Any]:
     return _done(approach_summary(result.approach, "project" if project else "global"), result.approach.id)
 
 
-async def share(ls: CenotaphServer, args: ShareArgs) -> dict[str, Any]:
+async def share(ls: ServerContext, args: ShareArgs) -> dict[str, Any]:
     project = _project(ls, args)
     target = args.name if args.name is not None else args.memory_id
     result = await _domain(lambda: ls.memory.share(ls.actor, target, project=project))
@@ -301,7 +302,7 @@ async def share(ls: CenotaphServer, args: ShareArgs) -> dict[str, Any]:
     return _done(f"shared in {result.path}: commit it to share it with the team")
 
 
-async def unshare(ls: CenotaphServer, args: UnshareArgs) -> dict[str, Any]:
+async def unshare(ls: ServerContext, args: UnshareArgs) -> dict[str, Any]:
     project = _project(ls, args)
     target = next(v for v in (args.name, args.memory_id, args.path) if v is not None)
     result = await _domain(lambda: ls.memory.unshare(ls.actor, target, project=project))
@@ -309,7 +310,7 @@ async def unshare(ls: CenotaphServer, args: UnshareArgs) -> dict[str, Any]:
                  else f"{result.path} was already gone")
 
 
-async def resolve_contradiction(ls: CenotaphServer, args: ResolveContradictionArgs) -> dict[str, Any]:
+async def resolve_contradiction(ls: ServerContext, args: ResolveContradictionArgs) -> dict[str, Any]:
     reason = await _ask(ls, args.reason, f"Why resolve contradiction #{args.contradiction_id} this way?",
                         ["Checked by hand"])
     if reason is None:
@@ -320,7 +321,7 @@ async def resolve_contradiction(ls: CenotaphServer, args: ResolveContradictionAr
                  args.contradiction_id)
 
 
-async def dismiss_contradiction(ls: CenotaphServer, args: DismissContradictionArgs) -> dict[str, Any]:
+async def dismiss_contradiction(ls: ServerContext, args: DismissContradictionArgs) -> dict[str, Any]:
     reason = await _ask(ls, args.reason, f"Why is #{args.contradiction_id} not a contradiction?",
                         ["They do not disagree"])
     if reason is None:
@@ -333,7 +334,7 @@ _TRUST_CHOICES = {"confirmed": "Checked: it is true", "refuted": "Checked: it is
                   "disputed": "Not sure any more", "unverified": "Needs checking"}
 
 
-async def set_trust(ls: CenotaphServer, args: SetTrustArgs) -> dict[str, Any]:
+async def set_trust(ls: ServerContext, args: SetTrustArgs) -> dict[str, Any]:
     reason = await _ask(ls, args.reason, f"Why is memory #{args.memory_id} {args.trust}?", [_TRUST_CHOICES[args.trust]])
     if reason is None:
         return _cancelled()
@@ -341,7 +342,7 @@ async def set_trust(ls: CenotaphServer, args: SetTrustArgs) -> dict[str, Any]:
     return _done(_proposed(result, f"memory #{args.memory_id} is {args.trust}"), args.memory_id)
 
 
-async def archive(ls: CenotaphServer, args: MemoryArgs) -> dict[str, Any]:
+async def archive(ls: ServerContext, args: MemoryArgs) -> dict[str, Any]:
     reason = await _ask(ls, args.reason, f"Why archive memory #{args.memory_id}?", ["No longer relevant"])
     if reason is None:
         return _cancelled()
@@ -349,7 +350,7 @@ async def archive(ls: CenotaphServer, args: MemoryArgs) -> dict[str, Any]:
     return _done(f"memory #{args.memory_id} archived", args.memory_id)
 
 
-async def reinstate_memory(ls: CenotaphServer, args: MemoryArgs) -> dict[str, Any]:
+async def reinstate_memory(ls: ServerContext, args: MemoryArgs) -> dict[str, Any]:
     reason = await _ask(ls, args.reason, f"Why bring memory #{args.memory_id} back?", ["Relevant again"])
     if reason is None:
         return _cancelled()
@@ -357,12 +358,12 @@ async def reinstate_memory(ls: CenotaphServer, args: MemoryArgs) -> dict[str, An
     return _done(f"memory #{args.memory_id} is active again", args.memory_id)
 
 
-async def accept_proposal(ls: CenotaphServer, args: AcceptProposalArgs) -> dict[str, Any]:
+async def accept_proposal(ls: ServerContext, args: AcceptProposalArgs) -> dict[str, Any]:
     await _domain(lambda: ls.memory.accept_proposal(ls.actor, args.proposal_id, reason=args.reason))
     return _done(f"proposal #{args.proposal_id} accepted", args.proposal_id)
 
 
-async def accept_candidate(ls: CenotaphServer, args: AcceptCandidateArgs) -> dict[str, Any]:
+async def accept_candidate(ls: ServerContext, args: AcceptCandidateArgs) -> dict[str, Any]:
     """A mined candidate accepted with the person's own reason (a client asks for it, the drafted
     one filled in; a client that cannot ask free text gets the drafted one offered)."""
     reason = await _ask(ls, args.reason, f"Why was candidate #{args.proposal_id} abandoned?",
@@ -376,9 +377,7 @@ async def accept_candidate(ls: CenotaphServer, args: AcceptCandidateArgs) -> dic
                  args.proposal_id)
 
 
-async def mine(ls: CenotaphServer, args: MineArgs) -> dict[str, Any]:
-    from cenotaph.lsp.features import mining  # it imports this module
-
+async def mine(ls: ServerContext, args: MineArgs) -> dict[str, Any]:
     project = _project(ls, args)
     folder = mining.folder_of(ls, project)
     if folder is None:
@@ -387,7 +386,7 @@ async def mine(ls: CenotaphServer, args: MineArgs) -> dict[str, Any]:
     return _done(summary.message)
 
 
-async def reject_proposal(ls: CenotaphServer, args: RejectProposalArgs) -> dict[str, Any]:
+async def reject_proposal(ls: ServerContext, args: RejectProposalArgs) -> dict[str, Any]:
     reason = await _ask(ls, args.reason, f"Why reject proposal #{args.proposal_id}?", ["Not wanted"])
     if reason is None:
         return _cancelled()
@@ -395,7 +394,7 @@ async def reject_proposal(ls: CenotaphServer, args: RejectProposalArgs) -> dict[
     return _done(f"proposal #{args.proposal_id} rejected", args.proposal_id)
 
 
-async def show_location(ls: CenotaphServer, args: ShowLocationArgs) -> dict[str, Any]:
+async def show_location(ls: ServerContext, args: ShowLocationArgs) -> dict[str, Any]:
     """Open a document memory's file at its lines (`window/showDocument`), in the workspace folder
     of the memory's project."""
     row = await _domain(lambda: ls.memory.get(args.memory_id))
@@ -417,7 +416,7 @@ async def show_location(ls: CenotaphServer, args: ShowLocationArgs) -> dict[str,
     return _done(f"{location.path}:{location.start_line}", args.memory_id)
 
 
-Handler = Callable[["CenotaphServer", Any], Awaitable[dict[str, Any]]]
+Handler = Callable[["ServerContext", Any], Awaitable[dict[str, Any]]]
 COMMANDS: dict[str, tuple[type[Wire], Handler]] = {
     "cenotaph.silence": (SilenceArgs, silence),
     "cenotaph.reinstate": (ReinstateArgs, reinstate),
@@ -454,7 +453,7 @@ def parse(name: str, model: type[Wire], arguments: tuple[Any, ...]) -> Wire:
         raise JsonRpcInvalidParams(message=f"{name}: {problems}") from None
 
 
-def register(server: CenotaphServer) -> None:
+def register(server: ServerContext) -> None:
     for name, (model, handler) in COMMANDS.items():
         def bind(name: str = name, model: type[Wire] = model, handler: Handler = handler):
             # pygls reads this signature at run time (`ls` first, the arguments raw): no annotations.

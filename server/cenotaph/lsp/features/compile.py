@@ -23,7 +23,7 @@ from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import COMPILE_TARGETS
 
 if TYPE_CHECKING:
-    from cenotaph.lsp.server import CenotaphServer
+    from cenotaph.lsp.features import ServerContext
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +77,7 @@ def instruction_target(uri: str) -> str | None:
     return None
 
 
-def _root_for(ls: CenotaphServer, uri: str | None, project: str | None) -> tuple[Path, str]:
+def _root_for(ls: ServerContext, uri: str | None, project: str | None) -> tuple[Path, str]:
     """The repository to compile for and its project: the one around `uri`, else the workspace
     folder of `project`."""
     if uri is not None:
@@ -92,7 +92,7 @@ def _root_for(ls: CenotaphServer, uri: str | None, project: str | None) -> tuple
     raise JsonRpcInvalidParams(message=f"project: no workspace folder holds {project!r}")
 
 
-def _lesson_keys(ls: CenotaphServer, project: str) -> frozenset[str] | None:
+def _lesson_keys(ls: ServerContext, project: str) -> frozenset[str] | None:
     """The keys of the project's reinforced lessons as of the store's head. They take the model to
     compute, so that happens off the loop; until then the last known keys (or None) answer, and
     the instruction files are republished when the keys arrive."""
@@ -104,9 +104,7 @@ def _lesson_keys(ls: CenotaphServer, project: str) -> frozenset[str] | None:
     return cached[1] if cached is not None else None
 
 
-async def _compute_keys(ls: CenotaphServer, project: str, seq: int) -> None:
-    from cenotaph.lsp.features import diagnostics
-
+async def _compute_keys(ls: ServerContext, project: str, seq: int) -> None:
     try:
         keys = await asyncio.to_thread(lambda: frozenset(l.key for l in ls.memory.lessons(project) if l.reinforced))
     except CenotaphError as exc:
@@ -119,10 +117,10 @@ async def _compute_keys(ls: CenotaphServer, project: str, seq: int) -> None:
     if previous is None or previous[1] != keys:
         for uri in list(ls.workspace.text_documents):
             if instruction_target(uri) is not None and ls.project_for(uri) == project:
-                diagnostics.publish(ls, uri, only_changed=True)
+                ls.publish_diagnostics(uri, only_changed=True)
 
 
-def diagnostics(ls: CenotaphServer, uri: str) -> list[types.Diagnostic]:
+def diagnostics(ls: ServerContext, uri: str) -> list[types.Diagnostic]:
     """"N lessons changed since this block was written" on the begin marker of a managed block."""
     target = instruction_target(uri)
     document = ls.workspace.text_documents.get(uri)
@@ -152,7 +150,7 @@ def diagnostics(ls: CenotaphServer, uri: str) -> list[types.Diagnostic]:
         data=data.dump())]
 
 
-def code_actions(ls: CenotaphServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+def code_actions(ls: ServerContext, params: types.CodeActionParams) -> list[types.CodeAction]:
     uri = params.text_document.uri
     actions: dict[str, types.CodeAction] = {}
     for diagnostic in [*params.context.diagnostics, *ls.published.get(uri, ())]:
@@ -170,9 +168,9 @@ def code_actions(ls: CenotaphServer, params: types.CodeActionParams) -> list[typ
     return list(actions.values())
 
 
-def register(server: CenotaphServer) -> None:
+def register(server: ServerContext) -> None:
     @server.feature(REQUEST)
-    async def compile_request(ls: CenotaphServer, params: Any) -> dict[str, Any]:
+    async def compile_request(ls: ServerContext, params: Any) -> dict[str, Any]:
         try:
             request = CompileParams.from_wire(plain(params))
         except ValidationError as exc:

@@ -22,7 +22,7 @@ from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import ApproachCheck
 
 if TYPE_CHECKING:
-    from cenotaph.lsp.server import CenotaphServer
+    from cenotaph.lsp.features import ServerContext
     from cenotaph.nlp.detect import Mention
 
 log = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ def preload() -> threading.Thread:
     return thread
 
 
-def scan(ls: CenotaphServer, uri: str) -> Scan | None:
+def scan(ls: ServerContext, uri: str) -> Scan | None:
     """The document's mentions, or None when it is not scanned: outside the workspace, a kind
     the settings leave out, too large, or binary."""
     # Imported after `initialize` (preload): its patterns take a while to compile.
@@ -85,7 +85,7 @@ def scan(ls: CenotaphServer, uri: str) -> Scan | None:
     return found
 
 
-def _verdicts(ls: CenotaphServer, found: Scan) -> dict[tuple[str, str], ApproachCheck]:
+def _verdicts(ls: ServerContext, found: Scan) -> dict[tuple[str, str], ApproachCheck]:
     """The verdict per (name, ecosystem) for each abandoned name the document holds, unless its
     diagnostic is suppressed. Verdicts are kept until the store moves, so re-scans while
     typing and other documents naming the same packages only check what is new."""
@@ -111,12 +111,12 @@ def _verdicts(ls: CenotaphServer, found: Scan) -> dict[tuple[str, str], Approach
             and verdict.approach is not None and not verdict.diagnostic_suppressed}
 
 
-def _recommends(ls: CenotaphServer, line: str) -> bool:
+def _recommends(ls: ServerContext, line: str) -> bool:
     analyzer = ls.memory.ctx.analyzer
     return analyzer.loaded and analyzer.analyze(line).polarity > 0
 
 
-def compute(ls: CenotaphServer, uri: str) -> list[types.Diagnostic]:
+def compute(ls: ServerContext, uri: str) -> list[types.Diagnostic]:
     if (in_shared_folder := shared_folder.file_diagnostics(ls, uri)) is not None:
         return in_shared_folder
     found = scan(ls, uri)
@@ -151,7 +151,7 @@ def compute(ls: CenotaphServer, uri: str) -> list[types.Diagnostic]:
     return diagnostics
 
 
-def publish(ls: CenotaphServer, uri: str, *, only_changed: bool = False) -> None:
+def publish(ls: ServerContext, uri: str, *, only_changed: bool = False) -> None:
     """Compute and send a document's diagnostics; with `only_changed`, stay silent when they are
     what the client already has."""
     try:
@@ -171,20 +171,20 @@ def publish(ls: CenotaphServer, uri: str, *, only_changed: bool = False) -> None
         uri=uri, diagnostics=diagnostics, version=document.version if document else None))
 
 
-def forget(ls: CenotaphServer, uri: str) -> None:
+def forget(ls: ServerContext, uri: str) -> None:
     if (timer := ls.pending.pop(uri, None)) is not None:
         timer.cancel()
     ls.scans.pop(uri, None)
     ls.published.pop(uri, None)
 
 
-def register(server: CenotaphServer) -> None:
+def register(server: ServerContext) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls: CenotaphServer, params: types.DidOpenTextDocumentParams) -> None:
+    def did_open(ls: ServerContext, params: types.DidOpenTextDocumentParams) -> None:
         publish(ls, params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: CenotaphServer, params: types.DidChangeTextDocumentParams) -> None:
+    def did_change(ls: ServerContext, params: types.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
         if (timer := ls.pending.pop(uri, None)) is not None:
             timer.cancel()
@@ -197,7 +197,7 @@ def register(server: CenotaphServer) -> None:
         ls.pending[uri] = asyncio.get_running_loop().call_later(DEBOUNCE_SECONDS, rescan)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(ls: CenotaphServer, params: types.DidCloseTextDocumentParams) -> None:
+    def did_close(ls: ServerContext, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         had_diagnostics = bool(ls.published.get(uri))
         forget(ls, uri)

@@ -19,7 +19,7 @@ from cenotaph.memory.errors import CenotaphError
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from cenotaph.lsp.server import CenotaphServer
+    from cenotaph.lsp.features import ServerContext
 
 NOTIFICATION = "cenotaph/mcpEndpoint"
 
@@ -31,11 +31,11 @@ class EndpointReport(Wire):
     store: str | None = None
 
 
-def send(ls: CenotaphServer, report: EndpointReport) -> None:
+def send(ls: ServerContext, report: EndpointReport) -> None:
     ls.protocol.notify(NOTIFICATION, report.dump())
 
 
-async def start(ls: CenotaphServer) -> None:
+async def start(ls: ServerContext) -> None:
     """Serve MCP over HTTP from this process, on this loop, and tell the editor where."""
     settings = ls.memory.settings
     if not settings.mcp_enabled:
@@ -59,7 +59,7 @@ async def start(ls: CenotaphServer) -> None:
     send(ls, EndpointReport(url=served.url, token=served.token, project=served.project, store=served.store))
 
 
-async def stop(ls: CenotaphServer) -> None:
+async def stop(ls: ServerContext) -> None:
     served, ls.mcp_endpoint = ls.mcp_endpoint, None
     if served is not None:
         await served.stop()

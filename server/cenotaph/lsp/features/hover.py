@@ -13,7 +13,7 @@ from cenotaph.memory.errors import CenotaphError, NotFound
 from cenotaph.store.records import ApproachRow
 
 if TYPE_CHECKING:
-    from cenotaph.lsp.server import CenotaphServer
+    from cenotaph.lsp.features import ServerContext
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +23,7 @@ def _contains(span: types.Range, position: types.Position) -> bool:
     return (start.line, start.character) <= (position.line, position.character) <= (end.line, end.character)
 
 
-def story(ls: CenotaphServer, approach_id: int, scope: str | None, *, name: str | None = None,
+def story(ls: ServerContext, approach_id: int, scope: str | None, *, name: str | None = None,
           document_project: str | None = None) -> str:
     """The approach's story; given the name and the document's project, also the stories of the
     other records that abandon it there (the person's own and the repository's: one verdict)."""
@@ -37,7 +37,7 @@ def story(ls: CenotaphServer, approach_id: int, scope: str | None, *, name: str 
     return text
 
 
-def _one_story(ls: CenotaphServer, approach: ApproachRow, scope: str | None) -> str:
+def _one_story(ls: ServerContext, approach: ApproachRow, scope: str | None) -> str:
     record = None
     if approach.memory_id is not None:
         try:
@@ -47,9 +47,9 @@ def _one_story(ls: CenotaphServer, approach: ApproachRow, scope: str | None) -> 
     return approach_story(approach, scope, record)
 
 
-def register(server: CenotaphServer) -> None:
+def register(server: ServerContext) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: CenotaphServer, params: types.HoverParams) -> types.Hover | None:
+    def hover(ls: ServerContext, params: types.HoverParams) -> types.Hover | None:
         # What is flagged is what the client shows: hover explains the published diagnostics.
         for diagnostic in ls.published.get(params.text_document.uri, ()):
             data = diagnostic.data

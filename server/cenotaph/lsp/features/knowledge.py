@@ -17,7 +17,7 @@ from lsprotocol import types
 from cenotaph.lsp.convert import file_path
 
 if TYPE_CHECKING:
-    from cenotaph.lsp.server import CenotaphServer
+    from cenotaph.lsp.features import ServerContext
 
 log = logging.getLogger(__name__)
 
@@ -53,14 +53,14 @@ def included(relative: str, patterns: list[str]) -> bool:
     return any(_glob(p).match(relative) for p in patterns)
 
 
-def _folder_of(ls: CenotaphServer, path: Path) -> tuple[Path, str] | None:
+def _folder_of(ls: ServerContext, path: Path) -> tuple[Path, str] | None:
     for folder, project in ls.folders:
         if path.is_relative_to(folder):
             return folder, project
     return None
 
 
-def on_save(ls: CenotaphServer, uri: str) -> None:
+def on_save(ls: ServerContext, uri: str) -> None:
     path = file_path(uri)
     found = _folder_of(ls, path) if path is not None else None
     if found is None or not ls.settings.documents.include:
@@ -76,14 +76,14 @@ def on_save(ls: CenotaphServer, uri: str) -> None:
                                                                        ls.spawn(_ingest(ls, path, folder, project))))
 
 
-async def _ingest(ls: CenotaphServer, path: Path, folder: Path, project: str) -> None:
+async def _ingest(ls: ServerContext, path: Path, folder: Path, project: str) -> None:
     try:
         await asyncio.to_thread(ls.memory.ingest, ls.actor, [str(path)], project=project, root=folder)
     except Exception:  # noqa: BLE001 - a document that cannot be ingested must not stop the server
         log.exception("ingesting %s", path)
 
 
-async def pull_feeds(ls: CenotaphServer, first_after: float = FIRST_FEED_PULL_SECONDS) -> None:
+async def pull_feeds(ls: ServerContext, first_after: float = FIRST_FEED_PULL_SECONDS) -> None:
     """Pull the workspace projects' feeds that are due, then again every `feeds.interval` hours."""
     await asyncio.sleep(first_after)
     while True:
@@ -99,7 +99,7 @@ async def pull_feeds(ls: CenotaphServer, first_after: float = FIRST_FEED_PULL_SE
         await asyncio.sleep(min(max(hours, 0) * 3600 or 60, 60))
 
 
-def register(server: CenotaphServer) -> None:
+def register(server: ServerContext) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
-    def did_save(ls: CenotaphServer, params: types.DidSaveTextDocumentParams) -> None:
+    def did_save(ls: ServerContext, params: types.DidSaveTextDocumentParams) -> None:
         on_save(ls, params.text_document.uri)

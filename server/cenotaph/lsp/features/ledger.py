@@ -36,7 +36,7 @@ from cenotaph.memory.team.folder import source_of
 from cenotaph.store.records import MemoryRow, ProposalRow
 
 if TYPE_CHECKING:
-    from cenotaph.lsp.server import CenotaphServer
+    from cenotaph.lsp.features import ServerContext
     from cenotaph.memory.core.concepts import ConceptView
     from cenotaph.memory.service import Memory
     from cenotaph.store.records import ApproachRow
@@ -161,7 +161,7 @@ def graveyard_line(a: ApproachRow, project: str) -> str:
             f"{shared_by(a) or f'{a.updated_at[:10]} by {a.actor}'} — {one_line(a.reason, 500)}")
 
 
-def render(ls: CenotaphServer, project: str) -> Ledger:
+def render(ls: ServerContext, project: str) -> Ledger:
     return render_for(ls.memory, project)
 
 
@@ -240,7 +240,7 @@ def _candidate_lines(proposal: ProposalRow) -> list[str]:
 # --- what the client's copy shows ------------------------------------------------------------------
 
 
-def _text_of(ls: CenotaphServer, uri: str) -> str | None:
+def _text_of(ls: ServerContext, uri: str) -> str | None:
     document = ls.workspace.text_documents.get(uri)
     if document is not None:
         return document.source
@@ -257,7 +257,7 @@ def entry_at(lines: list[str], line: int) -> tuple[str, int] | None:
     return None
 
 
-def diagnostics(ls: CenotaphServer, uri: str) -> list[types.Diagnostic]:
+def diagnostics(ls: ServerContext, uri: str) -> list[types.Diagnostic]:
     """A Warning on each open contradiction in the client's copy of the ledger."""
     from cenotaph.nlp.detect import utf16_column  # not with this module: see diagnostics.scan
 
@@ -297,7 +297,7 @@ def _short(row: MemoryRow) -> str:
     return one_line(row.content, 60)
 
 
-def _contradiction_actions(ls: CenotaphServer, project: str, contradiction_id: int, line: str, character: int,
+def _contradiction_actions(ls: ServerContext, project: str, contradiction_id: int, line: str, character: int,
                            diagnostic: types.Diagnostic | None) -> list[types.CodeAction]:
     from cenotaph.nlp.detect import utf16_column  # not with this module: see diagnostics.scan
 
@@ -324,7 +324,7 @@ def _contradiction_actions(ls: CenotaphServer, project: str, contradiction_id: i
     return actions
 
 
-def code_actions(ls: CenotaphServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+def code_actions(ls: ServerContext, params: types.CodeActionParams) -> list[types.CodeAction] | None:
     uri = params.text_document.uri
     text = _text_of(ls, uri)
     if text is None:
@@ -373,7 +373,7 @@ def code_actions(ls: CenotaphServer, params: types.CodeActionParams) -> list[typ
             code_action(f"Reject proposal #{entry_id}", "cenotaph.rejectProposal", argument)]
 
 
-def _candidate_actions(ls: CenotaphServer, project: str, proposal_id: int) -> list[types.CodeAction] | None:
+def _candidate_actions(ls: ServerContext, project: str, proposal_id: int) -> list[types.CodeAction] | None:
     from cenotaph.memory.mining.candidates import ACTION as CANDIDATE_ACTION  # the domain loads after `initialize`
 
     proposal = next((p for p in ls.memory.proposals(project) if p.id == proposal_id), None)
@@ -387,7 +387,7 @@ def _candidate_actions(ls: CenotaphServer, project: str, proposal_id: int) -> li
             code_action(f"Reject: '{name}' was not abandoned", "cenotaph.rejectProposal", argument)]
 
 
-def notify_changed(ls: CenotaphServer) -> None:
+def notify_changed(ls: ServerContext) -> None:
     """Tell the client which ledgers it asked for now read differently. Rendered off the event
     loop (the concepts section alone takes ≈ 60 ms at 10,000 memories and grows with the store),
     one refresh at a time: changes that arrive meanwhile make it render once more."""
@@ -400,7 +400,7 @@ def notify_changed(ls: CenotaphServer) -> None:
     ls.spawn(_refresh(ls))
 
 
-async def _refresh(ls: CenotaphServer) -> None:
+async def _refresh(ls: ServerContext) -> None:
     try:
         while True:
             ls.ledger_stale = False
@@ -419,9 +419,9 @@ async def _refresh(ls: CenotaphServer) -> None:
         ls.ledger_refreshing = False
 
 
-def register(server: CenotaphServer) -> None:
+def register(server: ServerContext) -> None:
     @server.feature(REQUEST)
-    async def ledger_request(ls: CenotaphServer, params: Any) -> dict[str, Any]:
+    async def ledger_request(ls: ServerContext, params: Any) -> dict[str, Any]:
         try:
             request = LedgerParams.from_wire(plain(params))
         except ValidationError as exc:

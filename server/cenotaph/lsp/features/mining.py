@@ -18,7 +18,7 @@ from cenotaph.lsp.features import ledger
 from cenotaph.memory.errors import CenotaphError, InvalidInput, Unavailable
 
 if TYPE_CHECKING:
-    from cenotaph.lsp.server import CenotaphServer
+    from cenotaph.lsp.features import ServerContext
 
 log = logging.getLogger(__name__)
 
@@ -33,11 +33,11 @@ class MineSummary:
     proposed: int
 
 
-def folder_of(ls: CenotaphServer, project: str) -> Path | None:
+def folder_of(ls: ServerContext, project: str) -> Path | None:
     return next((folder for folder, p in ls.folders if p == project), None)
 
 
-def mine_history(ls: CenotaphServer, folder: Path, project: str) -> MineSummary:
+def mine_history(ls: ServerContext, folder: Path, project: str) -> MineSummary:
     """Every miner the server runs over a folder's past, in the calling thread (not the event
     loop's): the repository's manifest history (when the folder is in a git repository), then the
     agent transcripts."""
@@ -61,7 +61,7 @@ def mine_history(ls: CenotaphServer, folder: Path, project: str) -> MineSummary:
                        proposed)
 
 
-async def on_open(ls: CenotaphServer) -> None:
+async def on_open(ls: ServerContext) -> None:
     """For each workspace folder: mine when the setting says so, then tell once about candidates."""
     for folder, project in list(ls.folders):
         try:
@@ -75,7 +75,7 @@ async def on_open(ls: CenotaphServer) -> None:
             log.warning("mining %s: %s", folder, exc)
 
 
-async def _tell(ls: CenotaphServer, folder: Path, project: str) -> None:
+async def _tell(ls: ServerContext, folder: Path, project: str) -> None:
     count = await asyncio.to_thread(ls.memory.pending_candidates, project)
     if not count or not await asyncio.to_thread(ls.memory.first_notice, project, str(folder)):
         return

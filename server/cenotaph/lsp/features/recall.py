@@ -13,7 +13,7 @@ from cenotaph.lsp.features.commands import _domain, _project, _ProjectOrUri, par
 from cenotaph.memory.models import KINDS, as_json
 
 if TYPE_CHECKING:
-    from cenotaph.lsp.server import CenotaphServer
+    from cenotaph.lsp.features import ServerContext
 
 RECALL = "cenotaph/recall"
 REMEMBER = "cenotaph/remember"
@@ -44,14 +44,14 @@ class RememberParams(_ProjectOrUri):
         return self
 
 
-async def recall(ls: CenotaphServer, params: RecallParams) -> dict[str, Any]:
+async def recall(ls: ServerContext, params: RecallParams) -> dict[str, Any]:
     project = _project(ls, params)
     response = await _domain(lambda: ls.memory.recall(ls.actor, params.query, project=project, k=params.k,
                                                       kinds=params.kinds))
     return as_json(response)
 
 
-async def remember(ls: CenotaphServer, params: RememberParams) -> dict[str, Any]:
+async def remember(ls: ServerContext, params: RememberParams) -> dict[str, Any]:
     project = _project(ls, params)
     result = await _domain(lambda: ls.memory.remember(ls.actor, params.content, project=project, kind=params.kind,
                                                       tags=params.tags))
@@ -60,11 +60,11 @@ async def remember(ls: CenotaphServer, params: RememberParams) -> dict[str, Any]
     return as_json(result)
 
 
-def register(server: CenotaphServer) -> None:
+def register(server: ServerContext) -> None:
     @server.feature(RECALL)
-    async def recall_request(ls: CenotaphServer, params: Any) -> dict[str, Any]:
+    async def recall_request(ls: ServerContext, params: Any) -> dict[str, Any]:
         return await recall(ls, parse(RECALL, RecallParams, (params,)))
 
     @server.feature(REMEMBER)
-    async def remember_request(ls: CenotaphServer, params: Any) -> dict[str, Any]:
+    async def remember_request(ls: ServerContext, params: Any) -> dict[str, Any]:
         return await remember(ls, parse(REMEMBER, RememberParams, (params,)))

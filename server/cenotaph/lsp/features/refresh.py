@@ -10,14 +10,14 @@ import logging
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from cenotaph.lsp.server import CenotaphServer
+    from cenotaph.lsp.features import ServerContext
 
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.25
 
 
-async def watch(ls: CenotaphServer, interval: float = POLL_SECONDS) -> None:
+async def watch(ls: ServerContext, interval: float = POLL_SECONDS) -> None:
     while True:
         await asyncio.sleep(interval)
         try:

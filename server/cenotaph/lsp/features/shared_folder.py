@@ -14,7 +14,7 @@ from lsprotocol import types
 from cenotaph.lsp.convert import CODE_SHARED_FILE, SOURCE, file_path, to_range
 
 if TYPE_CHECKING:
-    from cenotaph.lsp.server import CenotaphServer
+    from cenotaph.lsp.features import ServerContext
 
 log = logging.getLogger(__name__)
 
@@ -22,7 +22,7 @@ WATCH_GLOB = "**/.cenotaph/**"
 REGISTRATION_ID = "cenotaph-shared-folder"
 
 
-def _problems(ls: CenotaphServer) -> dict[str, list[types.Diagnostic]]:
+def _problems(ls: ServerContext) -> dict[str, list[types.Diagnostic]]:
     """One diagnostic per malformed file, by URI."""
     found: dict[str, list[types.Diagnostic]] = {}
     for state in ls.memory.shared.states():
@@ -34,7 +34,7 @@ def _problems(ls: CenotaphServer) -> dict[str, list[types.Diagnostic]]:
     return found
 
 
-def file_diagnostics(ls: CenotaphServer, uri: str) -> list[types.Diagnostic] | None:
+def file_diagnostics(ls: ServerContext, uri: str) -> list[types.Diagnostic] | None:
     """The diagnostics of a file in a shared folder (its problem, or none); None for any other file.
     A shared file is not scanned for mentions: the memory that explains a dead end names it."""
     path = file_path(uri)
@@ -43,7 +43,7 @@ def file_diagnostics(ls: CenotaphServer, uri: str) -> list[types.Diagnostic] | N
     return _problems(ls).get(path.as_uri(), [])
 
 
-def publish_problems(ls: CenotaphServer) -> None:
+def publish_problems(ls: ServerContext) -> None:
     """Publish the problems of shared files that are not open (open ones are published with the
     other documents), and clear those fixed or gone."""
     current = _problems(ls)
@@ -57,7 +57,7 @@ def publish_problems(ls: CenotaphServer) -> None:
     ls.shared_problem_uris = set(current)
 
 
-async def watch_files(ls: CenotaphServer, capabilities: types.ClientCapabilities) -> None:
+async def watch_files(ls: ServerContext, capabilities: types.ClientCapabilities) -> None:
     """Ask the client to tell us about changes under `.cenotaph/`, when it can."""
     workspace = capabilities.workspace
     watched = workspace.did_change_watched_files if workspace else None
@@ -72,7 +72,7 @@ async def watch_files(ls: CenotaphServer, capabilities: types.ClientCapabilities
         log.info("the client did not register the file watcher for %s (%s): polling only", WATCH_GLOB, exc)
 
 
-def register(server: CenotaphServer) -> None:
+def register(server: ServerContext) -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def files_changed(ls: CenotaphServer, params: types.DidChangeWatchedFilesParams) -> None:
+    def files_changed(ls: ServerContext, params: types.DidChangeWatchedFilesParams) -> None:
         ls.refresh_if_changed()

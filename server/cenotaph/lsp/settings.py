@@ -1,22 +1,15 @@
-"""Settings (shared_schema/settings.schema.json): from `initializationOptions`, then from
-`workspace/didChangeConfiguration`. An invalid value falls back to its default, and the user is
-told which and why."""
+"""The settings (shared_schema/settings.schema.json) and their reading from a client's JSON: an
+invalid value falls back to its default, and the problems say which and why. The server holds one
+`Settings`; features/configuration.py receives them from the client."""
 
 from __future__ import annotations
 
 import copy
-import logging
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from lsprotocol import types
 from pydantic import ConfigDict, Field, ValidationError
 
 from cenotaph.lsp.convert import Wire, plain
-
-if TYPE_CHECKING:
-    from cenotaph.lsp.server import CenotaphServer
-
-log = logging.getLogger(__name__)
 
 SECTION = "cenotaph"
 Severity = Literal["error", "warning", "information", "hint", "off"]
@@ -47,6 +40,8 @@ class DocumentSettings(_Lenient):
 
 class FeedSettings(_Lenient):
     interval: float = Field(default=6.0, ge=0, le=24 * 365)
+
+
 class MineSettings(_Lenient):
     on_open: bool = False
 
@@ -68,7 +63,7 @@ def _unwrap(raw: Any) -> Any:
     return raw
 
 
-def _names_ours(raw: Any) -> bool:
+def names_ours(raw: Any) -> bool:
     """Whether pushed settings carry ours: `{}` or another tool's section only says "changed"."""
     raw = plain(raw)
     keys = {field.alias or name for name, field in Settings.model_fields.items()}
@@ -104,33 +99,3 @@ def parse(raw: Any) -> tuple[Settings, list[str]]:
                     path = location[0]
                 problems.append(f"{path}: {error['msg']} (got {str(error['input'])[:80]!r}); using the default")
     return Settings(), [*problems, "using the default settings"]
-
-
-def apply(ls: CenotaphServer, raw: Any) -> None:
-    settings, problems = parse(raw)
-    ls.settings = settings
-    if problems:
-        message = "Cenotaph: invalid settings — " + "; ".join(dict.fromkeys(problems))
-        log.warning("%s", message)
-        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
-
-
-def register(server: CenotaphServer) -> None:
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    def did_change_configuration(ls: CenotaphServer, params: types.DidChangeConfigurationParams) -> None:
-        # Applied before the next message is handled: a save right after a settings change sees it.
-        if _names_ours(params.settings):
-            apply(ls, params.settings)
-            ls.republish_all()
-            return
-        # The pull model: the notification only says that something changed.
-        capabilities = ls.client_capabilities.workspace
-        if capabilities and capabilities.configuration:
-            ls.spawn(_pull(ls))
-
-
-async def _pull(ls: CenotaphServer) -> None:
-    answer = await ls.workspace_configuration_async(
-        types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)]))
-    apply(ls, answer[0] if answer else None)
-    ls.republish_all()
