@@ -1,0 +1,65 @@
+"""The command line: a thin translation of arguments to domain calls and results to text or JSON.
+
+A new verb goes into its group's module under `cli/commands/` (a handler and a function that adds its
+parser) and into `VERBS` below, where `cenotaph --help` should list it; what every verb shares is in
+`cli/common.py`, the lines several verbs print in `cli/render.py`."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from cenotaph import __version__
+from cenotaph.cli.commands import (
+    contradictions,
+    graveyard,
+    knowledge,
+    lifecycle,
+    memories,
+    mining,
+    operations,
+    policy,
+    servers,
+    team,
+)
+from cenotaph.cli.common import Subcommands, Verb, global_options, run
+
+# Every verb, in the order `cenotaph --help` lists them.
+VERBS: tuple[Verb, ...] = (
+    memories.remember, memories.recall, graveyard.abandon, graveyard.reinstate_approach, memories.experience,
+    team.share, team.unshare, graveyard.check, servers.serve, servers.mcp,
+    operations.import_memories, operations.doctor, operations.reindex, operations.migrate_store, operations.repair,
+    lifecycle.deprioritise, lifecycle.archive, lifecycle.reinstate, lifecycle.forget,
+    lifecycle.confirm, lifecycle.dispute, lifecycle.refute,
+    contradictions.contradictions, contradictions.resolve, contradictions.dismiss, contradictions.scan_contradictions,
+    graveyard.suppress, graveyard.unsuppress, memories.update, memories.history, operations.audit, operations.why,
+    operations.backup, operations.restore, mining.proposals, mining.accept, mining.reject,
+    policy.compile_lessons, policy.bless, policy.lessons, lifecycle.maintain,
+    knowledge.ingest, knowledge.feed, knowledge.promote, knowledge.compact, knowledge.concepts, knowledge.related,
+    mining.mine,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="cenotaph", description="A shared memory for coding work: dead ends stay dead.")
+    parser.add_argument("--version", action="version", version=f"cenotaph {__version__}")
+    commands = Subcommands(parser.add_subparsers(dest="command", required=True, metavar="COMMAND"), global_options())
+    for add_verb in VERBS:
+        add_verb(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(level=os.environ.get("CENOTAPH_LOG", "WARNING").upper(), stream=sys.stderr,
+                        format="cenotaph: %(levelname)s %(name)s: %(message)s")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.handler is None:
+        # Servers own stdin/stdout and their event loop: hand over to their own entry point.
+        import importlib
+
+        return importlib.import_module(args.entry).main(args)
+    return run(args)

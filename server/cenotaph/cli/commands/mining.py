@@ -1,0 +1,159 @@
+"""Mining the past: `mine git` and `mine transcripts` propose abandoned approaches; `proposals`,
+`accept` and `reject` are where a person reviews them (and an agent's proposals)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from cenotaph import project as project_resolution
+from cenotaph.cli.common import CLI_ACTOR, CommandFailed, Subcommands, emit, project_of, repository_root
+from cenotaph.cli.render import outcome
+
+CANDIDATE_CLASSES = ("dev", "types", "backport", "build", "subproject", "plain")
+
+
+def cmd_proposals(args: argparse.Namespace, memory) -> None:
+    rows = memory.proposals(project_of(args), status=None if args.status == "all" else args.status)
+    if args.classes:
+        rows = [p for p in rows if p.action == "abandon" and _candidate_classes(p) & set(args.classes)]
+    lines = []
+    for p in rows:
+        if p.action == "abandon":
+            lines += _candidate_lines(p)
+        elif p.action == "compact":
+            lines.append(f"#{p.id} [{p.status}] {p.actor} proposes a summary of "
+                         + ", ".join(f"#{i}" for i in p.arguments["member_ids"]) + f": {p.reason}")
+            lines.append(f"    {p.arguments['summary']}")
+        else:
+            lines.append(f"#{p.id} [{p.status}] {p.actor} proposes {p.action} {p.target}: {p.reason}")
+    emit(args, {"proposals": rows}, "\n".join(lines) or f"no {args.status} proposals")
+
+
+def _candidate_classes(proposal) -> set[str]:
+    return set(proposal.arguments.get("classes") or ["plain"])
+
+
+def _candidate_lines(proposal) -> list[str]:
+    """A mined candidate with its evidence: the commits (or words) that added and removed it."""
+    args = proposal.arguments
+    classes = f" [{', '.join(args['classes'])}]" if args.get("classes") else ""
+    lines = [f"#{proposal.id} [{proposal.status}] abandon {args['name']} ({args['ecosystem']}), "
+             f"confidence {args['confidence']:.2f}{classes}",
+             f"    reason: {args['reason']}"]
+    for e in args.get("evidence", []):
+        where = f"  {e['path']}" if e.get("path") else ""
+        lines.append(f"    {e['role']:<8} {e['ref'][:7]} {e['at'][:10]} {e.get('author') or '?'}: "
+                     f"\"{e['summary']}\"{where}")
+    return lines
+
+
+def proposals(commands: Subcommands) -> None:
+    p = commands.add("proposals", cmd_proposals,
+                     "proposals waiting for a person (an agent's, or candidates mined from the past)")
+    p.add_argument("--status", default="pending", choices=("pending", "accepted", "rejected", "all"))
+    p.add_argument("--class", dest="classes", action="append", choices=CANDIDATE_CLASSES,
+                   help="only mined candidates of this class (repeatable; plain: no class)")
+
+
+def cmd_accept(args: argparse.Namespace, memory) -> None:
+    result = memory.accept_proposal(CLI_ACTOR, args.id, reason=args.reason, effort=args.effort)
+    emit(args, result, f"accepted proposal #{args.id}: {outcome(result)}")
+
+
+def accept(commands: Subcommands) -> None:
+    p = commands.add("accept", cmd_accept, "carry out a proposal (an agent's, or a candidate mined from the past)")
+    p.add_argument("id", type=int)
+    p.add_argument("--reason", help="why; for a mined candidate, the reason it is abandoned (else the drafted one)")
+    p.add_argument("--effort", type=int, help="for a mined candidate: what it cost, 1-5")
+
+
+def cmd_reject(args: argparse.Namespace, memory) -> None:
+    row = memory.reject_proposal(CLI_ACTOR, args.id, reason=args.reason)
+    emit(args, row, f"rejected proposal #{row.id}: {row.decision_reason}")
+
+
+def reject(commands: Subcommands) -> None:
+    p = commands.add("reject", cmd_reject, "turn down an agent's proposal")
+    p.add_argument("id", type=int)
+    p.add_argument("--reason", required=True)
+
+
+def cmd_mine_git(args: argparse.Namespace, memory) -> None:
+    project = args.project if args.project is not None else project_resolution.resolve(None, Path(args.path))
+    report = memory.mine_git(CLI_ACTOR, args.path, project=project, since=args.since, max_commits=args.max_commits)
+    history, proposals = report.history, report.proposals
+    scope = "since the last run" if history.incremental else "limited by --since/--max-commits" \
+        if not history.complete else "all of it"
+    lines = [f"{history.repository}: read {history.commits_read} commits touching manifests ({scope}); "
+             f"{history.manifests_parsed} manifests parsed"]
+    if history.parse_failures:
+        lines.append(f"{history.parse_failures} manifest versions did not parse and were read as unchanged: "
+                     + ", ".join(history.failed))
+    if history.shallow and history.oldest_seen:
+        lines.append(f"shallow clone: history seen back to {history.oldest_seen.sha[:7]} "
+                     f"({history.oldest_seen.at[:10]}) only")
+    lines.append(f"{len(history.candidates)} candidates; {len(proposals.proposed)} proposed")
+    lines += [f"  #{p.id} {p.arguments['name']} ({p.arguments['ecosystem']}, "
+              f"{p.arguments['confidence']:.2f}): {p.reason}" for p in proposals.proposed]
+    skipped = [(len(proposals.already_pending), "already pending"), (len(proposals.in_graveyard), "in the graveyard"),
+               (len(proposals.suppressed), "suppressed"), (len(proposals.dismissed), "dismissed before")]
+    if any(count for count, _ in skipped):
+        lines.append("not proposed: " + ", ".join(f"{count} {why}" for count, why in skipped if count))
+    if report.back_at_head:
+        lines.append("declared again at HEAD, proposal still pending: " + ", ".join(report.back_at_head))
+    if proposals.proposed:
+        lines.append("review: cenotaph proposals; cenotaph accept ID [--reason R]; cenotaph reject ID --reason R")
+    emit(args, report, "\n".join(lines))
+
+
+def cmd_mine_transcripts(args: argparse.Namespace, memory) -> None:
+    from cenotaph import paths
+
+    root = repository_root()
+    claude_dir = Path(args.claude_dir) if args.claude_dir else paths.claude_home()
+    codex_dir = Path(args.codex_dir) if args.codex_dir else paths.codex_home()
+    report = memory.mine_transcripts(CLI_ACTOR, project_of(args), root, claude_dir=claude_dir, codex_dir=codex_dir)
+    proposals = report.proposals
+    lines = [f"read {report.files_read} of {report.files} transcript files ({report.bytes:,} bytes, "
+             f"{report.lines:,} lines; {report.corrupt_lines} corrupt and {report.long_lines} over-long lines "
+             f"skipped); {report.sessions} sessions of this project"]
+    lines += [f"proposal #{p.id}: abandon {p.arguments['name']} ({p.arguments['ecosystem']}, confidence "
+              f"{p.arguments['confidence']:.2f}) — {p.reason}" for p in proposals.proposed]
+    skipped = [f"{name} ({why})" for why, found in (("already proposed", proposals.already_pending),
+                                                    ("in the graveyard", proposals.in_graveyard),
+                                                    ("suppressed", proposals.suppressed),
+                                                    ("rejected before", proposals.dismissed)) for name in found]
+    if skipped:
+        lines.append("not proposed: " + ", ".join(skipped))
+    lines += [f"not found: {folder} (no transcripts read there)" for folder in report.missing]
+    if proposals.proposed:
+        lines.append("accept with `cenotaph accept ID [--reason R] [--effort N]`, "
+                     "reject with `cenotaph reject ID --reason R`")
+    emit(args, report, "\n".join(lines))
+    named = {str(Path(d)) for d in (args.claude_dir, args.codex_dir) if d}
+    if named & set(report.missing):
+        raise CommandFailed
+
+
+def mine(commands: Subcommands) -> None:
+    """`cenotaph mine SOURCE`: each source of the past is a sub-verb with its own handler."""
+    parser = commands.parsers.add_parser(
+        "mine", help="mine the past for abandoned approaches (proposals a person reviews)",
+        description="Mine the past for abandoned approaches. What it finds are proposals: "
+                    "review them with `cenotaph proposals`, then accept or reject each.")
+    sources = parser.add_subparsers(dest="source", required=True, metavar="SOURCE")
+    p = sources.add_parser("git", parents=[commands.common],
+                           help="dependencies the repository's manifests declared and dropped",
+                           description="Read the commits that touch manifests (only those since the last run) and "
+                                       "propose every dependency declared at some commit and nowhere at HEAD.")
+    p.set_defaults(handler=cmd_mine_git)
+    p.add_argument("path", nargs="?", default=".", help="a directory inside the repository (default: here)")
+    p.add_argument("--since", help="only commits after this date (anything git understands, e.g. 2024-01-01)")
+    p.add_argument("--max-commits", type=int, help="only the latest N commits that touch manifests")
+    help_text = ("agent transcripts (Claude Code, Codex) of sessions in this repository: rejected or undone "
+                 "installs, and what the person said against a package")
+    p = sources.add_parser("transcripts", parents=[commands.common], help=help_text, description=help_text)
+    p.set_defaults(handler=cmd_mine_transcripts)
+    p.add_argument("--claude-dir", help="Claude Code's folder (default: $CLAUDE_CONFIG_DIR or ~/.claude)")
+    p.add_argument("--codex-dir", help="Codex's folder (default: $CODEX_HOME or ~/.codex)")

@@ -1,0 +1,55 @@
+"""Policy: the lessons memories teach, blessing one, and compiling them into skills, instruction
+blocks or lint rules."""
+
+from __future__ import annotations
+
+import argparse
+
+from cenotaph.cli.common import CLI_ACTOR, Subcommands, emit, project_of, repository_root
+from cenotaph.memory.models import COMPILE_TARGETS
+
+
+def cmd_compile(args: argparse.Namespace, memory) -> None:
+    result = memory.compile(CLI_ACTOR, args.target, project=project_of(args), root=repository_root(),
+                            directory=args.dir)
+    if result.proposal is None:
+        emit(args, result, f"{args.target}: up to date ({result.lessons} reinforced lesson(s))")
+        return
+    lines = [change.diff.rstrip("\n") for change in result.files]
+    lines.append(f"proposed as #{result.proposal.id} ({len(result.files)} file(s) from {result.lessons} reinforced "
+                 f"lesson(s)): write with `cenotaph accept {result.proposal.id}`, or "
+                 f"`cenotaph reject {result.proposal.id} --reason …`")
+    emit(args, result, "\n".join(lines))
+
+
+def compile_lessons(commands: Subcommands) -> None:
+    p = commands.add("compile", cmd_compile,
+                     "propose skills, instruction blocks or lint rules from the reinforced lessons")
+    p.add_argument("--target", required=True, choices=COMPILE_TARGETS)
+    p.add_argument("--dir", help="skills folder, relative to the repository root (default: .claude/skills, "
+                                 "or [compile] skills_dir in .cenotaph.toml)")
+
+
+def cmd_bless(args: argparse.Namespace, memory) -> None:
+    row = memory.bless(CLI_ACTOR, args.id, reason=args.reason)
+    emit(args, row, f"blessed #{row.memory_id}: its lessons compile without waiting to recur")
+
+
+def bless(commands: Subcommands) -> None:
+    p = commands.add("bless", cmd_bless, "vouch for a memory: its lessons compile without waiting to recur")
+    p.add_argument("id", type=int)
+    p.add_argument("--reason")
+
+
+def cmd_lessons(args: argparse.Namespace, memory) -> None:
+    found = memory.lessons(project_of(args))
+    if not args.all:
+        found = [lesson for lesson in found if lesson.reinforced]
+    lines = [f"{'+' if l.reinforced else ' '} [{l.kind}] {l.text} (#{', #'.join(map(str, l.memory_ids))}"
+             f"{'; ' + ', '.join(l.reinforced_by) if l.reinforced_by else ''})" for l in found]
+    emit(args, {"lessons": found}, "\n".join(lines) or "no lessons yet")
+
+
+def lessons(commands: Subcommands) -> None:
+    p = commands.add("lessons", cmd_lessons, "the lessons compile draws from (reinforced ones marked +)")
+    p.add_argument("--all", action="store_true", help="also those not reinforced yet")

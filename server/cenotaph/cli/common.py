@@ -1,0 +1,125 @@
+"""What every verb shares: the global options, the actor, the project, output as JSON or text, and
+the one place a domain error becomes a message and an exit status."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cenotaph import project as project_resolution
+from cenotaph.memory.errors import CenotaphError
+from cenotaph.memory.models import Actor, as_json
+from cenotaph.store.connect import StoreUnavailable
+from cenotaph.store.migrations import SchemaTooNew
+
+if TYPE_CHECKING:
+    from cenotaph.memory.service import Memory
+
+CLI_ACTOR = Actor(name="cli", kind="human")
+REDACT_HELP = "store the text with each secret found in it replaced by [REDACTED:<kind>] instead of refusing it"
+
+Handler = Callable[[argparse.Namespace, "Memory"], None]
+Verb = Callable[["Subcommands"], None]  # adds one verb's parser, with its handler
+
+
+class CommandFailed(Exception):
+    """A command that ran but could not do what was asked (exit status 1)."""
+
+
+def global_options() -> argparse.ArgumentParser:
+    """The options every verb takes (the parent of each verb's parser)."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--db", help="store file or postgresql:// URL (default: $CENOTAPH_STORE, `store` in config.toml, $CENOTAPH_HOME/cenotaph.db or $XDG_DATA_HOME/cenotaph)")
+    common.add_argument("--project", help="project id (default: from .cenotaph.toml, git origin or repository path)")
+    common.add_argument("--json", action="store_true", help="machine-readable output (shapes in shared_schema/)")
+    return common
+
+
+@dataclasses.dataclass(frozen=True)
+class Subcommands:
+    """Where a verb adds its parser: `add` gives it the global options and its help as description."""
+
+    parsers: argparse._SubParsersAction[argparse.ArgumentParser]
+    common: argparse.ArgumentParser
+
+    def add(self, name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
+        p = self.parsers.add_parser(name, parents=[self.common], help=help_text, description=help_text)
+        p.set_defaults(handler=handler)
+        return p
+
+
+def writer(args: argparse.Namespace) -> Actor:
+    """The person at the command line, with `--redact` if they gave it."""
+    return dataclasses.replace(CLI_ACTOR, redact_secrets=args.redact)
+
+
+def emit(args: argparse.Namespace, payload: Any, text: str) -> None:
+    if args.json:
+        json.dump(as_json(payload), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(text.rstrip("\n") + "\n")
+
+
+def project_of(args: argparse.Namespace) -> str:
+    """The project a verb works in: "" (the global scope) under `--global`."""
+    if getattr(args, "global_scope", False):
+        return ""
+    return project_resolution.resolve(args.project, Path.cwd())
+
+
+def repository_root() -> Path:
+    """The repository the command runs in, or the working directory outside one."""
+    return project_resolution.repository_root(Path.cwd()) or Path.cwd()
+
+
+def progress(done: int, total: int | None) -> None:
+    if not sys.stderr.isatty() and done not in (total,):
+        return
+    width = 30
+    filled = min(width, int(width * done / total)) if total else width
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+    if done >= total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def run(args: argparse.Namespace) -> int:
+    """Open the store, run the verb's handler, and turn what went wrong into an exit status."""
+    from cenotaph.app import open_memory
+
+    try:
+        memory = open_memory(args.db)
+        try:
+            _attach_repository(args, memory)
+            args.handler(args, memory)
+        finally:
+            memory.ctx.store.close()
+    except CommandFailed:
+        return 1
+    except CenotaphError as exc:
+        _fail(args, str(exc), getattr(exc, "field", None))
+        return 2
+    except (StoreUnavailable, SchemaTooNew) as exc:
+        _fail(args, str(exc), "store")
+        return 2
+    return 0
+
+
+def _attach_repository(args: argparse.Namespace, memory: Memory) -> None:
+    """The repository the command runs in: its `.cenotaph/` folder takes part, for its project."""
+    root = project_resolution.repository_root(Path.cwd())
+    if root is not None:
+        memory.attach_repositories([(root, project_resolution.resolve(args.project, Path.cwd()))])
+
+
+def _fail(args: argparse.Namespace, message: str, field: str | None) -> None:
+    if getattr(args, "json", False):
+        json.dump({"error": {"message": message, "field": field}}, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+    sys.stderr.write(f"cenotaph: error: {message}\n")
