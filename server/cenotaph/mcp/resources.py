@@ -21,7 +21,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, S
 
 from cenotaph.lsp.features.ledger import graveyard_line, render_for
 from cenotaph.mcp.tools.base import ToolEnv
-from cenotaph.mcp.tools.models import ApproachView, MemoryView
+from cenotaph.mcp.tools.results import result
 from cenotaph.memory.errors import CenotaphError, NotFound
 
 log = logging.getLogger(__name__)
@@ -46,12 +46,12 @@ def graveyard_markdown(env: ToolEnv) -> str:
 def graveyard_json(env: ToolEnv) -> str:
     approaches = sorted(env.memory.graveyard.in_scope(env.project), key=lambda a: a.updated_at, reverse=True)
     return json.dumps({"project": env.project,
-                       "approaches": [ApproachView.model_validate(a).model_dump(mode="json") for a in approaches]},
+                       "approaches": [result(a).model_dump(mode="json") for a in approaches]},
                       ensure_ascii=False, indent=2)
 
 
 def memory_json(env: ToolEnv, memory_id: int) -> str:
-    return MemoryView.of(env.memory.get(memory_id)).model_dump_json(indent=2)
+    return result(env.memory.get(memory_id)).model_dump_json(indent=2)
 
 
 class _ListenedBus(InMemorySubscriptionBus):

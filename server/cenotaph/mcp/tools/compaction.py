@@ -10,9 +10,9 @@ from mcp.server.mcpserver import Context
 from pydantic import BaseModel, Field
 
 from cenotaph.mcp.tools.base import READ_ONLY, WRITE, ToolEnv, ToolGroup
-from cenotaph.mcp.tools.models import MemoryBrief, MemoryView, ProposalView
+from cenotaph.mcp.tools.results import MemoryBrief, Result, result
 from cenotaph.memory.knowledge.compaction import DEFAULT_OLDER_THAN_DAYS, Cluster, CompactResult
-from cenotaph.store.records import ProposalRow
+from cenotaph.store.records import MemoryRow, ProposalRow
 
 TOOLS = ToolGroup()
 
@@ -38,37 +38,22 @@ class ClusterCandidates(BaseModel):
     clusters: list[ClusterBrief]
 
 
-class ClusterTexts(BaseModel):
-    """A cluster with every member's full text: what the summary must say."""
-
-    id: str
-    member_ids: list[int]
-    cohesion: float
-    members: list[MemoryView]
-
-    @staticmethod
-    def of(cluster: Cluster) -> ClusterTexts:
-        return ClusterTexts(id=cluster.id, member_ids=cluster.member_ids, cohesion=cluster.cohesion,
-                            members=[MemoryView.of(r) for r in cluster.members])
-
-
 class SummaryOutcome(BaseModel):
     """`proposed`: waits for a person (the usual case for an agent). `applied`: the user's policy
     lets agents compact; the summary is stored and its sources superseded."""
 
     status: Literal["applied", "proposed"]
     cluster_id: str
-    proposal: ProposalView | None = None
-    summary: MemoryView | None = None
+    proposal: Result[ProposalRow] | None = None
+    summary: Result[MemoryRow] | None = None
     superseded: list[int] = []
 
     @staticmethod
-    def of(cluster_id: str, result: CompactResult | ProposalRow) -> SummaryOutcome:
-        if isinstance(result, ProposalRow):
-            return SummaryOutcome(status="proposed", cluster_id=cluster_id,
-                                  proposal=ProposalView.model_validate(result))
-        return SummaryOutcome(status="applied", cluster_id=result.cluster_id, summary=MemoryView.of(result.summary),
-                              superseded=result.superseded)
+    def of(cluster_id: str, compacted: CompactResult | ProposalRow) -> SummaryOutcome:
+        if isinstance(compacted, ProposalRow):
+            return SummaryOutcome(status="proposed", cluster_id=cluster_id, proposal=result(compacted))
+        return SummaryOutcome(status="applied", cluster_id=compacted.cluster_id, summary=result(compacted.summary),
+                              superseded=compacted.superseded)
 
 
 @TOOLS.add(READ_ONLY)
@@ -83,11 +68,11 @@ def compaction_candidates(ctx: Context, older_than_days: OlderThan = DEFAULT_OLD
 
 @TOOLS.add(READ_ONLY)
 def compaction_cluster(ctx: Context, cluster_id: ClusterId,
-                       older_than_days: OlderThan = DEFAULT_OLDER_THAN_DAYS) -> ClusterTexts:
+                       older_than_days: OlderThan = DEFAULT_OLDER_THAN_DAYS) -> Result[Cluster]:
     """One cluster with the full text of every member: read it before writing its summary."""
     env = ToolEnv.of(ctx)
     with env.domain() as memory:
-        return ClusterTexts.of(memory.compact_cluster(env.project, cluster_id, older_than_days=older_than_days))
+        return result(memory.compact_cluster(env.project, cluster_id, older_than_days=older_than_days))
 
 
 @TOOLS.add(WRITE)
@@ -104,6 +89,6 @@ def propose_summary(
     forgetting or refuting the summary brings them back)."""
     env = ToolEnv.of(ctx)
     with env.domain() as memory:
-        result = memory.compact_apply(env.actor(ctx), env.project, cluster_id, summary=summary, reason=reason,
-                                      older_than_days=older_than_days)
-    return SummaryOutcome.of(cluster_id, result)
+        compacted = memory.compact_apply(env.actor(ctx), env.project, cluster_id, summary=summary, reason=reason,
+                                         older_than_days=older_than_days)
+    return SummaryOutcome.of(cluster_id, compacted)

@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from cenotaph import project as project_resolution
 from cenotaph.mcp.tools.base import WRITE, ToolEnv, ToolGroup
+from cenotaph.mcp.tools.results import Result, result
 from cenotaph.memory.models import COMPILE_TARGETS
 from cenotaph.memory.policy.compile import CompileResult
 
@@ -20,40 +21,17 @@ TOOLS = ToolGroup()
 Target = Literal[COMPILE_TARGETS]  # type: ignore[valid-type]
 
 
-class ProposedFile(BaseModel):
-    path: str
-    base_sha256: str  # of the file the diff was made against, or "absent"
-    diff: str
-
-
-class CompileProposal(BaseModel):
-    """What `accept` would write, waiting for a person; `proposal_id` is None when every file is
-    already up to date."""
-
-    target: str
-    proposal_id: int | None
-    lessons: int
-    files: list[ProposedFile]
-
-    @staticmethod
-    def of(result: CompileResult) -> CompileProposal:
-        return CompileProposal(target=result.target, proposal_id=result.proposal.id if result.proposal else None,
-                               lessons=result.lessons,
-                               files=[ProposedFile(path=f.path, base_sha256=f.base_sha256, diff=f.diff)
-                                      for f in result.files])
-
-
 @TOOLS.add(WRITE)
 def compile(  # noqa: A001 - the verb's name is the tool's name
     ctx: Context,
     target: Annotated[Target, Field(description="skill: .claude/skills/<topic>/SKILL.md; agents-md, claude-md, "
                                                 "copilot: a managed block in the instruction file; ruff, eslint, "
                                                 "biome: the graveyard as lint rules.")],
-) -> CompileProposal:
+) -> Result[CompileResult]:
     """Turn the lessons this project's memory has reinforced (recurring breakthroughs and
     gotchas, costly abandoned libraries, confirmed decisions) into the file `target` names, as a
     proposal with its unified diff. Nothing is written: a person reviews and accepts it."""
     env = ToolEnv.of(ctx)
     root = env.workspace or project_resolution.repository_root(Path.cwd()) or Path.cwd()
     with env.domain() as memory:
-        return CompileProposal.of(memory.compile(env.actor(ctx), target, project=env.project, root=root))
+        return result(memory.compile(env.actor(ctx), target, project=env.project, root=root))

@@ -6,14 +6,24 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from cenotaph.mcp.tools.base import READ_ONLY, WRITE, MemoryId, Reason, ToolEnv, ToolGroup
-from cenotaph.mcp.tools.models import ConceptsOutput, ProposalView, RelatedOutput
+from cenotaph.mcp.tools.results import Result, result
+from cenotaph.memory.core.concepts import ConceptView, RelatedMemory
+from cenotaph.store.records import ProposalRow
 
 TOOLS = ToolGroup()
 
 ConceptName = Annotated[str, Field(min_length=1, max_length=2000, description="A concept as `concepts` lists it.")]
+
+
+class ConceptsOutput(BaseModel):
+    concepts: list[Result[ConceptView]]
+
+
+class RelatedOutput(BaseModel):
+    related: list[Result[RelatedMemory]]
 
 
 @TOOLS.add(READ_ONLY)
@@ -24,7 +34,7 @@ def concepts(ctx: Context, limit: Annotated[int, Field(ge=1, le=500, description
     Use it to see what the project's memory covers, or before proposing a review."""
     env = ToolEnv.of(ctx)
     with env.domain() as memory:
-        return ConceptsOutput.model_validate({"concepts": memory.concepts(env.project, limit)})
+        return ConceptsOutput(concepts=[result(c) for c in memory.concepts(env.project, limit)])
 
 
 @TOOLS.add(READ_ONLY)
@@ -34,7 +44,7 @@ def related(ctx: Context, memory_id: MemoryId,
     they share: what else the project knows about the same things."""
     env = ToolEnv.of(ctx)
     with env.domain() as memory:
-        return RelatedOutput.of(memory.related(memory_id, k))
+        return RelatedOutput(related=[result(r) for r in memory.related(memory_id, k)])
 
 
 @TOOLS.add(WRITE)
@@ -46,11 +56,10 @@ def review_concept(
     a: ConceptName,
     reason: Reason,
     b: Annotated[str | None, Field(max_length=2000, description="The second concept (not for remove).")] = None,
-) -> ProposalView:
+) -> Result[ProposalRow]:
     """Propose a correction to the concept graph: two spellings of one thing (merge), a concept
     that is noise (remove), a wrong link (dismiss), a better name (rename). A person accepts or
     rejects the proposal; accepted, it outlives every rebuild."""
     env = ToolEnv.of(ctx)
     with env.domain() as memory:
-        return ProposalView.model_validate(memory.concept_verdict(env.actor(ctx), verb, a, b, project=env.project,
-                                                                   reason=reason))
+        return result(memory.concept_verdict(env.actor(ctx), verb, a, b, project=env.project, reason=reason))

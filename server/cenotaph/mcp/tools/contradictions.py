@@ -5,14 +5,20 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from cenotaph.mcp.tools.base import READ_ONLY, WRITE, Reason, ToolEnv, ToolGroup
-from cenotaph.mcp.tools.models import ChangeOutcome, ContradictionItem, ContradictionList
+from cenotaph.mcp.tools.results import ChangeOutcome, Result, result
+from cenotaph.memory.models import ContradictionView
 
 ContradictionId = Annotated[int, Field(ge=1, description="The contradiction's id (from contradictions or briefing).")]
 
 TOOLS = ToolGroup()
+
+
+class ContradictionList(BaseModel):
+    contradictions: list[Result[ContradictionView]]
+    more: int = 0
 
 
 @TOOLS.add(READ_ONLY)
@@ -27,7 +33,7 @@ def contradictions(
     env = ToolEnv.of(ctx)
     with env.domain() as memory:
         found = memory.contradictions(env.project, status=status)
-    return ContradictionList(contradictions=[ContradictionItem.of(c) for c in found[:limit]],
+    return ContradictionList(contradictions=[result(c) for c in found[:limit]],
                              more=max(0, len(found) - limit))
 
 

@@ -8,15 +8,11 @@ from mcp.server.mcpserver import Context
 from pydantic import BaseModel, Field
 
 from cenotaph.mcp.tools.base import READ_ONLY, WRITE, GlobalScope, Reason, ToolEnv, ToolGroup
-from cenotaph.mcp.tools.models import (
-    AbandonOutcome,
-    ApproachChecks,
-    ApproachVerdict,
-    ApproachView,
-    ExperienceOutcome,
-)
-from cenotaph.memory.models import OUTCOMES, AbandonResult
+from cenotaph.mcp.tools.results import Result, result
+from cenotaph.memory.models import OUTCOMES, AbandonResult, ApproachCheck, ExperienceResult
+from cenotaph.memory.team.folder import source_of
 from cenotaph.nlp.names import ECOSYSTEMS
+from cenotaph.store.records import ApproachRow
 
 Ecosystem = Annotated[Literal[ECOSYSTEMS] | None,  # type: ignore[valid-type]
                       Field(description="Where the name lives. When omitted: from its spelling, else from the "
@@ -31,9 +27,56 @@ class AbandonedApproach(BaseModel):
     reason: Reason
 
 
-def _abandon_outcome(result: AbandonResult) -> AbandonOutcome:
-    return AbandonOutcome(approach=ApproachView.model_validate(result.approach), memory_id=result.memory_id,
-                          recall_suppressed=result.recall_suppressed)
+class AlsoAbandoned(BaseModel):
+    """Another record that abandons the same name here or everywhere, with its own reason."""
+
+    source: Literal["store", "repo"]
+    project: str
+    reason: str
+    effort: int | None = None
+    by: str
+
+
+class ApproachVerdict(BaseModel):
+    """`abandoned`: do not suggest it (see reason); `reinstated`: it was abandoned once and
+    brought back; `clear`: nothing recorded. `scope` says where the record applies; `source`
+    `repo`: the team shared it in the repository (`shared_by`, `shared_path`); `also`: the
+    other records that abandon it, each with its reason."""
+
+    name: str
+    key: str
+    status: Literal["abandoned", "reinstated", "clear"]
+    scope: Literal["project", "global", "other_project"] | None = None
+    reason: str | None = None
+    effort: int | None = None
+    ecosystem: str | None = None
+    project: str | None = None
+    approach_id: int | None = None
+    memory_id: int | None = None
+    status_reason: str | None = None
+    diagnostic_suppressed: bool = False
+    source: Literal["store", "repo"] | None = None
+    shared_by: str | None = None
+    shared_path: str | None = None
+    also: list[AlsoAbandoned] = []
+
+    @classmethod
+    def of(cls, check: ApproachCheck) -> ApproachVerdict:
+        a = check.approach
+        shared = a is not None and source_of(a) == "repo"
+        return cls(name=check.name, key=check.key, status=check.status, scope=check.scope,
+                   diagnostic_suppressed=check.diagnostic_suppressed, source=check.source,
+                   shared_by=a.actor if shared else None, shared_path=getattr(a, "path", None) if shared else None,
+                   also=[AlsoAbandoned(source=source_of(o), project=o.project, reason=o.reason, effort=o.effort,
+                                       by=o.actor) for o in check.also],
+                   **({} if a is None else dict(reason=a.reason, effort=a.effort, ecosystem=a.ecosystem,
+                                               project=a.project, approach_id=a.id, memory_id=a.memory_id,
+                                               status_reason=a.status_reason)))
+
+
+class ApproachChecks(BaseModel):
+    results: list[ApproachVerdict]
+
 
 TOOLS = ToolGroup()
 
@@ -64,26 +107,27 @@ def abandon(
     ecosystem: Ecosystem = None,
     aliases: Annotated[list[str] | None, Field(description="Other names it goes by (e.g. its import name).")] = None,
     global_scope: GlobalScope = False,
-) -> AbandonOutcome:
+) -> Result[AbandonResult]:
     """Record that a library, package, tool or approach was tried and must not be used again
     here, with the reason. Editors then flag every import or dependency declaration of it.
     Call it when the user or the evidence rules something out for good; at effort 4–5 its
     memories also leave recall."""
     env = ToolEnv.of(ctx)
     with env.domain() as memory:
-        result = memory.abandon(env.actor(ctx), name, reason=reason, project=env.scope(global_scope), effort=effort,
-                                ecosystem=ecosystem, aliases=aliases or (), workspace=env.workspace)
-    return _abandon_outcome(result)
+        return result(memory.abandon(env.actor(ctx), name, reason=reason, project=env.scope(global_scope),
+                                     effort=effort, ecosystem=ecosystem, aliases=aliases or (),
+                                     workspace=env.workspace))
 
 
 @TOOLS.add(WRITE)
-def reinstate(ctx: Context, name: ApproachName, reason: Reason, global_scope: GlobalScope = False) -> ApproachView:
+def reinstate(ctx: Context, name: ApproachName, reason: Reason,
+              global_scope: GlobalScope = False) -> Result[ApproachRow]:
     """Take an approach out of the graveyard, with the reason it is acceptable again (e.g.
     the bug that killed it was fixed). Editors stop flagging it."""
     env = ToolEnv.of(ctx)
     with env.domain() as memory:
         approach = memory.reinstate_approach(env.actor(ctx), name, reason=reason, project=env.scope(global_scope))
-    return ApproachView.model_validate(approach)
+    return result(approach)
 
 
 @TOOLS.add(WRITE)
@@ -98,16 +142,15 @@ def record_experience(
     abandoned: Annotated[list[AbandonedApproach] | None,
                          Field(max_length=50, description="Approaches dropped along the way, each with its reason.")] = None,
     tags: list[str] | None = None,
-) -> ExperienceOutcome:
+) -> Result[ExperienceResult]:
     """Record how a piece of work went once it is done or given up: outcome, effort, what
     broke through, the gotchas, and the approaches abandoned on the way (each enters the
     graveyard). Call it at the end of a substantial task so the next session does not
     repeat the dead ends."""
     env = ToolEnv.of(ctx)
     with env.domain() as memory:
-        result = memory.record_experience(
+        return result(memory.record_experience(
             env.actor(ctx), summary, project=env.project, outcome=outcome, effort=effort, iterations=iterations,
             breakthrough=breakthrough, gotchas=gotchas, tags=tags,
             abandoned=[(a.name, a.reason) for a in abandoned or []], workspace=env.workspace,
-        )
-    return ExperienceOutcome(id=result.id, abandoned=[_abandon_outcome(r) for r in result.abandoned])
+        ))

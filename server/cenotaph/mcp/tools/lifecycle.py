@@ -8,7 +8,7 @@ from mcp.server.mcpserver import Context
 from pydantic import Field
 
 from cenotaph.mcp.tools.base import DESTRUCTIVE, WRITE, MemoryId, Reason, ToolEnv, ToolGroup
-from cenotaph.mcp.tools.models import ChangeOutcome
+from cenotaph.mcp.tools.results import ChangeOutcome
 
 TOOLS = ToolGroup()
 

@@ -8,8 +8,8 @@ from mcp.server.mcpserver import Context
 from pydantic import Field
 
 from cenotaph.mcp.tools.base import READ_ONLY, WRITE, GlobalScope, MemoryId, Reason, ToolEnv, ToolGroup
-from cenotaph.mcp.tools.models import ChangeOutcome, HistoryOutput, RecallOutput, RememberOutcome, WhyOutput
-from cenotaph.memory.models import KINDS
+from cenotaph.mcp.tools.results import ChangeOutcome, Result, result
+from cenotaph.memory.models import KINDS, MemoryHistory, RecallResponse, RememberResult, WhyReport
 
 MAX_RECALL = 50
 
@@ -29,7 +29,7 @@ def remember(
     global_scope: GlobalScope = False,
     valid_from: Moment = None,
     valid_to: Moment = None,
-) -> RememberOutcome:
+) -> Result[RememberResult]:
     """Store something a later session (yours, another agent's or the person's) should know:
     a decision and its reason, a preference the user stated, a fact about this codebase.
     Call it when such a thing is settled, not for transient chatter. Refused with
@@ -39,9 +39,9 @@ def remember(
     (a key, token or password) is refused with its kind and range: remove it and call again."""
     env = ToolEnv.of(ctx)
     with env.domain() as memory:
-        result = memory.remember(env.actor(ctx), content, project=env.scope(global_scope), kind=kind, tags=tags,
-                                 force=force, valid_from=valid_from, valid_to=valid_to)
-    return RememberOutcome.of(result)
+        remembered = memory.remember(env.actor(ctx), content, project=env.scope(global_scope), kind=kind,
+                                     tags=tags, force=force, valid_from=valid_from, valid_to=valid_to)
+    return result(remembered)
 
 
 @TOOLS.add(READ_ONLY)
@@ -53,7 +53,7 @@ def recall(
     as_of: Annotated[str | None, Field(description="Answer with what the store held at this time (ISO 8601).")] = None,
     valid_at: Annotated[str | None, Field(description="Answer with what was true in the world at this time (ISO 8601).")] = None,
     include_refuted: Annotated[bool, Field(description="Also return memories known to be wrong.")] = False,
-) -> RecallOutput:
+) -> Result[RecallResponse]:
     """Search the memory this project shares with its people and other agents. Call it before
     re-deriving a decision, re-asking the user, or proposing an approach: the answer may
     already be here. Abandoned approaches named in the query come first as
@@ -62,7 +62,7 @@ def recall(
     with env.domain() as memory:
         response = memory.recall(env.actor(ctx), query, project=env.project, k=k, kinds=kinds, as_of=as_of,
                                  valid_at=valid_at, include_refuted=include_refuted)
-    return RecallOutput.of(response)
+    return result(response)
 
 
 @TOOLS.add(WRITE)
@@ -78,18 +78,19 @@ def update(ctx: Context, memory_id: MemoryId,
 
 
 @TOOLS.add(READ_ONLY)
-def history(ctx: Context, memory_id: MemoryId) -> HistoryOutput:
+def history(ctx: Context, memory_id: MemoryId) -> Result[MemoryHistory]:
     """Every version of a memory and every change to its state and trust, with who made it
     and why. Call it before changing a memory whose story you do not know."""
     env = ToolEnv.of(ctx)
     with env.domain() as memory:
-        return HistoryOutput.of(memory.history(memory_id))
+        return result(memory.history(memory_id))
 
 
 @TOOLS.add(READ_ONLY)
-def why(ctx: Context, topic: Annotated[str, Field(description="A word, name or phrase you mentioned.")]) -> WhyOutput:
+def why(ctx: Context,
+        topic: Annotated[str, Field(description="A word, name or phrase you mentioned.")]) -> Result[WhyReport]:
     """Why did you (or another agent) bring up this topic? Lists the recent recalls in this
     project whose results mention it, with the queries that found them."""
     env = ToolEnv.of(ctx)
     with env.domain() as memory:
-        return WhyOutput.model_validate(memory.why(topic, env.project))
+        return result(memory.why(topic, env.project))

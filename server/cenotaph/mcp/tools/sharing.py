@@ -3,19 +3,37 @@ proposals a person accepts: writing into the repository is a person's act."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from cenotaph.mcp.tools.base import WRITE, Reason, ToolEnv, ToolGroup
-from cenotaph.mcp.tools.models import ShareOutcome
+from cenotaph.mcp.tools.results import Result, result
+from cenotaph.memory.models import ShareResult
+from cenotaph.store.records import ProposalRow
 
 TOOLS = ToolGroup()
 
 Target = Annotated[str, Field(min_length=1, max_length=1000,
                               description="A memory id (as returned by remember or recall), or the name of an "
                                           "abandoned approach.")]
+
+
+class ShareOutcome(BaseModel):
+    """`proposed`: waiting for a person to accept it (writing into the repository is a person's
+    act); `applied`: the file `path` in the repository's `.cenotaph/` folder was written or removed."""
+
+    status: Literal["applied", "proposed"]
+    proposal: Result[ProposalRow] | None = None
+    path: str | None = None
+    changed: bool | None = None
+
+    @classmethod
+    def of(cls, shared: ShareResult | ProposalRow) -> ShareOutcome:
+        if isinstance(shared, ProposalRow):
+            return cls(status="proposed", proposal=result(shared))
+        return cls(status="applied", path=shared.path, changed=shared.changed)
 
 
 @TOOLS.add(WRITE)

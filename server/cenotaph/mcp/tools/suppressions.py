@@ -8,7 +8,7 @@ from mcp.server.mcpserver import Context
 from pydantic import Field
 
 from cenotaph.mcp.tools.base import WRITE, GlobalScope, Reason, ToolEnv, ToolGroup
-from cenotaph.mcp.tools.models import ChangeOutcome
+from cenotaph.mcp.tools.results import ChangeOutcome
 
 SuppressionKind = Annotated[Literal["diagnostic", "recall"], Field(
     description="`diagnostic`: editors stop flagging the name; `recall`: memories mentioning it leave recall.")]

@@ -7,7 +7,7 @@ from typing import Literal
 from mcp.server.mcpserver import Context
 
 from cenotaph.mcp.tools.base import WRITE, MemoryId, Reason, ToolEnv, ToolGroup
-from cenotaph.mcp.tools.models import ChangeOutcome
+from cenotaph.mcp.tools.results import ChangeOutcome
 
 TOOLS = ToolGroup()
 

@@ -1,0 +1,206 @@
+"""Tool results: the one place where a domain object becomes what an agent reads. A domain dataclass
+is shown field by field, under its own names and types: `Result[SomeDataclass]` is the pydantic
+model the SDK publishes as a tool's output schema, and `result(value)` fills it. `VIEWS` says only
+where agents see a type differently (internals hidden, a field renamed or reshaped, the schema's
+description), so a field added to a domain dataclass reaches agents with no edit here. The result
+types that only MCP has (a change's outcome, the compact briefs) are written out below or beside
+the tools that return them."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import json
+import operator
+import types
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, create_model, model_validator
+
+from cenotaph.memory.core.concepts import ConceptView
+from cenotaph.memory.knowledge.compaction import Cluster
+from cenotaph.memory.models import (
+    ContradictionView,
+    ForgetPreview,
+    Location,
+    MemoryHistory,
+    RecallResult,
+    RememberResult,
+    WhyReport,
+)
+from cenotaph.memory.policy.compile import CompileResult, FileChange
+from cenotaph.store.records import EventRow, MemoryRow, ProposalRow, SuppressionRow, TombstoneRow, TransitionRow
+
+BRIEF_CHARS = 280
+
+
+def brief(text: str, limit: int = BRIEF_CHARS) -> str:
+    """A one-glance excerpt for compact listings (the full text is one `recall` or `history` away)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class ContradictionSide(BaseModel):
+    # One side as a contradiction shows it: the memory itself is one `history` away.
+    id: int
+    content: str
+    trust: str
+    state: str
+    recorded_at: str
+
+    @classmethod
+    def of(cls, row: MemoryRow | None) -> ContradictionSide | None:
+        return None if row is None else cls(id=row.memory_id, content=row.content, trust=row.trust, state=row.state,
+                                            recorded_at=row.recorded_at)
+
+
+class MemoryBrief(BaseModel):
+    id: int
+    kind: str
+    content: str
+    trust: str
+    recorded_at: str
+
+    @classmethod
+    def of(cls, row: MemoryRow) -> MemoryBrief:
+        return cls(id=row.memory_id, kind=row.kind, content=brief(row.content), trust=row.trust,
+                   recorded_at=row.recorded_at)
+
+
+def _json_or_none(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class View:
+    """How agents see one domain type where it differs from its fields as they are."""
+
+    hidden: tuple[str, ...] = ()  # internals: the row's own key, hashes, search text, counters
+    renamed: Mapping[str, str] = dataclasses.field(default_factory=dict)  # domain name -> the name agents see
+    # domain name -> the type agents see and how the value becomes it
+    reshaped: Mapping[str, tuple[Any, Callable[[Any], Any]]] = dataclasses.field(default_factory=dict)
+    doc: str | None = None  # the schema's description: what an agent needs to know to read it
+
+
+VIEWS: dict[type, View] = {
+    MemoryRow: View(hidden=("id", "content_hash", "polarity", "recall_count", "last_recalled_at", "lemmas",
+                            "context"),
+                    renamed={"memory_id": "id"}),  # agents name a memory by its id across versions
+    ProposalRow: View(doc="A change an agent asked for that waits for a person (in the editor's ledger)."),
+    ForgetPreview: View(hidden=("confirmed",), doc="What forget would remove: the content of every version, its "
+                                                   "links and graveyard records."),
+    RememberResult: View(
+        renamed={"memory": "trust"}, reshaped={"memory": (str | None, lambda row: None if row is None else row.trust)},
+        doc="`stored` false: a near-duplicate exists (`duplicate_of`); pass force=true to store anyway.\n"
+            "`contradictions`: stored, but it seems to contradict these memories (both are now disputed)."),
+    Location: View(doc="Where a document memory lies in the repository: read the file there for the whole context."),
+    RecallResult: View(doc="`result_type` abandoned_warning: the query names an abandoned approach (reason, effort);\n"
+                           "these come first. Otherwise a memory, with the lane and score components that ranked it."),
+    ContradictionView: View(
+        hidden=("decided_at", "decided_by"), renamed={"memory_a": "a", "memory_b": "b"},
+        reshaped={"memory_a": (ContradictionSide | None, ContradictionSide.of),
+                  "memory_b": (ContradictionSide | None, ContradictionSide.of)},
+        doc="Two memories that seem to say opposite things; `a` or `b` is null once forgotten."),
+    TransitionRow: View(hidden=("id", "memory_id")),
+    EventRow: View(hidden=("project", "prev_hash", "hash"),
+                   reshaped={"before": (Any, _json_or_none), "after": (Any, _json_or_none)}),
+    TombstoneRow: View(hidden=("memory_id",)),
+    MemoryHistory: View(doc="Versions oldest first (content edits); transitions (state and trust changes, each with\n"
+                            "its reason); the audit events that touched it; a tombstone if it was forgotten."),
+    WhyReport: View(doc="The recalls since `since` whose results mention the topic: who asked what, and what came "
+                        "back."),
+    ConceptView: View(doc="A concept: `aliases` are other spellings a person merged into it."),
+    Cluster: View(hidden=("project",), doc="A cluster with every member's full text: what the summary must say."),
+    CompileResult: View(
+        hidden=("root",), renamed={"proposal": "proposal_id"},
+        reshaped={"proposal": (int | None, lambda proposal: None if proposal is None else proposal.id)},
+        doc="What `accept` would write, waiting for a person; `proposal_id` is None when every file is\n"
+            "already up to date."),
+    FileChange: View(hidden=("draft",)),  # the diff shows it
+}
+PLAIN = View()
+
+
+@functools.cache
+def model_of(cls: type) -> type[BaseModel]:
+    """The model agents read a domain dataclass as: its shown fields, in its order, with its
+    defaults. It reads an instance of `cls` (or of a subclass, as `cls`) through `cls`'s view."""
+    view = VIEWS.get(cls, PLAIN)
+    hints = typing.get_type_hints(cls)
+    fields: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name in view.hidden:
+            continue
+        shown = view.reshaped[f.name][0] if f.name in view.reshaped else _shown_type(hints[f.name])
+        if f.default is not dataclasses.MISSING:
+            fields[view.renamed.get(f.name, f.name)] = (shown, f.default)
+        elif f.default_factory is not dataclasses.MISSING:
+            fields[view.renamed.get(f.name, f.name)] = (shown, f.default_factory())  # pydantic copies it per instance
+        else:
+            fields[view.renamed.get(f.name, f.name)] = shown
+
+    def read(value: Any) -> Any:
+        """The fields agents see of a domain object; nested ones are read by their own models."""
+        if not isinstance(value, cls):
+            return value
+        return {view.renamed.get(f.name, f.name):
+                view.reshaped[f.name][1](getattr(value, f.name)) if f.name in view.reshaped else getattr(value, f.name)
+                for f in dataclasses.fields(cls) if f.name not in view.hidden}
+
+    model = create_model(cls.__name__.removesuffix("Row"), __module__=__name__,
+                         __validators__={"read": model_validator(mode="before")(read)}, **fields)
+    model.__doc__ = inspect.cleandoc(view.doc) if view.doc else None
+    return model
+
+
+def _shown_type(annotation: Any) -> Any:
+    """`annotation` with every domain dataclass in it replaced by the model agents read it as."""
+    if isinstance(annotation, type) and dataclasses.is_dataclass(annotation):
+        return model_of(annotation)
+    args, origin = typing.get_args(annotation), typing.get_origin(annotation)
+    if not args or origin is Literal:
+        return annotation
+    shown = tuple(_shown_type(a) for a in args)
+    if origin in (typing.Union, types.UnionType):
+        return functools.reduce(operator.or_, shown)
+    return origin[shown]
+
+
+class Result:
+    """`Result[SomeDataclass]`, a tool's return annotation: the model agents read it as (the SDK
+    publishes its schema)."""
+
+    def __class_getitem__(cls, domain: type) -> type[BaseModel]:
+        return model_of(domain)
+
+
+def result(value: Any) -> BaseModel:
+    """A domain object as agents read it: the one conversion every tool result goes through. A
+    subclass that extends a domain dataclass (a shared approach: its file) is shown as that one."""
+    declared = [c for c in type(value).__mro__ if dataclasses.is_dataclass(c)][-1]
+    return model_of(declared).model_validate(value)
+
+
+class ChangeOutcome(BaseModel):
+    """`applied`: done now, the changed record is returned. `proposed`: recorded as a proposal
+    that a person accepts or rejects in the editor. `preview`: nothing changed yet."""
+
+    status: Literal["applied", "proposed", "preview"]
+    memory: Result[MemoryRow] | None = None
+    suppression: Result[SuppressionRow] | None = None
+    contradiction: Result[ContradictionView] | None = None
+    proposal: Result[ProposalRow] | None = None
+    forget_preview: Result[ForgetPreview] | None = None
+
+    @classmethod
+    def of(cls, change: MemoryRow | SuppressionRow | ProposalRow | ContradictionView | ForgetPreview) -> ChangeOutcome:
+        """Sort what a domain verb returned into its slot."""
+        slots = {ProposalRow: ("proposed", "proposal"), ForgetPreview: ("preview", "forget_preview"),
+                 MemoryRow: ("applied", "memory"), SuppressionRow: ("applied", "suppression"),
+                 ContradictionView: ("applied", "contradiction")}
+        for kind, (status, slot) in slots.items():
+            if isinstance(change, kind):
+                return cls(status=status, **{slot: result(change)})
+        raise TypeError(f"no slot for a {type(change).__name__}")
