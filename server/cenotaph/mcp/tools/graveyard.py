@@ -16,9 +16,9 @@ from cenotaph.mcp.tools.models import (
     ExperienceOutcome,
 )
 from cenotaph.memory.models import OUTCOMES, AbandonResult
-from cenotaph.nlp.names import ECOSYSTEMS
+from cenotaph.nlp import ecosystems
 
-Ecosystem = Annotated[Literal[ECOSYSTEMS] | None,  # type: ignore[valid-type]
+Ecosystem = Annotated[Literal[ecosystems.NAMES] | None,  # type: ignore[valid-type]
                       Field(description="Where the name lives. When omitted: from its spelling, else from the "
                                         "workspace manifest that declares it, else none in particular.")]
 Effort = Annotated[int, Field(ge=1, le=5, description="1–5: what it cost (5 = days of work).")]
