@@ -11,10 +11,11 @@ Adding an ecosystem:
 1. write `<module>.py` here ending with `ECOSYSTEMS = (Ecosystem("<name>", documents=…, …),)`;
 2. add the line `"<name>": "<module>",` to MODULES below.
 Detection, manifest reading, history and transcript mining, graveyard keys and the ecosystem
-choices of the CLI, the MCP tools and the editor commands follow from the registry. A new
-document kind is also a value of the editors' `fileKinds` setting: add it to
-`lsp.features.settings.FileKind` and shared_schema/settings.schema.json (tests/nlp/
-test_ecosystems.py says when they differ from the registry).
+choices of the CLI, the MCP tools and the editor commands follow from the registry. What the
+editors are promised follows by hand: a new ecosystem is a value of `ecosystem` in
+shared_schema/commands.schema.json (tests/lsp/test_schema.py compares), a new document kind one
+of the `fileKinds` setting in lsp.features.settings.FileKind and settings.schema.json
+(tests/nlp/test_ecosystems.py compares).
 """
 
 from __future__ import annotations
