@@ -37,7 +37,8 @@ from pygls.lsp.client import LanguageClient
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from perf import ACTOR, PROJECT, commit_measured, percentile  # noqa: E402  (bench/ is not a package)
 
-from cenotaph.nlp.detect import detect, document_kind  # noqa: E402
+from cenotaph.nlp.detect import detect  # noqa: E402
+from cenotaph.nlp.ecosystems import document_kind  # noqa: E402
 
 CENOTAPH = str(Path(sys.executable).with_name("cenotaph"))
 REPO = Path(__file__).resolve().parent.parent

@@ -14,9 +14,10 @@ import tomllib
 
 import pytest
 
-from cenotaph.nlp.detect import Mention, detect, document_kind, utf16_column
+from cenotaph.nlp.detect import Mention, detect
+from cenotaph.nlp.ecosystems import document_kind
+from cenotaph.nlp.ecosystems.base import ImportNames, utf16_column
 from cenotaph.nlp.names import fold
-from cenotaph.nlp.workspace import ImportNames
 
 Row = tuple[int, int, int, str, str, str, str]
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cenotaph.nlp.detect import Declaration, declarations, detect, document_kind
+from cenotaph.nlp.detect import Declaration, declarations, detect
+from cenotaph.nlp.ecosystems import document_kind
 from tests.nlp.test_detect import rows, text_at
 
 

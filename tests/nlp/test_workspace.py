@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from cenotaph.nlp.workspace import NONE, RECHECK_SECONDS, ImportNameCache
+from cenotaph.nlp.ecosystems.base import NONE
+from cenotaph.nlp.workspace import RECHECK_SECONDS, ImportNameCache
 
 
 class Clock:

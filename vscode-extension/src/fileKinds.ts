@@ -1,5 +1,5 @@
 // The documents the server scans, by file kind (settings.schema.json `$defs/fileKind`, classified by
-// the server's `cenotaph.nlp.detect.document_kind`). A unit test checks these patterns against it.
+// the server's `cenotaph.nlp.ecosystems.document_kind`). A unit test checks these patterns against it.
 
 export const FILE_KIND_PATTERNS: Record<string, string[]> = {
   python: ['**/*.{py,pyi}'],

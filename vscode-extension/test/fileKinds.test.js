@@ -18,7 +18,7 @@ const SAMPLES = [
 ];
 
 function serverKinds(paths) {
-  const code = 'import json,sys\nfrom cenotaph.nlp.detect import document_kind\nprint(json.dumps([document_kind(p) for p in json.loads(sys.argv[1])]))';
+  const code = 'import json,sys\nfrom cenotaph.nlp.ecosystems import document_kind\nprint(json.dumps([document_kind(p) for p in json.loads(sys.argv[1])]))';
   return JSON.parse(execFileSync(PYTHON, ['-c', code, JSON.stringify(paths)], { encoding: 'utf8' }));
 }
 

@@ -24,8 +24,17 @@ from cenotaph import __version__
 from cenotaph import project as project_resolution
 from cenotaph.app import open_memory
 from cenotaph.mcp import prompts, resources
-from cenotaph.mcp.tools import (briefing, contradictions, graveyard, lifecycle, memories, mining, sharing, suppressions,
-                                trust)
+from cenotaph.mcp.tools import (
+    briefing,
+    contradictions,
+    graveyard,
+    lifecycle,
+    memories,
+    mining,
+    sharing,
+    suppressions,
+    trust,
+)
 from cenotaph.mcp.tools import compaction as compaction_tools
 from cenotaph.mcp.tools import compile as compile_tools
 from cenotaph.mcp.tools import concepts as concept_tools

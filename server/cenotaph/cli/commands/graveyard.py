@@ -9,7 +9,7 @@ from cenotaph.cli.common import CLI_ACTOR, REDACT_HELP, Handler, Subcommands, Ve
 from cenotaph.cli.render import outcome
 from cenotaph.memory.models import as_json
 from cenotaph.memory.team.folder import source_of
-from cenotaph.nlp.names import ECOSYSTEMS
+from cenotaph.nlp import ecosystems
 
 
 def cmd_abandon(args: argparse.Namespace, memory) -> None:
@@ -31,7 +31,7 @@ def abandon(commands: Subcommands) -> None:
     p.add_argument("name")
     p.add_argument("--reason", required=True)
     p.add_argument("--effort", type=int, help="1–5: how much it cost before it was abandoned")
-    p.add_argument("--ecosystem", choices=ECOSYSTEMS)
+    p.add_argument("--ecosystem", choices=ecosystems.NAMES)
     p.add_argument("--alias", action="append", default=[], help="another name it goes by (e.g. its import name)")
     p.add_argument("--global", dest="global_scope", action="store_true", help="abandoned everywhere, not just here")
     p.add_argument("--redact", action="store_true", help=REDACT_HELP)
@@ -67,7 +67,7 @@ def cmd_check(args: argparse.Namespace, memory) -> None:
 def check(commands: Subcommands) -> None:
     p = commands.add("check", cmd_check, "check names against the graveyard")
     p.add_argument("names", nargs="+")
-    p.add_argument("--ecosystem", choices=ECOSYSTEMS)
+    p.add_argument("--ecosystem", choices=ecosystems.NAMES)
 
 
 def cmd_suppress(args: argparse.Namespace, memory) -> None:

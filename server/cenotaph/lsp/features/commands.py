@@ -17,6 +17,7 @@ from cenotaph.lsp.convert import Wire, approach_summary, one_line, plain, rpc_er
 from cenotaph.lsp.features import mining
 from cenotaph.lsp.features.hover import story
 from cenotaph.memory.errors import CenotaphError
+from cenotaph.nlp import ecosystems
 from cenotaph.store.records import ProposalRow
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ class AbandonArgs(_ProjectOrUri):
     scope: Literal["project", "everywhere"] = "project"
     reason: Reason | None = None
     effort: Annotated[int, Field(ge=1, le=5)] | None = None
-    ecosystem: Literal["pypi", "npm", "cargo", "go", "container", "apt", "apk", "conda", "tool", "other"] | None = None
+    ecosystem: Literal[ecosystems.NAMES] | None = None  # type: ignore[valid-type]
 
     @model_validator(mode="after")
     def _scoped(self) -> AbandonArgs:

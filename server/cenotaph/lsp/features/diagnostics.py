@@ -5,7 +5,6 @@ instruction-file line is checked for a recommendation once spaCy has loaded."""
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 import re
 import threading
@@ -20,15 +19,15 @@ from cenotaph.lsp.features import compile as compile_feature
 from cenotaph.lsp.features import ledger, shared_folder
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import ApproachCheck
+from cenotaph.nlp import ecosystems
+from cenotaph.nlp.detect import Mention, detect
 
 if TYPE_CHECKING:
     from cenotaph.lsp.features import ServerContext
-    from cenotaph.nlp.detect import Mention
 
 log = logging.getLogger(__name__)
 
 DEBOUNCE_SECONDS = 0.15
-PROSE_KINDS = frozenset({"markdown", "instructions"})
 MAX_NAME = 300  # longer "names" are not package names; the domain refuses them
 CHECK_BATCH = 1000
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -46,10 +45,9 @@ class Scan:
 
 
 def preload() -> threading.Thread:
-    """Import the detectors off the event loop: compiling their patterns takes 80 ms of CPU,
-    which the first document opened would otherwise wait for."""
-    thread = threading.Thread(target=importlib.import_module, args=("cenotaph.nlp.detect",),
-                              name="cenotaph-detect", daemon=True)
+    """Load the ecosystems' detectors off the event loop: compiling their patterns takes 80 ms
+    of CPU, which the first document opened would otherwise wait for."""
+    thread = threading.Thread(target=ecosystems.load, name="cenotaph-detect", daemon=True)
     thread.start()
     return thread
 
@@ -57,22 +55,19 @@ def preload() -> threading.Thread:
 def scan(ls: ServerContext, uri: str) -> Scan | None:
     """The document's mentions, or None when it is not scanned: outside the workspace, a kind
     the settings leave out, too large, or binary."""
-    # Imported after `initialize` (preload): its patterns take a while to compile.
-    from cenotaph.nlp.detect import detect, document_kind
-
     document = ls.workspace.text_documents.get(uri)
     project = ls.project_for(uri)
     if document is None or project is None:
         return None
     path = str(file_path(uri))
-    kind = document_kind(path)
+    kind = ecosystems.document_kind(path)
     if kind is None or kind not in ls.settings.file_kinds:
         return None
     text = document.source
     if len(text) > ls.settings.max_file_size or "\x00" in text:
         log.info("not scanning %s: %s", uri, "too large" if len(text) > ls.settings.max_file_size else "binary")
         return None
-    vocabulary = ls.memory.graveyard.vocabulary() if kind in PROSE_KINDS else frozenset()
+    vocabulary = ls.memory.graveyard.vocabulary() if ecosystems.document(kind).prose else frozenset()
     # What the document's workspace folder (its Cargo.toml files, its Python environment) says
     # the document's imports stand for.
     import_names = ls.import_names.for_document(path, kind, (folder for folder, _project in ls.folders))
@@ -136,7 +131,7 @@ def compute(ls: ServerContext, uri: str) -> list[types.Diagnostic]:
             continue
         kind: str = mention.kind
         if kind == "mention":
-            if found.kind == "instructions":
+            if ecosystems.document(found.kind).instructions:
                 lines = lines if lines is not None else _LINE_BREAK.split(found.text)
                 if _recommends(ls, lines[mention.line]):
                     kind = "recommendation"

@@ -33,6 +33,7 @@ from cenotaph.lsp.convert import (
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import ContradictionView
 from cenotaph.memory.team.folder import source_of
+from cenotaph.nlp.ecosystems.base import utf16_column
 from cenotaph.store.records import MemoryRow, ProposalRow
 
 if TYPE_CHECKING:
@@ -259,8 +260,6 @@ def entry_at(lines: list[str], line: int) -> tuple[str, int] | None:
 
 def diagnostics(ls: ServerContext, uri: str) -> list[types.Diagnostic]:
     """A Warning on each open contradiction in the client's copy of the ledger."""
-    from cenotaph.nlp.detect import utf16_column  # not with this module: see diagnostics.scan
-
     text = _text_of(ls, uri)
     if text is None:
         return []
@@ -299,8 +298,6 @@ def _short(row: MemoryRow) -> str:
 
 def _contradiction_actions(ls: ServerContext, project: str, contradiction_id: int, line: str, character: int,
                            diagnostic: types.Diagnostic | None) -> list[types.CodeAction]:
-    from cenotaph.nlp.detect import utf16_column  # not with this module: see diagnostics.scan
-
     found = _complete(ls.memory.contradictions(project)).get(contradiction_id)
     if found is None:
         return []

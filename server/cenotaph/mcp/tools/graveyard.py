@@ -11,10 +11,10 @@ from cenotaph.mcp.tools.base import READ_ONLY, WRITE, GlobalScope, Reason, ToolE
 from cenotaph.mcp.tools.results import Result, result
 from cenotaph.memory.models import OUTCOMES, AbandonResult, ApproachCheck, ExperienceResult
 from cenotaph.memory.team.folder import source_of
-from cenotaph.nlp.names import ECOSYSTEMS
+from cenotaph.nlp import ecosystems
 from cenotaph.store.records import ApproachRow
 
-Ecosystem = Annotated[Literal[ECOSYSTEMS] | None,  # type: ignore[valid-type]
+Ecosystem = Annotated[Literal[ecosystems.NAMES] | None,  # type: ignore[valid-type]
                       Field(description="Where the name lives. When omitted: from its spelling, else from the "
                                         "workspace manifest that declares it, else none in particular.")]
 Effort = Annotated[int, Field(ge=1, le=5, description="1–5: what it cost (5 = days of work).")]

@@ -12,7 +12,7 @@ from cenotaph.memory.context import TIME_FORMAT, Context
 from cenotaph.memory.core.recall import RECALL_LOG_DAYS
 from cenotaph.memory.graveyard.approaches import guess_ecosystem
 from cenotaph.memory.models import WhyRecall, WhyReport
-from cenotaph.nlp import names
+from cenotaph.nlp import ecosystems, names
 from cenotaph.store import memories, recall_log
 from cenotaph.store.records import MemoryRow
 
@@ -21,7 +21,7 @@ def why(ctx: Context, topic: str, project: str) -> WhyReport:
     topic = validate.text(topic, "topic", max_length=300).strip()
     project = validate.project(project)
     since = (ctx.clock() - timedelta(days=RECALL_LOG_DAYS)).strftime(TIME_FORMAT)
-    keys = {names.normalize(topic, guess_ecosystem(topic)), names.fold(topic)}
+    keys = {ecosystems.normalize(topic, guess_ecosystem(topic)), names.fold(topic)}
     words = [w.lower() for w in re.findall(r"\w+", topic)]
     topic_lemmas = set(ctx.analyzer.lemmas(topic).split())
 

@@ -15,34 +15,23 @@ from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Conflict, InvalidInput, NotFound
 from cenotaph.memory.models import AbandonResult, Actor, ApproachCheck
 from cenotaph.memory.team.folder import RepoApproach, SharedFolders, is_shared_id, source_of
-from cenotaph.nlp import names
-from cenotaph.nlp.manifests import declared_ecosystem
+from cenotaph.nlp import ecosystems, names
+from cenotaph.nlp.detect import declared_ecosystem
 from cenotaph.store import approaches, events, memories, suppressions
 from cenotaph.store.records import ApproachRow, SuppressionRow
 
 # Event targets that change what the index holds.
 GRAVEYARD_TARGETS = ("approach:", "suppression:")
 
-_GO_MODULE = re.compile(r"^[a-z0-9.-]+\.[a-z]{2,}/\S+$")
-
-
-def spelled_ecosystem(name: str) -> str | None:
-    """The ecosystem a name's spelling gives away (an npm scope, a Go module path), if any."""
-    if name.startswith("@") and "/" in name:
-        return "npm"
-    if _GO_MODULE.match(name):
-        return "go"
-    return None
-
 
 def guess_ecosystem(name: str) -> str:
-    return spelled_ecosystem(name) or "pypi"
+    return ecosystems.spelled_ecosystem(name) or ecosystems.DEFAULT
 
 
 def workspace_ecosystem(name: str, workspace: Path) -> str:
     """Where `name` lives as this workspace sees it: its spelling, else the manifests at the
     workspace's root that declare it, else no ecosystem in particular (it matches any)."""
-    return spelled_ecosystem(name) or declared_ecosystem(name, workspace) or names.ANY_ECOSYSTEM
+    return ecosystems.spelled_ecosystem(name) or declared_ecosystem(name, workspace) or ecosystems.ANY
 
 
 def spelling_pattern(folded: str) -> re.Pattern[str]:
@@ -128,7 +117,7 @@ class Graveyard:
             for approach in [*approaches.all_rows(conn), *shared.values()]:
                 keys = {approach.name, names.fold(approach.name), names.fold(approach.display_name)}
                 keys.update(names.fold(a) for a in approach.aliases)
-                keys.update(names.aliases_for(approach.name))
+                keys.update(ecosystems.aliases_for(approach.name))
                 for key in keys:
                     by_key[key].append(approach)
                 if approach.status == "abandoned":
@@ -137,7 +126,7 @@ class Graveyard:
             rec: dict[str, list[SuppressionRow]] = defaultdict(list)
             for s in suppressions.active(conn):
                 # An import name stands for its distribution: `yaml` is suppressed with `pyyaml`.
-                for key in {s.value, *names.aliases_for(s.value)}:
+                for key in {s.value, *ecosystems.aliases_for(s.value)}:
                     (diag if s.kind == "diagnostic" else rec)[key].append(s)
             self._index = _Index(seq, dict(by_key), dict(diag), dict(rec), frozenset(vocabulary), generation, shared)
         return self._index
@@ -152,15 +141,15 @@ class Graveyard:
         index = self.index()
         verdicts = []
         for raw in names_to_check:
-            keys = names.lookup_keys(raw, ecosystem)
+            keys = ecosystems.lookup_keys(raw, ecosystem)
             found: dict[int, ApproachRow] = {}
             for key in keys:
                 for approach in index.by_key.get(key, ()):
                     found[approach.id] = approach
-            if not found and (ecosystem or guess_ecosystem(raw)) == "go":
-                # Most Go code imports a package inside a module: the longest module that holds
-                # it answers.
-                for prefix in names.go_module_prefixes(raw.strip())[1:]:
+            if not found:
+                # A name inside another (a Go package in its module): the nearest one that is
+                # recorded answers.
+                for prefix in ecosystems.enclosing(raw.strip(), ecosystem or guess_ecosystem(raw)):
                     if hits := index.by_key.get(prefix):
                         found = {approach.id: approach for approach in hits}
                         break
@@ -240,14 +229,14 @@ class Graveyard:
         project = validate.project(project)
         effort = validate.optional_integer(effort, "effort", low=1, high=5)
         if ecosystem is not None:
-            validate.choice(ecosystem, "ecosystem", names.ECOSYSTEMS)
+            validate.choice(ecosystem, "ecosystem", ecosystems.NAMES)
         if ecosystem is None:
             ecosystem = guess_ecosystem(name) if workspace is None else workspace_ecosystem(name, workspace)
-        key = names.normalize(name, ecosystem)
+        key = ecosystems.normalize(name, ecosystem)
         if not key:
             raise InvalidInput("does not contain a package or tool name", field="name")
         alias_keys = {names.fold(a) for a in validate.text_list(list(aliases), "aliases")}
-        alias_keys.update(names.aliases_for(key))
+        alias_keys.update(ecosystems.aliases_for(key))
         if names.fold(name) != key:
             alias_keys.add(names.fold(name))
         alias_keys.discard(key)

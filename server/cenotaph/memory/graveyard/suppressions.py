@@ -10,7 +10,7 @@ from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Conflict, InvalidInput, NotFound
 from cenotaph.memory.graveyard.approaches import Graveyard, guess_ecosystem, tag_mentions
 from cenotaph.memory.models import Actor
-from cenotaph.nlp import names
+from cenotaph.nlp import ecosystems, names
 from cenotaph.store import suppressions
 from cenotaph.store.records import SuppressionRow
 
@@ -21,18 +21,18 @@ def key_for(graveyard: Graveyard, name: str, project: str, ecosystem: str | None
     """The normalized value a suppression of `name` is keyed on (the graveyard's own key when
     the name is there), and the spellings of it that memories may contain."""
     if ecosystem is not None:
-        validate.choice(ecosystem, "ecosystem", names.ECOSYSTEMS)
+        validate.choice(ecosystem, "ecosystem", ecosystems.NAMES)
     verdict = graveyard.check([name], project, ecosystem=ecosystem)[0]
     if verdict.approach is not None:
         approach = verdict.approach
         key = approach.name
         spellings = {key, names.fold(approach.display_name), *approach.aliases}
     else:
-        key = names.normalize(name, ecosystem or guess_ecosystem(name))
+        key = ecosystems.normalize(name, ecosystem or guess_ecosystem(name))
         spellings = {key}
     if not key:
         raise InvalidInput("does not contain a package or tool name", field="name")
-    spellings.update({names.fold(name), *names.aliases_for(key)})
+    spellings.update({names.fold(name), *ecosystems.aliases_for(key)})
     return key, spellings
 
 

@@ -343,8 +343,10 @@ _MANIFESTS = ("requirements.txt", "requirements-dev.txt", "pyproject.toml", "set
 
 def suggest(root: Path) -> list[FeedSuggestion]:
     """Release feeds (`https://github.com/<owner>/<repo>/releases.atom`) for the dependencies the
-    repository declares, where the installed package's metadata names its GitHub repository: the
-    workspace's Python environment (.venv, venv) and node_modules."""
+    repository declares, where the installed package's metadata names its GitHub repository (each
+    ecosystem says where its installed packages are: the workspace's Python environment,
+    node_modules)."""
+    from cenotaph.nlp import ecosystems
     from cenotaph.nlp.detect import detect
 
     declared: dict[tuple[str, str], str] = {}
@@ -354,48 +356,19 @@ def suggest(root: Path) -> list[FeedSuggestion]:
             for mention in detect(name, path.read_text(encoding="utf-8", errors="replace")):
                 if mention.kind == "declaration":
                     declared.setdefault((mention.ecosystem, mention.key), mention.name)
+    by_ecosystem: dict[str, dict[str, str]] = {}
+    for (ecosystem, key), name in declared.items():
+        by_ecosystem.setdefault(ecosystem, {})[key] = name
+    urls: dict[tuple[str, str], list[str]] = {}
+    for ecosystem, named in by_ecosystem.items():
+        if read := ecosystems.get(ecosystem).project_urls:
+            urls.update(((ecosystem, key), found) for key, found in read(root, named).items())
     found: dict[str, FeedSuggestion] = {}
-    python = _python_projects(root)
     for (ecosystem, key), name in sorted(declared.items()):
-        urls = python.get(key, []) if ecosystem == "pypi" else _npm_urls(root, name) if ecosystem == "npm" else []
-        for url in urls:
+        for url in urls.get((ecosystem, key), []):
             match = _GITHUB.search(url)
             if match:
                 feed = f"https://github.com/{match['owner']}/{match['repo']}/releases.atom"
                 found.setdefault(feed, FeedSuggestion(package=name, ecosystem=ecosystem, url=feed))
                 break
     return list(found.values())
-
-
-def _python_projects(root: Path) -> dict[str, list[str]]:
-    """PEP 503 name → the URLs its installed metadata names (Project-URL, Home-page)."""
-    from email.parser import HeaderParser
-
-    from cenotaph.nlp.names import fold
-
-    urls: dict[str, list[str]] = {}
-    for env in (root / ".venv", root / "venv", root / "env"):
-        for meta in env.glob("lib/python*/site-packages/*.dist-info/METADATA"):
-            headers = HeaderParser().parsestr(meta.read_text(encoding="utf-8", errors="replace"))
-            name = headers.get("Name")
-            if not name:
-                continue
-            values = [v.split(",", 1)[-1].strip() for v in headers.get_all("Project-URL") or []]
-            values += [v for v in (headers.get("Home-page"),) if v]
-            urls.setdefault(fold(name), values)
-    return urls
-
-
-def _npm_urls(root: Path, name: str) -> list[str]:
-    import json
-
-    manifest = root / "node_modules" / name / "package.json"
-    if not manifest.is_file():
-        return []
-    try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
-    except ValueError:
-        return []
-    repository = data.get("repository")
-    url = repository.get("url") if isinstance(repository, dict) else repository
-    return [u for u in (url, data.get("homepage")) if isinstance(u, str)]

@@ -12,7 +12,7 @@ from cenotaph.memory import validate
 from cenotaph.memory.context import Context
 from cenotaph.memory.graveyard.approaches import Graveyard
 from cenotaph.memory.models import Actor
-from cenotaph.nlp import names
+from cenotaph.nlp import ecosystems
 from cenotaph.store import mining, proposals
 from cenotaph.store.records import ProposalRow
 
@@ -47,7 +47,7 @@ class Candidate:
 
     @property
     def key(self) -> str:
-        return names.normalize(self.name, self.ecosystem)
+        return ecosystems.normalize(self.name, self.ecosystem)
 
     @property
     def target(self) -> str:
@@ -78,7 +78,7 @@ def propose(ctx: Context, graveyard: Graveyard, actor: Actor, project: str,
         dismissed = mining.dismissed(tx, project)
         pending = proposals.pending_targets(tx, ACTION, project)
         for candidate in candidates:
-            validate.choice(candidate.ecosystem, "ecosystem", names.ECOSYSTEMS)
+            validate.choice(candidate.ecosystem, "ecosystem", ecosystems.NAMES)
             key = candidate.key
             verdict = graveyard.check([key], project, include_other_projects=False, ecosystem=candidate.ecosystem)[0]
             if verdict.approach is not None:
@@ -111,7 +111,7 @@ def propose(ctx: Context, graveyard: Graveyard, actor: Actor, project: str,
 def _suppressed(graveyard: Graveyard, key: str, ecosystem: str, project: str) -> bool:
     index = graveyard.index()
     return any(s.project in ("", project)
-               for k in names.lookup_keys(key, ecosystem)
+               for k in ecosystems.lookup_keys(key, ecosystem)
                for s in (*index.diagnostic_suppressions.get(k, ()), *index.recall_suppressions.get(k, ())))
 
 

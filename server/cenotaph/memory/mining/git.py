@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
 from cenotaph.memory import validate
@@ -25,24 +25,26 @@ from cenotaph.memory.mining import candidates
 from cenotaph.memory.mining.candidates import Candidate, Evidence, ProposeReport
 from cenotaph.memory.mining.history import Change, Commit, Repository
 from cenotaph.memory.models import Actor
-from cenotaph.nlp.detect import MANIFEST_KINDS, declarations, document_kind
+from cenotaph.nlp import ecosystems
+from cenotaph.nlp.detect import declarations
 from cenotaph.store import mining as cursors
 from cenotaph.store import proposals as proposal_rows
 
 SOURCE = "git"
 
-# Every manifest name `document_kind` knows (matched case-insensitively, at any depth), and the
-# trees that hold other people's manifests: test fixtures and vendored code.
-_MANIFEST_GLOBS = (
-    "*requirements*.txt", "*requirements*.in", "requirements/*.txt", "requirements/*.in", "constraints*.txt",
-    "constraints*.in", "pyproject.toml", "package.json", "cargo.toml", "go.mod", "setup.py", "setup.cfg",
-    "dockerfile", "dockerfile.*", "*.dockerfile", "containerfile", "containerfile.*",
-)
+# The trees that hold other people's manifests: test fixtures and vendored code.
 EXCLUDED_TREES = ("node_modules/", "vendor/", "third_party/", "testdata/", "tests/data/", "test/data/")
-PATHSPECS = (
-    *(f":(glob,icase)**/{pattern}" for pattern in _MANIFEST_GLOBS),
-    *(f":(exclude,glob)**/{tree}**" for tree in EXCLUDED_TREES),
-)
+
+
+@cache
+def pathspecs() -> tuple[str, ...]:
+    """Every manifest's file patterns (matched case-insensitively, at any depth), outside the
+    excluded trees."""
+    return (
+        *(f":(glob,icase)**/{pattern}" for document in ecosystems.documents() if document.manifest
+          for pattern in document.patterns),
+        *(f":(exclude,glob)**/{tree}**" for tree in EXCLUDED_TREES),
+    )
 
 _SIGNAL_WORDS = re.compile(
     r"\b(?:drop(?:s|ped|ping)?|remov(?:e|es|ed|ing)|replac(?:e|es|ed|ing)|revert(?:s|ed)?|broken|break(?:s|ing)?|"
@@ -55,15 +57,9 @@ _DEV_WORDS = re.compile(
     r"(?<![a-z])(?:dev|develop|tests?|testing|lint|docs?|typing|types|check|format|style|bench|ci)(?![a-z])",
     re.IGNORECASE,
 )
-_BACKPORTS = frozenset({
-    "importlib-metadata", "importlib-resources", "typing-extensions", "dataclasses", "futures", "enum34",
-    "tomli", "exceptiongroup", "contextlib2", "pathlib2", "mock", "zipp", "singledispatch", "funcsigs",
-    "subprocess32", "trollius", "asyncio", "ordereddict", "argparse", "unittest2", "cached-property", "graphlib-backport",
-    "async-generator", "typing", "configparser", "ipaddress", "pytz-deprecation-shim",
-})
 
 Key = tuple[str, str]  # (ecosystem, normalized name)
-_kind = lru_cache(maxsize=8192)(document_kind)  # a history names the same few paths thousands of times
+_kind = lru_cache(maxsize=8192)(ecosystems.document_kind)  # a history names the same few paths thousands of times
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +154,7 @@ def _read_cursor(value: str | None) -> tuple[str | None, dict[Key, Evidence]]:
 
 def is_manifest(path: str) -> bool:
     padded = "/" + path.lower()
-    return _kind(path) in MANIFEST_KINDS and not any(f"/{tree}" in padded for tree in EXCLUDED_TREES)
+    return _kind(path) in ecosystems.manifest_kinds() and not any(f"/{tree}" in padded for tree in EXCLUDED_TREES)
 
 
 class _Walk:
@@ -325,7 +321,7 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
     base = last_head if last_head and repo.is_ancestor(last_head, head) else None
     mining.incremental = base is not None
     revisions = [f"{base}..{head}"] if base else [head]
-    commits = repo.commits(revisions, PATHSPECS, since=since, max_count=max_commits)
+    commits = repo.commits(revisions, pathspecs(), since=since, max_count=max_commits)
     commits = [_manifests_only(commit) for commit in reversed(commits)]
     mining.commits_read = len(commits)
     if commits:
@@ -359,7 +355,7 @@ def _manifests_only(commit: Commit) -> Commit:
 def _merged_branch_sources(walk: _Walk, merge: Commit) -> dict[Key, Commit]:
     """For a merge, the commit on the merged branches that added or removed each name (the
     latest one that did), so that the evidence is that commit, not the merge."""
-    branch = walk.repo.commits([f"^{merge.parents[0]}", *merge.parents[1:]], PATHSPECS, first_parent=False)
+    branch = walk.repo.commits([f"^{merge.parents[0]}", *merge.parents[1:]], pathspecs(), first_parent=False)
     branch = [_manifests_only(commit) for commit in branch]
     walk.load((c.path, b) for commit in branch for c in commit.changes for b in (c.old_blob, c.new_blob) if b)
     sources: dict[Key, Commit] = {}
@@ -431,19 +427,25 @@ def _classes(key: Key, episode: _Episode) -> tuple[str, ...]:
     ecosystem, name = key
     classes = []
     bases = {group.rsplit(":", 1)[-1] if group.startswith("target:") else group for group in episode.groups}
-    dev_files = bool(episode.paths) and all(
-        _kind(path) == "requirements" and _DEV_WORDS.search(path.rsplit("/", 1)[-1]) for path in episode.paths)
+    dev_files = bool(episode.paths) and all(map(_named_for_development, episode.paths))
     if bases and (all(map(_is_dev_group, bases)) or (dev_files and bases == {"main"})):
         classes.append("dev")
     if bases == {"build"}:
         classes.append("build")
-    if name.startswith(("@types/", "types-")) or name.endswith("-stubs"):
+    if ecosystems.is_type_stubs(name):
         classes.append("types")
-    if ecosystem == "pypi" and (name in _BACKPORTS or name.startswith("backports")):
+    if ecosystems.get(ecosystem).is_backport(name):
         classes.append("backport")
     if episode.manifest_deleted:
         classes.append("subproject")
     return tuple(classes)
+
+
+def _named_for_development(path: str) -> bool:
+    """A manifest whose name gives its declarations' group says it is for tooling (requirements-dev.txt)."""
+    kind = _kind(path)
+    return kind is not None and ecosystems.document(kind).group_in_name and \
+        _DEV_WORDS.search(path.rsplit("/", 1)[-1]) is not None
 
 
 def _is_dev_group(group: str) -> bool:

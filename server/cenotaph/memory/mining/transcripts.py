@@ -25,7 +25,8 @@ from cenotaph.memory.graveyard.approaches import Graveyard
 from cenotaph.memory.mining import candidates
 from cenotaph.memory.mining.candidates import Candidate, Evidence, ProposeReport
 from cenotaph.memory.models import Actor
-from cenotaph.nlp import detect, names
+from cenotaph.nlp import ecosystems, names
+from cenotaph.nlp.detect import detect, package_commands
 from cenotaph.store import mining
 
 CLAUDE = "claude"
@@ -48,10 +49,9 @@ CLAUDE_REJECTION = "The user doesn't want to proceed with this tool use"
 CLAUDE_SAID = "the user said:"
 CODEX_REJECTIONS = ("exec command rejected by user", "patch rejected by user")
 
-# Byte tests before parsing. A tool call matters only when its command names a package manager;
-# a tool result only when it answers a call we wait for; a person's message only when it says one
-# of the phrases below.
-_PACKAGE_MANAGER = re.compile(rb"pip|uv |poetry|npm|yarn|cargo|go get")
+# Byte tests before parsing. A tool call matters only when its command names a package manager
+# (ecosystems.command_hint); a tool result only when it answers a call we wait for; a person's
+# message only when it says one of the phrases below.
 _PHRASE = re.compile(rb"(?i:don(?:'|\xe2\x80\x99|\\u2019)?t|do not|never|stop|remove|rid of|uninstall|drop)")
 _HARNESS_TEXT = ("<command-", "<local-command-", "<system-reminder>", "<user-prompt-submit-hook>",
                  "[Request interrupted", "Caveat: ", "<environment_context>", "<user_instructions>")
@@ -137,17 +137,14 @@ def manifest_vocabulary(repo_root: Path) -> dict[str, str]:
     folders = [repo_root, *sorted(p for p in _children(repo_root) if p.is_dir() and not p.name.startswith("."))]
     for folder in folders[:200]:
         for path in _children(folder):
-            if path.is_file() and detect.document_kind(path.name) in _MANIFESTS:
+            if path.is_file() and ecosystems.document_kind(path.name) in ecosystems.root_manifest_kinds():
                 try:
                     text = path.read_text(encoding="utf-8", errors="replace")
                 except OSError:
                     continue
-                for mention in detect.detect(path.name, text):
+                for mention in detect(path.name, text):
                     known.setdefault(names.fold(mention.name), mention.ecosystem)
     return known
-
-
-_MANIFESTS = frozenset({"requirements", "pyproject", "package_json", "cargo_toml", "go_mod"})
 
 
 def _children(folder: Path) -> list[Path]:
@@ -334,12 +331,13 @@ class _Miner:
         self.found: dict[tuple[str, str], _Collected] = {}
         self.sessions: set[tuple[str, str]] = set()
         self.inside_cache: dict[str, bool] = {}
+        self.package_manager = ecosystems.command_hint()
 
     # --- candidates ---
 
     def _add(self, ecosystem: str, name: str, confidence: float, reason: str, evidence: Evidence,
              replacement: Named | None = None) -> None:
-        key = (ecosystem, names.normalize(name, ecosystem))
+        key = (ecosystem, ecosystems.normalize(name, ecosystem))
         collected = self.found.setdefault(key, _Collected(name, ecosystem))
         collected.evidence.append((confidence, reason, evidence))
         if replacement is not None and collected.replacement is None:
@@ -382,7 +380,7 @@ class _Miner:
         state.installed = [e for e in state.installed if not (e[0] == call.ecosystem and e[1] in removed)]
 
     def _forget_undone(self, ecosystem: str, name: str, path: Path) -> None:
-        key = (ecosystem, names.normalize(name, ecosystem))
+        key = (ecosystem, ecosystems.normalize(name, ecosystem))
         collected = self.found.get(key)
         if collected is None:
             return
@@ -420,7 +418,7 @@ class _Miner:
                     self.report.corrupt_lines += 1
                 continue
             if b'"tool_use"' in line:
-                if b'"command"' not in line or not _PACKAGE_MANAGER.search(line):
+                if b'"command"' not in line or not self.package_manager.search(line):
                     continue
             elif b'"tool_result"' in line:
                 if not state.calls or not _answers(_TOOL_USE_ID, line, state):
@@ -457,7 +455,7 @@ class _Miner:
         call_id = block.get("id")
         if not isinstance(command, str) or not isinstance(call_id, str):
             return
-        for found in detect.package_commands(command):
+        for found in package_commands(command):
             _await(state, call_id, _Call(found.removes, found.ecosystem, list(found.names), found.command, at,
                                          f"{ref}/{call_id}"))
             break  # one call, one verdict: the first install or removal it runs
@@ -498,7 +496,7 @@ class _Miner:
                         return False
                 continue
             if b'"function_call"' in line or b'"local_shell_call"' in line:
-                if not _PACKAGE_MANAGER.search(line):
+                if not self.package_manager.search(line):
                     continue
             elif b'"function_call_output"' in line:
                 if not state.calls or not _answers(_CALL_ID, line, state):
@@ -548,7 +546,7 @@ class _Miner:
             command = words[-1] if len(words) >= 3 and words[-2] in ("-c", "-lc") else " ".join(words)
         if not isinstance(command, str) or not isinstance(call_id, str):
             return
-        for found in detect.package_commands(command):
+        for found in package_commands(command):
             _await(state, call_id, _Call(found.removes, found.ecosystem, list(found.names), found.command, at,
                                          f"{session}/{call_id}"))
             break
@@ -692,8 +690,8 @@ def run(ctx: Context, graveyard: Graveyard, actor: Actor, project: str, repo_roo
     project = validate.project(project)
     report = TranscriptReport()
     known = manifest_vocabulary(repo_root)
-    ecosystems = Counter(known.values())
-    vocabulary = Vocabulary(known, ecosystems.most_common(1)[0][0] if ecosystems else "other")
+    counts = Counter(known.values())
+    vocabulary = Vocabulary(known, counts.most_common(1)[0][0] if counts else "other")
     with ctx.store.read() as conn:
         cursors = {source: mining.cursors(conn, project, source) for source in (CLAUDE, CODEX)}
     updated = mine(cursors, repo_root, sources, vocabulary, report)

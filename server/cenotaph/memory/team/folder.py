@@ -29,7 +29,7 @@ from typing import Any
 
 from cenotaph.memory.errors import CenotaphError, InvalidInput
 from cenotaph.memory.models import KINDS, TRUSTS
-from cenotaph.nlp import names
+from cenotaph.nlp import ecosystems, names
 from cenotaph.store.records import ApproachRow, MemoryRow
 
 FORMAT_VERSION = 1
@@ -326,15 +326,15 @@ def read_approach(path: str, text: str) -> SharedApproach:
     if len(parts) < 4 or not parts[-1].endswith(".toml"):
         raise _Malformed("a graveyard entry is .cenotaph/graveyard/<ecosystem>/<name>.toml")
     ecosystem = parts[2]
-    if ecosystem not in names.ECOSYSTEMS:
-        raise _Malformed(f"{ecosystem!r} is not an ecosystem ({', '.join(names.ECOSYSTEMS)})")
+    if ecosystem not in ecosystems.NAMES:
+        raise _Malformed(f"{ecosystem!r} is not an ecosystem ({', '.join(ecosystems.NAMES)})")
     key = "/".join([*parts[3:-1], parts[-1].removesuffix(".toml")])
     table = _table(text)
     _known(table, _APPROACH_KEYS)
     if _field(table, "ecosystem", str) != ecosystem:
         raise _Malformed(f"`ecosystem` is {table['ecosystem']!r} but the file is under {ecosystem}/")
     name = _field(table, "name", str)
-    normalized = names.normalize(name, ecosystem)
+    normalized = ecosystems.normalize(name, ecosystem)
     if not normalized or normalized != name or normalized != key:
         raise _Malformed(f"the name {name!r} does not normalize to the file's name {key!r} "
                          f"(normalized: {normalized!r})")

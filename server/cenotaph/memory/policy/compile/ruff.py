@@ -14,7 +14,7 @@ from tomlkit.items import Table
 from cenotaph.memory.errors import Conflict
 from cenotaph.memory.policy.compile.drafts import MESSAGE_MARK, FileDraft, lint_message
 from cenotaph.memory.policy.lessons import Lesson
-from cenotaph.nlp import names
+from cenotaph.nlp import ecosystems
 
 RULE = "TID251"
 _MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -24,7 +24,7 @@ def import_names(lesson: Lesson) -> list[str]:
     """The modules a Python file would import to use the abandoned distribution."""
     approach = lesson.approach
     assert approach is not None
-    spelled = [approach.name, approach.display_name, *approach.aliases, *names.aliases_for(approach.name)]
+    spelled = [approach.name, approach.display_name, *approach.aliases, *ecosystems.aliases_for(approach.name)]
     found = [n.strip().replace("-", "_") for n in spelled]
     return sorted({n for n in found if _MODULE.match(n)})
 

@@ -1,0 +1,243 @@
+"""The ecosystems a name may live in, one module each, and the registry the rest of the code asks:
+which ecosystem reads this file (`document_kind`, `document_for`), what a name's key is in
+ecosystem X (`normalize`, `lookup_keys`), which installers a shell command may run.
+
+Each module describes its ecosystems with `base.Ecosystem`: the documents that import or declare
+its names (file patterns, scanner, whether a manifest), its name rules and its installers. The
+modules are imported at first use, not with this package: the language server answers
+`initialize` before their patterns are compiled (`lsp.features.diagnostics.preload`).
+
+Adding an ecosystem:
+1. write `<module>.py` here ending with `ECOSYSTEMS = (Ecosystem("<name>", documents=…, …),)`;
+2. add the line `"<name>": "<module>",` to MODULES below.
+Detection, manifest reading, history and transcript mining, graveyard keys and the ecosystem
+choices of the CLI, the MCP tools and the editor commands follow from the registry. What the
+editors are promised follows by hand: a new ecosystem is a value of `ecosystem` in
+shared_schema/commands.schema.json (tests/lsp/test_schema.py compares), a new document kind one
+of the `fileKinds` setting in lsp.features.settings.FileKind and settings.schema.json
+(tests/nlp/test_ecosystems.py compares).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fnmatch import translate
+from functools import cache
+from pathlib import PurePosixPath
+from typing import Final
+from urllib.parse import unquote
+
+from cenotaph.nlp.ecosystems.base import Document, Ecosystem, Installer
+from cenotaph.nlp.names import fold
+
+# Every ecosystem a name may be recorded in, with the module of this package that describes it,
+# in the order users are shown them (CLI choices, schemas).
+MODULES: Final[Mapping[str, str | None]] = {
+    "pypi": "python",
+    "npm": "npm",
+    "cargo": "cargo",
+    "go": "go",
+    "container": "containers",
+    "apt": "containers",
+    "apk": "containers",
+    "conda": "conda",
+    "tool": None,  # a command-line tool: named by people, declared by no file
+    "other": "prose",  # a name met in prose
+}
+NAMES: Final = tuple(MODULES)
+DEFAULT: Final = "pypi"  # the ecosystem of a name nothing else tells about
+# Recorded when neither the name's spelling nor the workspace's manifests tell: its key is the
+# folded name, which every ecosystem's lookup includes, so the record matches in any of them.
+ANY: Final = "any"
+
+
+@dataclass(frozen=True, slots=True)
+class Registry:
+    ecosystems: tuple[Ecosystem, ...]  # in the order of MODULES
+    by_name: dict[str, Ecosystem]
+    documents: dict[str, Document]  # by kind, in registry order
+    exact: dict[str, str]  # file name, or `parent/name`, → kind
+    patterns: tuple[tuple[re.Pattern[str], bool, str], ...]  # (glob, matched on `parent/name`, kind)
+    manifests: frozenset[str]  # the kinds that declare dependencies
+    root_manifests: tuple[str, ...]  # kinds, in the order a workspace's root is read
+    aliases: dict[str, str]  # folded name → the key of the package it stands for
+    aliased_by: dict[str, tuple[str, ...]]  # key → the folded names that stand for it
+    system_installers: tuple[Installer, ...]
+    project_installers: tuple[Installer, ...]
+    command_hint: re.Pattern[bytes]  # matches every command line a project installer may run
+
+
+_UNDESCRIBED = Ecosystem(ANY)  # the rules of a name no module describes: folded
+
+
+def _specificity(pattern: str) -> int:
+    """0: a whole name; 1: the name's start is written out (`dockerfile.*`); 2: only its end
+    (`?*.py`). The most specific pattern that matches a path decides its kind."""
+    if not any(char in pattern for char in "*?["):
+        return 0
+    return 2 if pattern.rsplit("/", 1)[-1][0] in "*?[" else 1
+
+
+@cache
+def load() -> Registry:
+    """The registry, its modules imported on the first call."""
+    described: dict[str, Ecosystem] = {}
+    for module_name in dict.fromkeys(module for module in MODULES.values() if module):
+        for ecosystem in importlib.import_module(f"{__name__}.{module_name}").ECOSYSTEMS:
+            assert MODULES.get(ecosystem.name) == module_name, f"{module_name} describes {ecosystem.name}"
+            described[ecosystem.name] = ecosystem
+    assert described.keys() == {name for name, module in MODULES.items() if module}, "a module left one out"
+    ecosystems = tuple(described.get(name) or Ecosystem(name) for name in NAMES)
+
+    documents: dict[str, Document] = {}
+    exact: dict[str, str] = {}
+    globs = []  # (specificity, registry order, pattern, on `parent/name`, kind)
+    for ecosystem in ecosystems:
+        for document in ecosystem.documents:
+            assert document.kind not in documents, f"two ecosystems read {document.kind}"
+            documents[document.kind] = document
+            for pattern in document.patterns:
+                if (specificity := _specificity(pattern)) == 0:
+                    exact[pattern] = document.kind
+                else:
+                    globs.append((specificity, len(globs), re.compile(translate(pattern)), "/" in pattern,
+                                  document.kind))
+    roots = sorted((ecosystem.root_rank, order, document.kind) for order, ecosystem in enumerate(ecosystems)
+                   for document in ecosystem.documents if document.at_root)
+
+    aliases = {alias: key for ecosystem in ecosystems for alias, key in ecosystem.aliases.items()}
+    aliased_by: dict[str, list[str]] = defaultdict(list)
+    for alias, key in sorted(aliases.items()):
+        if alias != key:
+            aliased_by[key].append(alias)
+
+    project_installers = tuple(installer for ecosystem in ecosystems for installer in ecosystem.project_installers)
+    assert all(installer.hint for installer in project_installers), "every project installer has a hint"
+    hints = "|".join(dict.fromkeys(re.escape(installer.hint) for installer in project_installers))
+    globs.sort(key=lambda glob: glob[:2])
+    return Registry(
+        ecosystems=ecosystems,
+        by_name={ecosystem.name: ecosystem for ecosystem in ecosystems},
+        documents=documents,
+        exact=exact,
+        patterns=tuple((pattern, in_folder, kind) for *_, pattern, in_folder, kind in globs),
+        manifests=frozenset(kind for kind, document in documents.items() if document.manifest),
+        root_manifests=tuple(kind for *_, kind in roots),
+        aliases=aliases,
+        aliased_by={key: tuple(names) for key, names in aliased_by.items()},
+        system_installers=tuple(installer for ecosystem in ecosystems for installer in ecosystem.system_installers),
+        project_installers=project_installers,
+        command_hint=re.compile(hints.encode()),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Names
+
+
+def get(name: str | None) -> Ecosystem:
+    """The ecosystem called `name` (None: DEFAULT); for a name no module describes ("any"), the
+    rules every ecosystem falls back on."""
+    return load().by_name.get(DEFAULT if name is None else name, _UNDESCRIBED)
+
+
+def normalize(name: str, ecosystem: str | None = None) -> str:
+    """The graveyard's key for `name` in `ecosystem` (see each module's `normalize`: PEP 503 for
+    PyPI, npm names with their scope, Go module paths as written, images without tag or digest,
+    everything else folded)."""
+    return get(ecosystem).normalize(name.strip())
+
+
+def lookup_keys(name: str, ecosystem: str | None = None) -> tuple[str, ...]:
+    """Every key under which `name` may have been abandoned: its normalized form, its folded
+    form, and those its ecosystem adds, and the package an alias stands for (the import `yaml`
+    is pyyaml)."""
+    described = get(ecosystem)
+    folded = fold(name)
+    keys = [described.normalize(name.strip()), folded, *described.other_keys(name)]
+    if alias := load().aliases.get(folded):
+        keys.append(alias)
+    return tuple(dict.fromkeys(k for k in keys if k))
+
+
+def aliases_for(name: str) -> tuple[str, ...]:
+    """The names known to stand for the package `name` (e.g. `pyyaml` → `yaml`)."""
+    return load().aliased_by.get(fold(name), ())
+
+
+def spelled_ecosystem(name: str) -> str | None:
+    """The ecosystem a name's spelling gives away (an npm scope, a Go module path), if any."""
+    return next((ecosystem.name for ecosystem in load().ecosystems if ecosystem.spelled(name)), None)
+
+
+def enclosing(name: str, ecosystem: str | None) -> tuple[str, ...]:
+    """The names that may hold `name` in its ecosystem, nearest first (a Go package's modules)."""
+    return tuple(get(ecosystem).enclosing(name))
+
+
+def is_type_stubs(key: str) -> bool:
+    """Whether a key names types for another package (`@types/node`, `types-requests`)."""
+    return any(ecosystem.is_type_stubs(key) for ecosystem in load().ecosystems)
+
+
+# ---------------------------------------------------------------------------------------------
+# Files
+
+
+def document_kind(path: str) -> str | None:
+    """The kind of document a file path (or URI path) is, or None when no ecosystem reads it."""
+    parts = PurePosixPath(unquote(path.replace("\\", "/"))).parts
+    if not parts:
+        return None
+    name = parts[-1].lower()
+    in_folder = f"{parts[-2].lower() if len(parts) > 1 else ''}/{name}"
+    registry = load()
+    if kind := registry.exact.get(name) or registry.exact.get(in_folder):
+        return kind
+    return next((kind for pattern, on_folder, kind in registry.patterns
+                 if pattern.match(in_folder if on_folder else name)), None)
+
+
+def document(kind: str) -> Document:
+    return load().documents[kind]
+
+
+def document_for(path: str) -> Document | None:
+    kind = document_kind(path)
+    return None if kind is None else load().documents[kind]
+
+
+def documents() -> tuple[Document, ...]:
+    return tuple(load().documents.values())
+
+
+def manifest_kinds() -> frozenset[str]:
+    return load().manifests
+
+
+def root_manifest_kinds() -> tuple[str, ...]:
+    """The manifests read at a workspace's root to tell a name's ecosystem, in the order read."""
+    return load().root_manifests
+
+
+# ---------------------------------------------------------------------------------------------
+# Installers
+
+
+def system_installers() -> tuple[Installer, ...]:
+    """What a Dockerfile's shell commands may install with, every ecosystem's."""
+    return load().system_installers
+
+
+def project_installers() -> tuple[Installer, ...]:
+    """What adds packages to a project or removes them (`uv add`, `npm remove`, `go get`)."""
+    return load().project_installers
+
+
+def command_hint() -> re.Pattern[bytes]:
+    """A cheap test a command line passes whenever a project installer may be in it."""
+    return load().command_hint

@@ -1,0 +1,287 @@
+"""What every ecosystem module is made of and shares: the description types (`Ecosystem`,
+`Document`, `Installer`), the hit a scanner yields, the workspace's import names, offsets turned
+into LSP positions, and the lexer that blanks comments and strings out of code.
+
+Scanners work on the raw text and tolerate files that are mid-edit: nothing relies on a parser
+succeeding. They yield character offsets into the text; the dispatch (`cenotaph.nlp.detect`)
+turns them into (line, UTF-16 column) positions once, at the end.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import accumulate
+from pathlib import Path
+from typing import Literal, NamedTuple, Protocol
+
+from cenotaph.nlp.names import fold
+
+MentionKind = Literal["import", "declaration", "mention"]
+
+
+class Hit(NamedTuple):
+    start: int  # offset into the text
+    end: int
+    ecosystem: str
+    kind: MentionKind
+    group: str = ""  # a manifest declaration's group (see `detect.Declaration.group`); "" elsewhere
+
+
+# ---------------------------------------------------------------------------------------------
+# Descriptions
+
+
+@dataclass(frozen=True, slots=True)
+class Installer:
+    """A package manager as a shell command runs it: `pip install x`, `npm remove y`."""
+
+    ecosystem: str
+    # The programs that run it: a pattern for the program's file name, then any words that must
+    # follow it (`python[\d.]* -m pip`).
+    programs: tuple[str, ...]
+    subcommands: frozenset[str]  # the subcommands that install or add
+    options_with_argument: frozenset[str]
+    package_span: Callable[[str], tuple[int, int] | None]  # the name an argument installs
+    removals: frozenset[str] = frozenset()  # the subcommands that take packages out again
+    # Bytes a command line running it always holds: the cheap test before an agent's transcript
+    # line is parsed (`go get`, not `go`, which most lines hold).
+    hint: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What a scan may need besides the text."""
+
+    vocabulary: frozenset[str] = frozenset()  # the folded names prose is matched against
+    installers: tuple[Installer, ...] = ()  # what a Dockerfile's shell commands may run: every ecosystem's
+
+
+Scanner = Callable[[str, Context], Iterable[Hit]]
+
+
+class ImportResolver(Protocol):
+    def names(self, document: Path, folder: Path) -> ImportNames:
+        """What the workspace `folder` says the imports of the file at `document` stand for."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A kind of file an ecosystem reads."""
+
+    kind: str  # the settings' file kind: "python", "requirements", "package_json", …
+    # File names, as globs matched case-insensitively on the name, or on `parent/name` when the
+    # pattern holds a '/'. Lower case. A path several patterns match goes to the most specific
+    # (see `cenotaph.nlp.ecosystems.document_kind`).
+    patterns: tuple[str, ...]
+    scan: Scanner
+    manifest: bool = False  # declares dependencies: read when mining a repository's history
+    at_root: bool = False  # read at a workspace's root to tell which ecosystem declares a name
+    well_formed: Callable[[str], bool] | None = None  # whether the text parses as its format; None: any does
+    prose: bool = False  # matched against the graveyard's vocabulary: it names things in words
+    instructions: bool = False  # an agent's instructions: a line there may recommend what it names
+    group_in_name: bool = False  # the file's name tells its declarations' group (requirements-dev.txt)
+    import_names: Callable[[], ImportResolver] | None = None  # reads what the workspace says imports are
+
+
+def _no_keys(_name: str) -> tuple[str, ...]:
+    return ()
+
+
+def _never(_name: str) -> bool:
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Ecosystem:
+    """One ecosystem the graveyard knows: the files that declare or import its names, and the
+    rules its names follow."""
+
+    name: str  # as recorded: "pypi", "npm", …
+    documents: tuple[Document, ...] = ()
+    normalize: Callable[[str], str] = fold  # the graveyard's key for a (stripped) name
+    # Folded names that stand for a package under another name (the import `yaml` is the
+    # distribution pyyaml), whatever the ecosystem they were met in.
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    other_keys: Callable[[str], tuple[str, ...]] = _no_keys  # more keys a name may be recorded under
+    enclosing: Callable[[str], Sequence[str]] = _no_keys  # the names that may hold it, nearest first
+    spelled: Callable[[str], bool] = _never  # whether a name's spelling gives the ecosystem away
+    system_installers: tuple[Installer, ...] = ()  # what a Dockerfile's RUN installs with
+    project_installers: tuple[Installer, ...] = ()  # what adds to a project's manifest, or removes
+    is_backport: Callable[[str], bool] = _never  # a newer standard library's feature, for older ones
+    is_type_stubs: Callable[[str], bool] = _never  # types for another package (`@types/node`)
+    # The URLs installed packages' metadata names (repository, home page), for declared names
+    # (key → name as written): key → URLs.
+    project_urls: Callable[[Path, Mapping[str, str]], dict[str, list[str]]] | None = None
+    # Where its root manifests rank when a workspace's root tells a name's ecosystem (lower
+    # first; ties in registry order).
+    root_rank: int = 0
+
+    def __post_init__(self) -> None:
+        for document in self.documents:
+            assert all(p == p.lower() for p in document.patterns), f"{document.kind}: patterns are lower case"
+
+
+# ---------------------------------------------------------------------------------------------
+# What a workspace says its imports stand for
+
+
+@dataclass(frozen=True, slots=True, eq=False)  # compared by identity: cached, so stable while files are
+class ImportNames:
+    """Folded import name → the folded package it stands for, per ecosystem."""
+
+    cargo: Mapping[str, str] = field(default_factory=dict)  # crate key in code → crate on crates.io
+    pypi: Mapping[str, str] = field(default_factory=dict)  # top-level module → distribution
+
+    def resolve(self, name: str, ecosystem: str) -> str | None:
+        table = self.cargo if ecosystem == "cargo" else self.pypi if ecosystem == "pypi" else None
+        return table.get(fold(name)) if table else None
+
+
+NONE = ImportNames()
+
+Stamp = tuple[int, int]  # (st_mtime_ns, st_size)
+
+
+def stamp(path: Path) -> Stamp | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+# ---------------------------------------------------------------------------------------------
+# Positions
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")  # the three line breaks LSP recognises
+_LONE_CARRIAGE_RETURN = re.compile(r"\r(?!\n)")
+
+
+def utf16_column(line: str, index: int) -> int:
+    """The LSP column of `line[index]`: characters outside the BMP count as two code units."""
+    return len(line[:index].encode("utf-16-le", "surrogatepass")) // 2
+
+
+def line_starts(text: str) -> list[int]:
+    """The offset at which each line of `text` starts."""
+    if _LONE_CARRIAGE_RETURN.search(text):
+        return [0] + [line_break.end() for line_break in _NEWLINE.finditer(text)]
+    # Only '\n' ends a line ('\r\n' ends with one): the line lengths add up in C.
+    return [0, *accumulate(map((1).__add__, map(len, text.split("\n"))))]
+
+
+def lines(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, content) of every line, the content without its line break."""
+    position = 0
+    for line_break in _NEWLINE.finditer(text):
+        yield position, text[position : line_break.start()]
+        position = line_break.end()
+    yield position, text[position:]
+
+
+# ---------------------------------------------------------------------------------------------
+# Lexing code: comments and string contents are blanked out (offsets and line breaks kept) so
+# that import patterns can be matched on what is really code.
+
+# A closer receives the text and the match of a token's opening delimiter and returns
+# (end of the token's body, end of the token), or None when the delimiter turned out not to
+# open a token (a Rust lifetime, a JavaScript division).
+Closer = Callable[[str, re.Match[str]], tuple[int, int] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Syntax:
+    openers: re.Pattern[str]
+    comments: Mapping[str, Closer]  # blanked whole: comments, and JavaScript regex literals
+    strings: Mapping[str, Closer]  # blanked inside their quotes; both keyed by opening delimiter
+
+
+def syntax(comments: Mapping[str, Closer], strings: Mapping[str, Closer]) -> Syntax:
+    # A plain alternation of literals, longest first: `re` then finds their first characters at
+    # C speed, which a group around each delimiter would prevent.
+    delimiters = sorted([*comments, *strings], key=len, reverse=True)
+    return Syntax(re.compile("|".join(map(re.escape, delimiters))), comments, strings)
+
+
+@dataclass(frozen=True, slots=True)
+class Lexed:
+    code: str  # the text with comments and string contents blanked; quotes are kept
+    strings: dict[int, tuple[int, int, int]]  # opening offset -> (content start, content end, end)
+
+
+_NOT_LINE_BREAK = re.compile(r"[^\r\n]")
+
+
+def _blank(source: str) -> str:
+    """`source` with every character but line breaks replaced by a space."""
+    if "\n" in source or "\r" in source:
+        return _NOT_LINE_BREAK.sub(" ", source)
+    return " " * len(source)
+
+
+def lex(text: str, syntax: Syntax) -> Lexed:
+    pieces: list[str] = []
+    strings: dict[int, tuple[int, int, int]] = {}
+    copied = 0  # text[:copied] is already in pieces
+    scan = 0
+    while opener := syntax.openers.search(text, scan):
+        comment_closer = syntax.comments.get(opener.group())
+        closed = (comment_closer or syntax.strings[opener.group()])(text, opener)
+        if closed is None:
+            scan = opener.end()
+            continue
+        body_end, end = closed
+        if comment_closer:
+            blank_start, blank_end = opener.start(), end
+        else:
+            blank_start, blank_end = opener.end(), body_end
+            strings[opener.start()] = (opener.end(), body_end, end)
+        pieces.append(text[copied:blank_start])
+        pieces.append(_blank(text[blank_start:blank_end]))
+        copied = blank_end
+        scan = end
+    pieces.append(text[copied:])
+    return Lexed("".join(pieces), strings)
+
+
+def closed_by(pattern: str) -> Closer:
+    """A closer for tokens whose rest matches `pattern`; its group `close` is the terminator."""
+    rest_pattern = re.compile(pattern, re.S)
+
+    def close(text: str, opener: re.Match[str]) -> tuple[int, int] | None:
+        rest = rest_pattern.match(text, opener.end())
+        return None if rest is None else (rest.start("close"), rest.end())
+
+    return close
+
+
+def single_line_string_rest(quote: str) -> str:
+    # An unterminated string ends with its line, so a stray quote mid-edit damages one line only.
+    return rf"(?:[^{quote}\\\r\n]++|\\(?:\r\n|.)?)*+(?P<close>{quote}|(?=[\r\n])|\Z)"
+
+
+def triple_quoted_rest(quote: str) -> str:
+    body = rf"(?:[^{quote}\\]++|\\.?|{quote}(?!{quote}{quote}))*+"
+    return rf"{body}(?P<close>{quote * 3}|\Z)"
+
+
+def single_line_string(quote: str) -> Closer:
+    return closed_by(single_line_string_rest(quote))
+
+
+def multi_line_string(quote: str) -> Closer:
+    return closed_by(rf"(?:[^{quote}\\]++|\\.?)*+(?P<close>{quote}|\Z)")
+
+
+LINE_COMMENT_REST = r"[^\r\n]*+(?P<close>)"
+LINE_COMMENT = closed_by(LINE_COMMENT_REST)
+BLOCK_COMMENT = closed_by(r".*?(?P<close>\*/|\Z)")
+
+
+def continues_word(code: str, index: int, joiners: str = "") -> bool:
+    """Whether the character before code[index] makes a keyword found there part of a longer
+    name (`transform`, `Array.from`, `r#use`)."""
+    return index > 0 and (code[index - 1].isalnum() or code[index - 1] in "_" + joiners)

@@ -1,0 +1,278 @@
+"""npm: imports in JavaScript and TypeScript, package.json, npm, pnpm and Yarn commands, and
+names kept as written (lower case) with their scope."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from cenotaph.nlp.ecosystems.base import (
+    BLOCK_COMMENT,
+    LINE_COMMENT,
+    Context,
+    Document,
+    Ecosystem,
+    Hit,
+    Installer,
+    continues_word,
+    lex,
+    multi_line_string,
+    single_line_string,
+    syntax,
+)
+
+# ---------------------------------------------------------------------------------------------
+# Names
+
+_NPM_NAME = re.compile(r"(?:@[\w.~-]+/)?[A-Za-z0-9][\w.~-]*", re.ASCII)
+
+
+def _npm_name_length(spec: str, followers: str) -> int | None:
+    """Length of the npm package name (`@scope/name` or `name`) at the start of `spec` when one of
+    `followers` or the end comes after it."""
+    match = _NPM_NAME.match(spec)
+    if match is None or (match.end() < len(spec) and spec[match.end()] not in followers):
+        return None
+    if spec[: match.end()].lower().endswith((".tgz", ".tar.gz")):
+        return None
+    return match.end()
+
+
+# ---------------------------------------------------------------------------------------------
+# Imports in JavaScript and TypeScript
+
+_JS_REGEX_BODY = re.compile(
+    r"(?:[^/\\\[\r\n]++|\\[^\r\n]?|\[(?:[^\]\\\r\n]++|\\[^\r\n]?)*+\]?)*+(?P<close>/|(?=[\r\n])|\Z)"
+)
+_JS_OPERAND_EXPECTED_AFTER = frozenset("(,=:[!&|?{};")
+
+
+def _js_regex_literal(text: str, opener: re.Match[str]) -> tuple[int, int] | None:
+    # A '/' opens a regular expression only where an operand is expected; elsewhere it divides.
+    # Reading a quote inside a regex as a string would swallow the code that follows.
+    before = opener.start() - 1
+    while before >= 0 and text[before] in " \t\r\n":
+        before -= 1
+    if before >= 0 and text[before] not in _JS_OPERAND_EXPECTED_AFTER:
+        return None
+    body = _JS_REGEX_BODY.match(text, opener.end())
+    assert body is not None  # every part of the pattern may match empty
+    return body.end(), body.end()
+
+
+_JAVASCRIPT = syntax(
+    comments={"//": LINE_COMMENT, "/*": BLOCK_COMMENT, "/": _js_regex_literal},
+    strings={
+        '"': single_line_string('"'),
+        "'": single_line_string("'"),
+        "`": multi_line_string("`"),
+    },
+)
+
+
+# `from "p"` (import and export declarations), `import "p"`, `import("p")`, `require("p")`;
+# the quote is left to the lookahead so that its offset finds the string literal.
+_JS_SPECIFIER = re.compile(r"""(?P<keyword>from|import|require)\s*(?P<call>\(\s*)?(?=["'`])""")
+_JS_IMPORT_FORMS = frozenset(
+    {("from", False), ("import", False), ("import", True), ("require", True)}  # (keyword, call)
+)
+
+_NODE_BUILTINS = frozenset(
+    "assert async_hooks buffer child_process cluster console constants crypto dgram "
+    "diagnostics_channel dns domain events fs http http2 https inspector module net os path "
+    "perf_hooks process punycode querystring readline repl stream string_decoder sys timers tls "
+    "trace_events tty url util v8 vm wasi worker_threads zlib".split()
+)
+
+
+def _import_hits(text: str, _context: Context) -> Iterator[Hit]:
+    lexed = lex(text, _JAVASCRIPT)
+    for specifier in _JS_SPECIFIER.finditer(lexed.code):
+        form = (specifier["keyword"], specifier["call"] is not None)
+        if form not in _JS_IMPORT_FORMS or continues_word(lexed.code, specifier.start(), "$."):
+            continue
+        literal = lexed.strings.get(specifier.end())
+        if literal is None:
+            continue
+        content_start, content_end, _ = literal
+        spec = text[content_start:content_end]
+        # Relative, absolute, `node:`/URL and aliased (`~/`, `#internal`) specifiers do not match.
+        length = _npm_name_length(spec, "/")
+        if length and spec[:length] not in _NODE_BUILTINS:
+            yield Hit(content_start, content_start + length, "npm", "import")
+
+
+# ---------------------------------------------------------------------------------------------
+# package.json: a forgiving scan, so that a missing comma or brace mid-edit loses little.
+
+_JSON_TOKEN = re.compile(r'"(?:[^"\\\r\n]++|\\.)*+"?|[{}\[\]:,]')
+
+
+@dataclass(slots=True)
+class _JsonContainer:
+    path: tuple[str, ...]  # keys leading from the root object to this container
+    is_object: bool
+    expects_key: bool = True
+    key: str = ""  # the latest key read in this object
+
+
+def _json_strings(text: str) -> Iterator[tuple[tuple[str, ...], bool, int, int]]:
+    """(path, is a key, content start, content end) of each string: a key's path is its object's,
+    a value's path ends with its key."""
+    stack: list[_JsonContainer] = []
+    for token in _JSON_TOKEN.finditer(text):
+        char = token.group()[0]
+        top = stack[-1] if stack else None
+        if char in "{[":
+            path = () if top is None else top.path + ((top.key,) if top.is_object else ())
+            stack.append(_JsonContainer(path, char == "{"))
+        elif char in "}]":
+            if stack:
+                stack.pop()
+            if stack and stack[-1].is_object:
+                stack[-1].expects_key = True
+        elif char in ":,":
+            if top and top.is_object:
+                top.expects_key = char == ","
+        elif top is not None:
+            terminated = token.end() - token.start() >= 2 and token.group().endswith('"')
+            start, end = token.start() + 1, token.end() - 1 if terminated else token.end()
+            if top.is_object and top.expects_key:
+                top.key = text[start:end]
+                top.expects_key = False
+                yield top.path, True, start, end
+            else:
+                yield top.path + ((top.key,) if top.is_object else ()), False, start, end
+                # After a value the next string is a key even if the comma is still missing.
+                top.expects_key = top.is_object
+
+
+_NPM_DEPENDENCY_OBJECTS = frozenset(
+    {"dependencies", "devDependencies", "peerDependencies", "optionalDependencies"}
+)
+_NPM_GROUPS: Mapping[str, str] = {
+    "dependencies": "main", "devDependencies": "dev", "peerDependencies": "peer", "optionalDependencies": "optional",
+}
+_NPM_BUNDLED_ARRAYS = frozenset({"bundleDependencies", "bundledDependencies"})
+_NPM_OVERRIDE_OBJECTS = frozenset({"overrides", "resolutions"})
+
+
+def _npm_override_target(selector: str) -> tuple[int, int] | None:
+    """The package an `overrides`/`resolutions` key applies to: the last package of a yarn path
+    such as `**/parent/@scope/child@1`, without its version."""
+    segments: list[tuple[int, int]] = []
+    position = 0
+    parts = selector.split("/")
+    while parts:
+        part = parts.pop(0)
+        length = len(part)
+        if part.startswith("@") and parts:
+            length += 1 + len(parts.pop(0))
+        if part not in ("**", "*"):
+            segments.append((position, position + length))
+        position += length + 1
+    if not segments:
+        return None
+    start, end = segments[-1]
+    length = _npm_name_length(selector[start:end], "@")
+    return (start, start + length) if length else None
+
+
+def _package_json_hits(text: str, _context: Context) -> Iterator[Hit]:
+    dependencies: dict[tuple[str, str], tuple[int, int]] = {}  # (section, key) -> name span
+    others: list[tuple[int, int, str]] = []  # name span and group
+    for path, is_key, start, end in _json_strings(text):
+        value = text[start:end]
+        section = path[0] if path else ""
+        if is_key and len(path) == 1 and section in _NPM_DEPENDENCY_OBJECTS:
+            if _npm_name_length(value, ""):  # the whole key is a package name
+                dependencies[(section, value)] = (start, end)
+        elif not is_key and len(path) == 2 and section in _NPM_DEPENDENCY_OBJECTS:
+            # `"alias": "npm:real@^1"` installs `real`.
+            length = _npm_name_length(value[4:], "@") if value.startswith("npm:") else None
+            if length:
+                dependencies[(section, path[1])] = (start + 4, start + 4 + length)
+        elif not is_key and len(path) == 1 and section in _NPM_BUNDLED_ARRAYS:
+            if _npm_name_length(value, ""):
+                others.append((start, end, "bundled"))
+        elif is_key and len(path) == 1 and section in _NPM_OVERRIDE_OBJECTS:
+            if target := _npm_override_target(value):
+                others.append((start + target[0], start + target[1], "override"))
+    for (section, _), (start, end) in dependencies.items():
+        yield Hit(start, end, "npm", "declaration", _NPM_GROUPS[section])
+    for start, end, group in others:
+        yield Hit(start, end, "npm", "declaration", group)
+
+
+def _parses(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# npm, pnpm and Yarn
+
+_NPM = Installer(
+    "npm",
+    ("npm", "pnpm", "yarn"),
+    frozenset({"install", "i", "add"}),
+    frozenset(
+        "--prefix --registry --cache --userconfig -w --workspace --tag --omit --include".split()
+    ),
+    lambda argument: (0, length) if (length := _npm_name_length(argument, "@")) else None,
+)
+
+
+def _project(program: str, removals: str) -> Installer:
+    return dataclasses.replace(_NPM, programs=(program,), removals=frozenset(removals.split()), hint=program)
+
+
+# ---------------------------------------------------------------------------------------------
+# Installed packages
+
+
+def _project_urls(root: Path, declared: Mapping[str, str]) -> dict[str, list[str]]:
+    """The repository and home page each declared package's installed package.json names."""
+    return {key: _urls(root, name) for key, name in declared.items()}
+
+
+def _urls(root: Path, name: str) -> list[str]:
+    manifest = root / "node_modules" / name / "package.json"
+    if not manifest.is_file():
+        return []
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except ValueError:
+        return []
+    repository = data.get("repository")
+    url = repository.get("url") if isinstance(repository, dict) else repository
+    return [u for u in (url, data.get("homepage")) if isinstance(u, str)]
+
+
+# ---------------------------------------------------------------------------------------------
+
+ECOSYSTEMS = (
+    Ecosystem(
+        "npm",
+        documents=(
+            Document("javascript", tuple(f"?*.{suffix}" for suffix in "js jsx ts tsx mjs cjs mts cts".split()),
+                     _import_hits),
+            Document("package_json", ("package.json",), _package_json_hits, manifest=True, at_root=True,
+                     well_formed=_parses),
+        ),
+        normalize=str.lower,  # as written, scope included
+        spelled=lambda name: name.startswith("@") and "/" in name,  # a scope
+        system_installers=(_NPM,),
+        project_installers=(_project("npm", "uninstall remove rm un r unlink"),
+                            _project("pnpm", "remove rm uninstall un"), _project("yarn", "remove")),
+        is_type_stubs=lambda key: key.startswith("@types/"),
+        project_urls=_project_urls,
+    ),
+)

@@ -1,0 +1,659 @@
+"""Python (PyPI): imports in code, requirements files, pyproject.toml, setup.py and setup.cfg,
+pip, uv and Poetry commands, PEP 503 names with the import names that stand for distributions,
+and what a workspace's environment says its imports are."""
+
+from __future__ import annotations
+
+import ast
+import csv
+import dataclasses
+import os
+import re
+import tomllib
+from collections import defaultdict
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Final
+
+from cenotaph.nlp.ecosystems import base
+from cenotaph.nlp.ecosystems.base import (
+    LINE_COMMENT_REST,
+    Context,
+    Document,
+    Ecosystem,
+    Hit,
+    ImportNames,
+    Installer,
+    single_line_string_rest,
+    stamp,
+    triple_quoted_rest,
+)
+from cenotaph.nlp.ecosystems.tomlscan import TomlScan, parses
+from cenotaph.nlp.names import fold
+
+# ---------------------------------------------------------------------------------------------
+# Requirement names (PEP 508)
+
+_REQUIREMENT_NAME_PATTERN = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
+_REQUIREMENT_NAME = re.compile(rf"[ \t]*(?P<name>{_REQUIREMENT_NAME_PATTERN})[ \t]*(?=[\[(<>=!~;@]|--|\Z)")
+_ARCHIVE_SUFFIXES = (".whl", ".zip", ".gz", ".bz2", ".xz", ".tgz", ".tar")
+
+
+def _requirement_name_span(requirement: str) -> tuple[int, int] | None:
+    """The PEP 508 name at the start of `requirement` (specifiers, extras, markers, `@ url` and
+    pip's `--hash` options may follow), or None when it starts with a path or URL."""
+    match = _REQUIREMENT_NAME.match(requirement)
+    if match is None or match["name"].lower().endswith(_ARCHIVE_SUFFIXES):
+        return None
+    return match.span("name")
+
+
+# ---------------------------------------------------------------------------------------------
+# Imports
+
+_PY_SPACE = r"(?:[ \t\f]|\\(?:\r\n|\r|\n))"
+# A statement starts the file, a line, or follows a ';' or the ':' of a compound statement
+# (`try: import x`), blanks in between.
+_PY_STATEMENT_START = r"[\r\n;:]"
+_PY_STATEMENT = re.compile(
+    rf"{_PY_STATEMENT_START}?[ \t\f]*+(?P<keyword>import|from){_PY_SPACE}+"
+)
+_PY_CANDIDATE = re.compile(rf"(?:import|from){_PY_SPACE}+")
+# From code to the next statement start followed by `import` or `from` (or to the end): comments
+# and strings are passed over inside the regular expression engine, so the work done in Python is
+# per import statement, not per token. The string and comment grammars are the other lexers'.
+_PY_TO_STATEMENT = re.compile(
+    "(?:"
+    + "|".join(
+        [
+            r"[^'\"#\r\n;:]++",
+            rf"{_PY_STATEMENT_START}(?![ \t\f]*+(?:import|from){_PY_SPACE})",
+            f"#{LINE_COMMENT_REST}",
+            *(
+                f"{opener}{rest}"
+                for quote in "\"'"
+                for opener, rest in (
+                    (quote * 3, triple_quoted_rest(quote)),
+                    (quote, single_line_string_rest(quote)),
+                )
+            ),
+        ]
+    ).replace("(?P<close>", "(?:")  # one pattern holds several terminators: unnamed here
+    + ")*+",
+    re.S,
+)
+_PY_IMPORTED_MODULE = re.compile(
+    rf"(?P<top>\w+)(?:{_PY_SPACE}*\.{_PY_SPACE}*\w+)*"  # a.b.c
+    rf"(?:{_PY_SPACE}+as{_PY_SPACE}+\w+)?"  # as alias
+    rf"{_PY_SPACE}*(?P<more>,{_PY_SPACE}*)?"
+)
+_PY_NOT_A_LIBRARY = frozenset({"__future__"})
+
+
+def _last_python_candidate(text: str) -> int | None:
+    """The end of the last `_PY_CANDIDATE` match, found from the end of the text."""
+    ends = []
+    for keyword in ("import", "from"):
+        end = len(text)
+        while (start := text.rfind(keyword, 0, end)) >= 0:
+            if candidate := _PY_CANDIDATE.match(text, start):
+                ends.append(candidate.end())
+                break
+            end = start + len(keyword) - 1  # occurrences that start before this one
+    return max(ends, default=None)
+
+
+def _python_statements(text: str) -> Iterator[re.Match[str]]:
+    """The `import` and `from` keywords of code that start a statement (match _PY_STATEMENT)."""
+    # The scan stops at the last candidate (usually in the import block at the top): a string
+    # still open there hides it, as it should.
+    last = _last_python_candidate(text)
+    if last is None:
+        return
+    statement = _PY_STATEMENT.match(text)  # the first line follows no line break
+    position = 0
+    while True:
+        if statement is not None:
+            yield statement
+            # Not its end: a line continuation in the blanks after the keyword starts a line.
+            position = statement.end("keyword")
+        position = _PY_TO_STATEMENT.match(text, position, last).end()
+        if position >= last:
+            return
+        statement = _PY_STATEMENT.match(text, position)
+        assert statement is not None  # the scan stops only where a statement starts
+
+
+def _import_hits(text: str, _context: Context) -> Iterator[Hit]:
+    for statement in _python_statements(text):
+        # Module names are read from the raw text: their grammar holds no quote or '#', so it
+        # never runs into a string or comment. After `from`, a relative module (`from . import
+        # x`) starts with a dot: no match.
+        position = statement.end()
+        while module := _PY_IMPORTED_MODULE.match(text, position):
+            if module["top"] not in _PY_NOT_A_LIBRARY:
+                yield Hit(*module.span("top"), "pypi", "import")
+            if statement["keyword"] == "from" or module["more"] is None:
+                break
+            position = module.end()
+
+
+# ---------------------------------------------------------------------------------------------
+# requirements.txt and friends
+
+_REQUIREMENTS_COMMENT = re.compile(r"(?:^|[ \t])#")  # pip: a '#' at the start or after a blank
+_EGG_FRAGMENT = re.compile(r"#egg=(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+# Any physical line; a common requirement line (a name then a specifier, a comment or the end,
+# no backslash anywhere) also has its name read here, so that most lines cost no Python work.
+_REQUIREMENT_LINE = re.compile(
+    r"(?:\A|(?<=\n)|(?<=\r)(?!\n))"  # a line start: after '\n', after '\r' not in "\r\n"
+    rf"(?:[ \t]*(?P<name>{_REQUIREMENT_NAME_PATTERN})[ \t]*+"
+    # What _REQUIREMENT_NAME accepts after the name; the end of content is a comment or blanks.
+    r"(?=[\[(<>=!~;@]|--|(?<=[ \t])#|[^\S\r\n]*+(?:[\r\n]|\Z))"
+    r"(?=[^\r\n\\]*+(?:[\r\n]|\Z)))?"
+    r"[^\r\n]*+"
+)
+
+
+def _requirements_hits(text: str, _context: Context) -> Iterator[Hit]:
+    starts_requirement = True  # False on the continuation lines of a requirement
+    for physical_line in _REQUIREMENT_LINE.finditer(text):
+        name = physical_line["name"]
+        if name is not None and not name.lower().endswith(_ARCHIVE_SUFFIXES):
+            if starts_requirement:
+                yield Hit(*physical_line.span("name"), "pypi", "declaration", "main")
+            starts_requirement = True  # without a backslash, the line does not continue
+            continue
+        offset, line = physical_line.start(), physical_line.group()
+        comment = _REQUIREMENTS_COMMENT.search(line)
+        content = line[: comment.start()] if comment else line.rstrip()
+        # As in pip, a line carrying a comment never continues onto the next one.
+        continues = comment is None and content.endswith("\\")
+        if continues:
+            content = content[:-1]
+        if starts_requirement and content.strip():
+            yield from _requirement_line_hits(offset, content)
+            starts_requirement = False
+        if not continues:
+            starts_requirement = True
+
+
+def _requirement_line_hits(offset: int, content: str) -> Iterator[Hit]:
+    option = content.lstrip()
+    if not option.startswith("-"):
+        span = _requirement_name_span(content)
+    elif option.startswith(("-e", "--editable")):
+        span = None
+    else:
+        return  # -r, -c, --index-url and the other options name no package
+    if span is None:
+        # An editable or URL requirement is named by its `#egg=` fragment, if any.
+        egg = _EGG_FRAGMENT.search(content)
+        span = egg.span("name") if egg else None
+    if span:
+        yield Hit(offset + span[0], offset + span[1], "pypi", "declaration", "main")
+
+
+# ---------------------------------------------------------------------------------------------
+# pyproject.toml
+
+def _table(value: object) -> dict[str, object]:
+    return value if isinstance(value, dict) else {}
+
+
+def _array(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
+
+
+def _grouped(value: object) -> list[object]:
+    """The items of every array in a table of named groups."""
+    return [item for group in _table(value).values() for item in _array(group)]
+
+
+def _pyproject_declared(text: str) -> set[str] | None:
+    """Folded names of everything the file declares, or None when it does not parse."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+    project = _table(data.get("project"))
+    requirements = [
+        *_array(project.get("dependencies")),
+        *_grouped(project.get("optional-dependencies")),
+        *_grouped(data.get("dependency-groups")),
+        *_array(_table(data.get("build-system")).get("requires")),
+    ]
+    declared = set()
+    for requirement in requirements:
+        if isinstance(requirement, str) and (span := _requirement_name_span(requirement)):
+            declared.add(fold(requirement[span[0] : span[1]]))
+    poetry = _table(_table(data.get("tool")).get("poetry"))
+    poetry_tables = [
+        poetry.get("dependencies"),
+        poetry.get("dev-dependencies"),
+        *(_table(group).get("dependencies") for group in _table(poetry.get("group")).values()),
+    ]
+    declared.update(fold(name) for table in poetry_tables for name in _table(table))
+    return declared
+
+
+def _is_requirement_array(path: tuple[str, ...]) -> bool:
+    return (
+        path in (("project", "dependencies"), ("build-system", "requires"))
+        or (len(path) == 3 and path[:2] == ("project", "optional-dependencies"))
+        or (len(path) == 2 and path[0] == "dependency-groups")
+    )
+
+
+def _poetry_table_depth(path: tuple[str, ...]) -> int:
+    """How many keys of `path` name a Poetry dependency table (0 when none does)."""
+    if path[:3] in (("tool", "poetry", "dependencies"), ("tool", "poetry", "dev-dependencies")):
+        return 3
+    if len(path) >= 5 and path[:3] == ("tool", "poetry", "group") and path[4] == "dependencies":
+        return 5
+    return 0
+
+
+def _pyproject_group(path: tuple[str, ...], poetry_depth: int) -> str:
+    if poetry_depth == 5:
+        return f"group:{path[3]}"
+    if poetry_depth == 3:
+        return "dev" if path[2] == "dev-dependencies" else "main"
+    if path[0] == "build-system":
+        return "build"
+    if path[0] == "dependency-groups":
+        return f"group:{path[1]}"
+    return f"extra:{path[2]}" if len(path) == 3 else "main"
+
+
+def _pyproject_hits(text: str, _context: Context) -> Iterator[Hit]:
+    declared = _pyproject_declared(text)
+    reported: set[int] = set()
+    for entry in TomlScan(text).entries:
+        path = tuple(key.text for key in entry.path)
+        names: list[tuple[int, int]] = []
+        depth = 0
+        if _is_requirement_array(path):
+            for string in entry.strings:
+                if span := _requirement_name_span(string.text):
+                    names.append((string.start + span[0], string.start + span[1]))
+        elif (depth := _poetry_table_depth(path)) and len(path) > depth:
+            key = entry.path[depth]
+            is_name = _requirement_name_span(key.text) == (0, len(key.text))
+            if is_name and key.text.lower() != "python":  # python: the interpreter, no package
+                names.append((key.start, key.end))
+        for start, end in names:
+            # The scan sees every occurrence; when the file parses, tomllib says which count.
+            if start not in reported and (declared is None or fold(text[start:end]) in declared):
+                reported.add(start)
+                yield Hit(start, end, "pypi", "declaration", _pyproject_group(path, depth))
+
+
+# ---------------------------------------------------------------------------------------------
+# setup.py (read with `ast`, never executed) and setup.cfg
+
+_SETUP_KEYWORD_GROUPS: Mapping[str, str] = {
+    "install_requires": "main", "tests_require": "test", "setup_requires": "build",
+}
+_STRING_OPENER = re.compile(r"""[rRbBuUfF]{0,2}(?:'''|\"\"\"|'|")""")
+
+
+def _setup_py_hits(text: str, context: Context) -> Iterator[Hit]:
+    """Imports as in any Python file, and the requirements a `setup(...)` call declares: string
+    literals in `install_requires`, `tests_require`, `setup_requires` and `extras_require`, given
+    directly or through names bound at module level. A file that does not parse declares nothing
+    (its imports are still found)."""
+    yield from _import_hits(text, context)
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return
+    bound: dict[str, ast.expr] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0]
+            if isinstance(target, ast.Name):
+                bound[target.id] = statement.value
+    line_starts = base.line_starts(text)
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and _is_setup_call(node.func)):
+            continue
+        for keyword in node.keywords:
+            if keyword.arg in _SETUP_KEYWORD_GROUPS:
+                group = _SETUP_KEYWORD_GROUPS[keyword.arg]
+                for literal in _string_literals(keyword.value, bound):
+                    yield from _literal_requirement_hits(text, line_starts, literal, group)
+            elif keyword.arg == "extras_require":
+                extras = _resolved(keyword.value, bound)
+                if not isinstance(extras, ast.Dict):
+                    continue
+                for extra, value in zip(extras.keys, extras.values):
+                    if isinstance(extra, ast.Constant) and isinstance(extra.value, str):
+                        for literal in _string_literals(value, bound):
+                            yield from _literal_requirement_hits(text, line_starts, literal, f"extra:{extra.value}")
+
+
+def _is_setup_call(func: ast.expr) -> bool:
+    return (isinstance(func, ast.Name) and func.id == "setup") or (
+        isinstance(func, ast.Attribute) and func.attr == "setup")
+
+
+def _resolved(node: ast.expr, bound: Mapping[str, ast.expr]) -> ast.expr:
+    return bound.get(node.id, node) if isinstance(node, ast.Name) else node
+
+
+def _string_literals(node: ast.expr, bound: Mapping[str, ast.expr], depth: int = 0) -> Iterator[ast.Constant]:
+    """The string literals of a list or tuple (or a `+` of them, or one string), names followed
+    to what they are bound to."""
+    if depth > 8:  # `a = a + b`: a name followed this deep is a loop
+        return
+    node = _resolved(node, bound)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        yield node
+    elif isinstance(node, (ast.List, ast.Tuple)):
+        for item in node.elts:
+            if isinstance(item, ast.Constant) and isinstance(item.value, str):
+                yield item
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        yield from _string_literals(node.left, bound, depth + 1)
+        yield from _string_literals(node.right, bound, depth + 1)
+
+
+def _literal_requirement_hits(text: str, line_starts: list[int], literal: ast.Constant, group: str) -> Iterator[Hit]:
+    """A string literal holds one requirement per line (setuptools splits a string on lines)."""
+    line_start = line_starts[literal.lineno - 1]
+    # ast columns count UTF-8 bytes.
+    line = text[line_start : line_start + literal.col_offset]
+    start = line_start + len(line.encode("utf-8")[: literal.col_offset].decode("utf-8", "ignore"))
+    opener = _STRING_OPENER.match(text, start)
+    if opener is None:
+        return
+    position = opener.end()
+    for requirement in literal.value.splitlines(keepends=True):
+        content = requirement.split("#", 1)[0]
+        indent = len(content) - len(content.lstrip())
+        if span := _requirement_name_span(content.strip()):
+            name = content.strip()[span[0] : span[1]]
+            name_start = position + indent + span[0]
+            # An escape or an implicit concatenation moves the source away from the value: left out.
+            if text[name_start : name_start + len(name)] == name:
+                yield Hit(name_start, name_start + len(name), "pypi", "declaration", group)
+        position += len(requirement)
+
+
+_CFG_SECTION = re.compile(r"\[(?P<name>[^\]\r\n]+)\]")
+_CFG_KEY = re.compile(r"(?P<key>[^=:\s][^=:]*?)[ \t]*[=:][ \t]*")
+
+
+def _setup_cfg_hits(text: str, _context: Context) -> Iterator[Hit]:
+    """`[options]` install_requires, tests_require, setup_requires and `[options.extras_require]`
+    values, one requirement a line; a value continues on indented lines, as configparser reads it."""
+    group: str | None = None  # the group of the value being read; None outside one
+    section = ""
+    for offset, line in base.lines(text):
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("#", ";")):
+            continue  # configparser skips comments and blank lines inside a multi-line value
+        if line[:1] in " \t":
+            if group is not None:
+                yield from _cfg_requirement_hits(offset, line, group)
+            continue
+        group = None
+        if header := _CFG_SECTION.match(line):
+            section = header["name"].strip().lower()
+            continue
+        key = _CFG_KEY.match(line)
+        if key is None:
+            continue
+        name = key["key"].strip()
+        if section == "options" and name.lower() in _SETUP_KEYWORD_GROUPS:
+            group = _SETUP_KEYWORD_GROUPS[name.lower()]
+        elif section == "options.extras_require":
+            group = f"extra:{name}"
+        if group is not None:
+            yield from _cfg_requirement_hits(offset + key.end(), line[key.end() :], group)
+
+
+def _cfg_requirement_hits(offset: int, value: str, group: str) -> Iterator[Hit]:
+    content = value.split(" #", 1)[0]  # an inline comment; ';' starts a PEP 508 marker here
+    if content.lstrip().startswith(("file:", "attr:")):
+        return
+    indent = len(content) - len(content.lstrip())
+    if span := _requirement_name_span(content.lstrip()):
+        yield Hit(offset + indent + span[0], offset + indent + span[1], "pypi", "declaration", group)
+
+
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# pip, uv and Poetry
+
+
+def _pip_package_span(argument: str) -> tuple[int, int] | None:
+    span = _requirement_name_span(argument)
+    return span if span and span[0] == 0 else None
+
+
+_PIP = Installer(
+    "pypi",
+    (r"pip[\d.]*", r"python[\d.]* -m pip", "uv pip"),
+    frozenset({"install"}),
+    frozenset(
+        "-r --requirement -c --constraint -e --editable -i --index-url --extra-index-url -f "
+        "--find-links -t --target --prefix --root --src --platform --python-version "
+        "--implementation --abi --trusted-host --cache-dir --upgrade-strategy --progress-bar "
+        "--only-binary --no-binary -C --config-settings --global-option --log --proxy --retries "
+        "--timeout --exists-action --cert --client-cert --report --root-user-action "
+        "--python".split()
+    ),
+    _pip_package_span,
+    hint="pip",
+)
+_UV = Installer(
+    "pypi", ("uv",), frozenset({"add"}),
+    frozenset("--group --optional --extra --index --default-index --python -p --package --script --tag --branch "
+              "--rev -r --requirements --bounds -m --marker --constraints -c".split()),
+    _pip_package_span, frozenset({"remove"}), hint="uv ",
+)
+_POETRY = Installer(
+    "pypi", ("poetry",), frozenset({"add"}),
+    frozenset("-G --group -E --extras --source --python --platform --markers".split()),
+    _pip_package_span, frozenset({"remove", "rm"}), hint="poetry",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Names
+
+# Python import names whose distribution is called something else. Keyed by the folded import
+# name; the value is the PEP 503 name of the distribution.
+_IMPORT_ALIASES: Final[dict[str, str]] = {
+    "yaml": "pyyaml",
+    "cv2": "opencv-python",
+    "sklearn": "scikit-learn",
+    "skimage": "scikit-image",
+    "pil": "pillow",
+    "bs4": "beautifulsoup4",
+    "dateutil": "python-dateutil",
+    "dotenv": "python-dotenv",
+    "jwt": "pyjwt",
+    "attr": "attrs",
+    "magic": "python-magic",
+    "serial": "pyserial",
+    "crypto": "pycryptodome",
+    "openssl": "pyopenssl",
+    "docx": "python-docx",
+    "pptx": "python-pptx",
+    "git": "gitpython",
+    "fitz": "pymupdf",
+    "usb": "pyusb",
+    "zmq": "pyzmq",
+    "mysqldb": "mysqlclient",
+    "win32api": "pywin32",
+    "websocket": "websocket-client",
+    "jose": "python-jose",
+    "multipart": "python-multipart",
+    "faiss": "faiss-cpu",
+    "google-protobuf": "protobuf",
+    "sqlean": "sqlean-py",
+    "pysqlite3": "pysqlite3-binary",
+    "llama-cpp": "llama-cpp-python",
+}
+
+
+def _normalize(name: str) -> str:
+    """PEP 503, with an import name resolved to its distribution."""
+    key = fold(name)
+    return _IMPORT_ALIASES.get(key, key)
+
+
+_BACKPORTS = frozenset({
+    "importlib-metadata", "importlib-resources", "typing-extensions", "dataclasses", "futures", "enum34",
+    "tomli", "exceptiongroup", "contextlib2", "pathlib2", "mock", "zipp", "singledispatch", "funcsigs",
+    "subprocess32", "trollius", "asyncio", "ordereddict", "argparse", "unittest2", "cached-property",
+    "graphlib-backport", "async-generator", "typing", "configparser", "ipaddress", "pytz-deprecation-shim",
+})
+
+
+def _is_backport(key: str) -> bool:
+    return key in _BACKPORTS or key.startswith("backports")
+
+
+def _is_type_stubs(key: str) -> bool:
+    return key.startswith("types-") or key.endswith("-stubs")
+
+
+# ---------------------------------------------------------------------------------------------
+# The workspace's environment: which distribution an imported name belongs to
+
+
+class EnvironmentModules:
+    """The import names the distributions installed in a workspace's Python environment provide
+    (`yaml_env_tag` is the distribution pyyaml-env-tag), read again when site-packages changes."""
+
+    def __init__(self) -> None:
+        self._environments: dict[Path, tuple[tuple, ImportNames]] = {}
+
+    def names(self, document: Path, folder: Path) -> ImportNames:
+        site_packages = _site_packages(folder)
+        if not site_packages:
+            return base.NONE
+        stamps = tuple((directory, stamp(directory)) for directory in site_packages)
+        cached = self._environments.get(folder)
+        if cached is None or cached[0] != stamps:
+            cached = self._environments[folder] = (stamps, ImportNames(pypi=_distributions(site_packages)))
+        return cached[1]
+
+
+def _site_packages(folder: Path) -> list[Path]:
+    """The site-packages of the workspace's environment: `.venv` or `venv` in the folder, else
+    the one $VIRTUAL_ENV names."""
+    candidates = [folder / ".venv", folder / "venv"]
+    if virtual_env := os.environ.get("VIRTUAL_ENV"):
+        candidates.append(Path(virtual_env))
+    for environment in candidates:
+        if not (environment / "pyvenv.cfg").is_file():
+            continue
+        found = sorted((environment / "lib").glob("python*/site-packages"))
+        found += [path for path in [environment / "Lib" / "site-packages"] if path.is_dir()]  # Windows
+        if found:
+            return found
+    return []
+
+
+def _distributions(site_packages: list[Path]) -> dict[str, str]:
+    """Folded top-level import name → the folded distribution that installs it; a name that
+    several distributions share (a namespace such as `google`) stands for none of them."""
+    providers: dict[str, set[str]] = defaultdict(set)
+    for directory in site_packages:
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            if not entry.name.endswith((".dist-info", ".egg-info")) or not entry.is_dir():
+                continue
+            distribution = fold(entry.name.rsplit(".", 1)[0].split("-", 1)[0])
+            for module in _top_level(Path(entry.path)):
+                providers[fold(module)].add(distribution)
+    return {module: next(iter(dists)) for module, dists in providers.items() if len(dists) == 1}
+
+
+def _top_level(metadata: Path) -> set[str]:
+    """The import names a distribution provides: its `top_level.txt`, else the first part of
+    the paths in its RECORD."""
+    try:
+        return {line.strip() for line in (metadata / "top_level.txt").read_text(encoding="utf-8").splitlines()
+                if line.strip() and "/" not in line}
+    except (OSError, UnicodeDecodeError):
+        pass
+    try:
+        rows = (metadata / "RECORD").read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return set()
+    modules = set()
+    for row in csv.reader(rows):
+        if not row:
+            continue
+        top = row[0].split("/", 1)[0]
+        if "/" in row[0]:
+            if not top.endswith((".dist-info", ".egg-info", ".data")) and top not in ("..", "__pycache__"):
+                modules.add(top)
+        elif top.endswith((".py", ".so", ".pyd")):
+            modules.add(top.split(".", 1)[0])  # a module file: `six.py`, `_cffi_backend.cpython-311-….so`
+    return modules
+
+
+def _project_urls(root: Path, declared: Mapping[str, str]) -> dict[str, list[str]]:
+    """PEP 503 name → the URLs its installed metadata names (Project-URL, Home-page), for the
+    declared names installed in the repository's environment (.venv, venv, env)."""
+    from email.parser import HeaderParser
+
+    urls: dict[str, list[str]] = {}
+    for env in (root / ".venv", root / "venv", root / "env"):
+        for meta in env.glob("lib/python*/site-packages/*.dist-info/METADATA"):
+            headers = HeaderParser().parsestr(meta.read_text(encoding="utf-8", errors="replace"))
+            name = headers.get("Name")
+            if not name:
+                continue
+            values = [v.split(",", 1)[-1].strip() for v in headers.get_all("Project-URL") or []]
+            values += [v for v in (headers.get("Home-page"),) if v]
+            urls.setdefault(fold(name), values)
+    return {key: urls[key] for key in declared if key in urls}
+
+
+# ---------------------------------------------------------------------------------------------
+
+ECOSYSTEMS = (
+    Ecosystem(
+        "pypi",
+        documents=(
+            Document("python", ("?*.py", "?*.pyi"), _import_hits, import_names=EnvironmentModules),
+            Document("pyproject", ("pyproject.toml",), _pyproject_hits, manifest=True, at_root=True,
+                     well_formed=parses),
+            Document("requirements", ("*requirements*.txt", "*requirements*.in", "requirements/?*.txt",
+                                      "requirements/?*.in", "constraints*.txt", "constraints*.in"),
+                     _requirements_hits, manifest=True, at_root=True, group_in_name=True),
+            Document("setup_py", ("setup.py",), _setup_py_hits, manifest=True, well_formed=_parses),
+            Document("setup_cfg", ("setup.cfg",), _setup_cfg_hits, manifest=True),
+        ),
+        normalize=_normalize,
+        aliases=_IMPORT_ALIASES,
+        system_installers=(_PIP,),
+        project_installers=(dataclasses.replace(_PIP, removals=frozenset({"uninstall"})), _UV, _POETRY),
+        is_backport=_is_backport,
+        is_type_stubs=_is_type_stubs,
+        project_urls=_project_urls,
+        # After the others: a pyproject.toml beside package.json or Cargo.toml is mostly the
+        # tooling's, and the project's names are declared in the other manifest.
+        root_rank=1,
+    ),
+)
