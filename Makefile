@@ -27,7 +27,7 @@ demo: setup
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash scripts/demo.sh
 
 test: setup test-tools
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2
 	neovim-plugin/tests/run.sh
 	bash vscode-extension/scripts/ci.sh
 

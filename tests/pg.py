@@ -3,7 +3,10 @@
 the tests run as root). One server for the session; each test gets a fresh database copied from
 a migrated template.
 
-Settings: CENOTAPH_TEST_PG_PORT (default: the first free port from 55433 up),
+Under pytest-xdist each worker runs a server of its own (gw1's search starts 20 ports above gw0's, so two
+never race for one port).
+
+Settings: CENOTAPH_TEST_PG_PORT (default: the first free port from 55433 up; a worker adds 20 × its number),
 CENOTAPH_TEST_PG_DIR (default /tmp/cenotaph-pg-<user>-<checkout>-<port>), CENOTAPH_TEST_STORES (default
 "sqlite,postgres": which stores the store-touching tests run against)."""
 
@@ -42,10 +45,15 @@ def _port_free(port: int) -> bool:
     return True
 
 
+def _worker_offset() -> int:
+    return 20 * int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+
+
 class Server:
     def __init__(self) -> None:
         configured = os.environ.get("CENOTAPH_TEST_PG_PORT")
-        self.port = int(configured) if configured else next(p for p in range(55433, 55533) if _port_free(p))
+        first = (int(configured) if configured else 55433) + _worker_offset()
+        self.port = first if configured else next(p for p in range(first, first + 20) if _port_free(p))
         # One folder per checkout and port: another checkout's server (its own password) is not reused.
         checkout = hashlib.sha256(str(REPO).encode()).hexdigest()[:8]
         self.dir = (os.environ.get("CENOTAPH_TEST_PG_DIR")

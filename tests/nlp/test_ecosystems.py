@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 from typing import get_args
 
-from cenotaph.lsp.features import settings
+from cenotaph.lsp import settings
 from cenotaph.memory.mining import git as mine_git
 from cenotaph.nlp import ecosystems
 from cenotaph.nlp.detect import detect
