@@ -14,7 +14,7 @@ Detection, manifest reading, history and transcript mining, graveyard keys and t
 choices of the CLI, the MCP tools and the editor commands follow from the registry. What the
 editors are promised follows by hand: a new ecosystem is a value of `ecosystem` in
 shared_schema/commands.schema.json (tests/lsp/test_schema.py compares), a new document kind one
-of the `fileKinds` setting in lsp.features.settings.FileKind and settings.schema.json
+of the `fileKinds` setting in lsp.settings.FileKind and settings.schema.json
 (tests/nlp/test_ecosystems.py compares).
 """
 
