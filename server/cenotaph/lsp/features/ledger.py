@@ -401,15 +401,16 @@ async def _refresh(ls: ServerContext) -> None:
     try:
         while True:
             ls.ledger_stale = False
-            for uri, (project, shown) in list(ls.ledgers.items()):
+            for uri, (project, _shown) in list(ls.ledgers.items()):
                 try:
                     ledger = await asyncio.to_thread(render, ls, project)
                 except CenotaphError as exc:
                     log.warning("ledger %s: %s", uri, exc)
                     continue
-                if ledger.text != shown:
-                    ls.ledgers[uri] = (project, ledger.text)
-                    ls.protocol.notify(DID_CHANGE, LedgerDidChange(uri=uri, project=project, seq=ledger.seq).dump())
+                # Told even when the text reads the same: the client's last word is then as of the
+                # store's last event, whichever of a burst's writes the text last showed.
+                ls.ledgers[uri] = (project, ledger.text)
+                ls.protocol.notify(DID_CHANGE, LedgerDidChange(uri=uri, project=project, seq=ledger.seq).dump())
             if not ls.ledger_stale:
                 return
     finally:
