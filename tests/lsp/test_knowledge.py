@@ -61,7 +61,16 @@ async def test_saving_a_matching_document_ingests_it_and_others_are_left_alone(m
     design.write_text("# Storage\n\nMigrations run at open, in order.\n", encoding="utf-8")
     session.client.text_document_did_save(types.DidSaveTextDocumentParams(
         text_document=types.TextDocumentIdentifier(uri=design.as_uri())))
-    await asyncio.sleep(3)
+    # The moment has passed once a document saved later, with the list back, is ingested: a save
+    # is debounced and ingested in the order it came, so the earlier one would have been by then.
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"cenotaph": {"documents": {"include": ["docs/marker.md"]}}}))
+    marker = folder / "docs" / "marker.md"
+    marker.write_text("# Marker\n\nSaved after the design note.\n", encoding="utf-8")
+    session.open(marker, marker.read_text(encoding="utf-8"), "markdown")
+    session.client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=marker.as_uri())))
+    assert [r.content for r in await chunks_of(memory, "docs/marker.md", 1)] == ["Saved after the design note."]
     assert [r.content for r in await chunks_of(memory, "docs/design.md", 1)] == [
         "Migrations are numbered functions applied in order."]
 

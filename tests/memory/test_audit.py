@@ -73,6 +73,23 @@ def test_an_edited_row_is_named(memory):
     assert "event #3" in report.problem and "altered" in report.problem
 
 
+# Every column the event's hash covers (store/events.py: event_hash), each edited alone.
+HASHED = {
+    "at": "'2020-01-01T00:00:00.000000Z'", "actor": "'someone-else'", "action": "'restore'",
+    "target": "'memory:999'", "project": "'github.com/acme/other'", "before": """'{"state": "deleted"}'""",
+    "after": """'{"state": "active"}'""", "reason": "'covered up'", "prev_hash": "'" + "0" * 64 + "'",
+}
+
+
+@pytest.mark.parametrize("column", sorted(HASHED))
+def test_an_edit_to_any_hashed_column_is_named(memory, column):
+    populate(memory)
+    assert memory.audit_verify().ok  # positive control: the untouched chain verifies
+    _without_triggers(memory.ctx.store.conn, f"UPDATE events SET {column} = {HASHED[column]} WHERE seq = 3")
+    report = memory.audit_verify()
+    assert not report.ok and report.first_bad_seq == 3 and "event #3" in report.problem
+
+
 def test_a_rehashed_edit_breaks_the_next_link(memory):
     from cenotaph.store.events import event_hash
 

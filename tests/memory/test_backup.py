@@ -112,6 +112,27 @@ def test_forgotten_after_the_backup_stays_forgotten_after_restore(memory, fresh,
     assert fresh().restore(HUMAN, backup).memories_added == 2
 
 
+def test_another_stores_backup_holding_forgotten_text_does_not_bring_it_back(memory, fresh, tmp_path, clock):
+    """A tombstone keeps the forgotten content's hash: a backup of ANOTHER store (its own lineage,
+    its own record time) holding the same text is refused by that hash, not by the lineage."""
+    text = "The staging root password is taped under the rack in room 4"
+    secret = memory.remember(HUMAN, text, project=P)
+    memory.forget(HUMAN, secret.id, reason="a credential", confirm=True)
+    clock.advance(hours=1)
+    elsewhere = fresh("elsewhere.db")
+    elsewhere.remember(HUMAN, text, project=P)
+    elsewhere.remember(HUMAN, "The staging rack is in room 4 next to the UPS", project=P)
+    backup = elsewhere.backup(HUMAN, str(tmp_path / "elsewhere.bak")).path
+
+    report = memory.restore(HUMAN, backup)
+    assert report.skipped_forgotten == 1
+    assert memory.ctx.store.conn.execute("SELECT COUNT(*) FROM memories WHERE content LIKE '%taped%'").fetchone()[0] == 0
+    # Positive control: the other memory of that backup does come in, and so does the forgotten
+    # text where nothing was forgotten.
+    assert report.memories_added == 1 and found(memory, "staging rack next to the UPS")
+    assert fresh("third.db").restore(HUMAN, backup).memories_added == 2
+
+
 def test_a_backup_taken_after_forgetting_carries_the_tombstone(memory, fresh, tmp_path):
     secret = memory.remember(HUMAN, "The deploy token is stored in the team chat pinned message", project=P)
     early = memory.backup(HUMAN, str(tmp_path / "early.bak")).path

@@ -97,7 +97,7 @@ def test_every_table_of_the_schema_is_copied_or_derived(tmp_path, embedder):
     shadows = {name for name, _ in rows if any(name.startswith(v + "_") for v in virtual)}
     held = {name for name, _ in rows if not name.startswith("sqlite_")} - shadows
     assert "memories" in held and "memory_vectors" in virtual  # the listing sees the schema
-    assert held == {t.name for t in transfer.TABLES} | (transfer.DERIVED - {"event_head"}) | {transfer.SCHEMA_TABLE}
+    assert held == {t.name for t in transfer.TABLES} | (transfer.DERIVED - {"event_head", "fts_totals"}) | {transfer.SCHEMA_TABLE}
 
 
 def test_a_whole_store_is_copied_with_its_ids_vectors_and_chain(memory, fresh, tmp_path):
@@ -223,7 +223,7 @@ def test_every_table_of_the_postgresql_schema_is_copied_or_derived(on_postgres, 
         held = {name for (name,) in conn.execute(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()")}
     assert "memories" in held and "memory_vectors" in held
-    assert held == {t.name for t in transfer.TABLES} | {vectors.TABLE, "event_head", transfer.SCHEMA_TABLE}
+    assert held == {t.name for t in transfer.TABLES} | {vectors.TABLE, "event_head", "fts_totals", transfer.SCHEMA_TABLE}
 
 
 def test_to_postgresql_and_back_is_the_same_store(memory, fresh, on_postgres, tmp_path, clock):

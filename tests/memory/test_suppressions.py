@@ -84,6 +84,16 @@ def test_abandoning_at_high_effort_adds_a_recall_suppression_and_says_so(memory)
     assert "celery" not in memory.graveyard.recall_suppressed_values(P)
 
 
+def test_recall_suppression_starts_at_effort_four_exactly(memory):
+    """DESIGN: "an approach abandoned at effort 4–5 gets a recall suppression automatically"; 3,
+    just below the boundary, and no effort at all do not."""
+    efforts = {"kombu": None, "celery": 1, "dramatiq": 3, "huey": 4, "rq": 5}
+    told = {name: memory.abandon(HUMAN, name, reason="lost messages", project=P, effort=effort).recall_suppressed
+            for name, effort in efforts.items()}
+    assert told == {"kombu": False, "celery": False, "dramatiq": False, "huey": True, "rq": True}
+    assert set(memory.graveyard.recall_suppressed_values(P)) & set(efforts) == {"huey", "rq"}
+
+
 def test_unsuppress_is_a_verb_with_a_reason(memory):
     stored = memory.remember(HUMAN, "The frontend bundles with webpack and babel", project=P)
     memory.suppress(HUMAN, "webpack", kind="recall", project=P, reason="migrating off it")

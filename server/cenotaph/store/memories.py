@@ -134,7 +134,8 @@ def fts_search(conn: Any, match: str, scope: Scope, limit: int,
     """(row id, BM25 score, larger is better) of rows matching an FTS5 expression; optionally only
     rows whose valid time starts in [since, until). `documents`: for an expression of terms OR-ed
     together, the rows of the whole index holding each term's tokens, as the caller counted them
-    (term_documents). FTS5 weighs terms itself; the dialects whose rank has no IDF use them."""
+    (term_documents). FTS5 weighs terms itself; PostgreSQL computes the same BM25 and uses them.
+    Ties go to the older row on both stores."""
     where, params = scope.where()
     if valid_from_between is not None:
         where += " AND m.valid_from >= ? AND m.valid_from < ?"
@@ -143,7 +144,7 @@ def fts_search(conn: Any, match: str, scope: Scope, limit: int,
         f"""SELECT m.id, -bm25(memory_fts, 1.0, 0.6, 0.25) AS score
             FROM memory_fts JOIN memories m ON m.id = memory_fts.rowid
             WHERE memory_fts MATCH ? AND {where}
-            ORDER BY score DESC LIMIT ?""",
+            ORDER BY score DESC, m.id LIMIT ?""",
         [match, *params, limit],
     )
     return [(r[0], r[1]) for r in rows]

@@ -75,6 +75,16 @@ RECENCY_HALF_LIFE_DAYS = 90
 RECALL_LOG_DAYS = 30
 
 
+# Scores are compared to this many decimals, then by row id (the older first): the stores' floating
+# point (FTS5 in C, PostgreSQL's functions, sqlite-vec and pgvector) may differ in the last bits,
+# and a tie must not fall to whichever order a store returned its rows in.
+_SCORE_DIGITS = 9
+
+
+def _ranking(scored: tuple[float, Any, Any]) -> tuple[float, int]:
+    return -round(scored[0], _SCORE_DIGITS), scored[1].row.id
+
+
 def document_locations(conn: Any, memory_ids: Iterable[int]) -> dict[int, Location]:
     """Where each of `memory_ids` that is a document chunk (memory/knowledge/documents.py) lies."""
     return {memory_id: Location(row.path, row.start_line, row.end_line)
@@ -453,7 +463,7 @@ class Recaller:
             for rid, score, since in hits:
                 scores[rid] = scores.get(rid, 0.0) + ratio * score
                 valid_from[rid] = since
-        ranked = sorted(scores, key=scores.__getitem__, reverse=True)
+        ranked = sorted(scores, key=lambda rid: (-round(scores[rid], _SCORE_DIGITS), rid))
         chosen = ranked[:pool]
         for since, until in windows:
             chosen += [rid for rid in ranked if since <= valid_from[rid] < until][:PERIOD_CANDIDATES]
@@ -519,7 +529,7 @@ class Recaller:
         scale = _Scale(candidates, semantic)
         scored = [self._components(c, scale, lane, reading) for c in candidates]
         if semantic:
-            scored.sort(key=lambda r: -r[0])
+            scored.sort(key=_ranking)
             if reading.active:
                 scored = self._pass_to_answers(scored, scale, scope, project, reading)
         return [
@@ -585,7 +595,7 @@ class Recaller:
             candidate.passed_on = max(candidate.passed_on, questions[source])
         hidden = {c.row.id for c in fresh} - {c.row.id for c in self._visible(fresh, scope, project)}
         rescored = [self._components(c, scale, "semantic", reading) for c in by_row.values() if c.row.id not in hidden]
-        rescored.sort(key=lambda r: -r[0])
+        rescored.sort(key=_ranking)
         return rescored
 
     def _visible(self, candidates: list[_Candidate], scope: Scope, project: str) -> list[_Candidate]:

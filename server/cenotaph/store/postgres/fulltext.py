@@ -5,7 +5,9 @@ quoted terms, implicit AND, OR, parentheses, `NEAR(… , n)` and the column filt
 Here a term becomes the words FTS5's unicode61 tokenizer makes of it (`"staging_database"` is the
 phrase `staging <-> database`), the column filter the weight the `fts` column gives the content
 (A), and NEAR a conjunction (its callers check the distance on the text). The result is a
-`tsquery` literal: its lexemes are letters and digits only, so nothing in it needs escaping."""
+`tsquery` literal: its lexemes are letters and digits only, so nothing in it needs escaping.
+Beside it, the expression's phrases in FTS5's order, each with the columns it may match in: what
+bm25() weighs one by one (store/postgres/memories.py)."""
 
 from __future__ import annotations
 
@@ -35,10 +37,28 @@ def words(text: str) -> list[str]:
 
 
 @dataclass(frozen=True, slots=True)
+class Phrase:
+    """One phrase of the expression: its words, and the weight labels of the columns it is
+    searched in (all three unless a column filter names one)."""
+
+    words: tuple[str, ...]
+    labels: str
+
+    @property
+    def tsquery(self) -> str:
+        label = "" if self.labels == ALL_COLUMNS else f":{self.labels}"
+        return " <-> ".join(f"'{w}'{label}" for w in self.words)
+
+
+ALL_COLUMNS = "ABC"
+
+
+@dataclass(frozen=True, slots=True)
 class Query:
-    """A tsquery literal per top-level OR branch (one for anything else)."""
+    """A tsquery literal per top-level OR branch (one for anything else), and the phrases."""
 
     branches: tuple[str, ...]
+    phrases: tuple[Phrase, ...]
 
     @property
     def whole(self) -> str:
@@ -63,6 +83,7 @@ class _Parser:
                 self.tokens.append((punct, punct))
             position = found.end()
         self.at = 0
+        self.phrases: list[Phrase] = []
 
     def peek(self) -> tuple[str, str] | None:
         return self.tokens[self.at] if self.at < len(self.tokens) else None
@@ -117,7 +138,7 @@ class _Parser:
             raise UnreadableMatch("the match expression ends too early")
         if token[0] == "phrase":
             self.at += 1
-            return _phrase(token[1], weight)
+            return self.phrase(token[1], weight)
         if token[0] == "(":
             self.at += 1
             inner = self.disjunction(weight)
@@ -129,7 +150,7 @@ class _Parser:
             phrases = []
             while (t := self.peek()) is not None and t[0] == "phrase":
                 self.at += 1
-                phrases.append(_phrase(t[1], weight))
+                phrases.append(self.phrase(t[1], weight))
             if self.peek() is not None and self.peek()[0] == ",":
                 self.at += 1
                 self.take("word")
@@ -139,13 +160,12 @@ class _Parser:
             return " & ".join(f"( {p} )" for p in phrases)
         raise UnreadableMatch(f"unexpected {token[1]!r} in the match expression")
 
-
-def _phrase(text: str, weight: str) -> str | None:
-    found = words(text)
-    if not found:
-        return None
-    label = f":{weight}" if weight else ""
-    return " <-> ".join(f"'{w}'{label}" for w in found)
+    def phrase(self, text: str, weight: str) -> str | None:
+        found = words(text)
+        if not found:
+            return None  # FTS5 counts such a phrase, but it matches nowhere and adds nothing
+        self.phrases.append(Phrase(tuple(found), weight or ALL_COLUMNS))
+        return self.phrases[-1].tsquery
 
 
 @lru_cache(maxsize=1024)
@@ -156,4 +176,4 @@ def read(match: str) -> Query | None:
     if parser.peek() is not None:
         raise UnreadableMatch(f"unexpected {parser.peek()[1]!r} in the match expression")
     kept = tuple(b for b in branches if b is not None)
-    return Query(kept) if kept else None
+    return Query(kept, tuple(parser.phrases)) if kept else None

@@ -1,17 +1,17 @@
 """Memory rows' statements that differ on PostgreSQL: the full-text lane (a generated `tsvector`
-column with a GIN index, ranked BM25-like) and the substring lane (pg_trgm)."""
+column with a GIN index, ranked by FTS5's own BM25, so that both stores rank alike) and the
+substring lane (pg_trgm)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from cenotaph.store.memories import Scope, idf, indexed_rows
+from cenotaph.store.memories import Scope, idf
 from cenotaph.store.postgres import fulltext
 
-# ts_rank's weights for D, C, B, A: context 0.25, lemmas 0.6, content 1 (bm25's column weights on SQLite).
-_WEIGHTS = "'{0, 0.25, 0.6, 1.0}'"
-_RANK = f"ts_rank({_WEIGHTS}, m.fts, ?::tsquery, 1)"  # 1: divided by 1 + the log of the row's length
+_FREQUENCY = "cenotaph_phrase_frequency(m.fts, ?::text[], ?)"
+_BM25 = f"cenotaph_bm25({_FREQUENCY}, m.fts_tokens, ?, ?)"
 
 
 def term_documents(conn: Any, terms: Sequence[str]) -> dict[str, int]:
@@ -30,10 +30,11 @@ def term_documents(conn: Any, terms: Sequence[str]) -> dict[str, int]:
 def fts_search(conn: Any, match: str, scope: Scope, limit: int,
                valid_from_between: tuple[str, str] | None = None,
                documents: Sequence[int] | None = None) -> list[tuple[int, float]]:
-    """(row id, score, larger is better). Terms OR-ed together are each weighed by FTS5's IDF over
-    the whole index, as SQLite's bm25() weighs them, times their ts_rank. The caller's `documents`
-    give each term's rows (counted here when missing); a phrase's own rows are counted here, as
-    its tokens' rows overstate them."""
+    """(row id, BM25 score, larger is better), as FTS5's bm25() scores it on SQLite: each phrase's
+    IDF over the whole index times its saturated, length-normalised weighted frequency in the row
+    (migration 4's functions and totals), summed. The caller's `documents` give each single-word
+    phrase's rows (counted here when missing, and for phrases of more words, whose own rows its
+    words' rows overstate). Ties go to the older row, as on SQLite."""
     query = fulltext.read(match)
     if query is None:
         return []
@@ -41,22 +42,15 @@ def fts_search(conn: Any, match: str, scope: Scope, limit: int,
     if valid_from_between is not None:
         where += " AND m.valid_from >= ? AND m.valid_from < ?"
         params = [*params, *valid_from_between]
-    if len(query.branches) == 1:
-        rows = conn.execute(
-            f"SELECT m.id, {_RANK} AS score FROM memories m WHERE m.fts @@ ?::tsquery AND {where} "
-            "ORDER BY score DESC, m.id LIMIT ?",
-            [query.whole, query.whole, *params, limit],
-        )
-        return [(r[0], float(r[1])) for r in rows]
-    branches = query.branches
-    given = documents if documents is not None and len(documents) == len(branches) else [None] * len(branches)
-    counts = [n if n is not None and "<->" not in branch else _rows_matching(conn, branch)
-              for branch, n in zip(branches, given, strict=True)]
-    total = max(_indexed_rows(conn), *counts)
-    # Weighed once per query, not per row: the per-row work is each term's match and rank.
-    score = " + ".join(f"CASE WHEN m.fts @@ ?::tsquery THEN {_RANK} * ? ELSE 0 END" for _ in branches)
-    score_params = [p for branch, n in zip(branches, counts, strict=True)
-                    for p in (branch, branch, idf(total, n))]
+    phrases = query.phrases
+    given = documents if documents is not None and len(documents) == len(phrases) else [None] * len(phrases)
+    counts = [n if n is not None and len(p.words) == 1 and p.labels == fulltext.ALL_COLUMNS
+              else _rows_matching(conn, p.tsquery) for p, n in zip(phrases, given, strict=True)]
+    total, average = _totals(conn)
+    # Weighed once per query, not per row: the per-row work is each phrase's count in the row.
+    score = " + ".join(_BM25 for _ in phrases)
+    score_params = [v for p, n in zip(phrases, counts, strict=True)
+                    for v in (list(p.words), p.labels, idf(total, n), average)]
     rows = conn.execute(
         f"SELECT m.id, {score} AS score FROM memories m WHERE m.fts @@ ?::tsquery AND {where} "
         "ORDER BY score DESC, m.id LIMIT ?",
@@ -69,26 +63,27 @@ def _rows_matching(conn: Any, tsquery: str) -> int:
     return conn.execute("SELECT count(*) FROM memories WHERE fts @@ ?::tsquery", (tsquery,)).fetchone()[0]
 
 
-def _indexed_rows(conn: Any) -> int:
-    """The N of the IDF: the planner's row count, which autovacuum keeps, read for free; counted
-    while the table was never analysed."""
-    estimate = conn.execute("SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass").fetchone()[0]
-    return int(estimate) if estimate >= 0 else indexed_rows(conn)
+def _totals(conn: Any) -> tuple[int, float]:
+    """The index's rows and their average length in tokens (FTS5's N and avgdl)."""
+    rows, tokens = conn.execute("SELECT rows, tokens FROM fts_totals").fetchone()
+    return rows, (tokens / rows if rows else 0.0)
 
 
 def fts_term_hits(conn: Any, match: str, scope: Scope, store_idf: float) -> list[tuple[int, float, str]]:
-    """(row id, score, valid_from) of every row in scope matching one term: the term's rank times
+    """(row id, BM25 score, valid_from) of every row in scope matching one phrase: its BM25 with
     its IDF over the whole store (`store_idf`, which recall has counted already), as FTS5's bm25()
     has it on SQLite (the caller rescales by the scope's own IDF)."""
     query = fulltext.read(match)
     if query is None:
         return []
+    (phrase,) = query.phrases
     where, params = scope.where()
+    _, average = _totals(conn)
     rows = conn.execute(
-        f"SELECT m.id, {_RANK}, m.valid_from FROM memories m WHERE m.fts @@ ?::tsquery AND {where}",
-        [query.whole, query.whole, *params],
+        f"SELECT m.id, {_BM25}, m.valid_from FROM memories m WHERE m.fts @@ ?::tsquery AND {where}",
+        [list(phrase.words), phrase.labels, store_idf, average, query.whole, *params],
     )
-    return [(r[0], store_idf * float(r[1]), r[2]) for r in rows]
+    return [(r[0], float(r[1]), r[2]) for r in rows]
 
 
 def matching_rows(conn: Any, match: str) -> int:

@@ -389,7 +389,72 @@ def _m0003_folded_full_text(conn: Any) -> None:
     )
 
 
-MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_compaction_and_concepts, _m0003_folded_full_text)
+def _m0004_bm25_statistics(conn: Any) -> None:
+    """What FTS5's bm25() reads, kept here so that both stores rank with one formula
+    (store/postgres/memories.py): each row's length in tokens (all three columns, as unicode61 counts
+    them), and the index's row and token totals, kept by statement triggers under the writers'
+    lock. A phrase's weighted count in a row is read from the row's `tsvector`."""
+    conn.execute(
+        """
+        CREATE FUNCTION cenotaph_word_count(body text) RETURNS integer
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE
+            RETURN coalesce(array_length(string_to_array(btrim(cenotaph_words(body)), ' '), 1), 0);
+        ALTER TABLE memories ADD COLUMN fts_tokens integer GENERATED ALWAYS AS (
+            cenotaph_word_count(content) + cenotaph_word_count(lemmas) + cenotaph_word_count(context)) STORED;
+
+        CREATE TABLE fts_totals (
+            only_row BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (only_row),
+            rows     BIGINT NOT NULL,
+            tokens   BIGINT NOT NULL
+        );
+        INSERT INTO fts_totals (rows, tokens) SELECT count(*), coalesce(sum(fts_tokens), 0) FROM memories;
+        CREATE FUNCTION cenotaph_fts_totals() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP <> 'DELETE' THEN
+                    UPDATE fts_totals SET rows = rows + (SELECT count(*) FROM added),
+                                          tokens = tokens + (SELECT coalesce(sum(fts_tokens), 0) FROM added);
+                END IF;
+                IF TG_OP <> 'INSERT' THEN
+                    UPDATE fts_totals SET rows = rows - (SELECT count(*) FROM removed),
+                                          tokens = tokens - (SELECT coalesce(sum(fts_tokens), 0) FROM removed);
+                END IF;
+                RETURN NULL;
+            END $$;
+        CREATE TRIGGER memories_fts_totals_insert AFTER INSERT ON memories REFERENCING NEW TABLE AS added
+            FOR EACH STATEMENT EXECUTE FUNCTION cenotaph_fts_totals();
+        CREATE TRIGGER memories_fts_totals_update AFTER UPDATE ON memories
+            REFERENCING OLD TABLE AS removed NEW TABLE AS added
+            FOR EACH STATEMENT EXECUTE FUNCTION cenotaph_fts_totals();
+        CREATE TRIGGER memories_fts_totals_delete AFTER DELETE ON memories REFERENCING OLD TABLE AS removed
+            FOR EACH STATEMENT EXECUTE FUNCTION cenotaph_fts_totals();
+
+        -- A phrase's occurrences in a row, each weighing its column's weight (bm25()'s 1, 0.6 and
+        -- 0.25 for content A, lemmas B, context C), in the columns `labels` names: FTS5's weighted
+        -- term frequency. A phrase's words stand at consecutive positions of one column.
+        CREATE FUNCTION cenotaph_phrase_frequency(vector tsvector, phrase text[], labels text) RETURNS float8
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE
+            RETURN (SELECT coalesce(sum(CASE head.weight WHEN 'A' THEN 1.0::float8 WHEN 'B' THEN 0.6::float8
+                                                         ELSE 0.25::float8 END), 0::float8)
+                    FROM unnest(vector) AS lexeme, unnest(lexeme.positions, lexeme.weights) AS head(position, weight)
+                    WHERE lexeme.lexeme = phrase[1] AND strpos(labels, head.weight) > 0
+                      AND NOT EXISTS (
+                          SELECT FROM generate_series(2, cardinality(phrase)) AS k
+                          WHERE NOT EXISTS (
+                              SELECT FROM unnest(vector) AS later, unnest(later.positions, later.weights) AS word(position, weight)
+                              WHERE later.lexeme = phrase[k] AND word.position = head.position + k - 1
+                                AND word.weight = head.weight)));
+        -- Okapi BM25 of one phrase in one row, term by term as FTS5's bm25() computes it in double
+        -- precision (k1 = 1.2, b = 0.75).
+        CREATE FUNCTION cenotaph_bm25(frequency float8, tokens integer, idf float8, average float8) RETURNS float8
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE
+            RETURN idf * ((frequency * (1.2::float8 + 1.0::float8))
+                          / (frequency + 1.2::float8 * (1::float8 - 0.75::float8 + 0.75::float8 * tokens::float8 / average)));
+        """
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_compaction_and_concepts, _m0003_folded_full_text,
+                                     _m0004_bm25_statistics)
 
 
 def schema_version(conn: Any) -> int:

@@ -1,0 +1,105 @@
+"""One answer on either store (issue 30): the same memories and questions rank alike on SQLite and
+PostgreSQL. PostgreSQL computes FTS5's own BM25 (store/postgres/memories.py), so the `bm25`
+component is one number on both, and ties fall to the older memory on both."""
+
+from __future__ import annotations
+
+import pytest
+from cenotaph.app import open_store
+from cenotaph.memory.context import Context
+from cenotaph.memory.core.recall import Rules
+from cenotaph.memory.service import Memory
+
+from tests.conftest import HUMAN, STORES, Clock
+
+P = "github.com/acme/app"
+OTHER = "github.com/acme/billing"
+MEMORIES = [
+    (P, "Tests run on the self-hosted CI runner ci-runner-03, a 16-core box in the office rack."),
+    (P, "The CI pipeline caches pip wheels between runs; a cache miss costs four minutes."),
+    (P, "We moved the nightly build off GitHub-hosted runners because of the 6 hour limit."),
+    (P, "Which CI runner do the integration tests use? They need Docker with privileged mode."),
+    (P, "The integration tests use the docker_runner label: only ci-runner-03 has privileged Docker."),
+    (P, "Retry flaky tests at most twice; a test that needs three retries is quarantined."),
+    (P, "The staging_database is refreshed from a production snapshot every Sunday night."),
+    (P, "Staging database credentials rotate monthly; the deploy job reads them from Vault."),
+    (P, "Deploys go out on Tuesdays and Thursdays, never on Fridays."),
+    (P, "runner runner runner: the word repeated, to check how term frequency saturates."),
+    (P, "A long note about runners. " + "The build farm has many machines and many queues, and the "
+        "scheduler assigns jobs by label, by size and by the age of the queue; " * 6),
+    (P, "Café opening hours do not matter to the build, but the diacritics must fold alike."),
+    ("", "Prefer ruff over flake8 in every repository; it is faster and one tool."),
+    ("", "Tests that touch the network are marked and skipped on CI runners without egress."),
+    (OTHER, "Billing tests run on the shared CI runner pool, not on the office rack."),
+    (OTHER, "Invoices are rendered by a worker; the worker queue is drained before deploys."),
+    (OTHER, "The billing staging database is separate from the app's staging database."),
+    (OTHER, "Runner images for billing are rebuilt weekly from the base image."),
+]
+QUESTIONS = [
+    "which CI runner do tests use",
+    "where do the integration tests run with Docker",
+    "how often is the staging database refreshed",
+    "staging_database refresh",
+    "when do deploys happen",
+    "runner",
+    "flaky test retries",
+    "cafe hours",
+    "which linter do we prefer",
+    "build scheduler queues and labels",
+]
+
+
+def _stores(tmp_path, pg_url, embedder, analyzer):
+    if "postgres" not in STORES:
+        pytest.skip("CENOTAPH_TEST_STORES leaves PostgreSQL out")
+    opened = []
+    for db in (tmp_path / "cenotaph.db", pg_url):
+        memory = Memory(Context(store=open_store(db), embedder=embedder, analyzer=analyzer, clock=Clock()))
+        for project, content in MEMORIES:
+            memory.remember(HUMAN, content, project=project, force=True)
+            memory.ctx.clock.advance(minutes=7)
+        opened.append(memory)
+    return opened
+
+
+def _ranked(memory: Memory, question: str, project: str, lane: str | None) -> list[tuple[str, float | None, float]]:
+    response = memory.recall(HUMAN, question, project=project, lane=lane, log=False)
+    return [(r.content, None if r.components.bm25 is None else round(r.components.bm25, 9), r.score)
+            for r in response.results if r.result_type == "memory"]
+
+
+@pytest.mark.parametrize("scope_idf", [True, False], ids=["scope-idf", "store-idf"])
+def test_the_same_questions_rank_alike_on_sqlite_and_postgresql(tmp_path, pg_url, embedder, analyzer, scope_idf):
+    sqlite, postgres = _stores(tmp_path, pg_url, embedder, analyzer)
+    try:
+        for memory in (sqlite, postgres):
+            memory.recaller.rules = Rules(scope_idf=scope_idf)
+        compared = 0
+        for question in QUESTIONS:
+            for project in (P, ""):
+                for lane in ("bm25", None):
+                    on_sqlite = _ranked(sqlite, question, project, lane)
+                    on_postgres = _ranked(postgres, question, project, lane)
+                    assert [c for c, _, _ in on_postgres] == [c for c, _, _ in on_sqlite], (question, project, lane)
+                    # The BM25 component itself is one number on both stores, not two scales.
+                    assert [b for _, b, _ in on_postgres] == [b for _, b, _ in on_sqlite], (question, project, lane)
+                    compared += len(on_sqlite)
+        # Positive control: the lists compared are full ones, ranked by full-text scores.
+        first = _ranked(sqlite, QUESTIONS[0], P, "bm25")
+        assert len(first) == 10 and all(b is not None for _, b, _ in first)
+        assert compared > 150
+    finally:
+        for memory in (sqlite, postgres):
+            memory.ctx.store.close()
+
+
+def test_the_exact_lane_ranks_alike_on_both_stores(tmp_path, pg_url, embedder, analyzer):
+    sqlite, postgres = _stores(tmp_path, pg_url, embedder, analyzer)
+    try:
+        for question in ("ci-runner-03", "staging_database", "docker_runner label"):
+            on_sqlite = _ranked(sqlite, question, P, "exact")
+            assert on_sqlite, question
+            assert _ranked(postgres, question, P, "exact") == on_sqlite, question
+    finally:
+        for memory in (sqlite, postgres):
+            memory.ctx.store.close()
