@@ -179,6 +179,13 @@ class CenotaphServer(LanguageServer):
         if seq != self.seen_seq or self.memory.shared.generation != self.seen_generation:
             self.store_changed()
 
+    def close_store(self, store: Any) -> None:
+        """At exit: what reads recorded is written (a bounded wait), then the store closes."""
+        if callable(self._memory):
+            store.close()
+        else:
+            self._memory.close()
+
     def spawn(self, coroutine) -> None:
         task = asyncio.ensure_future(coroutine)
         self.background.add(task)
@@ -255,7 +262,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         stdio.serve(server, sys.stdin.buffer, protocol_out)
     finally:
-        store.close()
+        server.close_store(store)
     # The loader threads may still be inside native code (onnxruntime, spaCy's import), where
     # interpreter finalization would abort the process: leave without it.
     sys.stderr.flush()

@@ -52,6 +52,10 @@ from cenotaph.store.memories import Scope
 from cenotaph.store.records import EventRow, MemoryRow, ProposalRow, SuppressionRow
 
 
+# How long `why` waits for this process's recent recalls to reach the log it reads.
+WHY_WAIT_SECONDS = 1.0
+
+
 @dataclass(slots=True)
 class ReindexReport:
     model: str
@@ -66,6 +70,11 @@ class Memory:
         self.shared = SharedFolders()  # the repositories whose `.cenotaph/` this process reads
         self.graveyard = Graveyard(ctx, self.shared)
         self.recaller = Recaller(ctx, self.graveyard)
+
+    def close(self) -> None:
+        """Write what reads recorded (waiting a bounded time for a busy store), then close the store."""
+        self.recaller.recorder.close()
+        self.ctx.store.close()
 
     # --- writes ----------------------------------------------------------------------------------
 
@@ -501,6 +510,8 @@ class Memory:
         return audit.log(self.ctx, target=target, since=since, limit=limit)
 
     def why(self, topic: str, project: str) -> WhyReport:
+        # This process's recalls are in the log it reads, unless the store is too busy to wait for.
+        self.recaller.recorder.flush(WHY_WAIT_SECONDS)
         return why(self.ctx, topic, project)
 
     # --- concepts (memory/core/concepts.py) -------------------------------------------------------------
