@@ -52,8 +52,9 @@ from cenotaph.store.memories import Scope
 from cenotaph.store.records import EventRow, MemoryRow, ProposalRow, SuppressionRow
 
 
-# How long `why` waits for this process's recent recalls to reach the log it reads.
-WHY_WAIT_SECONDS = 1.0
+# How long `why`, `check_store` and `repair` wait for this process's recent recalls to be written:
+# `why` reads them back, and the check's FTS5 commands would meet their write mid-snapshot.
+RECORDS_WAIT_SECONDS = 1.0
 
 
 @dataclass(slots=True)
@@ -511,7 +512,7 @@ class Memory:
 
     def why(self, topic: str, project: str) -> WhyReport:
         # This process's recalls are in the log it reads, unless the store is too busy to wait for.
-        self.recaller.recorder.flush(WHY_WAIT_SECONDS)
+        self.recaller.recorder.flush(RECORDS_WAIT_SECONDS)
         return why(self.ctx, topic, project)
 
     # --- concepts (memory/core/concepts.py) -------------------------------------------------------------
@@ -553,8 +554,10 @@ class Memory:
 
     def check_store(self) -> repair.StoreCheck:
         """Whether the file is sound and its full-text index and vectors agree with the memories."""
+        self.recaller.recorder.flush(RECORDS_WAIT_SECONDS)
         return repair.check(self.ctx)
 
     def repair(self, actor: Actor, progress: Callable[[int, int], None] | None = None) -> repair.RepairReport:
         """Bring the full-text index and the vectors back in step (e.g. after a crash during reindex)."""
+        self.recaller.recorder.flush(RECORDS_WAIT_SECONDS)
         return repair.repair(self.ctx, actor, progress)

@@ -73,8 +73,33 @@ def fault(exc: BaseException, path: Path | str, holder: str | None = None,
         if any(n in text for n in needles):
             if message is None:
                 return busy(holder, busy_timeout_ms() / 1000 if waited is None else waited)
-            return StoreFault(f"{message} ({path}; SQLite said: {exc})")
+            return StoreFault(f"{_cause(text, path) or message} ({path}; SQLite said: {exc})")
     return None
+
+
+def _cause(text: str, path: Path | str) -> str | None:
+    """What the file system says of an I/O error or a file SQLite could not open: SQLite reports
+    a full disk met while extending its shared-memory file, or a read-only mount, no better."""
+    if "disk i/o" not in text and "unable to open" not in text:
+        return None
+    folder = Path(path).parent
+    if not folder.is_dir():
+        return "the store's folder is gone (a mount that went away?): nothing was written"
+    if not os.access(folder, os.W_OK):
+        return "the store is read-only (its folder cannot be written): nothing was written"
+    if _disk_full(path):
+        return "the disk holding the store is full: nothing was written"
+    return None
+
+
+def _disk_full(path: Path | str) -> bool:
+    """Whether the file system holding `path` has (next to) no room left: SQLite reports a write
+    that found none as an I/O error when it was extending its shared-memory or journal file."""
+    try:
+        stat = os.statvfs(Path(path).parent)
+    except OSError:
+        return False
+    return stat.f_bavail * stat.f_frsize < 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
