@@ -15,8 +15,7 @@ import pytest
 from pygls.exceptions import JsonRpcException
 
 from cenotaph.app import open_store
-from cenotaph.store.connect import StoreUnavailable
-from tests.conftest import CENOTAPH, HUMAN
+from tests.conftest import CENOTAPH
 from tests.lsp.conftest import PROJECT, project_folder
 
 
@@ -32,6 +31,12 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
         yield mount
     finally:
         subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+@pytest.fixture
+def db_path(small_disk: Path) -> Path:
+    """The store of this module's tests (and of the `serve` they start): on the small disk."""
+    return small_disk / "cenotaph.db"
 
 
 def cenotaph(cli_env: dict[str, str], db: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -71,9 +76,8 @@ def refused(done: subprocess.CompletedProcess[str], words: str) -> dict:
     return json.loads(done.stdout)["error"]
 
 
-@pytest.mark.sqlite_only("the file's own faults")
-def test_a_full_disk_ends_in_a_clear_word_and_keeps_what_was_written(small_disk, cli_env):
-    db = small_disk / "cenotaph.db"
+def test_a_full_disk_ends_in_a_clear_word_and_keeps_what_was_written(small_disk, db_path, cli_env):
+    db = db_path
     stored = cenotaph(cli_env, db, "remember", "The staging database is rebuilt every night.")
     assert stored.returncode == 0, stderr_of(stored)  # the control: with room, the write goes through
     filler = fill(small_disk)
@@ -84,9 +88,8 @@ def test_a_full_disk_ends_in_a_clear_word_and_keeps_what_was_written(small_disk,
     assert contents(db) == ["The staging database is rebuilt every night."]
 
 
-@pytest.mark.sqlite_only("the file's own faults")
-def test_a_read_only_store_ends_in_a_clear_word_and_changes_nothing(small_disk, cli_env):
-    db = small_disk / "cenotaph.db"
+def test_a_read_only_store_ends_in_a_clear_word_and_changes_nothing(small_disk, db_path, cli_env):
+    db = db_path
     assert cenotaph(cli_env, db, "remember", "The staging database is rebuilt every night.").returncode == 0
     subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
     try:
@@ -96,6 +99,27 @@ def test_a_read_only_store_ends_in_a_clear_word_and_changes_nothing(small_disk, 
     finally:
         subprocess.run(["mount", "-o", "remount,rw", str(small_disk)], check=True)
     assert contents(db) == ["The staging database is rebuilt every night."]
+
+
+async def test_the_editor_is_told_of_a_full_disk_and_its_session_goes_on(small_disk, db_path, serve, tmp_path):
+    folder = project_folder(tmp_path, "app", PROJECT)
+    session = await serve([folder])
+    request = session.client.protocol.send_request_async
+    first = await request("cenotaph/remember", {"content": "The staging database is rebuilt every night.",
+                                                "project": PROJECT})
+    assert first.stored  # the control: with room, the write goes through
+    filler = fill(small_disk)
+    with pytest.raises(JsonRpcException) as failed:
+        await request("cenotaph/remember", {"content": "The deploy window is Tuesday morning.", "project": PROJECT})
+    assert str(failed.value.message).startswith("the disk holding the store is full: nothing was written")
+    # Reads still answer on the full disk.
+    answer = await request("cenotaph/recall", {"query": "when is the staging database rebuilt", "project": PROJECT})
+    assert "rebuilt every night" in str(answer)
+    filler.unlink()
+    third = await request("cenotaph/remember", {"content": "Release notes are written on Fridays.", "project": PROJECT})
+    assert third.stored  # the session went on
+    assert sorted(contents(db_path)) == ["Release notes are written on Fridays.",
+                                         "The staging database is rebuilt every night."]
 
 
 def stderr_of(done: subprocess.CompletedProcess[str]) -> str:

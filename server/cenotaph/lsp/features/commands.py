@@ -18,6 +18,7 @@ from cenotaph.lsp.features import mining
 from cenotaph.lsp.features.hover import story
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.nlp import ecosystems
+from cenotaph.store.connect import StoreUnavailable
 from cenotaph.store.records import ProposalRow
 
 if TYPE_CHECKING:
@@ -205,7 +206,7 @@ async def _domain(call: Callable[[], Any]) -> Any:
     """A domain call off the event loop (a write may wait for the model or for another writer)."""
     try:
         return await asyncio.to_thread(call)
-    except CenotaphError as exc:
+    except (CenotaphError, StoreUnavailable) as exc:
         raise rpc_error(exc) from None
 
 
