@@ -143,7 +143,8 @@ class PostgresStore(MetaMixin):
                     try:
                         if writing:
                             # Bounded, as SQLite's busy timeout bounds its writers.
-                            conn.execute(f"SET LOCAL lock_timeout = {int(waited * 1000)}")
+                            # (0 would mean no limit: a wait of 0 is the shortest one instead.)
+                            conn.execute(f"SET LOCAL lock_timeout = {max(1, int(waited * 1000))}")
                             conn.execute("SELECT pg_advisory_xact_lock(?)", (WRITE_LOCK,))
                             conn.execute("SET LOCAL lock_timeout = 0")
                         else:
