@@ -11,6 +11,7 @@ import dataclasses
 
 import httpx2
 import pytest
+from lsprotocol import types
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
@@ -68,17 +69,32 @@ async def test_recall_hover_and_diagnostics_answer_while_another_process_holds_t
             assert held  # every answer above came while the lock was held: none waited for it
             # The recalls' log rows wait for the lock, in the server, not in the answers.
             assert ("vscode", "who signs the release artifacts") not in logged_queries(memory)
+            # An editor's write waits for the lock, and the editor shows it waiting.
+            write = asyncio.ensure_future(request("cenotaph/remember", {
+                "content": "Release artifacts are signed in CI.", "project": PROJECT}))
+            begun = await until(lambda: [r for reports in session.client.progress_reports.values() for r in reports
+                                         if isinstance(r, types.WorkDoneProgressBegin)])
+            assert "waiting for the store" in begun[0].title and not write.done()
+        stored = await asyncio.wait_for(write, 60)
 
+    assert stored.stored and memory.get(stored.id).content == "Release artifacts are signed in CI."
+    assert any(isinstance(r, types.WorkDoneProgressEnd) for reports in session.client.progress_reports.values()
+               for r in reports)
     assert "GPG key" in str(editor) and "GPG key" in str(agents.structured_content)
     assert hover is not None and "one line of code" in hover.contents.value
     assert abandoned(diagnostics, "left-pad")
     # Once the lock is free, what the reads recorded reaches the log (polled: written in the background).
     wanted = {("vscode", "who signs the release artifacts"), ("mcp:claude", "how are release artifacts signed")}
-    for _ in range(300):
-        if wanted <= logged_queries(memory):
-            break
-        await asyncio.sleep(0.1)
-    assert wanted <= logged_queries(memory)
+    assert await until(lambda: wanted <= logged_queries(memory))
+
+
+async def until(condition, timeout: float = 60.0):
+    """`condition()` once it is true (polled; the bound only ends a stuck test)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not (found := condition()) and loop.time() < deadline:
+        await asyncio.sleep(0.05)
+    return found
 
 
 def test_a_write_waits_a_bounded_time_and_says_who_holds_the_store(memory, db_path, monkeypatch):

@@ -172,12 +172,16 @@ class CenotaphServer(LanguageServer):
         shared_folder.publish_problems(self)
         ledger.notify_changed(self)
 
-    def refresh_if_changed(self) -> None:
-        """One round of the live refresh: the event log's head, and the shared folders' files."""
+    async def refresh_if_changed(self) -> None:
+        """One round of the live refresh: the event log's head, and the shared folders' files,
+        read off the event loop (a slow store or file system must not hold up the editor)."""
+        if await asyncio.to_thread(self._moved):
+            self.store_changed()
+
+    def _moved(self) -> bool:
         seq = self.memory.change_seq()
         self.memory.shared.refresh()
-        if seq != self.seen_seq or self.memory.shared.generation != self.seen_generation:
-            self.store_changed()
+        return seq != self.seen_seq or self.memory.shared.generation != self.seen_generation
 
     def close_store(self, store: Any) -> None:
         """At exit: what reads recorded is written (a bounded wait), then the store closes."""
