@@ -98,6 +98,15 @@ class Server:
         finally:
             self._script("stop")
 
+    def halt(self) -> None:
+        """Stop the server under its clients (its data kept), as a restart or a failover does."""
+        if self._next is not None:
+            self._next.exception()  # the next test's database is not being made meanwhile
+        self._script("stop")
+
+    def resume(self) -> None:
+        self._script("start")
+
     def _create(self) -> str:
         name = f"t{os.getpid()}_{next(_names)}"
         self._admin(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")

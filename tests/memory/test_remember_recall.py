@@ -258,6 +258,7 @@ def test_results_carry_lane_and_score_components_in_rank_order(memory):
 def test_recall_is_logged_and_counts_bumped(memory):
     m = memory.remember(HUMAN, "Feature flags live in LaunchDarkly", project=P)
     memory.recall(HUMAN, "where do feature flags live", project=P)
+    assert memory.recaller.recorder.flush(30)  # written after the answer, by the recorder's thread
     conn = memory.ctx.store.conn
     assert conn.execute("SELECT COUNT(*) FROM recall_log").fetchone()[0] == 1
     assert conn.execute("SELECT recall_count FROM memories WHERE memory_id = ?", (m.id,)).fetchone()[0] == 1

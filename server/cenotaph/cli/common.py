@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
             _attach_repository(args, memory)
             args.handler(args, memory)
         finally:
-            memory.ctx.store.close()
+            memory.close()
     except CommandFailed:
         return 1
     except CenotaphError as exc:

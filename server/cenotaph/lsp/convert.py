@@ -17,6 +17,7 @@ from pygls.uris import to_fs_path
 from cenotaph.memory.errors import CenotaphError, Unavailable
 from cenotaph.memory.models import ApproachCheck
 from cenotaph.memory.team.folder import RepoApproach, source_of
+from cenotaph.store.connect import StoreUnavailable
 from cenotaph.store.records import ApproachRow, MemoryRow
 
 if TYPE_CHECKING:
@@ -181,8 +182,12 @@ def approach_story(approach: ApproachRow, scope: str | None, record: MemoryRow |
     return "\n".join(lines).strip() + "\n"
 
 
-def rpc_error(exc: CenotaphError) -> JsonRpcException:
-    """A domain refusal as a JSON-RPC error the client can show: the message names the field."""
+def rpc_error(exc: CenotaphError | StoreUnavailable) -> JsonRpcException:
+    """A domain refusal as a JSON-RPC error the client can show: the message names the field. A
+    store that cannot be used (busy past the wait, a full disk, read-only) says so in the words
+    the command line prints."""
+    if isinstance(exc, StoreUnavailable):
+        return JsonRpcInternalError(message=str(exc), data={"field": "store"})
     if isinstance(exc, Unavailable):
         return JsonRpcInternalError(message=str(exc), data={"field": exc.field})
     return JsonRpcInvalidParams(message=str(exc), data={"field": exc.field, "error": type(exc).__name__})

@@ -172,12 +172,23 @@ class CenotaphServer(LanguageServer):
         shared_folder.publish_problems(self)
         ledger.notify_changed(self)
 
-    def refresh_if_changed(self) -> None:
-        """One round of the live refresh: the event log's head, and the shared folders' files."""
+    async def refresh_if_changed(self) -> None:
+        """One round of the live refresh: the event log's head, and the shared folders' files,
+        read off the event loop (a slow store or file system must not hold up the editor)."""
+        if await asyncio.to_thread(self._moved):
+            self.store_changed()
+
+    def _moved(self) -> bool:
         seq = self.memory.change_seq()
         self.memory.shared.refresh()
-        if seq != self.seen_seq or self.memory.shared.generation != self.seen_generation:
-            self.store_changed()
+        return seq != self.seen_seq or self.memory.shared.generation != self.seen_generation
+
+    def close_store(self, store: Any) -> None:
+        """At exit: what reads recorded is written (a bounded wait), then the store closes."""
+        if callable(self._memory):
+            store.close()
+        else:
+            self._memory.close()
 
     def spawn(self, coroutine) -> None:
         task = asyncio.ensure_future(coroutine)
@@ -255,7 +266,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         stdio.serve(server, sys.stdin.buffer, protocol_out)
     finally:
-        store.close()
+        server.close_store(store)
     # The loader threads may still be inside native code (onnxruntime, spaCy's import), where
     # interpreter finalization would abort the process: leave without it.
     sys.stderr.flush()

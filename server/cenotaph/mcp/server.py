@@ -110,7 +110,7 @@ def serve_on_pipes(db: str | None, project: str, read_fd: int, write_fd: int) ->
     try:
         anyio.run(serve)
     finally:
-        memory.ctx.store.close()
+        memory.close()
 
 
 def main(args: argparse.Namespace) -> int:
@@ -129,5 +129,5 @@ def main(args: argparse.Namespace) -> int:
     try:
         build_server(memory, project=project, workspace=project_resolution.repository_root(Path.cwd())).run("stdio")
     finally:
-        memory.ctx.store.close()
+        memory.close()
     return 0

@@ -52,6 +52,11 @@ from cenotaph.store.memories import Scope
 from cenotaph.store.records import EventRow, MemoryRow, ProposalRow, SuppressionRow
 
 
+# How long `why`, `check_store` and `repair` wait for this process's recent recalls to be written:
+# `why` reads them back, and the check's FTS5 commands would meet their write mid-snapshot.
+RECORDS_WAIT_SECONDS = 1.0
+
+
 @dataclass(slots=True)
 class ReindexReport:
     model: str
@@ -66,6 +71,11 @@ class Memory:
         self.shared = SharedFolders()  # the repositories whose `.cenotaph/` this process reads
         self.graveyard = Graveyard(ctx, self.shared)
         self.recaller = Recaller(ctx, self.graveyard)
+
+    def close(self) -> None:
+        """Write what reads recorded (waiting a bounded time for a busy store), then close the store."""
+        self.recaller.recorder.close()
+        self.ctx.store.close()
 
     # --- writes ----------------------------------------------------------------------------------
 
@@ -501,6 +511,8 @@ class Memory:
         return audit.log(self.ctx, target=target, since=since, limit=limit)
 
     def why(self, topic: str, project: str) -> WhyReport:
+        # This process's recalls are in the log it reads, unless the store is too busy to wait for.
+        self.recaller.recorder.flush(RECORDS_WAIT_SECONDS)
         return why(self.ctx, topic, project)
 
     # --- concepts (memory/core/concepts.py) -------------------------------------------------------------
@@ -542,8 +554,10 @@ class Memory:
 
     def check_store(self) -> repair.StoreCheck:
         """Whether the file is sound and its full-text index and vectors agree with the memories."""
+        self.recaller.recorder.flush(RECORDS_WAIT_SECONDS)
         return repair.check(self.ctx)
 
     def repair(self, actor: Actor, progress: Callable[[int, int], None] | None = None) -> repair.RepairReport:
         """Bring the full-text index and the vectors back in step (e.g. after a crash during reindex)."""
+        self.recaller.recorder.flush(RECORDS_WAIT_SECONDS)
         return repair.repair(self.ctx, actor, progress)

@@ -15,14 +15,91 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
+# How long a write waits for another process's write lock before it gives up with "the store is
+# busy" (SQLite has one writer at a time). CENOTAPH_BUSY_TIMEOUT (seconds) sets it.
 BUSY_TIMEOUT_MS = 30_000
+
+
+def busy_timeout_ms() -> int:
+    raw = os.environ.get("CENOTAPH_BUSY_TIMEOUT")
+    if not raw:
+        return BUSY_TIMEOUT_MS
+    try:
+        return max(0, int(float(raw) * 1000))
+    except ValueError:
+        log.warning("ignoring CENOTAPH_BUSY_TIMEOUT=%r: not a number of seconds", raw)
+        return BUSY_TIMEOUT_MS
 
 # PyPI bindings that bundle an SQLite able to load extensions, in order of preference.
 _FALLBACK_BINDINGS = ("sqlean", "pysqlite3")
 
 
 class StoreUnavailable(RuntimeError):
-    """No SQLite binding on this Python can load sqlite-vec."""
+    """The store cannot be used: no SQLite binding here can load sqlite-vec, or the file cannot
+    be read or written (StoreFault)."""
+
+
+class StoreFault(StoreUnavailable):
+    """The store's file failed under an operation (full disk, read-only, gone, damaged, or busy
+    past the wait): the transaction was rolled back, and the message says what happened."""
+
+
+class StoreBusy(StoreFault):
+    """Another process held the write lock for longer than the busy timeout."""
+
+
+_FAULTS = (  # SQLite's message → what the person is told (the store's path is added)
+    (("database is locked", "database is busy"), None),
+    (("database or disk is full",), "the disk holding the store is full: nothing was written"),
+    (("readonly database", "read-only"), "the store is read-only (check the file's and its folder's permissions): "
+                                         "nothing was written"),
+    (("malformed", "not a database", "file is not a database"),
+     "the store is damaged: run `cenotaph repair` (or restore a backup with `cenotaph restore`)"),
+    (("disk i/o error", "unable to open database file", "no such file"),
+     "the store's file could not be read or written (a full disk, or its folder went away): nothing was written"),
+)
+
+
+def busy(holder: str | None, waited: float) -> StoreBusy:
+    return StoreBusy(f"the store is busy: {holder or 'another process'} holds it (waited {waited:g} s; "
+                     "CENOTAPH_BUSY_TIMEOUT sets how long) — try again when it is done")
+
+
+def fault(exc: BaseException, path: Path | str, holder: str | None = None,
+          waited: float | None = None) -> StoreFault | None:
+    """The StoreFault for a binding's error, or None when it is not one of the file's faults."""
+    text = str(exc).lower()
+    for needles, message in _FAULTS:
+        if any(n in text for n in needles):
+            if message is None:
+                return busy(holder, busy_timeout_ms() / 1000 if waited is None else waited)
+            return StoreFault(f"{_cause(text, path) or message} ({path}; SQLite said: {exc})")
+    return None
+
+
+def _cause(text: str, path: Path | str) -> str | None:
+    """What the file system says of an I/O error or a file SQLite could not open: SQLite reports
+    a full disk met while extending its shared-memory file, or a read-only mount, no better."""
+    if "disk i/o" not in text and "unable to open" not in text:
+        return None
+    folder = Path(path).parent
+    if not folder.is_dir():
+        return "the store's folder is gone (a mount that went away?): nothing was written"
+    if not os.access(folder, os.W_OK):
+        return "the store is read-only (its folder cannot be written): nothing was written"
+    if _disk_full(path):
+        return "the disk holding the store is full: nothing was written"
+    return None
+
+
+def _disk_full(path: Path | str) -> bool:
+    """Whether the file system holding `path` has (next to) no room left: SQLite reports a write
+    that found none as an I/O error when it was extending its shared-memory or journal file."""
+    try:
+        stat = os.statvfs(Path(path).parent)
+    except OSError:
+        return False
+    return stat.f_bavail * stat.f_frsize < 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,13 +160,35 @@ def binding() -> Binding:
 def open_connection(path: Path | str, *, readonly: bool = False) -> Any:
     """A connection with sqlite-vec loaded, WAL, foreign keys and a busy timeout."""
     b = binding()
+    try:
+        return _open(b, path, readonly)
+    except b.module.OperationalError as exc:
+        found = fault(exc, path)
+        if found is None:
+            raise
+        raise found from None
+    except OSError as exc:  # its folder could not be made: read-only, or on a mount that went away
+        raise StoreFault(f"the store's folder cannot be used ({path}): {exc.strerror or exc}") from None
+
+
+def _open(b: Binding, path: Path | str, readonly: bool) -> Any:
+    timeout_ms = busy_timeout_ms()
     if str(path) != ":memory:":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-    conn = b.module.connect(str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
+    conn = b.module.connect(str(path), isolation_level=None, check_same_thread=False, timeout=timeout_ms / 1000)
+    try:
+        _configure(conn, path, timeout_ms, readonly)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _configure(conn: Any, path: Path | str, timeout_ms: int, readonly: bool) -> None:
     conn.enable_load_extension(True)
     _load_sqlite_vec(conn)
     conn.enable_load_extension(False)
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute(f"PRAGMA busy_timeout = {timeout_ms}")
     conn.execute("PRAGMA foreign_keys = ON")
     # Forgotten means gone: deleted content is overwritten with zeros, not left in free pages.
     conn.execute("PRAGMA secure_delete = ON")
@@ -98,7 +197,6 @@ def open_connection(path: Path | str, *, readonly: bool = False) -> Any:
         conn.execute("PRAGMA synchronous = NORMAL")
     if readonly:
         conn.execute("PRAGMA query_only = ON")
-    return conn
 
 
 def versions(conn: Any) -> tuple[str, str]:

@@ -4,6 +4,8 @@ PostgreSQL database shared by a team: store/postgres/)."""
 from __future__ import annotations
 
 import logging
+import os
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from cenotaph.store import migrations
-from cenotaph.store.connect import StoreUnavailable, open_connection, versions
+from cenotaph.store.connect import StoreUnavailable, binding, busy_timeout_ms, fault, open_connection, versions
 from cenotaph.store.dialect import is_postgres_url, redact
 
 log = logging.getLogger(__name__)
@@ -55,9 +57,55 @@ class Store(MetaMixin):
         self._readers: list[Any] = []  # every reader connection opened, to close them all
         self._readers_lock = threading.Lock()
         self._truncate_wal = False
-        self.schema_version = migrations.migrate(self.conn)
-        if self.get_meta(migrations.VACUUM_PENDING):
-            self._vacuum()
+        try:
+            self.schema_version = migrations.migrate(self.conn)
+            if self.get_meta(migrations.VACUUM_PENDING):
+                self._vacuum()
+        except BaseException as exc:
+            self.conn.close()
+            translated = self._fault(exc)
+            if translated is exc:
+                raise
+            raise translated from None
+
+    @property
+    def holder_note(self) -> Path | None:
+        """A small file beside the store naming the process that last took its write lock: what
+        "the store is busy" tells whoever waited too long."""
+        return None if str(self.path) == ":memory:" else Path(f"{self.path}-holder")
+
+    def _note_holder(self) -> None:
+        note = self.holder_note
+        if note is None:
+            return
+        command = " ".join([os.path.basename(sys.argv[0]) if sys.argv else "python", *sys.argv[1:3]])
+        try:
+            fd = os.open(note, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
+                os.write(fd, f"{os.getpid()} {command}"[:200].encode())
+            finally:
+                os.close(fd)
+        except OSError:  # only a courtesy to the next waiter: a full disk must not fail the write
+            pass
+
+    def holder(self) -> str | None:
+        """Who holds the write lock, as far as the note says (None: unknown, or it has ended)."""
+        note = self.holder_note
+        try:
+            pid_text, _, command = note.read_text().partition(" ") if note else ("", "", "")
+            pid = int(pid_text)
+            os.kill(pid, 0)
+        except (OSError, ValueError):
+            return None
+        return f"process {pid} ({command})"
+
+    def _fault(self, exc: BaseException, wait: float | None = None) -> BaseException:
+        """A binding's error as the StoreFault that says what happened, else itself."""
+        if not isinstance(exc, binding().module.DatabaseError) or isinstance(exc, binding().module.IntegrityError):
+            return exc
+        text = str(exc).lower()
+        holder = self.holder() if "locked" in text or "busy" in text else None
+        return fault(exc, self.path, holder, wait) or exc
 
     def truncate_wal_after_commit(self) -> None:
         """Once the current write commits, copy the WAL into the file and empty it, so that the
@@ -112,14 +160,27 @@ class Store(MetaMixin):
         try:
             yield conn
         except BaseException:
-            conn.execute("ROLLBACK")
+            self._rollback(conn)
             raise
         finally:
             self._local.conn = None
-        conn.execute("COMMIT")
+        try:
+            conn.execute("COMMIT")
+        except BaseException:  # a commit that fails (busy, disk full) must not leave the transaction open
+            self._rollback(conn)
+            raise
+
+    @staticmethod
+    def _rollback(conn: Any) -> None:
+        try:
+            conn.execute("ROLLBACK")
+        except binding().module.OperationalError:  # SQLite already rolled it back (an I/O error does)
+            pass
 
     @contextmanager
-    def write(self) -> Iterator[Any]:
+    def write(self, wait: float | None = None) -> Iterator[Any]:
+        """One write transaction; it waits for another process's write lock at most `wait`
+        seconds (default: the busy timeout), then raises StoreBusy naming who holds it."""
         outer = self._open()
         if outer is self.conn:  # nested: the outer write's connection
             yield outer
@@ -129,12 +190,21 @@ class Store(MetaMixin):
             # written since: write first, or after the read.
             raise RuntimeError("a write inside a read: the read's snapshot cannot be written from")
         with self._lock:
+            if wait is not None:
+                self.conn.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
             try:
                 with self._in(self.conn, "BEGIN IMMEDIATE") as conn:
+                    self._note_holder()
                     yield conn
-            except BaseException:
+            except BaseException as exc:
                 self._truncate_wal = False
-                raise
+                translated = self._fault(exc, wait)
+                if translated is exc:
+                    raise
+                raise translated from None
+            finally:
+                if wait is not None:
+                    self.conn.execute(f"PRAGMA busy_timeout = {busy_timeout_ms()}")
             if self._truncate_wal:
                 self._truncate_wal = False
                 self._checkpoint()
@@ -157,6 +227,11 @@ class Store(MetaMixin):
         try:
             with self._in(reader, "BEGIN") as conn:
                 yield conn
+        except BaseException as exc:
+            translated = self._fault(exc)
+            if translated is exc:
+                raise
+            raise translated from None
         finally:
             self._give_back(reader)
 

@@ -562,6 +562,10 @@ class SchemaTooNew(RuntimeError):
 
 def migrate(conn: Any) -> int:
     """Apply every migration newer than the file's schema, each in its own transaction."""
+    # A current store is opened without its write lock: a command that only reads (`recall`)
+    # must not wait for another process's long write to open it.
+    if schema_version(conn) == len(MIGRATIONS):
+        return len(MIGRATIONS)
     conn.execute("BEGIN IMMEDIATE")
     try:
         conn.execute(

@@ -5,7 +5,10 @@ domain verb off the event loop, then brings every open document up to date."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import logging
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -18,6 +21,7 @@ from cenotaph.lsp.features import mining
 from cenotaph.lsp.features.hover import story
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.nlp import ecosystems
+from cenotaph.store.connect import StoreUnavailable
 from cenotaph.store.records import ProposalRow
 
 if TYPE_CHECKING:
@@ -27,6 +31,12 @@ Reason = Annotated[str, StringConstraints(min_length=1)]
 Name = Annotated[str, StringConstraints(min_length=1, max_length=300)]
 Id = Annotated[int, Field(ge=1)]
 CANCEL = "Cancel"
+# A domain call still running after this long (a write waiting for another process's write lock)
+# is shown in the editor as in progress, instead of a silent wait.
+PROGRESS_AFTER_SECONDS = 0.3
+PROGRESS_CREATE_SECONDS = 2.0  # how long the client may take to accept a progress token
+
+log = logging.getLogger(__name__)
 
 
 class _ProjectOrUri(Wire):
@@ -201,12 +211,40 @@ def _project(ls: ServerContext, args: _ProjectOrUri) -> str:
     return project
 
 
-async def _domain(call: Callable[[], Any]) -> Any:
-    """A domain call off the event loop (a write may wait for the model or for another writer)."""
+async def _domain(ls: ServerContext, call: Callable[[], Any]) -> Any:
+    """A domain call off the event loop (a write may wait for the model or for another writer);
+    one that is not done in a moment shows the editor a progress notification while it waits."""
+    task = asyncio.ensure_future(asyncio.to_thread(call))
     try:
-        return await asyncio.to_thread(call)
-    except CenotaphError as exc:
+        done, _ = await asyncio.wait({task}, timeout=PROGRESS_AFTER_SECONDS)
+        if not done:
+            async with _progress(ls, "Cenotaph: waiting for the store"):
+                await asyncio.wait({task})
+        return task.result()
+    except (CenotaphError, StoreUnavailable) as exc:
         raise rpc_error(exc) from None
+
+
+@asynccontextmanager
+async def _progress(ls: ServerContext, title: str) -> AsyncIterator[None]:
+    """window/workDoneProgress around the block, when the client shows it."""
+    window = ls.client_capabilities.window
+    if not (window and window.work_done_progress):
+        yield
+        return
+    token = f"cenotaph-{uuid.uuid4()}"
+    try:
+        await asyncio.wait_for(ls.work_done_progress.create_async(token), PROGRESS_CREATE_SECONDS)
+    except Exception as exc:  # noqa: BLE001 - no progress shown, the call goes on
+        log.info("the client did not create a progress token: %s", exc)
+        yield
+        return
+    ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+        title=title, message="another process is writing to the store", cancellable=False))
+    try:
+        yield
+    finally:
+        ls.work_done_progress.end(token, types.WorkDoneProgressEnd())
 
 
 def _cancelled() -> dict[str, Any]:
@@ -230,7 +268,7 @@ async def silence(ls: ServerContext, args: SilenceArgs) -> dict[str, Any]:
                         ["It is intended here", "Not relevant"])
     if reason is None:
         return _cancelled()
-    row = await _domain(lambda: ls.memory.suppress(ls.actor, args.name, kind="diagnostic", project=project,
+    row = await _domain(ls, lambda: ls.memory.suppress(ls.actor, args.name, kind="diagnostic", project=project,
                                                    reason=reason))
     return _done(f"'{args.name}' is no longer flagged {where}", row.id)
 
@@ -240,14 +278,14 @@ async def reinstate(ls: ServerContext, args: ReinstateArgs) -> dict[str, Any]:
                         ["It works now", "The reason no longer applies"])
     if reason is None:
         return _cancelled()
-    approach = await _domain(lambda: ls.memory.reinstate_approach(ls.actor, args.name, reason=reason,
+    approach = await _domain(ls, lambda: ls.memory.reinstate_approach(ls.actor, args.name, reason=reason,
                                                                   project=args.project))
     return _done(f"'{approach.display_name}' is out of the graveyard: {reason}", approach.id)
 
 
 async def show_why(ls: ServerContext, args: ShowWhyArgs) -> dict[str, Any]:
-    approach = await _domain(lambda: ls.memory.graveyard.get(args.approach_id))
-    markdown = await _domain(lambda: story(ls, approach.id, None))
+    approach = await _domain(ls, lambda: ls.memory.graveyard.get(args.approach_id))
+    markdown = await _domain(ls, lambda: story(ls, approach.id, None))
     summary = approach_summary(approach, None)
     if approach.memory_id is not None:
         summary += f" (memory #{approach.memory_id})"
@@ -256,7 +294,7 @@ async def show_why(ls: ServerContext, args: ShowWhyArgs) -> dict[str, Any]:
 
 
 async def mark_wrong(ls: ServerContext, args: MarkWrongArgs) -> dict[str, Any]:
-    approach = await _domain(lambda: ls.memory.graveyard.get(args.approach_id))
+    approach = await _domain(ls, lambda: ls.memory.graveyard.get(args.approach_id))
     reason = await _ask(ls, args.reason, f"What is wrong with the record of '{approach.display_name}'?",
                         ["It was never abandoned", "The reason is wrong"])
     if reason is None:
@@ -269,13 +307,13 @@ async def mark_wrong(ls: ServerContext, args: MarkWrongArgs) -> dict[str, Any]:
         ls.memory.reinstate_approach(ls.actor, approach.name, reason=f"the record was wrong: {reason}",
                                      project=approach.project)
 
-    await _domain(verdict)
+    await _domain(ls, verdict)
     return _done(f"the record of '{approach.display_name}' is marked wrong", approach.id)
 
 
 async def remember(ls: ServerContext, args: RememberArgs) -> dict[str, Any]:
     project = _project(ls, args)
-    result = await _domain(lambda: ls.memory.remember(ls.actor, args.text, project=project, kind=args.kind))
+    result = await _domain(ls, lambda: ls.memory.remember(ls.actor, args.text, project=project, kind=args.kind))
     if not result.stored:
         return CommandResult(done=False, id=result.duplicate_of,
                              message=f"not stored: memory #{result.duplicate_of} already says this").dump()
@@ -289,7 +327,7 @@ async def abandon(ls: ServerContext, args: AbandonArgs) -> dict[str, Any]:
                         ["It did not work", "Too slow", "Unmaintained"])
     if reason is None:
         return _cancelled()
-    result = await _domain(lambda: ls.memory.abandon(ls.actor, args.name, reason=reason, project=project,
+    result = await _domain(ls, lambda: ls.memory.abandon(ls.actor, args.name, reason=reason, project=project,
                                                      effort=args.effort, ecosystem=args.ecosystem))
     return _done(approach_summary(result.approach, "project" if project else "global"), result.approach.id)
 
@@ -297,7 +335,7 @@ async def abandon(ls: ServerContext, args: AbandonArgs) -> dict[str, Any]:
 async def share(ls: ServerContext, args: ShareArgs) -> dict[str, Any]:
     project = _project(ls, args)
     target = args.name if args.name is not None else args.memory_id
-    result = await _domain(lambda: ls.memory.share(ls.actor, target, project=project))
+    result = await _domain(ls, lambda: ls.memory.share(ls.actor, target, project=project))
     if not result.changed:
         return _done(f"{result.path} already says this")
     return _done(f"shared in {result.path}: commit it to share it with the team")
@@ -306,7 +344,7 @@ async def share(ls: ServerContext, args: ShareArgs) -> dict[str, Any]:
 async def unshare(ls: ServerContext, args: UnshareArgs) -> dict[str, Any]:
     project = _project(ls, args)
     target = next(v for v in (args.name, args.memory_id, args.path) if v is not None)
-    result = await _domain(lambda: ls.memory.unshare(ls.actor, target, project=project))
+    result = await _domain(ls, lambda: ls.memory.unshare(ls.actor, target, project=project))
     return _done(f"removed {result.path}: commit it to stop sharing it" if result.changed
                  else f"{result.path} was already gone")
 
@@ -316,7 +354,7 @@ async def resolve_contradiction(ls: ServerContext, args: ResolveContradictionArg
                         ["Checked by hand"])
     if reason is None:
         return _cancelled()
-    result = await _domain(lambda: ls.memory.resolve_contradiction(ls.actor, args.contradiction_id, keep=args.keep,
+    result = await _domain(ls, lambda: ls.memory.resolve_contradiction(ls.actor, args.contradiction_id, keep=args.keep,
                                                                    reason=reason))
     return _done(_proposed(result, f"contradiction #{args.contradiction_id} resolved ({args.keep})"),
                  args.contradiction_id)
@@ -327,7 +365,7 @@ async def dismiss_contradiction(ls: ServerContext, args: DismissContradictionArg
                         ["They do not disagree"])
     if reason is None:
         return _cancelled()
-    await _domain(lambda: ls.memory.dismiss_contradiction(ls.actor, args.contradiction_id, reason=reason))
+    await _domain(ls, lambda: ls.memory.dismiss_contradiction(ls.actor, args.contradiction_id, reason=reason))
     return _done(f"contradiction #{args.contradiction_id} dismissed", args.contradiction_id)
 
 
@@ -339,7 +377,7 @@ async def set_trust(ls: ServerContext, args: SetTrustArgs) -> dict[str, Any]:
     reason = await _ask(ls, args.reason, f"Why is memory #{args.memory_id} {args.trust}?", [_TRUST_CHOICES[args.trust]])
     if reason is None:
         return _cancelled()
-    result = await _domain(lambda: ls.memory.set_trust(ls.actor, args.memory_id, args.trust, reason=reason))
+    result = await _domain(ls, lambda: ls.memory.set_trust(ls.actor, args.memory_id, args.trust, reason=reason))
     return _done(_proposed(result, f"memory #{args.memory_id} is {args.trust}"), args.memory_id)
 
 
@@ -347,7 +385,7 @@ async def archive(ls: ServerContext, args: MemoryArgs) -> dict[str, Any]:
     reason = await _ask(ls, args.reason, f"Why archive memory #{args.memory_id}?", ["No longer relevant"])
     if reason is None:
         return _cancelled()
-    await _domain(lambda: ls.memory.archive(ls.actor, args.memory_id, reason=reason))
+    await _domain(ls, lambda: ls.memory.archive(ls.actor, args.memory_id, reason=reason))
     return _done(f"memory #{args.memory_id} archived", args.memory_id)
 
 
@@ -355,12 +393,12 @@ async def reinstate_memory(ls: ServerContext, args: MemoryArgs) -> dict[str, Any
     reason = await _ask(ls, args.reason, f"Why bring memory #{args.memory_id} back?", ["Relevant again"])
     if reason is None:
         return _cancelled()
-    await _domain(lambda: ls.memory.reinstate(ls.actor, args.memory_id, reason=reason))
+    await _domain(ls, lambda: ls.memory.reinstate(ls.actor, args.memory_id, reason=reason))
     return _done(f"memory #{args.memory_id} is active again", args.memory_id)
 
 
 async def accept_proposal(ls: ServerContext, args: AcceptProposalArgs) -> dict[str, Any]:
-    await _domain(lambda: ls.memory.accept_proposal(ls.actor, args.proposal_id, reason=args.reason))
+    await _domain(ls, lambda: ls.memory.accept_proposal(ls.actor, args.proposal_id, reason=args.reason))
     return _done(f"proposal #{args.proposal_id} accepted", args.proposal_id)
 
 
@@ -371,7 +409,7 @@ async def accept_candidate(ls: ServerContext, args: AcceptCandidateArgs) -> dict
                         [one_line(args.draft, 200)] if args.draft else [])
     if reason is None:
         return _cancelled()
-    result = await _domain(lambda: ls.memory.accept_proposal(ls.actor, args.proposal_id, reason=reason,
+    result = await _domain(ls, lambda: ls.memory.accept_proposal(ls.actor, args.proposal_id, reason=reason,
                                                              effort=args.effort))
     return _done(f"proposal #{args.proposal_id} accepted: "
                  f"{approach_summary(result.approach, 'project' if result.approach.project else 'global')}",
@@ -383,7 +421,7 @@ async def mine(ls: ServerContext, args: MineArgs) -> dict[str, Any]:
     folder = mining.folder_of(ls, project)
     if folder is None:
         raise JsonRpcInvalidParams(message=f"project: {project!r} is not a workspace folder's project")
-    summary = await _domain(lambda: mining.mine_history(ls, folder, project))
+    summary = await _domain(ls, lambda: mining.mine_history(ls, folder, project))
     return _done(summary.message)
 
 
@@ -391,15 +429,15 @@ async def reject_proposal(ls: ServerContext, args: RejectProposalArgs) -> dict[s
     reason = await _ask(ls, args.reason, f"Why reject proposal #{args.proposal_id}?", ["Not wanted"])
     if reason is None:
         return _cancelled()
-    await _domain(lambda: ls.memory.reject_proposal(ls.actor, args.proposal_id, reason=reason))
+    await _domain(ls, lambda: ls.memory.reject_proposal(ls.actor, args.proposal_id, reason=reason))
     return _done(f"proposal #{args.proposal_id} rejected", args.proposal_id)
 
 
 async def show_location(ls: ServerContext, args: ShowLocationArgs) -> dict[str, Any]:
     """Open a document memory's file at its lines (`window/showDocument`), in the workspace folder
     of the memory's project."""
-    row = await _domain(lambda: ls.memory.get(args.memory_id))
-    location = await _domain(lambda: ls.memory.location(args.memory_id))
+    row = await _domain(ls, lambda: ls.memory.get(args.memory_id))
+    location = await _domain(ls, lambda: ls.memory.location(args.memory_id))
     if location is None:
         raise JsonRpcInvalidParams(message=f"memoryId: memory #{args.memory_id} is not from a document")
     path = Path(location.path)

@@ -46,14 +46,14 @@ class RememberParams(_ProjectOrUri):
 
 async def recall(ls: ServerContext, params: RecallParams) -> dict[str, Any]:
     project = _project(ls, params)
-    response = await _domain(lambda: ls.memory.recall(ls.actor, params.query, project=project, k=params.k,
+    response = await _domain(ls, lambda: ls.memory.recall(ls.actor, params.query, project=project, k=params.k,
                                                       kinds=params.kinds))
     return as_json(response)
 
 
 async def remember(ls: ServerContext, params: RememberParams) -> dict[str, Any]:
     project = _project(ls, params)
-    result = await _domain(lambda: ls.memory.remember(ls.actor, params.content, project=project, kind=params.kind,
+    result = await _domain(ls, lambda: ls.memory.remember(ls.actor, params.content, project=project, kind=params.kind,
                                                       tags=params.tags))
     if result.stored:
         ls.store_changed()

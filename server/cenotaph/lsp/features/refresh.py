@@ -21,6 +21,6 @@ async def watch(ls: ServerContext, interval: float = POLL_SECONDS) -> None:
     while True:
         await asyncio.sleep(interval)
         try:
-            ls.refresh_if_changed()
+            await ls.refresh_if_changed()
         except Exception:  # noqa: BLE001 - a failed round must not end the watch
             log.exception("live refresh")

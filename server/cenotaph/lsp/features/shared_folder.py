@@ -75,4 +75,4 @@ async def watch_files(ls: ServerContext, capabilities: types.ClientCapabilities)
 def register(server: ServerContext) -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def files_changed(ls: ServerContext, params: types.DidChangeWatchedFilesParams) -> None:
-        ls.refresh_if_changed()
+        ls.spawn(ls.refresh_if_changed())

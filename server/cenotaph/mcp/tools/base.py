@@ -16,6 +16,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from cenotaph.memory.errors import CenotaphError
+from cenotaph.store.connect import StoreUnavailable
 from cenotaph.memory.models import Actor
 from cenotaph.memory.service import Memory
 
@@ -80,5 +81,5 @@ class ToolEnv:
                 # A `git pull` or a branch switch may have changed the repository's shared folder.
                 self.memory.shared.refresh()
                 yield self.memory
-            except CenotaphError as exc:
+            except (CenotaphError, StoreUnavailable) as exc:  # a store fault in the words the CLI prints
                 raise ToolError(str(exc)) from None

@@ -32,6 +32,7 @@ import numpy as np
 from cenotaph.memory import validate
 from cenotaph.memory.context import TIME_FORMAT, Context, parse_time
 from cenotaph.memory.core import concepts
+from cenotaph.memory.core.recorder import Recorder
 from cenotaph.memory.core.remember import SITTING_MINUTES
 from cenotaph.memory.graveyard.approaches import Graveyard, spelling_pattern
 from cenotaph.memory.models import Actor, Location, RecallResponse, RecallResult, ScoreComponents
@@ -248,6 +249,7 @@ class Recaller:
         self._shared_vectors: dict[str, np.ndarray] = {}  # content hash → vector, shared memories
         self._shared_index: tuple[int, list[tuple[MemoryRow, str, frozenset[str]]]] = (-1, [])
         self._last_query: tuple[str, np.ndarray] | None = None  # the store's lane and the shared one share it
+        self.recorder = Recorder(ctx.store)  # the recall log's rows, written after the answer
 
     def _embed_query(self, query: str) -> np.ndarray:
         last = self._last_query
@@ -644,13 +646,17 @@ class Recaller:
                 setattr(c.row, field_name, before[-1] if before else changes[0][0])
 
     def _log(self, actor: Actor, query: str, project: str, response: RecallResponse) -> None:
+        """Queue the recall's log row and the recalled counters: written after the answer, so that
+        a recall never waits for another process's write lock."""
         now = self.ctx.now()
         cutoff = (self.ctx.clock() - timedelta(days=RECALL_LOG_DAYS)).strftime(TIME_FORMAT)
         summary = [{"type": r.result_type, "id": r.id, "score": r.score, "name": r.name} for r in response.results]
         row_ids = [r.id for r in response.results if r.result_type == "memory" and not is_shared_id(r.id)]
-        with self.ctx.store.write() as conn:
-            recall_log.append(conn, at=now, actor=actor.name, project=project, query=query,
-                              results=json.dumps(summary, ensure_ascii=False))
+        results = json.dumps(summary, ensure_ascii=False)
+
+        def write(conn: Any) -> None:
+            recall_log.append(conn, at=now, actor=actor.name, project=project, query=query, results=results)
             recall_log.prune(conn, cutoff)
             memories.bump_recalled(conn, row_ids, now)
 
+        self.recorder.record(write)

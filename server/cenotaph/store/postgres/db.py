@@ -13,7 +13,7 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg_pool import ConnectionPool
 
-from cenotaph.store.connect import StoreUnavailable
+from cenotaph.store.connect import StoreUnavailable, busy, busy_timeout_ms
 from cenotaph.store.db import MetaMixin
 from cenotaph.store.dialect import redact
 from cenotaph.store.postgres import migrations
@@ -125,7 +125,7 @@ class PostgresStore(MetaMixin):
         self._pool.close()
 
     @contextmanager
-    def _transaction(self, writing: bool) -> Iterator[Any]:
+    def _transaction(self, writing: bool, wait: float | None = None) -> Iterator[Any]:
         local = self._local
         conn = getattr(local, "conn", None)
         if conn is not None:  # nested: the outer transaction's connection
@@ -135,13 +135,18 @@ class PostgresStore(MetaMixin):
             yield conn
             return
         local.vacuum = False
+        waited = busy_timeout_ms() / 1000 if wait is None else wait
         try:
             with self._pool.connection() as conn:
                 with conn.transaction():
                     local.conn, local.writing = conn, writing
                     try:
                         if writing:
+                            # Bounded, as SQLite's busy timeout bounds its writers.
+                            # (0 would mean no limit: a wait of 0 is the shortest one instead.)
+                            conn.execute(f"SET LOCAL lock_timeout = {max(1, int(waited * 1000))}")
                             conn.execute("SELECT pg_advisory_xact_lock(?)", (WRITE_LOCK,))
+                            conn.execute("SET LOCAL lock_timeout = 0")
                         else:
                             # One snapshot for the whole read, as SQLite's read transaction has:
                             # counts and rows read apart must agree (recall's IDF divides them).
@@ -151,6 +156,8 @@ class PostgresStore(MetaMixin):
                         local.conn = None
                 if local.vacuum:
                     self._vacuum(conn)
+        except psycopg.errors.LockNotAvailable:
+            raise busy(self._holder(), waited) from None
         except psycopg.OperationalError as exc:
             # The server went away mid-transaction: it rolled the transaction back; the pool
             # drops the broken connection and opens another for the next caller.
@@ -162,9 +169,25 @@ class PostgresStore(MetaMixin):
         except psycopg.Error as exc:  # e.g. not the tables' owner: autovacuum gets there later
             log.warning("could not VACUUM after forgetting (autovacuum will): %s", _describe(exc))
 
+    def _holder(self) -> str | None:
+        """The session holding the write lock, as the server knows it."""
+        try:
+            with self._pool.connection() as conn:
+                row = conn.execute(
+                    "SELECT a.pid, a.application_name, a.client_addr FROM pg_locks l JOIN pg_stat_activity a "
+                    "ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted LIMIT 1").fetchone()
+        except psycopg.Error:
+            return None
+        if row is None:
+            return None
+        pid, application, address = row
+        return f"server process {pid} ({application or 'a client'}{f' at {address}' if address else ''})"
+
     @contextmanager
-    def write(self) -> Iterator[Any]:
-        with self._transaction(True) as conn:
+    def write(self, wait: float | None = None) -> Iterator[Any]:
+        """One write transaction, waiting for the write lock at most `wait` seconds (default: the
+        busy timeout)."""
+        with self._transaction(True, wait) as conn:
             yield conn
 
     @contextmanager
