@@ -7,10 +7,11 @@ import json
 import logging
 
 import pytest
-
 from cenotaph.memory import secrets
 from cenotaph.memory.models import Actor
 from cenotaph.memory.service import Memory
+
+from tests.memory import secrets_real_text as real
 from tests.memory.secrets_corpus import LOOK_ALIKES, SECRETS
 
 HUMAN = Actor(name="cli", kind="human")
@@ -37,6 +38,36 @@ def test_every_fake_secret_is_found_at_its_range(what, text, secret):
 @pytest.mark.parametrize(("what", "text"), LOOK_ALIKES, ids=[s[0] for s in LOOK_ALIKES])
 def test_every_look_alike_is_accepted(what, text):
     assert secrets.scan(text) == []
+
+
+REAL_ORDINARY = real.ORDINARY + real.HELD_OUT_ORDINARY
+REAL_SECRETS = real.SECRET + real.HELD_OUT_SECRET
+
+
+@pytest.mark.parametrize(("source", "text"), REAL_ORDINARY, ids=[f"{i}:{s[0]}" for i, s in enumerate(REAL_ORDINARY)])
+def test_real_text_without_a_credential_passes(source, text):
+    """Documentation, code in notes and commit messages: identifiers (`PARSE_DECLTYPES`,
+    `PasswordField(`, `os.environ['X']`), placeholders and prose about passwords are no secret."""
+    assert secrets.scan(text) == [], source
+
+
+@pytest.mark.parametrize(("source", "text", "secret"), REAL_SECRETS,
+                         ids=[f"{i}:{s[0]}" for i, s in enumerate(REAL_SECRETS)])
+def test_every_real_shape_and_prose_secret_is_found(source, text, secret):
+    found = secrets.scan(text)
+    start = text.index(secret)
+    assert any(f.start <= start and f.end >= start + len(secret) for f in found), (source, found)
+    # Only the value is marked: redacting keeps the sentence that says what it was.
+    redacted = secrets.redact(text, found)
+    assert secret not in redacted and redacted.startswith(text[:min(f.start for f in found)])
+
+
+def test_prose_secrets_are_redacted_to_their_value():
+    assert secrets.redact("the db password is hunter2") == "the db password is [REDACTED:Password]"
+    assert (secrets.redact("staging login is admin / Tr0ub4dor-x9Q2-Lm7Z")
+            == "staging login is admin / [REDACTED:Login Credentials]")
+    # Positive control beside it: the same sentences about, not of, a password pass.
+    assert secrets.scan("the db password is stored in the vault") == []
 
 
 def test_remember_refuses_naming_the_kind_and_range_and_stores_nothing(memory: Memory, caplog):
