@@ -92,6 +92,22 @@ def test_a_person_may_store_it_redacted_an_agent_never(memory: Memory):
     assert AWS not in json.dumps([e.after for e in memory.audit_log()])
 
 
+def test_a_name_holding_a_secret_is_refused_even_when_redacting(memory: Memory):
+    """A tag or a reason can be redacted; an approach's name cannot (it would name nothing, and it
+    becomes a file name when shared): it is refused whoever asks."""
+    token = "ghp_R7x2Kq9LmN4pV8sT1wY6zB3cD5fG0hJ2kQ4e"
+    for door in (lambda: memory.abandon(REDACTING, token, reason="leaked", project="p"),
+                 lambda: memory.record_experience(REDACTING, "moved deploys", project="p", outcome="success",
+                                                  effort=2, abandoned=[(token, "leaked")])):
+        with pytest.raises(secrets.SecretFound) as refused:
+            door()
+        assert refused.value.field in ("name", "abandoned[0].name") and token not in str(refused.value)
+    assert memory.graveyard.in_scope("p") == [] and memory.audit_log() == []
+    # Positive control: the same doors take an ordinary name and redact the reason.
+    memory.abandon(REDACTING, "left-pad", reason=f"its token was {token}", project="p")
+    assert [a.name for a in memory.graveyard.in_scope("p")] == ["left-pad"]
+
+
 def _fresh(memory: Memory) -> int:
     """A new memory to change (forced: the doors' positive controls write the same sentence again)."""
     return memory.remember(HUMAN, "deploys run at noon", project="p", force=True).id
