@@ -99,6 +99,12 @@ class SecretFound(InvalidInput):
         super().__init__(f"{listed} ({advice})", field=field)
 
 
+# A case-insensitive alternation costs a pass per alternative over the whole text; plain substring
+# tests on the lowered text are ≈ 50× cheaper and rule most texts out first. Every detect-secrets
+# keyword (its DENYLIST) holds one of these; so does every prose pattern below.
+_KEYWORD_HINTS = ("key", "pass", "pwd", "secret", "contras")
+_PROSE_HINTS = ("pass", "pwd", "pw", "token", "secret", "key", "login", "cred", "bearer", "basic")
+
 _lock = threading.Lock()
 _detectors: list[tuple[str, list[Any]]] | None = None
 _keyword_patterns: list[tuple[Any, int]] | None = None
@@ -213,7 +219,9 @@ def _line_findings(line: str, offset: int) -> Iterator[Finding]:
     if "=" not in line and ":" not in line and "(" not in line:
         return
     indirect = None
-    for pattern, group in _keyword_patterns if _keyword_present.search(line) else ():
+    lowered = line.lower()
+    named = any(hint in lowered for hint in _KEYWORD_HINTS) and _keyword_present.search(line)
+    for pattern, group in _keyword_patterns if named else ():
         for match in pattern.finditer(line):
             value = match.group(group)
             if not value or not _credential_like(value) or _is_look_alike(value) or _CODE_VALUE.fullmatch(value):
@@ -249,7 +257,6 @@ _PROSE_LOGIN = re.compile(
     r"(?i)\b(?:login|logins|creds|credentials|user\s*/\s*pass(?:word)?|username\s*/\s*password)\b"
     r"(?:\s+(?:is|are|was|were)\b|\s*[:=])?\s*[\w.@+-]{1,64}(?:\s+/\s+|\s*:\s*|/)(?P<value>[^\s\"'`]+)")
 _PROSE_BEARER = re.compile(r"(?i)\b(?:bearer|basic)\s+(?P<value>[A-Za-z0-9+/=_\-.~]{16,})")
-_PROSE_HINT = re.compile(r"(?i)pass|pwd|pw\b|token|secret|key|login|cred|bearer|basic")
 _TRAILING = ".,;:)]}>'\"`*_~"
 _CAPS_NAME = re.compile(r"[A-Z][A-Z0-9_]*_[A-Z0-9_]+")  # an environment variable's name, not its value
 
@@ -271,7 +278,8 @@ def _prose_value_is_secret(value: str, word: str) -> bool:
 
 
 def _prose_findings(text: str) -> Iterator[Finding]:
-    if not _PROSE_HINT.search(text):
+    lowered = text.lower()
+    if not any(hint in lowered for hint in _PROSE_HINTS):
         return
     for pattern, kind in ((_PROSE_SECRET, "Password"), (_PROSE_LOGIN, "Login Credentials"),
                           (_PROSE_BEARER, "Bearer Token")):
