@@ -92,6 +92,9 @@ def main() -> None:
         "import_s": round(_import_cost(), 3),
         "typical_sentence": _time(typical, args.runs),
         "typical_chars": round(statistics.mean(len(t) for t in typical)),
+        # The real-text corpus's ordinary texts: documentation excerpts, notes with code, commit messages.
+        "real_ordinary": _time([text for _, text in real.ORDINARY], args.runs),
+        "real_ordinary_chars": round(statistics.mean(len(text) for _, text in real.ORDINARY)),
         "code_memory_1k": _time([CODE_MEMORY * 4], args.runs // 4),
         "code_memory_10k": _time([CODE_MEMORY * 40], args.runs // 20),
         "secrets_refused": sum(bool(secrets.scan(text)) for _, text, _ in SECRETS),
