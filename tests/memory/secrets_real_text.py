@@ -81,6 +81,10 @@ ORDINARY: list[tuple[str, str]] = [
      "export FLASK_SECRET_KEY=\"replace-this-with-a-secure-key\"")),
     ("a README's run section", ("export ADMIN_PASSWORD='replace-with-a-strong-password-at-least-12-chars'\n"
      "export FLASK_SECRET_KEY=\"$(python3 -c 'import secrets; print(secrets.token_hex(32))')\"")),
+    ("LoCoMo: a shared photo's link", ("https://blogger.googleusercontent.com/img/b/R29vZ2xl/AVvXsEhwGRNI2jDkrALJHgL2LWfW2rUGhN-"
+     "GA4OL_gXU2fHPyxtst2MPrv9hkyOMdpj5SppLNYiQrcXUUq90vv5es8ueswy2tuu0Lqa2lh2vKOfDZ5SXSdLVMVvBrfLbFJG19QiqDbv1xs38fv-"
+     "atd4MYOesJ4c89sQTzv6k93PDQ5T0dwVJV9O2FF95woyP3Q/s4032/IMG_9747.jpg")),
+    ("LoCoMo: a shared photo's link", "http://bookworm-detective.myshopify.com/cdn/shop/products/PXL_20210428_222022427.jpg"),
     ("a note with code", "token = request.headers.get('Authorization', '').removeprefix('Bearer ')"),
     ("a note with code", "hashed = generate_password_hash(password)  # werkzeug.security, scrypt by default"),
     ("a note with code", "headers = {\"Authorization\": f\"Bearer {token}\"}"),

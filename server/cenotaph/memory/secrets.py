@@ -238,8 +238,8 @@ def _line_findings(line: str, offset: int) -> Iterator[Finding]:
             continue
         name, value = named.group("name"), match.group("value")
         if (_ID_NAME.search(name) or _is_look_alike(value) or _WORDS_VALUE.fullmatch(value)
-                or line[match.end():match.end() + 1] in ("(", "[")):
-            continue  # a name, a look-alike, or code (`Base64HighEntropyString().method`)
+                or value.startswith("//") or line[match.end():match.end() + 1] in ("(", "[")):
+            continue  # a name, a look-alike, a URL after its scheme, or code (`Base64HighEntropyString().method`)
         if _HEX.fullmatch(value) and not _SECRET_NAME.search(name):
             continue  # a digest or a commit, not a key
         if _looks_random(value) or (_SECRET_NAME.search(name) and _HEX.fullmatch(value) and len(value) >= 20):
