@@ -108,6 +108,20 @@ def test_a_name_holding_a_secret_is_refused_even_when_redacting(memory: Memory):
     assert [a.name for a in memory.graveyard.in_scope("p")] == ["left-pad"]
 
 
+def test_a_secret_typed_into_a_recall_is_logged_redacted(memory: Memory):
+    memory.remember(HUMAN, "the staging database is reset every Monday", project="p")
+    memory.recall(HUMAN, "staging database password is Zq8mW2vL9xKp", project="p")
+    memory.recall(HUMAN, "when is the staging database reset", project="p")
+    queries = [r.query for r in memory.why("staging database", "p").recalls]
+    # The positive control: the clean query is logged as typed.
+    assert "when is the staging database reset" in queries
+    assert "staging database password is [REDACTED:Password]" in queries
+    assert not any("Zq8mW2vL9xKp" in q for q in queries)
+    # Only texts with a digit or a symbol are scanned; every real secret of the corpus has one.
+    assert not secrets.may_hold_secret("when is the staging database reset? (ask ops)")
+    assert all(secrets.may_hold_secret(text) for _, text, _ in REAL_SECRETS + SECRETS)
+
+
 def _fresh(memory: Memory) -> int:
     """A new memory to change (forced: the doors' positive controls write the same sentence again)."""
     return memory.remember(HUMAN, "deploys run at noon", project="p", force=True).id

@@ -319,6 +319,13 @@ def scan(text: str) -> list[Finding]:
     return merged
 
 
+def may_hold_secret(text: str) -> bool:
+    """False for a text of letters, spaces and sentence punctuation alone, which no detector here
+    finds a secret in (each needs a digit or a symbol, short of a key id that happens to be all
+    capitals); a read door that keeps its text (recall's log) need not load detect-secrets for it."""
+    return any(ch.isdigit() or not (ch.isalpha() or ch.isspace() or ch in ".,;!?'\"()") for ch in text)
+
+
 def redact(text: str, findings: list[Finding] | None = None) -> str:
     """`text` with each secret replaced by `[REDACTED:<kind>]`."""
     findings = scan(text) if findings is None else findings

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from cenotaph.memory import validate
+from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import TIME_FORMAT, Context, parse_time
 from cenotaph.memory.core import concepts
 from cenotaph.memory.core.remember import SITTING_MINUTES
@@ -638,8 +638,11 @@ class Recaller:
         cutoff = (self.ctx.clock() - timedelta(days=RECALL_LOG_DAYS)).strftime(TIME_FORMAT)
         summary = [{"type": r.result_type, "id": r.id, "score": r.score, "name": r.name} for r in response.results]
         row_ids = [r.id for r in response.results if r.result_type == "memory" and not is_shared_id(r.id)]
+        # A query is kept 30 days: a secret typed into it is kept redacted, not refused (nothing
+        # else of a recall is stored); a plain-words query does not load the detectors.
+        logged = secrets.redact(query) if secrets.may_hold_secret(query) else query
         with self.ctx.store.write() as conn:
-            recall_log.append(conn, at=now, actor=actor.name, project=project, query=query,
+            recall_log.append(conn, at=now, actor=actor.name, project=project, query=logged,
                               results=json.dumps(summary, ensure_ascii=False))
             recall_log.prune(conn, cutoff)
             memories.bump_recalled(conn, row_ids, now)
