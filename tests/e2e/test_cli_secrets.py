@@ -5,6 +5,7 @@ stored earlier, and `forget --confirm` leaves no byte of the memory in the file 
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,54 @@ def test_forget_confirm_leaves_no_byte_of_content_or_tags_in_the_file_or_wal(cli
     assert token.encode() not in after and tag.encode() not in after
     assert b"The cache is warmed" in after
     assert "intact" in run(cli_env, "audit", "verify").stdout
+
+
+# pallets/flask docs/config.rst, "Configuring from Environment Variables" (trimmed): the section
+# `ingest` used to drop whole because it shows the documentation's example key.
+FLASK_ENV_SECTION = """Configuring from Environment Variables
+--------------------------------------
+
+In addition to pointing to configuration files using environment
+variables, you may find it useful (or necessary) to control your
+configuration values directly from the environment. Flask can be
+instructed to load all environment variables starting with a specific
+prefix into the config using :meth:`~flask.Config.from_prefixed_env`.
+
+.. code-block:: text
+
+    $ export FLASK_SECRET_KEY="5f352379324c22463451387a0aec5d2f"
+    $ export FLASK_MAIL_ENABLED=false
+    $ flask run
+     * Running on http://127.0.0.1:5000/
+
+The prefix is ``FLASK_`` by default. This is configurable via the
+``prefix`` argument of :meth:`~flask.Config.from_prefixed_env`.
+"""
+
+
+def test_issue_27_ordinary_code_is_stored_prose_secrets_are_refused_or_redacted(cli_env):
+    for text in ("Open sqlite with detect_types=sqlite3.PARSE_DECLTYPES so timestamps come back as datetime.",
+                 "password = PasswordField('New Password', [...])"):
+        run(cli_env, "remember", text, "--project", "p")  # exit 0: identifiers are not secrets
+    proc = run(cli_env, "remember", "the db password is hunter2", "--project", "p", check=False)
+    assert proc.returncode == 2 and "content: Password at 19–26" in proc.stderr
+    assert "hunter2" not in proc.stderr + proc.stdout and "Traceback" not in proc.stderr
+    run(cli_env, "remember", "staging login is admin / Tr0ub4dor-x9Q2-Lm7Z", "--project", "p", "--redact")
+    out = run(cli_env, "recall", "staging login", "--project", "p").stdout
+    assert "staging login is admin / [REDACTED:Login Credentials]" in out and "Tr0ub4dor" not in out
+    assert "hunter2" not in json.dumps(json.loads(run(cli_env, "audit", "log", "--json").stdout))
+
+
+def test_ingest_keeps_a_section_with_an_example_key_redacting_only_the_key(cli_env, tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "docs").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / ".cenotaph.toml").write_text('project = "acme/app"\n', encoding="utf-8")
+    (repo / "docs" / "config.rst").write_text(FLASK_ENV_SECTION, encoding="utf-8")
+    proc = run(cli_env, "ingest", "docs/", cwd=repo)
+    assert "secret redacted: docs/config.rst:12: Secret Keyword" in proc.stdout
+    out = json.loads(run(cli_env, "recall", "load config from FLASK_ environment variables", "--json",
+                         cwd=repo).stdout)
+    section = next(r["content"] for r in out["results"] if "from_prefixed_env" in r["content"])
+    assert 'export FLASK_SECRET_KEY="[REDACTED:Secret Keyword]"' in section
+    assert "FLASK_MAIL_ENABLED=false" in section and "5f352379324c22463451387a0aec5d2f" not in section

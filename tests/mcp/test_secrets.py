@@ -12,6 +12,7 @@ from cenotaph.memory.models import Actor
 from cenotaph.memory.service import Memory
 from tests.conftest import CENOTAPH
 from tests.mcp.conftest import PROJECT, call, call_error, connect
+from tests.memory import secrets_real_text as real
 from tests.memory.secrets_corpus import LOOK_ALIKES, SECRETS
 
 HUMAN = Actor(name="cli", kind="human")
@@ -32,6 +33,19 @@ async def test_every_fake_secret_is_refused_and_every_look_alike_stored(server, 
     assert "gotchas[0]: AWS Access Key at 8–28" in message
     assert len(memory.recent(PROJECT, limit=100)) == len(LOOK_ALIKES)
     assert all(AWS not in e.after for e in memory.audit_log() if e.after)
+
+
+async def test_real_text_an_agent_sends_prose_secrets_refused_identifiers_stored(server, memory: Memory):
+    """Issue 27 through the MCP server: an agent's note of code is stored, its prose secret is
+    refused naming the kind, even when it asks for redaction (there is no such argument)."""
+    prose = [(what, text, secret) for what, text, secret in real.SECRET if what.startswith(("issue 27", "prose"))]
+    async with connect(server) as client:
+        for what, text, secret in prose:
+            message = await call_error(client, "remember", content=text)
+            assert "content: " in message and "remove the secret" in message and secret not in message, what
+        for what, text in real.ORDINARY:
+            assert (await call(client, "remember", content=text, force=True))["stored"], what
+    assert len(memory.recent(PROJECT, limit=200)) == len(real.ORDINARY)
 
 
 async def test_the_contradictions_answer_quotes_nothing_of_a_forgotten_side(server, memory: Memory):

@@ -4,6 +4,7 @@ to the place in the file, and documents kept apart from notes in duplicate and c
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -189,10 +190,19 @@ def test_documents_do_not_duplicate_or_contradict_notes(memory, tmp_path):
     assert len(memory.contradictions(P)) == 1
 
 
-def test_a_chunk_holding_a_secret_is_left_out_and_reported_by_line(memory, tmp_path):
+def test_a_secret_in_a_document_is_redacted_in_place_and_reported_by_line(memory, tmp_path):
     key = "AKIA" + "Q3EGRV7NBOW2XK5M"
-    write(tmp_path, "docs/setup.md", f"# Setup\n\nRun the migrations first.\n\n## Keys\n\nexport AWS_ACCESS_KEY_ID={key}\n")
+    write(tmp_path, "docs/setup.md", f"# Setup\n\nRun the migrations first.\n\n## Keys\n\n"
+          f"export AWS_ACCESS_KEY_ID={key}\nthe db password is hunter2\n")
     report = memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
-    assert report.chunks_added == 1  # the positive control: the chunk without a secret
-    assert report.refused_secrets == ["docs/setup.md:7: AWS Access Key"]
-    assert not any(key in r.content for r in memory.recall(HUMAN, "AWS access key", project=P, k=10).results)
+    assert report.chunks_added == 2  # the chunk with the secrets is kept, beside the clean one
+    assert report.redacted_secrets == ["docs/setup.md:7: AWS Access Key", "docs/setup.md:8: Password"]
+    contents = [r.content for r in memory.recent(P, limit=10)]
+    assert any("export AWS_ACCESS_KEY_ID=[REDACTED:AWS Access Key]\nthe db password is [REDACTED:Password]" in c
+               for c in contents)
+    assert "Run the migrations first." in "\n".join(contents)  # the positive control: clean text unchanged
+    assert not any(key in c or "hunter2" in c for c in contents)
+    assert key not in json.dumps([(e.after, e.reason) for e in memory.audit_log()])
+    # Re-ingesting the same file leaves the redacted chunk alone and reports nothing new.
+    again = memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    assert (again.chunks_unchanged, again.chunks_added, again.chunks_updated, again.redacted_secrets) == (2, 0, 0, [])

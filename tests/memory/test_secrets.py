@@ -7,10 +7,11 @@ import json
 import logging
 
 import pytest
-
 from cenotaph.memory import secrets
 from cenotaph.memory.models import Actor
 from cenotaph.memory.service import Memory
+
+from tests.memory import secrets_real_text as real
 from tests.memory.secrets_corpus import LOOK_ALIKES, SECRETS
 
 HUMAN = Actor(name="cli", kind="human")
@@ -39,6 +40,36 @@ def test_every_look_alike_is_accepted(what, text):
     assert secrets.scan(text) == []
 
 
+REAL_ORDINARY = real.ORDINARY + real.HELD_OUT_ORDINARY
+REAL_SECRETS = real.SECRET + real.HELD_OUT_SECRET
+
+
+@pytest.mark.parametrize(("source", "text"), REAL_ORDINARY, ids=[f"{i}:{s[0]}" for i, s in enumerate(REAL_ORDINARY)])
+def test_real_text_without_a_credential_passes(source, text):
+    """Documentation, code in notes and commit messages: identifiers (`PARSE_DECLTYPES`,
+    `PasswordField(`, `os.environ['X']`), placeholders and prose about passwords are no secret."""
+    assert secrets.scan(text) == [], source
+
+
+@pytest.mark.parametrize(("source", "text", "secret"), REAL_SECRETS,
+                         ids=[f"{i}:{s[0]}" for i, s in enumerate(REAL_SECRETS)])
+def test_every_real_shape_and_prose_secret_is_found(source, text, secret):
+    found = secrets.scan(text)
+    start = text.index(secret)
+    assert any(f.start <= start and f.end >= start + len(secret) for f in found), (source, found)
+    # Only the value is marked: redacting keeps the sentence that says what it was.
+    redacted = secrets.redact(text, found)
+    assert secret not in redacted and redacted.startswith(text[:min(f.start for f in found)])
+
+
+def test_prose_secrets_are_redacted_to_their_value():
+    assert secrets.redact("the db password is hunter2") == "the db password is [REDACTED:Password]"
+    assert (secrets.redact("staging login is admin / Tr0ub4dor-x9Q2-Lm7Z")
+            == "staging login is admin / [REDACTED:Login Credentials]")
+    # Positive control beside it: the same sentences about, not of, a password pass.
+    assert secrets.scan("the db password is stored in the vault") == []
+
+
 def test_remember_refuses_naming_the_kind_and_range_and_stores_nothing(memory: Memory, caplog):
     caplog.set_level(logging.DEBUG)
     with pytest.raises(secrets.SecretFound) as refused:
@@ -59,6 +90,36 @@ def test_a_person_may_store_it_redacted_an_agent_never(memory: Memory):
             memory.remember(agent, f"the other key is {AWS} for the build user", project="p")
         assert AWS not in str(refused.value)
     assert AWS not in json.dumps([e.after for e in memory.audit_log()])
+
+
+def test_a_name_holding_a_secret_is_refused_even_when_redacting(memory: Memory):
+    """A tag or a reason can be redacted; an approach's name cannot (it would name nothing, and it
+    becomes a file name when shared): it is refused whoever asks."""
+    token = "ghp_R7x2Kq9LmN4pV8sT1wY6zB3cD5fG0hJ2kQ4e"
+    for door in (lambda: memory.abandon(REDACTING, token, reason="leaked", project="p"),
+                 lambda: memory.record_experience(REDACTING, "moved deploys", project="p", outcome="success",
+                                                  effort=2, abandoned=[(token, "leaked")])):
+        with pytest.raises(secrets.SecretFound) as refused:
+            door()
+        assert refused.value.field in ("name", "abandoned[0].name") and token not in str(refused.value)
+    assert memory.graveyard.in_scope("p") == [] and memory.audit_log() == []
+    # Positive control: the same doors take an ordinary name and redact the reason.
+    memory.abandon(REDACTING, "left-pad", reason=f"its token was {token}", project="p")
+    assert [a.name for a in memory.graveyard.in_scope("p")] == ["left-pad"]
+
+
+def test_a_secret_typed_into_a_recall_is_logged_redacted(memory: Memory):
+    memory.remember(HUMAN, "the staging database is reset every Monday", project="p")
+    memory.recall(HUMAN, "staging database password is Zq8mW2vL9xKp", project="p")
+    memory.recall(HUMAN, "when is the staging database reset", project="p")
+    queries = [r.query for r in memory.why("staging database", "p").recalls]
+    # The positive control: the clean query is logged as typed.
+    assert "when is the staging database reset" in queries
+    assert "staging database password is [REDACTED:Password]" in queries
+    assert not any("Zq8mW2vL9xKp" in q for q in queries)
+    # Only texts with a digit or a symbol are scanned; every real secret of the corpus has one.
+    assert not secrets.may_hold_secret("when is the staging database reset? (ask ops)")
+    assert all(secrets.may_hold_secret(text) for _, text, _ in REAL_SECRETS + SECRETS)
 
 
 def _fresh(memory: Memory) -> int:

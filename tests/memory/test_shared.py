@@ -240,22 +240,35 @@ def test_sharing_outside_a_repository_names_the_project(memory):
     assert refused.value.field == "project"
 
 
-def test_a_secret_stored_before_writes_were_screened_is_never_shared(memory, repo):
+@pytest.mark.parametrize(("content", "key", "kind"), [
+    ("the deploy key is AKIA" + "Q3EGRV7NBOW2XK5M", "AKIA" + "Q3EGRV7NBOW2XK5M", "AWS Access Key"),
+    ("the db password is hunter2", "hunter2", "Password"),  # issue 27: it became the file's name
+])
+def test_a_secret_stored_before_writes_were_screened_is_never_shared(memory, repo, content, key, kind):
     from cenotaph.memory.core.remember import new_row
     from cenotaph.memory.errors import InvalidInput
     from cenotaph.store import memories
 
-    key = "AKIA" + "Q3EGRV7NBOW2XK5M"
     clean = memory.remember(HUMAN, "Deploys freeze on Fridays after 14:00", project=P, kind="decision")
     with memory.ctx.store.write() as tx:  # an old store: the row went in before the scanner existed
         row = new_row(memory_id=memories.next_memory_id(tx), project=P, kind="note",
-                      content=f"the deploy key is {key}", source="human", actor="test", trust="confirmed",
-                      analysis=memory.ctx.analyzer.analyze("the deploy key"), valid_from=memory.ctx.now(),
+                      content=content, source="human", actor="test", trust="confirmed",
+                      analysis=memory.ctx.analyzer.analyze(content), valid_from=memory.ctx.now(),
                       recorded_at=memory.ctx.now())
         memories.insert(tx, row)
-    with pytest.raises(InvalidInput, match="AWS Access Key") as refused:
+    with pytest.raises(InvalidInput, match=kind) as refused:
         memory.share(HUMAN, row.memory_id, project=P)
     assert key not in str(refused.value)
-    assert not (repo / ".cenotaph" / "memories").exists() or not any(
-        key in p.read_text() for p in (repo / ".cenotaph" / "memories").iterdir())
     assert memory.share(HUMAN, clean.id, project=P).changed  # the positive control
+    shared = [p for p in (repo / ".cenotaph").rglob("*") if p.is_file()]
+    assert shared and not any(key in p.name or key in p.read_text() for p in shared)
+
+
+def test_a_memory_stored_redacted_is_shared_under_a_name_without_the_secret(memory, repo):
+    from cenotaph.memory.models import Actor
+
+    stored = memory.remember(Actor(name="cli", kind="human", redact_secrets=True), "the db password is hunter2", project=P)
+    assert stored.memory.content == "the db password is [REDACTED:Password]"
+    path = memory.share(HUMAN, stored.id, project=P).path
+    assert "hunter2" not in path and "hunter2" not in (repo / path).read_text()
+    assert path.startswith(".cenotaph/memories/the-db-password-is-redacted-password-")

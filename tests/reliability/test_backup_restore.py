@@ -76,7 +76,7 @@ def test_a_backup_taken_during_writes_restores_to_a_consistent_store(live_memory
 
 def test_restore_never_brings_back_what_was_forgotten_or_lifted(live_memory, tmp_path, embedder, analyzer):
     memory = live_memory
-    secret = memory.remember(HUMAN, "The staging password is hunter2.", project=PROJECT).id
+    secret = memory.remember(HUMAN, "The staging box answers to the nickname zqxjvorble.", project=PROJECT).id
     kept = memory.remember(HUMAN, "Staging lives on host stg-3.", project=PROJECT).id
     memory.suppress(HUMAN, "left-pad", kind="recall", project=PROJECT, reason="noise")
     backup = memory.backup(HUMAN, str(tmp_path / "before.db")).path
@@ -88,13 +88,13 @@ def test_restore_never_brings_back_what_was_forgotten_or_lifted(live_memory, tmp
     assert memory.get(secret).state == "deleted" and memory.get(secret).content == ""
     with memory.ctx.store.read() as conn:
         assert not any(s.value == "left-pad" for s in suppressions.active(conn))
-    assert "hunter2" not in str(memory.recall(HUMAN, "staging password", project=PROJECT, include_refuted=True))
+    assert "zqxjvorble" not in str(memory.recall(HUMAN, "staging nickname", project=PROJECT, include_refuted=True))
     assert_in_step(memory)
     # The control: into a store that never forgot or lifted them, both come back.
     fresh = open_memory_on(tmp_path / "fresh.db", embedder, analyzer)
     try:
         fresh.restore(HUMAN, backup)
-        assert "The staging password is hunter2." in _memories(fresh).values()
+        assert "The staging box answers to the nickname zqxjvorble." in _memories(fresh).values()
         with fresh.ctx.store.read() as conn:
             assert any(s.value == "left-pad" for s in suppressions.active(conn))
     finally:

@@ -2,7 +2,9 @@
 
 The detectors are Yelp's detect-secrets plugins (cloud keys, tokens, private key blocks, JWTs,
 passwords in URLs and after secret-sounding keywords) plus an entropy check, on the plugin's own
-Shannon entropy, of values assigned to a name (`API_TOKEN=…`, `"client_secret": "…"`). A hit is
+Shannon entropy, of values assigned to a name (`API_TOKEN=…`, `"client_secret": "…"`), plus secrets
+written in sentences: "the db password is hunter2", "the token for Sentry is …", "login is admin /
+…", `curl -u user:pass`, `Bearer …`. A hit is
 refused naming the field, the kind and the character range (`content: AWS Access Key at 11–31`,
 0-based, end exclusive) and never the secret itself; a person may ask for the text to be stored
 with each secret replaced by `[REDACTED:<kind>]`, an agent may not.
@@ -10,7 +12,9 @@ with each secret replaced by `[REDACTED:<kind>]`, an agent may not.
 Memories about code are full of random-looking strings that are not secrets, so these pass:
 hex digests and git SHAs (a bare hex value is flagged only after a secret-sounding name), UUIDs,
 `sha512-…` integrity strings, base64 that decodes to text, sequential and templated values
-(`${TOKEN}`, `<your-key>`), and documented example keys: a value containing `EXAMPLE` (AWS's own
+(`${TOKEN}`, `<your-key>`, "replace-this-with-a-secure-key"), code (`detect_types=sqlite3.PARSE_DECLTYPES`,
+`password = PasswordField(…)`, `form.password.data`), prose about a password ("the password is
+stored in the vault": a value in a sentence must hold a digit or a symbol), and documented example keys: a value containing `EXAMPLE` (AWS's own
 `AKIAIOSFODNN7EXAMPLE`, `wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`) is marked as an example by the
 vendor that published it, and a real random key holds that word with negligible probability.
 
@@ -37,7 +41,9 @@ _SKIPPED_PLUGINS = frozenset({"IPPublicDetector"})
 # URL passwords holding a sub-delimiter (`!`, `$`, `&`…), which its own URL pattern leaves out.
 _EXTRA_DETECTORS = [
     ("GitHub Token", [re.compile(r"github_pat_[A-Za-z0-9_]{60,}")]),
-    ("Basic Auth Credentials", [re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@")]),
+    ("Basic Auth Credentials", [re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@"),
+                                re.compile(r"(?:\s-u|--user)\s+[\"']?[^\s:\"'/]+:([^\s\"'@]{4,})")]),
+    ("Google API Key", [re.compile(r"\bAIza[0-9A-Za-z_\-]{35}")]),
 ]
 # A plugin's pattern may stop short of the token it found (Stripe's `{24}`, the JWT's lazy last
 # part): the range runs on to the token's end.
@@ -55,8 +61,14 @@ _ID_NAME = re.compile(r"(?i)(^|[_.-])(h\d|id|ids|sha\d*|hash|digest|checksum|int
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _INTEGRITY = re.compile(r"(?i)^(sha1|sha256|sha384|sha512|md5)[-_:]")
 # An ellipsis (`…`, `...`) is a value left out on purpose: no generated secret holds one.
-_PLACEHOLDER = re.compile(r"(?i)(example|placeholder|dummy|changeme|redacted|x{6,}|\*{4,}|your[_-]|<[^>]*>|"
-                          r"^\$|\$\{|\{\{|%\(|…|\.{3})")
+# Documentation's own stand-ins say what belongs there ("replace-this-with-a-secure-key").
+_PLACEHOLDER = re.compile(r"(?i)(example|placeholder|dummy|changeme|change[_-]me|redacted|x{6,}|\*{4,}|your[_-]|"
+                          r"<[^>]*>|^\$|\$\{|\{\{|%\(|…|\.{3}|replace|[_-]here$|insert[_-]|sample|fake)")
+# Code, not a value: a call or subscript (`PasswordField(`), an attribute path (`form.password.data`,
+# `sqlite3.PARSE_DECLTYPES`), words joined by `_` or `.` (each a word, at most a version's digits
+# at its end). A generated token has its digits anywhere.
+_CODE_VALUE = re.compile(r"[A-Za-z_][\w.]*[(\[]|[A-Za-z_]\w*(\.[A-Za-z_]\w*)+")
+_WORDS_VALUE = re.compile(r"[A-Za-z]+\d{0,3}([._][A-Za-z]+\d{0,3})+")
 _BASE64_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_="
 # A value of n characters cannot exceed log2(n) bits per character: short random tokens are held
 # to a share of that bound, long ones to detect-secrets' default base64 limit.
@@ -86,6 +98,12 @@ class SecretFound(InvalidInput):
         listed = "; ".join(f.describe() for f in findings)
         super().__init__(f"{listed} ({advice})", field=field)
 
+
+# A case-insensitive alternation costs a pass per alternative over the whole text; plain substring
+# tests on the lowered text are ≈ 50× cheaper and rule most texts out first. Every detect-secrets
+# keyword (its DENYLIST) holds one of these; so does every prose pattern below.
+_KEYWORD_HINTS = ("key", "pass", "pwd", "secret", "contras")
+_PROSE_HINTS = ("pass", "pwd", "pw", "token", "secret", "key", "login", "cred", "bearer", "basic")
 
 _lock = threading.Lock()
 _detectors: list[tuple[str, list[Any]]] | None = None
@@ -201,10 +219,12 @@ def _line_findings(line: str, offset: int) -> Iterator[Finding]:
     if "=" not in line and ":" not in line and "(" not in line:
         return
     indirect = None
-    for pattern, group in _keyword_patterns if _keyword_present.search(line) else ():
+    lowered = line.lower()
+    named = any(hint in lowered for hint in _KEYWORD_HINTS) and _keyword_present.search(line)
+    for pattern, group in _keyword_patterns if named else ():
         for match in pattern.finditer(line):
             value = match.group(group)
-            if not value or not _credential_like(value) or _is_look_alike(value):
+            if not value or not _credential_like(value) or _is_look_alike(value) or _CODE_VALUE.fullmatch(value):
                 continue
             if indirect is None:
                 from detect_secrets.filters.heuristic import is_indirect_reference
@@ -217,12 +237,63 @@ def _line_findings(line: str, offset: int) -> Iterator[Finding]:
         if named is None:
             continue
         name, value = named.group("name"), match.group("value")
-        if _ID_NAME.search(name) or _is_look_alike(value):
-            continue
+        if (_ID_NAME.search(name) or _is_look_alike(value) or _WORDS_VALUE.fullmatch(value)
+                or value.startswith("//") or line[match.end():match.end() + 1] in ("(", "[")):
+            continue  # a name, a look-alike, a URL after its scheme, or code (`Base64HighEntropyString().method`)
         if _HEX.fullmatch(value) and not _SECRET_NAME.search(name):
             continue  # a digest or a commit, not a key
         if _looks_random(value) or (_SECRET_NAME.search(name) and _HEX.fullmatch(value) and len(value) >= 20):
             yield Finding(GENERIC_KIND, offset + match.start("value"), offset + match.end("value"))
+
+
+# Prose: a secret-sounding word, optionally what it is for, a verb or a separator, then the value
+# ("the db password is hunter2", "the token for Sentry is …", "use password Winter2024!").
+_PROSE_SECRET = re.compile(
+    r"(?i)\b(?P<word>password|passwd|passphrase|pwd|pw|token|secret|api[ _-]?key)\b"
+    r"(?:\s+(?:for|of|on|to)\s+[^\n.:=!?]{1,40}?(?:\s+(?:is|was|are|were|will be)\b|\s*[:=])"
+    r"|\s+(?:is|was|are|were|will be)\b|\s*[:=]|\s+with\b|(?=\s))\s*[\"'`*_]*(?P<value>[^\s\"'`]+)")
+# A pair: "staging login is admin / Tr0ub4dor…", "login: deploy / …", "SMTP creds are me@x.io / …".
+_PROSE_LOGIN = re.compile(
+    r"(?i)\b(?:login|logins|creds|credentials|user\s*/\s*pass(?:word)?|username\s*/\s*password)\b"
+    r"(?:\s+(?:is|are|was|were)\b|\s*[:=])?\s*[\w.@+-]{1,64}(?:\s+/\s+|\s*:\s*|/)(?P<value>[^\s\"'`]+)")
+_PROSE_BEARER = re.compile(r"(?i)\b(?:bearer|basic)\s+(?P<value>[A-Za-z0-9+/=_\-.~]{16,})")
+_TRAILING = ".,;:)]}>'\"`*_~"
+_CAPS_NAME = re.compile(r"[A-Z][A-Z0-9_]*_[A-Z0-9_]+")  # an environment variable's name, not its value
+
+
+def _prose_value_is_secret(value: str, word: str) -> bool:
+    """A value written in a sentence is a credential when it could not be an English word, a name
+    in code or a path: six characters or more, a digit or a symbol in it, two kinds of character;
+    or, after "passphrase"/"password", three words joined by hyphens."""
+    if len(value) < 6 or _is_look_alike(value) or _CODE_VALUE.fullmatch(value) or _CAPS_NAME.fullmatch(value):
+        return False
+    if any(ch in value for ch in "/\\(){}[]<>$%") or "=" in value.rstrip("=") or value.startswith(("http", "@", "#", "-")):
+        return False
+    if re.fullmatch(r"[a-z]+(-[a-z]+){2,}", value):
+        return word.lower().startswith("pass")
+    symbols = any(not ch.isalnum() and ch not in "-_" for ch in value)
+    if not (any(ch.isdigit() for ch in value) or symbols):
+        return False
+    return _credential_like(value) and not re.fullmatch(r"[\d.,:x-]+[a-z]{0,3}", value)  # 24h, 1.2.3, 30s
+
+
+def _prose_findings(text: str) -> Iterator[Finding]:
+    lowered = text.lower()
+    if not any(hint in lowered for hint in _PROSE_HINTS):
+        return
+    for pattern, kind in ((_PROSE_SECRET, "Password"), (_PROSE_LOGIN, "Login Credentials"),
+                          (_PROSE_BEARER, "Bearer Token")):
+        for match in pattern.finditer(text):
+            value = match.group("value").rstrip(_TRAILING)
+            word = match.groupdict().get("word") or "password"
+            if kind == "Bearer Token":
+                if not (_looks_random(value) and not _is_look_alike(value)):
+                    continue
+            elif not _prose_value_is_secret(value, word):
+                continue
+            named = kind if kind != "Password" or word.lower().startswith(("pass", "pw")) else "Secret Keyword"
+            start = match.start("value")
+            yield Finding(named, start, start + len(value))
 
 
 def scan(text: str) -> list[Finding]:
@@ -232,6 +303,7 @@ def scan(text: str) -> list[Finding]:
     for block in _PRIVATE_KEY_BLOCK.finditer(text):
         found.append(Finding("Private Key", block.start(), block.end()))
     found.extend(_token_findings(text))
+    found.extend(_prose_findings(text))
     offset = 0
     for line in text.splitlines(keepends=True):
         found.extend(_line_findings(line, offset))
@@ -245,6 +317,13 @@ def scan(text: str) -> list[Finding]:
         else:
             merged.append(finding)
     return merged
+
+
+def may_hold_secret(text: str) -> bool:
+    """False for a text of letters, spaces and sentence punctuation alone, which no detector here
+    finds a secret in (each needs a digit or a symbol, short of a key id that happens to be all
+    capitals); a read door that keeps its text (recall's log) need not load detect-secrets for it."""
+    return any(ch.isdigit() or not (ch.isalpha() or ch.isspace() or ch in ".,;!?'\"()") for ch in text)
 
 
 def redact(text: str, findings: list[Finding] | None = None) -> str:

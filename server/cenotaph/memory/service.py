@@ -91,6 +91,7 @@ class Memory:
         `ecosystem`, the manifests of the caller's `workspace` say which (Graveyard.plan)."""
         plan = self.graveyard.plan(name, reason=reason, project=project, effort=effort, ecosystem=ecosystem,
                                    aliases=aliases, workspace=workspace)
+        secrets.check(plan.name, "name")  # a name is not redacted (it would name nothing): it is refused
         plan = dataclasses.replace(plan, reason=secrets.screen(plan.reason, "reason", actor))
         # One transaction: a crash leaves the memory and its graveyard record together, or neither.
         with self.ctx.store.write():
@@ -117,6 +118,7 @@ class Memory:
             try:
                 plan = self.graveyard.plan(pair[0], reason=pair[1], project=project, effort=effort,
                                            workspace=workspace)
+                secrets.check(plan.name, "name")
                 plans.append(dataclasses.replace(plan, reason=secrets.screen(plan.reason, "reason", actor)))
             except validate.InvalidInput as exc:  # re-raised as it is (a SecretFound stays one), renamed
                 exc.field = f"abandoned[{i}].{exc.field}"

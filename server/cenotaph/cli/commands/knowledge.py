@@ -31,7 +31,7 @@ def cmd_ingest(args: argparse.Namespace, memory) -> None:
                (r.skipped_unsupported, "not Markdown, reStructuredText or text")]
     lines += [f"skipped {n} file(s): {why}" for n, why in skipped if n]
     lines += [f"no such file or folder: {path}" for path in r.missing]
-    lines += [f"left out, it holds a secret: {where}" for where in r.refused_secrets]
+    lines += [f"secret redacted: {where}" for where in r.redacted_secrets]
     emit(args, r, "\n".join(lines))
     if r.missing:
         raise CommandFailed

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from cenotaph.memory import validate
+from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import TIME_FORMAT, Context, parse_time
 from cenotaph.memory.core import concepts
 from cenotaph.memory.core.recorder import Recorder
@@ -653,9 +653,12 @@ class Recaller:
         summary = [{"type": r.result_type, "id": r.id, "score": r.score, "name": r.name} for r in response.results]
         row_ids = [r.id for r in response.results if r.result_type == "memory" and not is_shared_id(r.id)]
         results = json.dumps(summary, ensure_ascii=False)
+        # A query is kept 30 days: a secret typed into it is kept redacted, not refused (nothing
+        # else of a recall is stored); a plain-words query does not load the detectors.
+        logged = secrets.redact(query) if secrets.may_hold_secret(query) else query
 
         def write(conn: Any) -> None:
-            recall_log.append(conn, at=now, actor=actor.name, project=project, query=query, results=results)
+            recall_log.append(conn, at=now, actor=actor.name, project=project, query=logged, results=results)
             recall_log.prune(conn, cutoff)
             memories.bump_recalled(conn, row_ids, now)
 

@@ -8,6 +8,10 @@ memory that held its place (same heading, same position under it), a chunk that 
 archived "no longer in <path>", and a deleted file archives all its chunks. One file is one
 transaction.
 
+A secret in a document is redacted, not dropped: the person asked for the file, and a section that
+shows an example key (Flask's configuration docs) is still the answer to a question about it. Only
+the value becomes `[REDACTED:<kind>]`; the report says where (path:line) and what kind.
+
 Documents take no part in the near-duplicate and contradiction checks against notes: a README
 restating a decision neither duplicates nor contradicts it (memory/core/remember.py)."""
 
@@ -18,7 +22,7 @@ import subprocess
 from collections import defaultdict, deque
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -62,8 +66,9 @@ class IngestReport:
     skipped_oversize: list[str] = field(default_factory=list)
     skipped_unsupported: int = 0
     missing: list[str] = field(default_factory=list)
-    # Chunks left out because they hold a secret (memory/secrets.py): "path:line: kind", never the value.
-    refused_secrets: list[str] = field(default_factory=list)
+    # Secrets replaced by `[REDACTED:<kind>]` in the chunks stored (memory/secrets.py): "path:line: kind",
+    # never the value. The chunk itself is kept: a person asked for the file.
+    redacted_secrets: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -253,10 +258,15 @@ class _Pipeline:
         with ctx.store.read() as conn:
             old = documents.of_path(conn, project, rel)
             rows = {r.memory_id: memories.current(conn, r.memory_id) for r in old}
-        plan = _plan(old, {mid: row.content_hash for mid, row in rows.items() if row is not None}, new)
-        # Only text not stored yet is screened: an unchanged chunk was screened when it went in.
-        plan.changed = [entry for entry in plan.changed if _no_secret(rel, entry[1], report)]
-        plan.added = [entry for entry in plan.added if _no_secret(rel, entry[0], report)]
+        hashes = {mid: row.content_hash for mid, row in rows.items() if row is not None}
+        # A chunk is planned as it would be stored, its secrets redacted, so that re-ingesting an
+        # unchanged file leaves it alone; text stored already was screened when it went in.
+        stored = set(hashes.values())
+        found: dict[int, list[str]] = {}
+        new = [c if content_hash(c.text) in stored else _redacted(rel, c, found) for c in new]
+        plan = _plan(old, hashes, new)
+        for chunk in [c for _, c, _ in plan.changed] + [c for c, _ in plan.added]:
+            report.redacted_secrets.extend(found.get(id(chunk), []))
         report.files += 1
         if not plan.changed and not plan.added and not plan.gone:
             report.files_unchanged += 1
@@ -324,12 +334,16 @@ def _lead(chunk: chunks.Chunk) -> str:
     return f"{chunk.heading_path}\n{lead}" if chunk.heading else lead
 
 
-def _no_secret(rel: str, chunk: chunks.Chunk, report: IngestReport) -> bool:
+def _redacted(rel: str, chunk: chunks.Chunk, found: dict[int, list[str]]) -> chunks.Chunk:
+    """`chunk` with each secret replaced by `[REDACTED:<kind>]`; where each was ("path:line: kind")
+    goes into `found` under the returned chunk."""
     findings = secrets.scan(chunk.text)
-    for finding in findings:
-        line = chunk.start_line + chunk.text.count("\n", 0, finding.start)
-        report.refused_secrets.append(f"{rel}:{line}: {finding.kind}")
-    return not findings
+    if not findings:
+        return chunk
+    redacted = replace(chunk, text=secrets.redact(chunk.text, findings))
+    found[id(redacted)] = [f"{rel}:{chunk.start_line + chunk.text.count(chr(10), 0, f.start)}: {f.kind}"
+                           for f in findings]
+    return redacted
 
 
 def _remove_file(ctx: Context, actor: Actor, project: str, rel: str, report: IngestReport) -> None:

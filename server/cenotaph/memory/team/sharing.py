@@ -100,8 +100,11 @@ def plan(ctx: Context, graveyard: Graveyard, shared: SharedFolders, actor: Actor
     """What sharing `target` (a memory id, or the name of an abandoned approach) would write: never
     a secret, even one stored before writes were screened (memory/secrets.py)."""
     share = _plan(ctx, graveyard, shared, actor, target, project=project)
-    secrets.check(share.text, "target", advice="forget or update the memory first; a shared file is public to the "
-                                               "whole team and stays in git's history")
+    # The file's name as well as its text: a name made from the content (a slug) or from an
+    # approach's name is committed to git like the text is.
+    secrets.check(f"{share.path}\n{share.text}", "target",
+                  advice="forget or update the memory first; a shared file is public to the whole team and stays in "
+                         "git's history")
     return share
 
 
