@@ -7,6 +7,7 @@ import importlib
 import importlib.util
 import logging
 import os
+import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,45 @@ _FALLBACK_BINDINGS = ("sqlean", "pysqlite3")
 
 
 class StoreUnavailable(RuntimeError):
-    """No SQLite binding on this Python can load sqlite-vec."""
+    """The store cannot be opened: no SQLite binding on this Python can load sqlite-vec, or its
+    address names no store (another scheme, a file that is not SQLite, a missing folder)."""
+
+
+SCHEMES = ("postgresql://", "postgres://")  # the URLs that are stores; anything else is a file path
+# `scheme:/…`: a URL, not a file name (a Windows drive, `C:\…`, has a one-letter scheme and a backslash).
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:/")
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def check_address(location: Path | str) -> None:
+    """Refuse a URL of another scheme before it becomes a file of that name (`postgresq://…`
+    would create a SQLite file whose path holds the password)."""
+    text = str(location)
+    if _URL.match(text) and not text.lower().startswith(SCHEMES):
+        from cenotaph.store.dialect import redact
+
+        raise StoreUnavailable(f"{redact(text)!r} is not a store address: a store is a "
+                               f"{' or '.join(SCHEMES)} URL or a file path")
+
+
+def check_file(path: Path, *, create_folder: bool) -> None:
+    """Refuse, untouched, a path that is not a SQLite file, and a missing folder unless asked
+    to create it (a typo in `--db` must not leave folders behind)."""
+    if path.is_dir():
+        raise StoreUnavailable(f"{path} is a folder, not a store file")
+    if path.exists():
+        try:
+            with path.open("rb") as file:
+                header = file.read(len(_SQLITE_HEADER))
+        except OSError as exc:
+            raise StoreUnavailable(f"{path} cannot be read: {exc.strerror}") from None
+        if header and header != _SQLITE_HEADER:
+            raise StoreUnavailable(f"{path} is not a store (not an SQLite file); it was left untouched")
+    elif not path.parent.is_dir():
+        if not create_folder:
+            raise StoreUnavailable(f"the folder {path.parent} does not exist: create it, or name a store in "
+                                   "a folder that does (only the default store's folder is created)")
+        path.parent.mkdir(parents=True, exist_ok=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,11 +119,12 @@ def binding() -> Binding:
     )
 
 
-def open_connection(path: Path | str, *, readonly: bool = False) -> Any:
+def open_connection(path: Path | str, *, readonly: bool = False, create_folder: bool = True) -> Any:
     """A connection with sqlite-vec loaded, WAL, foreign keys and a busy timeout."""
     b = binding()
     if str(path) != ":memory:":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        check_address(path)
+        check_file(Path(path), create_folder=create_folder)
     conn = b.module.connect(str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
     conn.enable_load_extension(True)
     _load_sqlite_vec(conn)
