@@ -152,6 +152,16 @@ def normalize(name: str, ecosystem: str | None = None) -> str:
     return get(ecosystem).normalize(name.strip())
 
 
+def name_problem(name: str, ecosystem: str | None = None) -> str | None:
+    """What `ecosystem`'s registry would refuse in `name` (see each module's `name_problem`: PEP
+    508 for PyPI, npm's rules with scopes, crates.io's, Go import paths, image references…), or
+    None when it is a name there. In ANY, a name is one when some ecosystem takes it."""
+    if ecosystem == ANY:
+        problems = [described.name_problem(name) for described in load().ecosystems]
+        return None if None in problems else get(spelled_ecosystem(name)).name_problem(name)
+    return get(ecosystem).name_problem(name)
+
+
 def lookup_keys(name: str, ecosystem: str | None = None) -> tuple[str, ...]:
     """Every key under which `name` may have been abandoned: its normalized form, its folded
     form, and those its ecosystem adds, and the package an alias stands for (the import `yaml`
