@@ -197,14 +197,15 @@ class Memory:
 
     def check_approaches(self, names: Iterable[str], *, project: str, include_other_projects: bool = True,
                          ecosystem: str | None = None, detected: bool = False) -> list[ApproachCheck]:
-        """One verdict per name. A name someone typed must be one its ecosystem takes (`requests==2.0`
-        is told its name is `requests`); names the scanners read out of a document (`detected`)
-        are checked as found, so that one odd spelling mid-edit costs no document its diagnostics."""
+        """One verdict per name. A name someone typed must be one some ecosystem takes (`requests==2.0`
+        is told its name is `requests`; a Go path checked as npm is clear there, not refused);
+        names the scanners read out of a document (`detected`) are checked as found, so that one
+        odd spelling mid-edit costs no document its diagnostics."""
         if ecosystem is not None:
             validate.choice(ecosystem, "ecosystem", ecosystems.NAMES)
         checked = validate.text_list(list(names), "names", max_items=1000, max_length=300)
         if not detected:
-            checked = [validate.package_name(name, f"names[{i}]", ecosystem=ecosystem) for i, name in enumerate(checked)]
+            checked = [validate.package_name(name, f"names[{i}]", ecosystem=None) for i, name in enumerate(checked)]
         return self.graveyard.check(checked, validate.project(project),
                                     include_other_projects=include_other_projects, ecosystem=ecosystem)
 

@@ -109,18 +109,19 @@ def unprintable(name: str) -> str | None:
     return None
 
 
-def name_rule(pattern: str, registry: str, allowed: str, *, versions: str = "", flags: int = re.IGNORECASE,
+def name_rule(pattern: str, registry: str, allowed: str, *, versions: str = "", flags: int = re.IGNORECASE | re.ASCII,
               max_length: int = 214) -> NameRule:
     """A rule: the whole name matches `pattern` (`registry` names the rules it follows, `allowed`
-    says them in words). A name followed by a version (one of the characters `versions` starts
-    with) is told which part is the name, so the version goes in the reason instead."""
+    says them in words). A name followed by a version (what the pattern `versions` matches at its
+    start: `==`, `@`) is told which part is the name, so the version goes in the reason instead."""
     whole = re.compile(pattern, flags)
+    version = re.compile(versions) if versions else None
 
     def problem(name: str) -> str | None:
         if not name:
             return "is empty"
         head = whole.match(name)
-        if head and head.end() < len(name) and name[head.end()] in versions and head.group():
+        if head and head.group() and version and version.match(name, head.end()):
             return (f"{name!r} carries a version: the {registry} name is {head.group()!r} "
                     f"(`{name[head.end():]}` is a version specifier; say which versions in the reason)")
         if found := unprintable(name):

@@ -289,7 +289,7 @@ ECOSYSTEMS = (
         ),
         # crates.io's rules; `serde@1` (cargo add) and `serde = "1"` carry versions.
         name_problem=name_rule(r"[A-Za-z][A-Za-z0-9_-]*", "crate", "a letter, then letters, digits, - and _",
-                               versions="@=", flags=re.ASCII, max_length=64),
+                               versions=r"@|\s*=", flags=re.ASCII, max_length=64),
         project_installers=(_CARGO,),
     ),
 )

@@ -30,5 +30,5 @@ _MICROMAMBA = dataclasses.replace(
 ECOSYSTEMS = (
     Ecosystem("conda", system_installers=(_CONDA, _MICROMAMBA),
               name_problem=name_rule(r"[a-z0-9_][a-z0-9_.+-]*", "conda", "letters, digits and _ . + -",
-                                     versions="=<>!~[", flags=re.IGNORECASE | re.ASCII)),
+                                     versions=r"==?|[<>]=?|!=|~=|\[", flags=re.IGNORECASE | re.ASCII)),
 )

@@ -185,8 +185,8 @@ ECOSYSTEMS = (
     ),
     Ecosystem("apt", system_installers=(_APT,),
               name_problem=name_rule(r"[a-z0-9][a-z0-9+.-]+", "apt", "two or more of letters, digits and + . - "
-                                     "(Debian policy)", versions="=<>", flags=re.IGNORECASE | re.ASCII)),
+                                     "(Debian policy)", versions=r"[=<>]", flags=re.IGNORECASE | re.ASCII)),
     Ecosystem("apk", system_installers=(_APK,),
               name_problem=name_rule(r"[a-z0-9][a-z0-9+._-]*", "apk", "letters, digits and + . _ -",
-                                     versions="=<>~", flags=re.IGNORECASE | re.ASCII)),
+                                     versions=r"[=<>~]", flags=re.IGNORECASE | re.ASCII)),
 )

@@ -649,7 +649,7 @@ ECOSYSTEMS = (
         normalize=_normalize,
         name_problem=name_rule(r"[A-Z0-9](?:[A-Z0-9._-]*[A-Z0-9])?", "PyPI",
                                "letters, digits and . _ - inside, a letter or digit at each end (PEP 508)",
-                               versions="=<>!~[;@("),
+                               versions=r"===?|[<>]=?|!=|~=|\[|;|@|\("),
         aliases=_IMPORT_ALIASES,
         system_installers=(_PIP,),
         project_installers=(dataclasses.replace(_PIP, removals=frozenset({"uninstall"})), _UV, _POETRY),
