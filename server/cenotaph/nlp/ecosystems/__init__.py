@@ -1,6 +1,7 @@
 """The ecosystems a name may live in, one module each, and the registry the rest of the code asks:
 which ecosystem reads this file (`document_kind`, `document_for`), what a name's key is in
-ecosystem X (`normalize`, `lookup_keys`), which installers a shell command may run.
+ecosystem X (`normalize`, `lookup_keys`), whether its registry would take the name at all
+(`name_problem`), which installers a shell command may run.
 
 Each module describes its ecosystems with `base.Ecosystem`: the documents that import or declare
 its names (file patterns, scanner, whether a manifest), its name rules and its installers. The
