@@ -22,16 +22,19 @@ def store_location(db: Path | str | None = None) -> Path | str:
 
 
 def open_store(db: Path | str | None = None) -> Store:
-    """The store `store_location(db)` names."""
+    """The store `store_location(db)` names: a PostgreSQL URL, else a SQLite file (only the
+    default one's folder is created; any other URL scheme is refused)."""
+    from cenotaph.store.connect import check_address
     from cenotaph.store.dialect import is_postgres_url
 
     location = store_location(db)
+    check_address(location)
     if is_postgres_url(location):
         # Imported only here: psycopg stays out of a SQLite user's start-up.
         from cenotaph.store.postgres.db import PostgresStore
 
         return PostgresStore(str(location))  # type: ignore[return-value] - the same interface
-    return Store(location)
+    return Store(location, create_folder=Path(location) == default_db_path())
 
 
 def open_memory(db: Path | str | None = None, *, settings: config.Settings | None = None) -> Memory:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import CENOTAPH
+from tests.conftest import CENOTAPH, cli_store
 
 
 def run(env, *args, cwd=None, check=True):
@@ -80,3 +81,29 @@ def test_db_flag_overrides_home(cli_env, tmp_path):
     run(cli_env, "remember", "kept elsewhere", "--project", "p", "--db", str(db))
     assert db.exists()
     assert not (Path(cli_env["CENOTAPH_HOME"]) / "cenotaph.db").exists()
+
+
+def test_global_options_go_before_or_after_the_verb(cli_env):
+    store = str(cli_store(cli_env))
+    run(cli_env, "--db", store, "--project", "p", "remember", "The deploy key rotates monthly")
+    before = json.loads(run(cli_env, "--json", "--db", store, "doctor").stdout)
+    after = json.loads(run(cli_env, "doctor", "--json", "--db", store).stdout)
+    assert before["store"] == after["store"] and before["schema_version"] == after["schema_version"]
+    # Given on both sides, the one after the verb wins, as argparse reads left to right.
+    assert json.loads(run(cli_env, "--project", "q", "doctor", "--project", "p", "--json").stdout)["project"] == "p"
+    assert "rotates monthly" in run(cli_env, "--project", "p", "recall", "deploy key").stdout
+
+
+def test_output_into_a_closed_pipe_ends_quietly(cli_env):
+    for n in range(3):
+        run(cli_env, "remember", f"The cache for service {n} lives in /var/cache/s{n}", "--project", "p")
+    reader, writer = os.pipe()
+    os.close(reader)  # `| head -c1` that has already gone
+    try:
+        proc = subprocess.run([CENOTAPH, "recall", "cache", "--project", "p", "--json"], env=cli_env, stdout=writer,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(writer)
+    assert proc.returncode == 141 and proc.stderr == ""
+    # The positive control: the same command into an open pipe prints its results.
+    assert json.loads(run(cli_env, "recall", "cache", "--project", "p", "--json").stdout)["results"]

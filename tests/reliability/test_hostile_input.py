@@ -28,8 +28,10 @@ from pygls.exceptions import JsonRpcException
 
 from cenotaph.mcp.server import build_server
 from cenotaph.memory.errors import CenotaphError, InvalidInput
+from cenotaph.nlp import ecosystems
 from cenotaph.store.backup import is_sqlite
 from tests.conftest import AGENT, HUMAN, REPO
+from tests.gitrepo import GitRepo
 from tests.lsp.conftest import project_folder
 from tests.reliability import hostile
 from tests.reliability.support import PROJECT, assert_in_step, count, record, scale
@@ -143,6 +145,45 @@ def _count(memory) -> int:
     return memory.ctx.store.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
 
 
+WRITTEN_TABLES = ("memories", "approaches", "approach_aliases", "suppressions", "proposals", "events", "recall_log")
+
+
+def _state(memory, repository: Path | None = None) -> tuple[Any, ...]:
+    """What a command may write: the rows of every table a verb writes, the event chain's head,
+    and each file under the repository's `.cenotaph/` folder with its bytes."""
+    with memory.ctx.store.read() as conn:
+        rows = tuple(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] for table in WRITTEN_TABLES)
+    folder = repository / ".cenotaph" if repository else None
+    files = sorted((str(p.relative_to(folder)), p.read_bytes() if p.is_file() else b"/")
+                   for p in folder.rglob("*")) if folder and folder.exists() else []
+    return memory.change_seq(), rows, files
+
+
+# --- names: each ecosystem's rules, at the domain's front door ----------------------------------------
+
+VALID_NAMES = ["requests", "zope.interface", "left-pad", "@types/node", "serde_json", "github.com/pkg/errors",
+               "ghcr.io/acme/tool:v1", "libssl-dev", "ripgrep", "c++"]
+
+
+@PROPERTY
+@given(name=st.one_of(st.sampled_from(hostile.NAMES), st.sampled_from(VALID_NAMES), st.text(max_size=30)),
+       ecosystem=st.sampled_from([None, *ecosystems.NAMES]))
+def test_any_name_is_recorded_as_its_ecosystem_reads_it_or_refused_by_name(memory, name, ecosystem):
+    count("hostile input", "domain_examples")
+    before = _state(memory)
+    try:
+        result = memory.abandon(HUMAN, name, reason="fuzz", project=PROJECT, ecosystem=ecosystem)
+    except InvalidInput as refused:
+        assert refused.field == "name"
+        assert _state(memory) == before  # nothing half-written
+        return
+    recorded = result.approach.ecosystem
+    assert ecosystems.name_problem(name.strip(), recorded) is None, (name, recorded)
+    # What was stored is what `check` finds: never `requests==2-0` stored while `requests` is clear.
+    (verdict,) = memory.check_approaches([name], project=PROJECT, ecosystem=recorded)
+    assert verdict.status == "abandoned" and verdict.approach.id == result.approach.id
+
+
 # --- MCP: the tools ----------------------------------------------------------------------------
 
 
@@ -243,7 +284,12 @@ def _cli_templates(seeded: Seeded, backups: Path) -> list[list[str | Slot]]:
         ["experience", "--summary", Slot("summary", "Tried a cache"), "--outcome", Slot("outcome", "failed"),
          "--effort", Slot("effort", "2"), "--abandoned", Slot("abandoned", "is-even=pointless"),
          "--gotcha", Slot("gotchas", "cold start")],
+        ["abandon", Slot("name", "@acme/is-odd"), "--ecosystem", Slot("ecosystem", "npm"), "--reason", reason],
+        ["abandon", Slot("name", "is-odd"), "--reason", reason, "--share"],  # outside a repository: refused
+        ["remember", Slot("content", "Shared: the cache is in ~/.cache/b."), "--force", "--share"],
         ["check", Slot("names", "requests"), "--ecosystem", Slot("ecosystem", "pypi")],
+        ["suppress", Slot("name", "is-even"), "--ecosystem", Slot("ecosystem", "pypi"), "--kind", "recall",
+         "--reason", reason],
         ["deprioritise", Slot("id", m), "--reason", reason, "--hint", Slot("hints", "deploy")],
         ["archive", Slot("id", m), "--reason", reason],
         ["reinstate", Slot("id", m), "--reason", reason],
@@ -287,8 +333,10 @@ def test_the_command_line_answers_hostile_arguments_with_an_error_naming_the_fie
                 for token in template]
         if template[0] == "backup" and target is None:
             argv[1] = str(backups / f"b-{tried}.db")
-        before = memory.change_seq()
-        status, out, err = in_process_cli([*argv, "--db", str(db_path), "--project", PROJECT, "--json"])
+        before = _state(memory)
+        # The global options where people put them: after the verb, or before it.
+        options = ["--db", str(db_path), "--project", PROJECT, "--json"]
+        status, out, err = in_process_cli([*argv, *options] if rng.random() < 0.5 else [*options, *argv])
         tried += 1
         assert "Traceback" not in err and status in (0, 1, 2), (argv, status, err)
         if status == 0:
@@ -304,7 +352,7 @@ def test_the_command_line_answers_hostile_arguments_with_an_error_naming_the_fie
         else:  # argparse's: it names the argument, or the command it cannot read
             assert "error:" in err, (argv, err)
         if template[0] not in ("backup",):
-            assert memory.change_seq() == before, (argv, out, err)
+            assert _state(memory) == before, (argv, out, err)  # rows, events: nothing half-written
     assert refused and accepted
     # Backups land only where a successful backup said, whole; no partial file is left behind.
     written = {Path(p).resolve() for p in backed_up}
@@ -312,6 +360,78 @@ def test_the_command_line_answers_hostile_arguments_with_an_error_naming_the_fie
     assert all(is_sqlite(path) for path in written) and not list(tmp_path.rglob("*.partial"))
     assert_in_step(memory)
     record("hostile input", cli_inputs=tried, cli_refused=refused, cli_accepted=accepted)
+
+
+READ_VERBS = [["doctor"], ["recall", "cache"], ["check", "requests"], ["audit", "verify"], ["why", "left-pad"]]
+WRITE_VERBS = [["remember", "The cache is in ~/.cache/b."], ["abandon", "is-odd", "--reason", "r"]]
+
+
+@pytest.mark.sqlite_only("the valid store of the positive control is the SQLite file; the refused ones name no store")
+def test_an_address_that_names_no_store_is_refused_and_nothing_is_created(memory, db_path, in_process_cli, tmp_path):
+    folder = tmp_path / "addresses"
+    folder.mkdir()
+    addresses = hostile.store_addresses(folder)
+    before = {p: p.read_bytes() if p.is_file() else None for p in folder.rglob("*")}
+    cwd_before = sorted(Path.cwd().iterdir())
+    tried = 0
+    for address in addresses:
+        for verb in READ_VERBS + WRITE_VERBS:
+            for argv in (["--db", address, *verb], [*verb, "--db", address, "--json"]):
+                status, out, err = in_process_cli(argv)
+                tried += 1
+                assert status == 2 and "Traceback" not in err, (argv, status, err)
+                assert "hunter2" not in err + out, (argv, err)  # a typo's password is not repeated
+                if "://" in address:
+                    assert "postgresql://" in err and "postgres://" in err, (argv, err)  # the schemes accepted
+    # Untouched: the file that is not a store, no folder created, nothing new where the command ran.
+    assert {p: p.read_bytes() if p.is_file() else None for p in folder.rglob("*")} == before
+    assert not (folder / "missing").exists() and sorted(Path.cwd().iterdir()) == cwd_before
+    # The positive control: the same verbs on a real store, the options before the verb.
+    for verb in READ_VERBS:
+        status, _, err = in_process_cli(["--db", str(db_path), "--project", PROJECT, "--json", *verb])
+        assert status == 0, (verb, err)
+    record("hostile input", store_addresses=len(addresses), store_address_commands=tried)
+
+
+def test_a_refused_share_leaves_the_store_its_events_and_the_folder_as_they_were(memory, db_path, in_process_cli,
+                                                                                tmp_path, monkeypatch):
+    rng = random.Random(SEED + 3)
+    _seed(memory)
+    repository = GitRepo(tmp_path / "repo").root
+    monkeypatch.chdir(repository)
+    options = ["--db", str(db_path), "--project", PROJECT, "--json"]
+    # The positive control: a valid share writes its file and its record.
+    status, _, err = in_process_cli(["abandon", "is-odd", "--reason", "one line", "--share", *options])
+    assert status == 0, err
+    assert (repository / ".cenotaph" / "graveyard" / "pypi" / "is-odd.toml").is_file()
+    # A share that fails after every check passed (the file's folder is a file): the record goes too.
+    (repository / ".cenotaph" / "graveyard" / "npm").write_text("in the way\n")
+    before = _state(memory, repository)
+    status, out, _ = in_process_cli(["abandon", "is-even", "--ecosystem", "npm", "--reason", "r", "--share", *options])
+    assert status == 2 and json.loads(out)["error"]["field"] == "target"
+    assert _state(memory, repository) == before
+    assert memory.check_approaches(["is-even"], project=PROJECT, ecosystem="npm")[0].status == "clear"
+    templates = [
+        ["abandon", Slot("name", "is-even"), "--ecosystem", Slot("ecosystem", "npm"), "--reason", "r", "--share"],
+        ["remember", Slot("content", "A note for the team"), "--force", "--share"],
+        ["experience", "--summary", Slot("summary", "Tried a cache"), "--outcome", "failed", "--effort", "2",
+         "--abandoned", Slot("abandoned", "is-even=pointless"), "--share"],
+    ]
+    refused = 0
+    for _ in range(scale(60, 400)):
+        template = rng.choice(templates)
+        slots = [token for token in template if isinstance(token, Slot)]
+        target = rng.choice(slots) if rng.random() < 0.8 else None
+        argv = [hostile.text(rng) if token is target else token.valid if isinstance(token, Slot) else token
+                for token in template]
+        before = _state(memory, repository)
+        status, out, err = in_process_cli([*argv, *options])
+        assert "Traceback" not in err and status in (0, 1, 2), (argv, status, err)
+        if status != 0:
+            refused += 1
+            assert _state(memory, repository) == before, (argv, out, err)
+    assert refused
+    record("hostile input", share_commands_refused=refused)
 
 
 # --- the language server -----------------------------------------------------------------------------

@@ -46,6 +46,7 @@ VERBS: tuple[Verb, ...] = (
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cenotaph", description="A shared memory for coding work: dead ends stay dead.")
     parser.add_argument("--version", action="version", version=f"cenotaph {__version__}")
+    global_options(parser)
     commands = Subcommands(parser.add_subparsers(dest="command", required=True, metavar="COMMAND"), global_options())
     for add_verb in VERBS:
         add_verb(commands)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -31,12 +32,15 @@ class CommandFailed(Exception):
     """A command that ran but could not do what was asked (exit status 1)."""
 
 
-def global_options() -> argparse.ArgumentParser:
-    """The options every verb takes (the parent of each verb's parser)."""
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--db", help="store file or postgresql:// URL (default: $CENOTAPH_STORE, `store` in config.toml, $CENOTAPH_HOME/cenotaph.db or $XDG_DATA_HOME/cenotaph)")
-    common.add_argument("--project", help="project id (default: from .cenotaph.toml, git origin or repository path)")
-    common.add_argument("--json", action="store_true", help="machine-readable output (shapes in shared_schema/)")
+def global_options(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    """The options every verb takes, before or after the verb: `parser` (the top level) gets
+    their defaults; without it, the parent of each verb's parser, whose options leave unset what
+    was not given after the verb, so that `cenotaph --json doctor` keeps its `--json`."""
+    common = parser or argparse.ArgumentParser(add_help=False)
+    unset = {} if parser else {"default": argparse.SUPPRESS}
+    common.add_argument("--db", **unset, help="store file or postgresql:// URL (default: $CENOTAPH_STORE, `store` in config.toml, $CENOTAPH_HOME/cenotaph.db or $XDG_DATA_HOME/cenotaph)")
+    common.add_argument("--project", **unset, help="project id (default: from .cenotaph.toml, git origin or repository path)")
+    common.add_argument("--json", action="store_true", **unset, help="machine-readable output (shapes in shared_schema/)")
     return common
 
 
@@ -98,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             _attach_repository(args, memory)
             args.handler(args, memory)
+            sys.stdout.flush()  # here, so that a closed pipe is met inside the try
         finally:
             memory.close()
     except CommandFailed:
@@ -108,7 +113,18 @@ def run(args: argparse.Namespace) -> int:
     except (StoreUnavailable, SchemaTooNew) as exc:
         _fail(args, str(exc), "store")
         return 2
+    except BrokenPipeError:
+        return _closed_pipe()
     return 0
+
+
+def _closed_pipe() -> int:
+    """The reader of stdout went away (`cenotaph … | head`): end quietly, as other tools do, with
+    stdout pointed at /dev/null so the interpreter's last flush does not complain either."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 141  # 128 + SIGPIPE, what a shell reports for a program a closed pipe ended
 
 
 def _attach_repository(args: argparse.Namespace, memory: Memory) -> None:

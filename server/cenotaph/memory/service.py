@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -46,6 +47,7 @@ from cenotaph.memory.policy import compile as compiler
 from cenotaph.memory.policy import lessons
 from cenotaph.memory.team import sharing
 from cenotaph.memory.team.folder import FolderState, SharedFolders
+from cenotaph.nlp import ecosystems
 from cenotaph.store import events, memories, vectors
 from cenotaph.store.db import Store
 from cenotaph.store.memories import Scope
@@ -78,6 +80,19 @@ class Memory:
         self.ctx.store.close()
 
     # --- writes ----------------------------------------------------------------------------------
+
+    @contextmanager
+    def together(self) -> Iterator[None]:
+        """The writes made inside succeed or fail together: one store transaction, its rows and
+        events; a file a share writes into `.cenotaph/` comes last (after every check), so a
+        failure before it leaves the folder as it was. What the graveyard's cache read of writes
+        rolled back is forgotten."""
+        try:
+            with self.ctx.store.write():
+                yield
+        except BaseException:
+            self.graveyard.forget_cache()
+            raise
 
     def remember(self, actor: Actor, content: str, *, project: str, kind: str = "note",
                  tags: list[str] | None = None, force: bool = False, **fields: Any) -> RememberResult:
@@ -193,8 +208,16 @@ class Memory:
         return self.recaller.recall(actor, query, project=project, k=k, **options)
 
     def check_approaches(self, names: Iterable[str], *, project: str, include_other_projects: bool = True,
-                         ecosystem: str | None = None) -> list[ApproachCheck]:
+                         ecosystem: str | None = None, detected: bool = False) -> list[ApproachCheck]:
+        """One verdict per name. A name someone typed must be one some ecosystem takes (`requests==2.0`
+        is told its name is `requests`; a Go path checked as npm is clear there, not refused);
+        names the scanners read out of a document (`detected`) are checked as found, so that one
+        odd spelling mid-edit costs no document its diagnostics."""
+        if ecosystem is not None:
+            validate.choice(ecosystem, "ecosystem", ecosystems.NAMES)
         checked = validate.text_list(list(names), "names", max_items=1000, max_length=300)
+        if not detected:
+            checked = [validate.package_name(name, f"names[{i}]", ecosystem=None) for i, name in enumerate(checked)]
         return self.graveyard.check(checked, validate.project(project),
                                     include_other_projects=include_other_projects, ecosystem=ecosystem)
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from cenotaph.memory.errors import InvalidInput
+from cenotaph.nlp import ecosystems
 
 MAX_CONTENT = 50_000
 MAX_SHORT_TEXT = 2_000
@@ -73,3 +74,12 @@ def project(value: Any, field: str = "project") -> str:
     if not isinstance(value, str):
         raise InvalidInput(f"expected text, got {type(value).__name__}", field=field)
     return text(value, field, max_length=1000, allow_empty=True).strip()
+
+
+def package_name(value: Any, field: str = "name", *, ecosystem: str | None) -> str:
+    """A name its ecosystem's registry would take (`ecosystems.name_problem`), stripped; `None`
+    for the ecosystem: a name some ecosystem takes."""
+    name = text(value, field, max_length=300).strip()
+    if problem := ecosystems.name_problem(name, ecosystems.ANY if ecosystem is None else ecosystem):
+        raise InvalidInput(problem, field=field)
+    return name

@@ -7,6 +7,7 @@ import importlib
 import importlib.util
 import logging
 import os
+import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,8 +36,9 @@ _FALLBACK_BINDINGS = ("sqlean", "pysqlite3")
 
 
 class StoreUnavailable(RuntimeError):
-    """The store cannot be used: no SQLite binding here can load sqlite-vec, or the file cannot
-    be read or written (StoreFault)."""
+    """The store cannot be used: no SQLite binding here can load sqlite-vec, its address names no
+    store (another scheme, a file that is not SQLite, a missing folder), or the file cannot be
+    read or written (StoreFault)."""
 
 
 class StoreFault(StoreUnavailable):
@@ -102,6 +104,43 @@ def _disk_full(path: Path | str) -> bool:
     return stat.f_bavail * stat.f_frsize < 64 * 1024
 
 
+SCHEMES = ("postgresql://", "postgres://")  # the URLs that are stores; anything else is a file path
+# `scheme:/…`: a URL, not a file name (a Windows drive, `C:\…`, has a one-letter scheme and a backslash).
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:/")
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def check_address(location: Path | str) -> None:
+    """Refuse a URL of another scheme before it becomes a file of that name (`postgresq://…`
+    would create a SQLite file whose path holds the password)."""
+    text = str(location)
+    if _URL.match(text) and not text.lower().startswith(SCHEMES):
+        from cenotaph.store.dialect import redact
+
+        raise StoreUnavailable(f"{redact(text)!r} is not a store address: a store is a "
+                               f"{' or '.join(SCHEMES)} URL or a file path")
+
+
+def check_file(path: Path, *, create_folder: bool) -> None:
+    """Refuse, untouched, a path that is not a SQLite file, and a missing folder unless asked
+    to create it (a typo in `--db` must not leave folders behind)."""
+    if path.is_dir():
+        raise StoreUnavailable(f"{path} is a folder, not a store file")
+    if path.exists():
+        try:
+            with path.open("rb") as file:
+                header = file.read(len(_SQLITE_HEADER))
+        except OSError as exc:
+            raise StoreUnavailable(f"{path} cannot be read: {exc.strerror}") from None
+        if header and header != _SQLITE_HEADER:
+            raise StoreUnavailable(f"{path} is not a store (not an SQLite file); it was left untouched")
+    elif not path.parent.is_dir():
+        if not create_folder:
+            raise StoreUnavailable(f"the folder {path.parent} does not exist: create it, or name a store in "
+                                   "a folder that does (only the default store's folder is created)")
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+
 @dataclass(frozen=True, slots=True)
 class Binding:
     module: ModuleType
@@ -157,11 +196,11 @@ def binding() -> Binding:
     )
 
 
-def open_connection(path: Path | str, *, readonly: bool = False) -> Any:
+def open_connection(path: Path | str, *, readonly: bool = False, create_folder: bool = True) -> Any:
     """A connection with sqlite-vec loaded, WAL, foreign keys and a busy timeout."""
     b = binding()
     try:
-        return _open(b, path, readonly)
+        return _open(b, path, readonly, create_folder)
     except b.module.OperationalError as exc:
         found = fault(exc, path)
         if found is None:
@@ -171,10 +210,11 @@ def open_connection(path: Path | str, *, readonly: bool = False) -> Any:
         raise StoreFault(f"the store's folder cannot be used ({path}): {exc.strerror or exc}") from None
 
 
-def _open(b: Binding, path: Path | str, readonly: bool) -> Any:
+def _open(b: Binding, path: Path | str, readonly: bool, create_folder: bool) -> Any:
     timeout_ms = busy_timeout_ms()
     if str(path) != ":memory:":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        check_address(path)
+        check_file(Path(path), create_folder=create_folder)
     conn = b.module.connect(str(path), isolation_level=None, check_same_thread=False, timeout=timeout_ms / 1000)
     try:
         _configure(conn, path, timeout_ms, readonly)

@@ -46,11 +46,11 @@ class Store(MetaMixin):
     go through `write()` (BEGIN IMMEDIATE on the writer, so concurrent writers queue on the busy
     timeout instead of failing on upgrade), reads through `read()` (one snapshot, on a reader)."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, create_folder: bool = True) -> None:
         if is_postgres_url(path):  # not a file name: SQLite would create one called that
             raise StoreUnavailable(f"{redact(str(path))} is a PostgreSQL store: open it with cenotaph.app.open_store")
         self.path = Path(path) if str(path) != ":memory:" else path
-        self.conn = open_connection(path)
+        self.conn = open_connection(path, create_folder=create_folder)
         self._lock = threading.RLock()  # the writer connection's: one write at a time in this process
         self._local = threading.local()  # this thread's open transaction's connection
         self._idle_readers: list[Any] = []  # reader connections between reads (see read())

@@ -13,15 +13,16 @@ from cenotaph.nlp import ecosystems
 
 
 def cmd_abandon(args: argparse.Namespace, memory) -> None:
-    result = memory.abandon(writer(args), args.name, reason=args.reason, project=project_of(args), effort=args.effort,
-                            ecosystem=args.ecosystem, aliases=args.alias)
+    with memory.together():  # a share that fails takes the record back
+        result = memory.abandon(writer(args), args.name, reason=args.reason, project=project_of(args),
+                                effort=args.effort, ecosystem=args.ecosystem, aliases=args.alias)
+        shared = share_after(args, memory, [result.approach.name])
     a = result.approach
     where = "everywhere" if a.project == "" else f"in {a.project}"
     text = f"abandoned {a.display_name} ({a.ecosystem}: {a.name}) {where}, approach #{a.id}"
     if result.recall_suppressed:
         text += f"\nmemories that mention {a.name} are now kept out of recall (effort {a.effort}/5); " \
                 f"lift with `cenotaph unsuppress {a.name} --kind recall --reason …`"
-    shared = share_after(args, memory, [a.name])
     emit(args, {**as_json(result), "shared": shared} if shared else result,
          "\n".join([text, *shared_lines(shared)]))
 

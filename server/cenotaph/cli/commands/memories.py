@@ -13,13 +13,14 @@ from cenotaph.memory.models import KINDS, OUTCOMES, RecallResponse, as_json
 
 
 def cmd_remember(args: argparse.Namespace, memory) -> None:
-    result = memory.remember(writer(args), args.text, project=project_of(args), kind=args.kind, tags=args.tag,
-                             force=args.force, valid_from=args.valid_from, valid_to=args.valid_to)
+    with memory.together():  # a share that fails takes the memory back
+        result = memory.remember(writer(args), args.text, project=project_of(args), kind=args.kind, tags=args.tag,
+                                 force=args.force, valid_from=args.valid_from, valid_to=args.valid_to)
+        shared = share_after(args, memory, [result.id]) if result.stored else []
     if not result.stored:
         emit(args, result, f"not stored: near-duplicate of #{result.duplicate_of} "
                            f"(cosine {result.similarity:.2f}); use --force to store it anyway")
         raise CommandFailed
-    shared = share_after(args, memory, [result.id])
     lines = [f"remembered #{result.id}"]
     lines += [f"warning: contradicts #{w.other_id}: {w.explanation}" for w in result.contradictions]
     emit(args, {**as_json(result), "shared": shared} if shared else result,
@@ -86,14 +87,15 @@ def _parse_abandoned(values: Sequence[str]) -> list[tuple[str, str]]:
 
 
 def cmd_experience(args: argparse.Namespace, memory) -> None:
-    result = memory.record_experience(
-        writer(args), args.summary, project=project_of(args), outcome=args.outcome, effort=args.effort,
-        iterations=args.iterations, breakthrough=args.breakthrough, gotchas=args.gotcha,
-        abandoned=_parse_abandoned(args.abandoned), tags=args.tag,
-    )
+    with memory.together():  # a share that fails takes the experience back
+        result = memory.record_experience(
+            writer(args), args.summary, project=project_of(args), outcome=args.outcome, effort=args.effort,
+            iterations=args.iterations, breakthrough=args.breakthrough, gotchas=args.gotcha,
+            abandoned=_parse_abandoned(args.abandoned), tags=args.tag,
+        )
+        shared = share_after(args, memory, [result.id, *(r.approach.name for r in result.abandoned)])
     lines = [f"recorded experience #{result.id}"]
     lines += [f"abandoned {r.approach.display_name}: {r.approach.reason}" for r in result.abandoned]
-    shared = share_after(args, memory, [result.id, *(r.approach.name for r in result.abandoned)])
     emit(args, {**as_json(result), "shared": shared} if shared else result,
          "\n".join(lines + shared_lines(shared)))
 

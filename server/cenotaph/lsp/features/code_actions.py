@@ -51,7 +51,8 @@ def sharing_actions(ls: ServerContext, data: ApproachDiagnosticData,
     project = data.document_project
     if ls.memory.shared.for_project(project) is None:
         return []
-    verdict = ls.memory.check_approaches([data.name], project=project, include_other_projects=False)[0]
+    verdict = ls.memory.check_approaches([data.name], project=project, include_other_projects=False,
+                                         detected=True)[0]
     records = [a for a in (verdict.approach, *verdict.also) if a is not None]
     argument = {"name": data.name, "project": project}
     if any(source_of(a) == "repo" for a in records):

@@ -99,7 +99,7 @@ def _verdicts(ls: ServerContext, found: Scan) -> dict[tuple[str, str], ApproachC
         for start in range(0, len(ordered), CHECK_BATCH):
             batch = ordered[start:start + CHECK_BATCH]
             checked = ls.memory.check_approaches(batch, project=found.project, ecosystem=ecosystem,
-                                                 include_other_projects=ls.settings.other_projects)
+                                                 include_other_projects=ls.settings.other_projects, detected=True)
             cache.update(((scope, ecosystem, name), verdict) for name, verdict in zip(batch, checked, strict=True))
     return {(name, ecosystem): verdict for name, ecosystem in named
             if (verdict := cache.get((scope, ecosystem, name))) is not None and verdict.status == "abandoned"

@@ -30,7 +30,7 @@ def story(ls: ServerContext, approach_id: int, scope: str | None, *, name: str |
     approach = ls.memory.graveyard.get(approach_id)
     text = _one_story(ls, approach, scope)
     if name is not None and document_project is not None:
-        verdict = ls.memory.check_approaches([name], project=document_project)[0]
+        verdict = ls.memory.check_approaches([name], project=document_project, detected=True)[0]
         if verdict.approach is not None and verdict.approach.id == approach.id:
             for other in verdict.also:
                 text += "\n---\n\n" + _one_story(ls, other, "global" if other.project == "" else "project")

@@ -131,6 +131,12 @@ class Graveyard:
             self._index = _Index(seq, dict(by_key), dict(diag), dict(rec), frozenset(vocabulary), generation, shared)
         return self._index
 
+    def forget_cache(self) -> None:
+        """After a rolled-back write: the index may hold what it wrote, under an event number
+        the next write will take again."""
+        with self._lock:
+            self._index = None
+
     def vocabulary(self) -> frozenset[str]:
         return self.index().vocabulary
 
@@ -232,6 +238,7 @@ class Graveyard:
             validate.choice(ecosystem, "ecosystem", ecosystems.NAMES)
         if ecosystem is None:
             ecosystem = guess_ecosystem(name) if workspace is None else workspace_ecosystem(name, workspace)
+        name = validate.package_name(name, ecosystem=ecosystem)
         key = ecosystems.normalize(name, ecosystem)
         if not key:
             raise InvalidInput("does not contain a package or tool name", field="name")

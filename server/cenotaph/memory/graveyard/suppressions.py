@@ -27,8 +27,8 @@ def key_for(graveyard: Graveyard, name: str, project: str, ecosystem: str | None
         approach = verdict.approach
         key = approach.name
         spellings = {key, names.fold(approach.display_name), *approach.aliases}
-    else:
-        key = ecosystems.normalize(name, ecosystem or guess_ecosystem(name))
+    else:  # a name only: one its ecosystem takes (a record already kept is lifted whatever its name)
+        key = ecosystems.normalize(validate.package_name(name, ecosystem=ecosystem), ecosystem or guess_ecosystem(name))
         spellings = {key}
     if not key:
         raise InvalidInput("does not contain a package or tool name", field="name")

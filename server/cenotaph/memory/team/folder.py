@@ -15,6 +15,7 @@ shared_schema/shared-approach.schema.json and shared-memory.schema.json."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -454,8 +455,13 @@ def write(root: Path, path: str, text: str) -> bool:
         pass
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, target)
+    try:
+        temporary.write_bytes(data)
+        os.replace(temporary, target)
+    except OSError:
+        with contextlib.suppress(OSError):  # no half-written file left in the team's folder
+            temporary.unlink()
+        raise
     return True
 
 

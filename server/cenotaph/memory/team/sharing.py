@@ -145,7 +145,11 @@ def _plan(ctx: Context, graveyard: Graveyard, shared: SharedFolders, actor: Acto
 
 
 def apply(ctx: Context, shared: SharedFolders, actor: Actor, share: SharePlan) -> ShareResult:
-    changed = write(share.state.root, share.path, share.text)
+    try:
+        changed = write(share.state.root, share.path, share.text)
+    except OSError as exc:  # a read-only checkout, a file where a folder goes, a name too long for the disk
+        raise Conflict(f"{share.path} cannot be written in {share.state.root}: {exc.strerror or exc}",
+                       field="target") from None
     if changed:
         with ctx.store.write() as tx:
             ctx.event(tx, actor=actor.name, action="share", target=f"shared:{share.path}", project=share.state.project,

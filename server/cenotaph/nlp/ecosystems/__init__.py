@@ -1,6 +1,7 @@
 """The ecosystems a name may live in, one module each, and the registry the rest of the code asks:
 which ecosystem reads this file (`document_kind`, `document_for`), what a name's key is in
-ecosystem X (`normalize`, `lookup_keys`), which installers a shell command may run.
+ecosystem X (`normalize`, `lookup_keys`), whether its registry would take the name at all
+(`name_problem`), which installers a shell command may run.
 
 Each module describes its ecosystems with `base.Ecosystem`: the documents that import or declare
 its names (file patterns, scanner, whether a manifest), its name rules and its installers. The
@@ -150,6 +151,16 @@ def normalize(name: str, ecosystem: str | None = None) -> str:
     PyPI, npm names with their scope, Go module paths as written, images without tag or digest,
     everything else folded)."""
     return get(ecosystem).normalize(name.strip())
+
+
+def name_problem(name: str, ecosystem: str | None = None) -> str | None:
+    """What `ecosystem`'s registry would refuse in `name` (see each module's `name_problem`: PEP
+    508 for PyPI, npm's rules with scopes, crates.io's, Go import paths, image references…), or
+    None when it is a name there. In ANY, a name is one when some ecosystem takes it."""
+    if ecosystem == ANY:
+        problems = [described.name_problem(name) for described in load().ecosystems]
+        return None if None in problems else get(spelled_ecosystem(name)).name_problem(name)
+    return get(ecosystem).name_problem(name)
 
 
 def lookup_keys(name: str, ecosystem: str | None = None) -> tuple[str, ...]:

@@ -10,6 +10,7 @@ turns them into (line, UTF-16 column) positions once, at the end.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -94,6 +95,51 @@ def _never(_name: str) -> bool:
     return False
 
 
+# What is wrong with a name as an ecosystem's registry would see it, or None when it is one.
+NameRule = Callable[[str], "str | None"]
+
+
+def unprintable(name: str) -> str | None:
+    """The rule every ecosystem shares: no whitespace, control, format or unassigned character
+    (a name with a newline becomes a file name with one; a zero-width space hides a twin)."""
+    for char in name:
+        if unicodedata.category(char)[0] in "CZ":
+            described = unicodedata.name(char, f"U+{ord(char):04X}")
+            return f"contains {described} ({char!r}): a name holds no whitespace or control characters"
+    return None
+
+
+def name_rule(pattern: str, registry: str, allowed: str, *, versions: str = "", flags: int = re.IGNORECASE | re.ASCII,
+              max_length: int = 214) -> NameRule:
+    """A rule: the whole name matches `pattern` (`registry` names the rules it follows, `allowed`
+    says them in words). A name followed by a version (what the pattern `versions` matches at its
+    start: `==`, `@`) is told which part is the name, so the version goes in the reason instead."""
+    whole = re.compile(pattern, flags)
+    version = re.compile(versions) if versions else None
+
+    def problem(name: str) -> str | None:
+        if not name:
+            return "is empty"
+        head = whole.match(name)
+        if head and head.group() and version and version.match(name, head.end()):
+            return (f"{name!r} carries a version: the {registry} name is {head.group()!r} "
+                    f"(`{name[head.end():]}` is a version specifier; say which versions in the reason)")
+        if found := unprintable(name):
+            return found
+        if len(name) > max_length:
+            return f"is {len(name)} characters; a {registry} name has at most {max_length}"
+        if head is None or head.end() != len(name):
+            return f"{name!r} is not a valid {registry} name: {allowed}"
+        return None
+
+    return problem
+
+
+# A command, or a name met in prose (no '/': a name is one file under `.cenotaph/graveyard/`): a word of letters or digits, and . _ - + # inside.
+WORD_NAME = name_rule(r"[^\W_](?:[\w.+#-]*[\w+#])?", "tool or prose", "letters, digits and . _ - + #, starting with a "
+                      "letter or digit", flags=0, max_length=100)
+
+
 @dataclass(frozen=True, slots=True)
 class Ecosystem:
     """One ecosystem the graveyard knows: the files that declare or import its names, and the
@@ -102,6 +148,7 @@ class Ecosystem:
     name: str  # as recorded: "pypi", "npm", …
     documents: tuple[Document, ...] = ()
     normalize: Callable[[str], str] = fold  # the graveyard's key for a (stripped) name
+    name_problem: NameRule = WORD_NAME  # what its registry would refuse in a name
     # Folded names that stand for a package under another name (the import `yaml` is the
     # distribution pyyaml), whatever the ecosystem they were met in.
     aliases: Mapping[str, str] = field(default_factory=dict)

@@ -25,6 +25,7 @@ from cenotaph.nlp.ecosystems.base import (
     continues_word,
     lex,
     multi_line_string,
+    name_rule,
     stamp,
     syntax,
 )
@@ -286,6 +287,9 @@ ECOSYSTEMS = (
             Document("rust", ("?*.rs",), _import_hits, import_names=CrateRenames),
             Document("cargo_toml", ("cargo.toml",), _cargo_toml_hits, manifest=True, at_root=True, well_formed=parses),
         ),
+        # crates.io's rules; `serde@1` (cargo add) and `serde = "1"` carry versions.
+        name_problem=name_rule(r"[A-Za-z][A-Za-z0-9_-]*", "crate", "a letter, then letters, digits, - and _",
+                               versions=r"@|\s*=", flags=re.ASCII, max_length=64),
         project_installers=(_CARGO,),
     ),
 )

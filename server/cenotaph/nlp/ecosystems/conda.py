@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
-from cenotaph.nlp.ecosystems.base import Ecosystem, Installer
+from cenotaph.nlp.ecosystems.base import Ecosystem, Installer, name_rule
 from cenotaph.nlp.ecosystems.shell import pattern_span
 
 # A match spec may name its channel (`conda-forge::numpy`) and carry a version or build
@@ -26,4 +27,8 @@ _MICROMAMBA = dataclasses.replace(
     _CONDA, programs=("micromamba",), options_with_argument=_CONDA.options_with_argument | {"-f", "-r", "--root-prefix"}
 )
 
-ECOSYSTEMS = (Ecosystem("conda", system_installers=(_CONDA, _MICROMAMBA)),)
+ECOSYSTEMS = (
+    Ecosystem("conda", system_installers=(_CONDA, _MICROMAMBA),
+              name_problem=name_rule(r"[a-z0-9_][a-z0-9_.+-]*", "conda", "letters, digits and _ . + -",
+                                     versions=r"==?|[<>]=?|!=|~=|\[", flags=re.IGNORECASE | re.ASCII)),
+)

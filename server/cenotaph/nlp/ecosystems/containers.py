@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from cenotaph.nlp.ecosystems.base import Context, Document, Ecosystem, Hit, Installer, lines
+from cenotaph.nlp.ecosystems.base import Context, Document, Ecosystem, Hit, Installer, lines, name_rule
 from cenotaph.nlp.ecosystems.shell import SHELL_OPERATOR, SHELL_TOKEN, Word, package_words, pattern_span
 from cenotaph.nlp.names import fold
 
@@ -146,6 +146,12 @@ _APK = Installer(
 # ---------------------------------------------------------------------------------------------
 # Names
 
+# The distribution spec's reference grammar (a registry, path components, a tag, a digest).
+_IMAGE_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+_IMAGE_DOMAIN = r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*(?::[0-9]+)?"
+_IMAGE_REFERENCE = (rf"(?:{_IMAGE_DOMAIN}/)?{_IMAGE_COMPONENT}(?:/{_IMAGE_COMPONENT})*(?::\w[\w.-]{{0,127}})?"
+                    r"(?:@[a-z][a-z0-9]*(?:[-_+.][a-z][a-z0-9]*)*:[0-9a-f]{32,})?")
+
 
 def _image_name(reference: str) -> str:
     """`docker.io/library/python:3.12-alpine@sha256:…` → `python`; keeps a registry or owner
@@ -172,8 +178,15 @@ ECOSYSTEMS = (
                      _dockerfile_hits, manifest=True),
         ),
         normalize=_image_name,
+        name_problem=name_rule(_IMAGE_REFERENCE, "image", "[registry[:port]/]path[:tag][@digest], path parts of "
+                               "letters and digits joined by . _ __ or -", flags=re.IGNORECASE | re.ASCII,
+                               max_length=500),
         other_keys=lambda name: (fold(_image_name(name)),),
     ),
-    Ecosystem("apt", system_installers=(_APT,)),
-    Ecosystem("apk", system_installers=(_APK,)),
+    Ecosystem("apt", system_installers=(_APT,),
+              name_problem=name_rule(r"[a-z0-9][a-z0-9+.-]+", "apt", "two or more of letters, digits and + . - "
+                                     "(Debian policy)", versions=r"[=<>]", flags=re.IGNORECASE | re.ASCII)),
+    Ecosystem("apk", system_installers=(_APK,),
+              name_problem=name_rule(r"[a-z0-9][a-z0-9+._-]*", "apk", "letters, digits and + . _ -",
+                                     versions=r"[=<>~]", flags=re.IGNORECASE | re.ASCII)),
 )

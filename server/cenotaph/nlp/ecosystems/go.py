@@ -17,6 +17,7 @@ from cenotaph.nlp.ecosystems.base import (
     closed_by,
     lex,
     lines,
+    name_rule,
     single_line_string,
     syntax,
 )
@@ -125,6 +126,10 @@ ECOSYSTEMS = (
             Document("go_mod", ("go.mod",), _go_mod_hits, manifest=True, at_root=True),
         ),
         normalize=str,  # a module path as written
+        # Go's import path rules (module.CheckImportPath): no empty element, none at a dot's ends.
+        name_problem=name_rule(r"{0}(?:/{0})*".format(r"[A-Za-z0-9_~+-](?:[A-Za-z0-9_.~+-]*[A-Za-z0-9_~+-])?"),
+                               "Go module", "'/'-separated elements of letters, digits and - . _ ~ +, none "
+                               "starting or ending with '.'", versions="@", flags=re.ASCII, max_length=500),
         enclosing=_enclosing_modules,  # most Go code imports a package inside a module
         spelled=lambda name: _MODULE_PATH.match(name) is not None,
         project_installers=(_GO_GET,),

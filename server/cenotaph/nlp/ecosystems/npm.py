@@ -21,6 +21,7 @@ from cenotaph.nlp.ecosystems.base import (
     continues_word,
     lex,
     multi_line_string,
+    name_rule,
     single_line_string,
     syntax,
 )
@@ -268,6 +269,10 @@ ECOSYSTEMS = (
                      well_formed=_parses),
         ),
         normalize=str.lower,  # as written, scope included
+        # npm's rules (validate-npm-package-name), capitals allowed as its old names have them.
+        name_problem=name_rule(r"(?:@[a-z0-9~-][\w.~-]*/)?[a-z0-9~-][\w.~-]*", "npm",
+                               "an optional @scope/, then letters, digits and - . _ ~, not starting with . or _",
+                               versions="@", flags=re.IGNORECASE | re.ASCII),
         spelled=lambda name: name.startswith("@") and "/" in name,  # a scope
         system_installers=(_NPM,),
         project_installers=(_project("npm", "uninstall remove rm un r unlink"),
