@@ -117,7 +117,7 @@ def cmd_mine_transcripts(args: argparse.Namespace, memory) -> None:
     proposals = report.proposals
     lines = [f"read {report.files_read} of {report.files} transcript files ({report.bytes:,} bytes, "
              f"{report.lines:,} lines; {report.corrupt_lines} corrupt and {report.long_lines} over-long lines "
-             f"skipped); {report.sessions} sessions of this project"]
+             f"skipped); {report.sessions} sessions of this project had new lines"]
     lines += [f"proposal #{p.id}: abandon {p.arguments['name']} ({p.arguments['ecosystem']}, confidence "
               f"{p.arguments['confidence']:.2f}) — {p.reason}" for p in proposals.proposed]
     skipped = [f"{name} ({why})" for why, found in (("already proposed", proposals.already_pending),
