@@ -10,7 +10,7 @@ from cenotaph import project as project_resolution
 from cenotaph.cli.common import CLI_ACTOR, CommandFailed, Subcommands, emit, project_of, repository_root
 from cenotaph.cli.render import outcome
 
-CANDIDATE_CLASSES = ("dev", "types", "backport", "build", "subproject", "plain")
+CANDIDATE_CLASSES = ("dev", "types", "backport", "build", "subproject", "moved-out", "plain")
 
 
 def cmd_proposals(args: argparse.Namespace, memory) -> None:
