@@ -222,3 +222,51 @@ def test_a_flit_drop_is_proposed(memory, tmp_path):
     repo.commit("Start", {"pyproject.toml": flit.format(all='"graphene", "aiofiles"')}, at=day(1))
     repo.commit("Remove graphene support", {"pyproject.toml": flit.format(all='"aiofiles"')}, at=day(2))
     assert set(mine(memory, repo)[1]) == {"graphene"}
+
+
+def test_a_replacement_needs_evidence(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    req = lambda *names: "".join(f"{n}\n" for n in names)  # noqa: E731
+    dev = lambda *names: '[project]\nname = "app"\n[dependency-groups]\ndev = [%s]\n' % ", ".join(f'"{n}"' for n in names)  # noqa: E731
+    repo.commit("Start", {"requirements.txt": req("requests", "ujson", "orjson", "simplejson", "a1", "a2", "a3"),
+                          "pyproject.toml": dev("coverage", "nose")}, at=day(1))
+    # The one runtime name dropped, the one runtime name added: replaced.
+    repo.commit("HTTP client", {"requirements.txt": req("httpx", "ujson", "orjson", "simplejson", "a1", "a2", "a3")},
+                at=day(2))
+    # A dev tool dropped while a runtime name arrives: different roles, no replacement.
+    repo.commit("Misc", {"pyproject.toml": dev("nose"), "requirements.txt": req("httpx", "ujson", "orjson", "simplejson",
+                                                                                 "a1", "a2", "a3", "wcwidth")}, at=day(3))
+    # The message names one already declared: "use orjson".
+    repo.commit("Drop ujson, use orjson everywhere", {"requirements.txt": req("httpx", "orjson", "simplejson", "a1",
+                                                                              "a2", "a3", "wcwidth")}, at=day(4))
+    # Several dropped, one added: which replaced which is unknown; the named one is known.
+    repo.commit("Replace nose with pytest", {"pyproject.toml": dev("pytest"), "requirements.txt": req(
+        "httpx", "orjson", "wcwidth", "kill-port")}, at=day(5))
+    found = mine(memory, repo)[1]
+    assert found["requests"]["replacement"] == "httpx"
+    assert found["coverage"]["replacement"] is None
+    assert found["ujson"]["replacement"] == "orjson"
+    assert found["nose"]["replacement"] == "pytest"
+    assert [found[n]["replacement"] for n in ("simplejson", "a1", "a2", "a3")] == [None] * 4
+
+
+def test_lifetimes_add_up_across_re_additions(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"requirements.txt": "flask\nujson\n"}, at=day(1))
+    repo.commit("Drop ujson", {"requirements.txt": "flask\n"}, at=day(11))
+    repo.commit("Bring ujson back", {"requirements.txt": "flask\nujson\n"}, at=day(21))
+    repo.commit("Drop ujson again", {"requirements.txt": "flask\n"}, at=day(26))
+    found = mine(memory, repo)[1]
+    assert found["ujson"]["lived_days"] == 15 and "lived 15 days over 2 additions" in found["ujson"]["reason"]
+
+
+def test_deliberate_drops_rank_above_churn(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    many = [f"pin{i}" for i in range(8)]
+    repo.commit("Start", {"requirements.txt": "flask\nujson\n", "requirements-dev.txt": "\n".join(many) + "\n"},
+                at=day(1))
+    repo.commit("Drop ujson: it segfaults on 3.12", {"requirements.txt": "flask\n"}, at=day(20))
+    repo.commit("Update the dev tooling", {"requirements-dev.txt": ""}, at=day(21))
+    found = mine(memory, repo)[1]
+    assert found["ujson"]["confidence"] >= 0.8
+    assert max(found[name]["confidence"] for name in many) < 0.35

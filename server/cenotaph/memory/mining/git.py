@@ -13,7 +13,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from functools import cache, lru_cache
 from typing import NamedTuple
 
@@ -184,7 +184,10 @@ class _Walk:
         self.files: dict[str, _Parsed] = {}  # path -> what it declares now
         self.where: dict[Key, set[str]] = defaultdict(set)  # key -> paths declaring it now
         self.episodes: dict[Key, list[_Episode]] = defaultdict(list)
-        self.added_by_commit: list[list[tuple[Key, str, str]]] = []  # per commit: (key, name, path) newly declared
+        # Per commit: (key, name, path, groups) of each name it newly declared, and the keys it left
+        # declared nowhere.
+        self.added_by_commit: list[list[tuple[Key, str, str, frozenset[str]]]] = []
+        self.removed_by_commit: list[list[Key]] = []
         self.commits: list[Commit] = []
 
     # -- blobs ---------------------------------------------------------------------------------
@@ -258,7 +261,8 @@ class _Walk:
                 if self.episodes[key] and self.episodes[key][-1].removed is None:
                     self.episodes[key][-1].groups.update(groups)
                     self.episodes[key][-1].paths.add(change.path)
-        added: list[tuple[Key, str, str]] = []
+        added: list[tuple[Key, str, str, frozenset[str]]] = []
+        removed: list[Key] = []
         for key, was_declared in before.items():
             paths = self.where[key]
             if not was_declared and paths:
@@ -267,7 +271,7 @@ class _Walk:
                 evidence = None if boundary else _evidence(attribute.get(key, commit), "added", path)
                 groups = {group for p in paths for group in self.files[p].groups[key]}
                 self.episodes[key].append(_Episode(name, evidence, groups, set(paths)))
-                added.append((key, name, path))
+                added.append((key, name, path, frozenset(groups)))
             elif was_declared and not paths:
                 episode = self.episodes[key][-1]
                 source = attribute.get(key, commit)
@@ -277,7 +281,9 @@ class _Walk:
                 episode.deleted_trees = tuple(change.path.rpartition("/")[0] for change in commit.changes
                                               if change.new_blob is None)
                 episode.message = source.message
+                removed.append(key)
         self.added_by_commit.append(added)
+        self.removed_by_commit.append(removed)
         self.commits.append(commit)
 
 
@@ -409,7 +415,14 @@ def _merged_branch_sources(walk: _Walk, merge: Commit) -> dict[Key, Commit]:
     return sources
 
 
+# A commit that drops more names than this from one ecosystem is a reorganisation (a lock-step
+# upgrade, a move to another tool), not a judgement on each of them.
+CHURN = 5
+
+
 def _candidate(walk: _Walk, key: Key, episodes: list[_Episode]) -> Candidate:
+    """The candidate with a confidence that ranks: a deliberate drop (the message names it or says
+    why, a revert, a replacement with evidence, a runtime dependency) above churn and tooling."""
     ecosystem, normalized = key
     last = episodes[-1]
     assert last.removed is not None and last.removed_in is not None
@@ -417,12 +430,15 @@ def _candidate(walk: _Walk, key: Key, episodes: list[_Episode]) -> Candidate:
     replacement = _replacement(walk, key, last)
     reverted = _REVERTS.findall(last.message)
     is_revert = last.added is not None and any(last.added.ref.startswith(sha) for sha in reverted)
-    lived = _days_between(last.added.at, last.removed.at) if last.added else None
+    lived = _lifetime(episodes)
     classes = _classes(key, last)
     signals = bool(_SIGNAL_WORDS.search(last.message))
-    confidence = 0.4 + 0.25 * is_revert + 0.15 * (replacement is not None) + 0.15 * signals
-    confidence += 0.1 * (lived is not None and lived < 30)
-    confidence -= 0.2 * ("build" in classes) + 0.15 * ("subproject" in classes)
+    named = _names(last.message, last.name)
+    churn = sum(1 for other in walk.removed_by_commit[last.removed_in] if other[0] == ecosystem) > CHURN
+    confidence = 0.35 + 0.25 * is_revert + 0.15 * (replacement is not None) + 0.15 * signals + 0.2 * named
+    confidence += 0.1 * (_role(last.groups) == "runtime" and "dev" not in classes) + 0.05 * (lived is not None and lived < 30)
+    confidence -= 0.15 * (churn and not named)
+    confidence -= 0.2 * ("build" in classes) + 0.2 * ("subproject" in classes) + 0.35 * ("moved-out" in classes)
     confidence -= 0.1 * bool({"dev", "types", "backport"} & set(classes))
     removed = last.removed
     reason = f'removed in {removed.ref[:7]} "{removed.summary}" ({removed.at[:10]}, {removed.author})'
@@ -433,35 +449,66 @@ def _candidate(walk: _Walk, key: Key, episodes: list[_Episode]) -> Candidate:
     if replacement:
         reason += f"; replaced by {replacement}"
     if lived is not None:
-        reason += f"; lived {lived} day{'s' if lived != 1 else ''}"
+        times = sum(1 for e in episodes if e.added is not None)
+        reason += f"; lived {lived} day{'s' if lived != 1 else ''}" + (f" over {times} additions" if times > 1 else "")
     if "subproject" in classes:
         reason += f"; its manifest {removed.path} was deleted"
+    if "moved-out" in classes:
+        reason += "; its code left the repository in the same commit"
     evidence = [e for episode in episodes[-3:] for e in (episode.added, episode.removed) if e is not None]
     return Candidate(name=last.name, ecosystem=ecosystem, reason=reason, confidence=min(0.95, max(0.05, confidence)),
                      evidence=tuple(evidence), classes=classes, replacement=replacement, lived_days=lived,
                      revert=is_revert)
 
 
+def _lifetime(episodes: list[_Episode]) -> int | None:
+    """Days declared, summed over every stretch whose addition was seen (a name dropped, added
+    again and dropped again lived both times)."""
+    spans = [_days_between(e.added.at, e.removed.at) for e in episodes if e.added is not None and e.removed is not None]
+    return sum(spans) if spans else None
+
+
+def _names(message: str, name: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", message.lower()) is not None
+
+
+def _instead_of(name: str) -> re.Pattern[str]:
+    return re.compile(rf"\b(?:with|to|in favou?r of|use|using|by|for)\s+`?{re.escape(name)}(?![\w-])", re.IGNORECASE)
+
+
+def _role(groups: Iterable[str]) -> str:
+    """runtime, build or dev: a replacement takes the role of what it replaces."""
+    bases = {group.rsplit(":", 1)[-1] if group.startswith("target:") else group for group in groups}
+    if bases and all(map(_is_dev_group, bases)):
+        return "dev"
+    if bases == {"build"}:
+        return "build"
+    return "runtime"
+
+
 def _replacement(walk: _Walk, key: Key, episode: _Episode) -> str | None:
-    """A name of the same ecosystem newly declared by the removing commit or one within a day of
-    it: one the message names first, then one in the same manifest, then one still at HEAD."""
+    """What replaced a name, only with evidence: a name the removing commit's message names that
+    the commit (or its merged branch) declared anew or that is declared at HEAD; else the one
+    name of the same ecosystem and role the commit added, when it dropped only this one of them."""
     assert episode.removed_in is not None
-    removing = walk.commits[episode.removed_in]
-    when = _instant(removing.at)
-    message = removing.message.lower()
-    options = []
-    for index in range(max(0, episode.removed_in - 20), min(len(walk.commits), episode.removed_in + 21)):
-        distance = abs(index - episode.removed_in)
-        if distance and abs(_instant(walk.commits[index].at) - when) > timedelta(days=1):
-            continue
-        for added_key, name, path in walk.added_by_commit[index]:
-            if added_key[0] != key[0] or added_key == key:
-                continue
-            named = re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", message) is not None
-            score = (named, index == episode.removed_in, path in episode.paths,
-                     added_key in walk.declared_at_head, -distance)
-            options.append((score, name))
-    return max(options)[1] if options else None
+    index = episode.removed_in
+    message = walk.commits[index].message
+    role = _role(episode.groups)
+    added = [(name, groups) for added_key, name, _, groups in walk.added_by_commit[index]
+             if added_key[0] == key[0] and added_key != key]
+    dropped = [k for k in walk.removed_by_commit[index] if k[0] == key[0]]
+    # The message speaks of this name ("Replace nose with pytest"), or of no other it dropped.
+    if _names(message, episode.name) or dropped == [key]:
+        for name, _ in added:
+            if _names(message, name):
+                return name
+        for other in sorted(walk.declared_at_head):  # "drop ujson, use orjson" (declared already)
+            if other[0] == key[0] and other != key and walk.episodes[other] \
+                    and _instead_of(walk.episodes[other][-1].name).search(message):
+                return walk.episodes[other][-1].name
+    same_role = [name for name, groups in added if _role(groups) == role]
+    dropped_same_role = [k for k in dropped if _role(walk.episodes[k][-1].groups) == role]
+    return same_role[0] if len(same_role) == 1 and dropped_same_role == [key] else None
 
 
 def _classes(key: Key, episode: _Episode) -> tuple[str, ...]:
