@@ -19,6 +19,10 @@ from tests.conftest import CENOTAPH, HUMAN
 PROJECT = "acme/app"
 REJECTED = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file "
             "edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\n")
+# Claude Code 2.1 (the person typed a reason into the permission prompt); two spaces, as written.
+REJECTED_21 = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file "
+               "edit, the new_string was NOT written to the file). The user provided the following reason for the "
+               "rejection:  ")
 
 
 def slug(path: Path) -> str:
@@ -78,6 +82,15 @@ class Codex:
 
     def says(self, text: str) -> None:
         self.line("event_msg", {"type": "user_message", "message": text})
+
+    def says_item(self, text: str) -> None:
+        """The person's words as a response item: all that older rollouts write (newer ones add the event)."""
+        self.line("response_item", {"type": "message", "role": "user",
+                                    "content": [{"type": "input_text", "text": text}]})
+
+    def turn(self, cwd: Path) -> None:
+        self.line("turn_context", {"cwd": str(cwd), "approval_policy": "on-request", "model": "gpt-5-codex",
+                                   "summary": "auto"})
 
 
 @pytest.fixture
@@ -319,3 +332,93 @@ def test_a_run_that_fails_leaves_neither_proposals_nor_cursors(memory, repo, tmp
     conn.execute("DROP TRIGGER refuse ON proposals" if is_postgres(conn) else "DROP TRIGGER refuse")
     report = mine(memory, repo, claude, tmp_path / "none")  # read again in full: nothing was lost
     assert report.lines == 2 and {p.arguments["name"] for p in memory.proposals(PROJECT)} == {"tqdm", "click"}
+
+
+def test_claude_21_rejections_give_the_persons_words(memory, repo, tmp_path):
+    claude = tmp_path / "claude"
+    s = Claude(claude / "projects" / slug(repo) / "s1.jsonl", "s1", repo)
+    s.call("t1", "pip install pandas")
+    s.result("t1", REJECTED_21 + "we use polars for dataframes", is_error=True)
+    s.call("t2", "npm install moment")  # the same words inside the error tag some versions write
+    s.result("t2", f"<tool_use_error>{REJECTED_21}dates go through date-fns</tool_use_error>", is_error=True)
+    s.call("t3", "pip install rich")  # rejected without words: the command is the evidence
+    s.result("t3", REJECTED_21.split(" The user provided")[0], is_error=True)
+    found = by_name(mine(memory, repo, claude, tmp_path / "none"))
+    assert found["pandas"].evidence[0].summary == "we use polars for dataframes"
+    assert found["pandas"].replacement == "polars"
+    assert found["moment"].evidence[0].summary == "dates go through date-fns"
+    assert found["rich"].evidence[0].summary == "pip install rich"
+
+
+def test_older_codex_rollouts_give_the_persons_words_from_response_items(memory, repo, tmp_path):
+    day = tmp_path / "codex" / "sessions" / "2025" / "06" / "01"
+    old = Codex(day / "rollout-2025-06-01T09-00-00-old.jsonl", "old", repo)
+    old.says_item(f"<environment_context>\n  <cwd>{repo}</cwd>\n</environment_context>")  # the harness's
+    old.call("c1", "pip install typer")
+    old.output("c1", "exec command rejected by user")
+    old.says_item("no, don't use typer, we use click")
+    new = Codex(day / "rollout-2025-06-01T10-00-00-new.jsonl", "new", repo)
+    new.call("c2", "npm i lodash")
+    new.output("c2", "exec command rejected by user")
+    new.says_item("not lodash, stop using lodash")  # newer rollouts write the words twice
+    new.says("not lodash, stop using lodash")
+    found = by_name(mine(memory, repo, tmp_path / "none", tmp_path / "codex"))
+    assert set(found) == {"typer", "lodash"}
+    assert found["typer"].reason == ('rejected in a Codex session on 2026-03-05: "no, don\'t use typer, we use click"; '
+                                     'replaced by click')
+    assert [e.role for e in found["lodash"].evidence] == ["rejected", "said"]  # once each, not twice
+
+
+def test_sessions_that_move_into_the_repository_count_from_then_on(memory, repo, tmp_path):
+    day = tmp_path / "codex" / "sessions" / "2026" / "03" / "05"
+    c = Codex(day / "rollout-2026-03-05T09-00-00-a.jsonl", "a", tmp_path / "elsewhere")
+    c.call("c1", "pip install scrapy")  # another project's
+    c.output("c1", "exec command rejected by user")
+    c.says("no")
+    c.turn(repo / "sub")  # `cd` into the repository
+    c.call("c2", "pip install attrs")
+    c.output("c2", "exec command rejected by user")
+    c.says("we use dataclasses, not attrs")
+    c.turn(tmp_path / "elsewhere")  # and out again
+    c.call("c3", "pip install flask")
+    c.output("c3", "exec command rejected by user")
+    never = Codex(day / "rollout-2026-03-05T10-00-00-b.jsonl", "b", tmp_path / "elsewhere")
+    never.call("f1", "pip install django")
+    never.output("f1", "exec command rejected by user")
+    report = mine(memory, repo, tmp_path / "none", tmp_path / "codex")
+    assert set(by_name(report)) == {"attrs"} and report.sessions == 1 and report.files == 2
+    c.turn(repo)  # a later run: the file's cursor remembers it was outside, the new turn is inside
+    c.call("c4", "npm i left-pad")
+    c.output("c4", "exec command rejected by user")
+    assert {x.name for x in mine(memory, repo, tmp_path / "none", tmp_path / "codex").candidates} == {"left-pad"}
+
+
+def test_sessions_are_counted_whether_or_not_they_name_a_package(memory, repo, tmp_path):
+    claude = tmp_path / "claude"
+    quiet = Claude(claude / "projects" / slug(repo) / "quiet.jsonl", "quiet", repo)
+    quiet.says("add a docstring to main")
+    loud = Claude(claude / "projects" / slug(repo / "sub") / "loud.jsonl", "loud", repo / "sub")
+    loud.says("stop using tqdm")
+    other = Claude(claude / "projects" / slug(tmp_path / "work" / "other") / "o.jsonl", "o", tmp_path / "work" / "other")
+    other.says("stop using click")
+    day = tmp_path / "codex" / "sessions" / "2026" / "03" / "05"
+    Codex(day / "rollout-2026-03-05T09-00-00-c.jsonl", "c", repo).says("hello")
+    Codex(day / "rollout-2026-03-05T09-30-00-d.jsonl", "d", tmp_path / "elsewhere").says("stop using click")
+    report = mine(memory, repo, claude, tmp_path / "codex")
+    assert report.sessions == 3 and report.files == 4  # two Claude (the project's folders) and two Codex
+    assert [c.name for c in report.candidates] == ["tqdm"]
+
+
+def test_a_last_record_without_a_final_newline_is_read_once(memory, repo, tmp_path):
+    claude = tmp_path / "claude"
+    s = Claude(claude / "projects" / slug(repo) / "s1.jsonl", "s1", repo)
+    s.says("stop using tqdm")
+    s.says("stop using click")
+    s.path.write_bytes(s.path.read_bytes().rstrip(b"\n"))  # the session ended on an unterminated record
+    first = mine(memory, repo, claude, tmp_path / "none")
+    assert {c.name for c in first.candidates} == {"tqdm", "click"} and first.lines == 2
+    second = mine(memory, repo, claude, tmp_path / "none")
+    assert (second.files_read, second.lines, second.candidates) == (0, 0, [])
+    s.says("stop using rich")  # resumed: a newline, then the next record
+    third = mine(memory, repo, claude, tmp_path / "none")
+    assert [c.name for c in third.candidates] == ["rich"] and third.files_reread == 0

@@ -406,12 +406,30 @@ class Memory:
         return result
 
     def reject_proposal(self, actor: Actor, proposal_id: int, *, reason: str) -> ProposalRow:
-        proposal = proposals.pending(self.ctx, actor, proposal_id)
+        return self.reject_proposals(actor, [proposal_id], reason=reason)[0]
+
+    def reject_proposals(self, actor: Actor, proposal_ids: Iterable[int] = (), *, reason: str,
+                         project: str | None = None, classes: Iterable[str] = (),
+                         path: str | None = None) -> list[ProposalRow]:
+        """Reject, with one reason, the proposals named by id and the project's pending mined
+        candidates of any of `classes` or with evidence in files matching the glob `path`; all or
+        none (one transaction)."""
         reason = validate.text(reason, "reason")
+        chosen = [proposals.pending(self.ctx, actor, proposal_id) for proposal_id in proposal_ids]
+        if classes or path is not None:
+            if project is None:
+                raise validate.InvalidInput("rejecting by class or path needs a project", field="project")
+            path = None if path is None else validate.text(path, "path", max_length=1000)
+            selected = candidates.select(proposals.listing(self.ctx, project), classes=classes, path=path)
+            chosen += [proposals.pending(self.ctx, actor, row.id) for row in selected]  # a person's, still pending
+        unique = list({row.id: row for row in chosen}.values())
+        decided = []
         with self.ctx.store.write():
-            if proposal.action == candidates.ACTION:
-                candidates.dismiss(self.ctx, actor, proposal, reason)
-            return proposals.decide(self.ctx, actor, proposal, "rejected", reason)
+            for proposal in unique:
+                if proposal.action == candidates.ACTION:
+                    candidates.dismiss(self.ctx, actor, proposal, reason)
+                decided.append(proposals.decide(self.ctx, actor, proposal, "rejected", reason))
+        return decided
 
     # --- from memory to policy -----------------------------------------------------------------
 

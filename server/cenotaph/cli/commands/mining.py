@@ -9,14 +9,22 @@ from pathlib import Path
 from cenotaph import project as project_resolution
 from cenotaph.cli.common import CLI_ACTOR, CommandFailed, Subcommands, emit, project_of, repository_root
 from cenotaph.cli.render import outcome
+from cenotaph.memory.errors import InvalidInput
+from cenotaph.memory.mining.candidates import classes_of
 
-CANDIDATE_CLASSES = ("dev", "types", "backport", "build", "subproject", "plain")
+CANDIDATE_CLASSES = ("dev", "types", "backport", "build", "subproject", "moved-out", "plain")
+DEFAULT_MIN_CONFIDENCE = 0.5
 
 
 def cmd_proposals(args: argparse.Namespace, memory) -> None:
     rows = memory.proposals(project_of(args), status=None if args.status == "all" else args.status)
     if args.classes:
-        rows = [p for p in rows if p.action == "abandon" and _candidate_classes(p) & set(args.classes)]
+        rows = [p for p in rows if p.action == "abandon" and classes_of(p) & set(args.classes)]
+    # Mined candidates a maintainer is likely to accept first; the rest are counted, not shown.
+    rows.sort(key=lambda p: -p.arguments.get("confidence", 1.0) if p.action == "abandon" else -1.0)
+    floor = args.min_confidence if args.min_confidence is not None else 0.0 if args.classes else DEFAULT_MIN_CONFIDENCE
+    below = [p for p in rows if p.action == "abandon" and p.arguments.get("confidence", 1.0) < floor]
+    rows = [p for p in rows if p not in below]
     lines = []
     for p in rows:
         if p.action == "abandon":
@@ -27,11 +35,11 @@ def cmd_proposals(args: argparse.Namespace, memory) -> None:
             lines.append(f"    {p.arguments['summary']}")
         else:
             lines.append(f"#{p.id} [{p.status}] {p.actor} proposes {p.action} {p.target}: {p.reason}")
-    emit(args, {"proposals": rows}, "\n".join(lines) or f"no {args.status} proposals")
-
-
-def _candidate_classes(proposal) -> set[str]:
-    return set(proposal.arguments.get("classes") or ["plain"])
+    if below:
+        lines.append(f"{len(below)} more mined candidates below confidence {floor:.2f} "
+                     f"(see them with --min-confidence 0; turn many down with `cenotaph reject --class C` "
+                     f"or `--path GLOB`)")
+    emit(args, {"proposals": rows, "below": len(below)}, "\n".join(lines) or f"no {args.status} proposals")
 
 
 def _candidate_lines(proposal) -> list[str]:
@@ -54,29 +62,47 @@ def proposals(commands: Subcommands) -> None:
     p.add_argument("--status", default="pending", choices=("pending", "accepted", "rejected", "all"))
     p.add_argument("--class", dest="classes", action="append", choices=CANDIDATE_CLASSES,
                    help="only mined candidates of this class (repeatable; plain: no class)")
+    p.add_argument("--min-confidence", type=float,
+                   help=f"hide mined candidates below this confidence, counting them (default "
+                        f"{DEFAULT_MIN_CONFIDENCE}, or 0 with --class; 0 shows all)")
 
 
 def cmd_accept(args: argparse.Namespace, memory) -> None:
-    result = memory.accept_proposal(CLI_ACTOR, args.id, reason=args.reason, effort=args.effort)
-    emit(args, result, f"accepted proposal #{args.id}: {outcome(result)}")
+    # Each its own transaction: one that fails (already decided) leaves the others accepted.
+    results = [(proposal_id, memory.accept_proposal(CLI_ACTOR, proposal_id, reason=args.reason, effort=args.effort))
+               for proposal_id in args.id]
+    emit(args, results[0][1] if len(results) == 1 else [result for _, result in results],
+         "\n".join(f"accepted proposal #{proposal_id}: {outcome(result)}" for proposal_id, result in results))
 
 
 def accept(commands: Subcommands) -> None:
-    p = commands.add("accept", cmd_accept, "carry out a proposal (an agent's, or a candidate mined from the past)")
-    p.add_argument("id", type=int)
+    p = commands.add("accept", cmd_accept, "carry out proposals (an agent's, or candidates mined from the past)")
+    p.add_argument("id", type=int, nargs="+", metavar="ID")
     p.add_argument("--reason", help="why; for a mined candidate, the reason it is abandoned (else the drafted one)")
     p.add_argument("--effort", type=int, help="for a mined candidate: what it cost, 1-5")
 
 
 def cmd_reject(args: argparse.Namespace, memory) -> None:
-    row = memory.reject_proposal(CLI_ACTOR, args.id, reason=args.reason)
-    emit(args, row, f"rejected proposal #{row.id}: {row.decision_reason}")
+    if not (args.id or args.classes or args.path):
+        raise InvalidInput("name proposals to reject: ID…, --class C or --path GLOB", field="id")
+    by_selection = bool(args.classes or args.path)
+    rows = memory.reject_proposals(CLI_ACTOR, args.id, reason=args.reason, classes=args.classes or (),
+                                   path=args.path, project=project_of(args) if by_selection else None)
+    if len(args.id) == 1 and not by_selection:
+        emit(args, rows[0], f"rejected proposal #{rows[0].id}: {rows[0].decision_reason}")
+        return
+    emit(args, {"rejected": rows}, f"rejected {len(rows)} proposals ({args.reason})"
+         + (": " + ", ".join(f"#{row.id} {row.arguments.get('name', row.target)}" for row in rows) if rows else ""))
 
 
 def reject(commands: Subcommands) -> None:
-    p = commands.add("reject", cmd_reject, "turn down an agent's proposal")
-    p.add_argument("id", type=int)
-    p.add_argument("--reason", required=True)
+    p = commands.add("reject", cmd_reject, "turn down proposals, by id or mined candidates by class or path")
+    p.add_argument("id", type=int, nargs="*", metavar="ID")
+    p.add_argument("--class", dest="classes", action="append", choices=CANDIDATE_CLASSES,
+                   help="every pending mined candidate of this class (repeatable)")
+    p.add_argument("--path", help="every pending mined candidate with evidence in a file matching this glob "
+                                  "(e.g. 'playground/**')")
+    p.add_argument("--reason", required=True, help="one reason, for every proposal rejected")
 
 
 def cmd_mine_git(args: argparse.Namespace, memory) -> None:
@@ -117,7 +143,7 @@ def cmd_mine_transcripts(args: argparse.Namespace, memory) -> None:
     proposals = report.proposals
     lines = [f"read {report.files_read} of {report.files} transcript files ({report.bytes:,} bytes, "
              f"{report.lines:,} lines; {report.corrupt_lines} corrupt and {report.long_lines} over-long lines "
-             f"skipped); {report.sessions} sessions of this project"]
+             f"skipped); {report.sessions} sessions of this project had new lines"]
     lines += [f"proposal #{p.id}: abandon {p.arguments['name']} ({p.arguments['ecosystem']}, confidence "
               f"{p.arguments['confidence']:.2f}) — {p.reason}" for p in proposals.proposed]
     skipped = [f"{name} ({why})" for why, found in (("already proposed", proposals.already_pending),

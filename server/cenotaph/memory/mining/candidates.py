@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
+from fnmatch import fnmatch
 
 from cenotaph.memory import validate
 from cenotaph.memory.context import Context
@@ -121,6 +122,21 @@ def dismiss(ctx: Context, actor: Actor, proposal: ProposalRow, reason: str) -> N
     with ctx.store.write() as tx:
         mining.dismiss(tx, project=proposal.project, ecosystem=args["ecosystem"], name=args["key"], reason=reason,
                        actor=actor.name, at=ctx.now())
+
+
+def classes_of(proposal: ProposalRow) -> set[str]:
+    """A mined candidate's classes; `plain` when it has none."""
+    return set(proposal.arguments.get("classes") or ["plain"])
+
+
+def select(rows: Iterable[ProposalRow], *, classes: Iterable[str] = (), path: str | None = None) -> list[ProposalRow]:
+    """The pending candidates among `rows` of any of `classes`, or with evidence in a file
+    matching the glob `path` (`playground/**`, `*/fixtures/*`): what a person turns down at once."""
+    wanted = set(classes)
+    return [row for row in rows if row.action == ACTION and row.status == "pending"
+            and ((wanted and classes_of(row) & wanted)
+                 or (path is not None and any(fnmatch(e.get("path") or "", path)
+                                              for e in row.arguments.get("evidence", []))))]
 
 
 NOTICE = "notice"  # the mining cursor source that remembers which workspaces were told

@@ -46,7 +46,8 @@ WINDOW = 1 << 16
 MAX_CARRIED = 500
 
 CLAUDE_REJECTION = "The user doesn't want to proceed with this tool use"
-CLAUDE_SAID = "the user said:"
+# Where the person's words follow in a rejection: Claude Code before 2.1, and 2.1 on.
+CLAUDE_WORDS = ("the user said:", "The user provided the following reason for the rejection:")
 CODEX_REJECTIONS = ("exec command rejected by user", "patch rejected by user")
 
 # Byte tests before parsing. A tool call matters only when its command names a package manager
@@ -166,7 +167,7 @@ class TranscriptReport:
     lines: int = 0  # complete lines read
     corrupt_lines: int = 0  # not a JSON object: skipped
     long_lines: int = 0  # longer than MAX_LINE: skipped
-    sessions: int = 0  # sessions of this project with new lines
+    sessions: int = 0  # sessions of this project with new lines (a file is one session)
     missing: list[str] = field(default_factory=list)  # transcript folders that do not exist
     candidates: list[Candidate] = field(default_factory=list)
     proposals: ProposeReport = field(default_factory=ProposeReport)
@@ -203,6 +204,12 @@ class _Lines:
             if skipped or len(buffer) > MAX_LINE:
                 skipped += len(buffer)
                 buffer = b""
+        if buffer and not skipped and _complete(buffer):
+            # The session ended on a record without its final newline: read it, once (the cursor
+            # moves past it; a newline appended later starts an empty line).
+            self.offset += len(buffer)
+            report.lines += 1
+            yield buffer
 
 
 def fingerprint(handle: BinaryIO, offset: int) -> str:
@@ -215,6 +222,8 @@ def fingerprint(handle: BinaryIO, offset: int) -> str:
     return digest.hexdigest()
 
 
+_USER_ROLE = re.compile(rb'"role"\s*:\s*"user"')
+_CWD = re.compile(rb'"cwd"\s*:\s*"((?:[^"\\]|\\.){1,4000})"')
 _TOOL_USE_ID = re.compile(rb'"tool_use_id"\s*:\s*"([^"\\]{1,200})"')
 _CALL_ID = re.compile(rb'"call_id"\s*:\s*"([^"\\]{1,200})"')
 
@@ -233,6 +242,16 @@ def _await(state: _State, call_id: str, call: _Call) -> None:
 
 def _well_formed(line: bytes) -> bool:
     return line.startswith(b"{") and line.endswith((b"}", b"}\r"))
+
+
+def _complete(line: bytes) -> bool:
+    """A whole JSON record (not the first part of one still being written)."""
+    if not _well_formed(line):
+        return False
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
 
 
 # --- what a session leaves behind ----------------------------------------------------------------
@@ -254,7 +273,7 @@ class _State:
 
     offset: int = 0
     hash: str = ""
-    cwd: str | None = None  # Codex: the session's, from its first line
+    cwd: str | None = None  # Codex: the session's current folder (its first line's, then each turn's)
     session: str | None = None
     calls: dict[str, _Call] = field(default_factory=dict)  # install or removal calls awaiting their result
     installed: list[list[str]] = field(default_factory=list)  # [ecosystem, folded name, at, ref, command]
@@ -262,6 +281,9 @@ class _State:
     # Codex: rejected calls whose reason may be the person's next message (not carried over: what
     # is still waiting at the end of a run is rejected without words).
     awaiting: list[_Call] = field(default_factory=list)
+    # Codex: the person's last message, which newer rollouts write twice (a `response_item` and an
+    # `event_msg`) and older ones only as a `response_item`.
+    last_said: str = ""
 
     def dump(self) -> str:
         calls = dict(list(self.calls.items())[-MAX_CARRIED:])
@@ -412,11 +434,19 @@ class _Miner:
     # --- Claude Code ---
 
     def claude(self, path: Path, lines: Iterable[bytes], state: _State) -> None:
+        counted = False  # the file is one session: counted once a record of it lies in the repository
         for line in lines:
             if not _well_formed(line):
                 if line.strip():
                     self.report.corrupt_lines += 1
                 continue
+            if not counted and (cwd := _CWD.search(line)):
+                try:
+                    counted = _inside(json.loads(b'"' + cwd[1] + b'"'), self.roots, self.inside_cache)
+                except ValueError:
+                    pass
+                if counted:
+                    self.sessions.add((CLAUDE, str(path)))
             if b'"tool_use"' in line:
                 if b'"command"' not in line or not self.package_manager.search(line):
                     continue
@@ -431,7 +461,6 @@ class _Miner:
             if not _inside(record.get("cwd"), self.roots, self.inside_cache):
                 continue
             session = str(record.get("sessionId") or path.stem)
-            self.sessions.add((CLAUDE, session))
             message = record.get("message")
             content = message.get("content") if isinstance(message, dict) else None
             at = str(record.get("timestamp") or "")
@@ -465,36 +494,39 @@ class _Miner:
         if call is None:
             return
         text = _text(block.get("content"))
-        if block.get("is_error") and text.startswith(CLAUDE_REJECTION):
+        if block.get("is_error") and CLAUDE_REJECTION in text[:200]:
             if call.removes:
                 return  # the person kept it
-            said = text.split(CLAUDE_SAID, 1)[1].strip() if CLAUDE_SAID in text else None
-            self._rejected(CLAUDE, call, path, said or None, state)
+            self._rejected(CLAUDE, call, path, _rejection_words(text), state)
         else:
             self._result(CLAUDE, call, path, state, failed=bool(block.get("is_error")))
 
     # --- Codex ---
 
-    def codex(self, path: Path, lines: Iterable[bytes], state: _State) -> bool:
-        """False when the session belongs to another project (the rest of the file is not read)."""
-        if state.cwd is not None and not _inside(state.cwd, self.roots, self.inside_cache):
-            return False  # known from an earlier run
+    def codex(self, path: Path, lines: Iterable[bytes], state: _State) -> None:
+        """A session counts from the first turn whose folder lies inside the repository (it may
+        `cd` there later, or leave); outside, only the lines that say where it is are parsed."""
+        inside = _inside(state.cwd, self.roots, self.inside_cache)
         for line in lines:
             if not _well_formed(line):
                 if line.strip():
                     self.report.corrupt_lines += 1
                 continue
-            if state.cwd is None or b'"turn_context"' in line:
-                if b'"session_meta"' not in line and b'"turn_context"' not in line:
-                    continue
+            if b'"session_meta"' in line or b'"turn_context"' in line:
                 record = self._parse(line)
                 payload = record.get("payload") if record else None
-                if isinstance(payload, dict) and isinstance(payload.get("cwd"), str):
+                if record and record.get("type") in ("session_meta", "turn_context") and isinstance(payload, dict) \
+                        and isinstance(payload.get("cwd"), str):
                     state.cwd = payload["cwd"]
-                    state.session = state.session or str(payload.get("id") or path.stem)
-                    if not _inside(state.cwd, self.roots, self.inside_cache):
-                        return False
+                    if record["type"] == "session_meta":
+                        state.session = state.session or str(payload.get("id") or path.stem)
+                    inside = _inside(state.cwd, self.roots, self.inside_cache)
+                    if not inside:
+                        state.calls, state.awaiting = {}, []  # what runs elsewhere is another project's
                 continue
+            if not inside:
+                continue
+            self.sessions.add((CODEX, state.session or path.stem))
             if b'"function_call"' in line or b'"local_shell_call"' in line:
                 if not self.package_manager.search(line):
                     continue
@@ -504,14 +536,14 @@ class _Miner:
             elif b'"turn_aborted"' in line:
                 if not state.calls:
                     continue
-            elif not (b'"user_message"' in line and (state.awaiting or _PHRASE.search(line))):
+            elif not ((b'"user_message"' in line or _USER_ROLE.search(line))
+                      and (state.awaiting or _PHRASE.search(line))):
                 continue
             record = self._parse(line)
             payload = record.get("payload") if record else None
             if not isinstance(payload, dict):
                 continue
             session = state.session or path.stem
-            self.sessions.add((CODEX, session))
             at = str(record.get("timestamp") or "")
             kind = payload.get("type")
             if kind in ("function_call", "local_shell_call"):
@@ -522,13 +554,16 @@ class _Miner:
                 # The person stopped the turn while these ran: as good as a rejection.
                 state.awaiting.extend(c for c in state.calls.values() if not c.removes)
                 state.calls = {}
-            elif kind == "user_message":
-                text = payload.get("message")
-                if isinstance(text, str) and text.strip():
-                    self._codex_reasons(path, state, text)
-                    self._said(CODEX, text, at, f"{session}/{at}", path, state)
+            elif kind == "user_message" or (kind == "message" and payload.get("role") == "user"):
+                text = payload.get("message") if kind == "user_message" else _text(payload.get("content"))
+                if not isinstance(text, str) or not text.strip() or text.lstrip().startswith(_HARNESS_TEXT):
+                    continue
+                if text == state.last_said:
+                    continue  # the same words, recorded both as a response item and as an event
+                state.last_said = text
+                self._codex_reasons(path, state, text)
+                self._said(CODEX, text, at, f"{session}/{at}", path, state)
         self._codex_reasons(path, state, None)  # no message after them in what there is to read
-        return True
 
     def _codex_call(self, payload: dict[str, Any], at: str, session: str, state: _State) -> None:
         call_id = payload.get("call_id") or payload.get("id")
@@ -578,6 +613,15 @@ class _Miner:
         for call in state.awaiting:
             self._rejected(CODEX, call, path, text, state)
         state.awaiting = []
+
+
+def _rejection_words(text: str) -> str | None:
+    """The person's words in a Claude Code rejection, if they gave any."""
+    for marker in CLAUDE_WORDS:
+        if marker in text:
+            words = text.split(marker, 1)[1].replace("</tool_use_error>", "").strip()
+            return words or None
+    return None
 
 
 def _human(record: dict[str, Any]) -> bool:
@@ -674,10 +718,8 @@ def _read_file(miner: _Miner, source: str, path: Path, state: _State, report: Tr
         lines = _Lines(handle, state.offset, report)
         if source == CLAUDE:
             miner.claude(path, lines, state)
-        elif not miner.codex(path, lines, state):
-            # Another project's session: remember how far it goes, and never parse it.
-            state.calls, state.installed = {}, []
-            lines.offset = size
+        else:
+            miner.codex(path, lines, state)
         state.offset = lines.offset
         state.hash = fingerprint(handle, state.offset)
         return state.dump()

@@ -24,7 +24,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fnmatch import translate
 from functools import cache
@@ -252,3 +252,17 @@ def project_installers() -> tuple[Installer, ...]:
 def command_hint() -> re.Pattern[bytes]:
     """A cheap test a command line passes whenever a project installer may be in it."""
     return load().command_hint
+
+
+@cache
+def lock_readers() -> dict[str, tuple[str, Callable[[str], Iterable[str]]]]:
+    """Lock file name (lower case) → (ecosystem, what reads the names it resolves), from each
+    module's `LOCK_FILES`. A name a lock file resolves is in use, whoever asked for it."""
+    readers = {}
+    for name, module_name in MODULES.items():
+        if module_name is None:
+            continue
+        module = importlib.import_module(f"{__name__}.{module_name}")
+        for file_name, reader in getattr(module, "LOCK_FILES", {}).items():
+            readers[file_name] = (name, reader)
+    return readers

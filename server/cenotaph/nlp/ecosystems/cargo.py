@@ -280,6 +280,11 @@ class CrateRenames:
 
 # ---------------------------------------------------------------------------------------------
 
+# Cargo.lock: one `[[package]]` table a crate, its `name` first.
+_LOCKED_CRATE = re.compile(r'^name\s*=\s*"([^"]+)"', re.MULTILINE)
+LOCK_FILES = {"cargo.lock": lambda text: (match[1] for match in _LOCKED_CRATE.finditer(text))}
+
+
 ECOSYSTEMS = (
     Ecosystem(
         "cargo",

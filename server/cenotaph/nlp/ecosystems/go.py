@@ -118,6 +118,11 @@ def _enclosing_modules(path: str) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------
 
+# go.sum: `module version hash`, a line each (a module's `/go.mod` line too).
+_SUMMED_MODULE = re.compile(r"^(\S+)\s+v", re.MULTILINE)
+LOCK_FILES = {"go.sum": lambda text: (match[1] for match in _SUMMED_MODULE.finditer(text))}
+
+
 ECOSYSTEMS = (
     Ecosystem(
         "go",

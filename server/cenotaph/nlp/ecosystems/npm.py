@@ -183,8 +183,14 @@ def _npm_override_target(selector: str) -> tuple[int, int] | None:
     return (start, start + length) if length else None
 
 
+# A dependency whose spec points into the repository or at a git repository is one of the
+# project's own packages (a workspace member, a fixture), not a third-party choice.
+_LOCAL_SPEC = re.compile(r"(?:file|link|workspace|portal|git\+[a-z]+|git|github|gitlab|bitbucket):|\.{0,2}/|~/")
+
+
 def _package_json_hits(text: str, _context: Context) -> Iterator[Hit]:
     dependencies: dict[tuple[str, str], tuple[int, int]] = {}  # (section, key) -> name span
+    local: set[tuple[str, str]] = set()
     others: list[tuple[int, int, str]] = []  # name span and group
     for path, is_key, start, end in _json_strings(text):
         value = text[start:end]
@@ -197,14 +203,17 @@ def _package_json_hits(text: str, _context: Context) -> Iterator[Hit]:
             length = _npm_name_length(value[4:], "@") if value.startswith("npm:") else None
             if length:
                 dependencies[(section, path[1])] = (start + 4, start + 4 + length)
+            elif _LOCAL_SPEC.match(value):
+                local.add((section, path[1]))
         elif not is_key and len(path) == 1 and section in _NPM_BUNDLED_ARRAYS:
             if _npm_name_length(value, ""):
                 others.append((start, end, "bundled"))
         elif is_key and len(path) == 1 and section in _NPM_OVERRIDE_OBJECTS:
             if target := _npm_override_target(value):
                 others.append((start + target[0], start + target[1], "override"))
-    for (section, _), (start, end) in dependencies.items():
-        yield Hit(start, end, "npm", "declaration", _NPM_GROUPS[section])
+    for (section, key), (start, end) in dependencies.items():
+        if (section, key) not in local:
+            yield Hit(start, end, "npm", "declaration", _NPM_GROUPS[section])
     for start, end, group in others:
         yield Hit(start, end, "npm", "declaration", group)
 
@@ -215,6 +224,42 @@ def _parses(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+# ---------------------------------------------------------------------------------------------
+# Lock files: the names they resolve
+
+def _package_lock_names(text: str) -> Iterator[str]:
+    """package-lock.json: `packages` keys (`node_modules/a/node_modules/@s/b`) from version 2 on,
+    `dependencies` keys before."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return iter(())
+    packages = data.get("packages") if isinstance(data, dict) else None
+    if isinstance(packages, dict):
+        return (key.rsplit("node_modules/", 1)[1] for key in packages if "node_modules/" in key)
+    dependencies = data.get("dependencies") if isinstance(data, dict) else None
+    return iter(dependencies if isinstance(dependencies, dict) else ())
+
+
+# pnpm-lock.yaml: `  /name@1.0.0:` or `  /@scope/name/1.0.0:` (older), `  name@1.0.0:` or
+# `  '@scope/name@1.0.0':` (9.0) under `packages:`; yarn.lock: `name@^1, name@^1.1:` or
+# `"@scope/name@^1":` at the start of a line.
+_PNPM_ENTRY = re.compile(r"^ {2}'?/?((?:@[^/@\s']+/)?[^/@\s':]+)[@/]\d", re.MULTILINE)
+_YARN_ENTRY = re.compile(r'^"?((?:@[^/@\s"]+/)?[^/@\s",#]+)@', re.MULTILINE)
+
+
+def _pnpm_lock_names(text: str) -> Iterator[str]:
+    return (match[1] for match in _PNPM_ENTRY.finditer(text))
+
+
+def _yarn_lock_names(text: str) -> Iterator[str]:
+    return (match[1] for match in _YARN_ENTRY.finditer(text))
+
+
+LOCK_FILES = {"package-lock.json": _package_lock_names, "npm-shrinkwrap.json": _package_lock_names,
+              "pnpm-lock.yaml": _pnpm_lock_names, "yarn.lock": _yarn_lock_names}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import csv
 import dataclasses
+import json
 import os
 import re
 import tomllib
@@ -198,6 +199,29 @@ def _requirement_line_hits(offset: int, content: str) -> Iterator[Hit]:
 
 
 # ---------------------------------------------------------------------------------------------
+# Lock files: the names they resolve (uv.lock and poetry.lock are TOML with one
+# `[[package]]` table a name; Pipfile.lock is JSON by group)
+
+_LOCKED_NAME = re.compile(r'^name\s*=\s*"([^"]+)"', re.MULTILINE)
+
+
+def _toml_lock_names(text: str) -> Iterator[str]:
+    return (match[1] for match in _LOCKED_NAME.finditer(text))
+
+
+def _pipfile_lock_names(text: str) -> Iterator[str]:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return iter(())
+    return (name for key, group in data.items() if key != "_meta" and isinstance(group, dict) for name in group)
+
+
+LOCK_FILES = {"uv.lock": _toml_lock_names, "poetry.lock": _toml_lock_names, "pdm.lock": _toml_lock_names,
+              "pipfile.lock": _pipfile_lock_names}
+
+
+# ---------------------------------------------------------------------------------------------
 # pyproject.toml
 
 def _table(value: object) -> dict[str, object]:
@@ -220,11 +244,18 @@ def _pyproject_declared(text: str) -> set[str] | None:
     except tomllib.TOMLDecodeError:
         return None
     project = _table(data.get("project"))
+    tool = _table(data.get("tool"))
+    flit = _table(_table(tool.get("flit")).get("metadata"))
+    hatch_envs = _table(_table(tool.get("hatch")).get("envs")).values()
     requirements = [
         *_array(project.get("dependencies")),
         *_grouped(project.get("optional-dependencies")),
         *_grouped(data.get("dependency-groups")),
         *_array(_table(data.get("build-system")).get("requires")),
+        *_array(flit.get("requires")),
+        *_grouped(flit.get("requires-extra")),
+        *_grouped(_table(tool.get("pdm")).get("dev-dependencies")),
+        *(item for env in hatch_envs for key in _HATCH_ENV_KEYS for item in _array(_table(env).get(key))),
     ]
     declared = set()
     for requirement in requirements:
@@ -240,11 +271,17 @@ def _pyproject_declared(text: str) -> set[str] | None:
     return declared
 
 
+_HATCH_ENV_KEYS = ("dependencies", "extra-dependencies")
+
+
 def _is_requirement_array(path: tuple[str, ...]) -> bool:
     return (
-        path in (("project", "dependencies"), ("build-system", "requires"))
+        path in (("project", "dependencies"), ("build-system", "requires"), ("tool", "flit", "metadata", "requires"))
         or (len(path) == 3 and path[:2] == ("project", "optional-dependencies"))
         or (len(path) == 2 and path[0] == "dependency-groups")
+        or (len(path) == 5 and path[:4] == ("tool", "flit", "metadata", "requires-extra"))
+        or (len(path) == 4 and path[:3] == ("tool", "pdm", "dev-dependencies"))
+        or (len(path) == 5 and path[:3] == ("tool", "hatch", "envs") and path[4] in _HATCH_ENV_KEYS)
     )
 
 
@@ -266,6 +303,12 @@ def _pyproject_group(path: tuple[str, ...], poetry_depth: int) -> str:
         return "build"
     if path[0] == "dependency-groups":
         return f"group:{path[1]}"
+    if path[:3] == ("tool", "flit", "metadata"):  # flit's own spelling of [project]
+        return f"extra:{path[4]}" if len(path) == 5 else "main"
+    if path[:3] == ("tool", "pdm", "dev-dependencies"):
+        return f"group:{path[3]}"
+    if path[:3] == ("tool", "hatch", "envs"):  # an environment's tools: lint, test, docs …
+        return f"group:{path[3]}"
     return f"extra:{path[2]}" if len(path) == 3 else "main"
 
 
