@@ -58,9 +58,15 @@ async def test_an_out_of_date_block_is_flagged_and_an_update_proposed_and_accept
     assert "+- Don't: lxml — wheels missing on the build image" in change["diff"]
     assert (folder / "AGENTS.md").read_text(encoding="utf-8") == written  # only proposed
 
-    done = await session.execute("cenotaph.acceptProposal", {"proposalId": result["proposalId"]})
-    assert plain(done)["done"] is True
+    done = plain(await session.execute("cenotaph.acceptProposal", {"proposalId": result["proposalId"]}))
+    assert done["done"] is True and done["message"].endswith("accepted: AGENTS.md written")
     assert (folder / "AGENTS.md").read_text(encoding="utf-8") == change["draft"]
+    # A stale notification clicked again is answered plainly: not an error, nothing done twice.
+    again = plain(await session.execute("cenotaph.acceptProposal", {"proposalId": result["proposalId"]}))
+    assert again["done"] is False and again["message"] == f"proposal #{result['proposalId']} was already accepted"
+    again = plain(await session.execute("cenotaph.rejectProposal", {"proposalId": result["proposalId"],
+                                                                     "reason": "changed my mind"}))
+    assert again["done"] is False and again["message"] == f"proposal #{result['proposalId']} was already accepted"
     session.replace(uri, change["draft"])
     await session.diagnostics(uri, lambda d: not _lessons_changed(d), timeout=60)
 

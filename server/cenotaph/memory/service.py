@@ -82,13 +82,16 @@ class Memory:
         plan = self.graveyard.plan(name, reason=reason, project=project, effort=effort, ecosystem=ecosystem,
                                    aliases=aliases, workspace=workspace)
         plan = dataclasses.replace(plan, reason=secrets.screen(plan.reason, "reason", actor))
+        story = story_text(plan.name, plan.reason)
+        told = self.graveyard.told(plan, story)
         # One transaction: a crash leaves the memory and its graveyard record together, or neither.
         with self.ctx.store.write():
-            stored = self.remember(
-                actor, story_text(plan.name, plan.reason), project=plan.project, kind="experience",
-                tags=["abandoned", plan.name], force=True, experience={"outcome": "abandoned", "effort": plan.effort},
-            )
-            return self.graveyard.record(actor, plan, memory_id=stored.id)
+            if told is None:
+                told = self.remember(
+                    actor, story, project=plan.project, kind="experience", tags=["abandoned", plan.name], force=True,
+                    experience={"outcome": "abandoned", "effort": plan.effort},
+                ).id
+            return self.graveyard.record(actor, plan, memory_id=told)
 
     def record_experience(self, actor: Actor, summary: str, *, project: str, outcome: str, effort: int,
                           iterations: int | None = None, breakthrough: str | None = None,

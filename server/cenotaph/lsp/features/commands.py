@@ -16,9 +16,9 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from cenotaph.lsp.convert import Wire, approach_summary, one_line, plain, rpc_error
 from cenotaph.lsp.features import mining
 from cenotaph.lsp.features.hover import story
-from cenotaph.memory.errors import CenotaphError
+from cenotaph.memory.errors import AlreadyDecided, CenotaphError
 from cenotaph.nlp import ecosystems
-from cenotaph.store.records import ProposalRow
+from cenotaph.store.records import ProposalRow, SuppressionRow
 
 if TYPE_CHECKING:
     from cenotaph.lsp.features import ServerContext
@@ -27,6 +27,7 @@ Reason = Annotated[str, StringConstraints(min_length=1)]
 Name = Annotated[str, StringConstraints(min_length=1, max_length=300)]
 Id = Annotated[int, Field(ge=1)]
 CANCEL = "Cancel"
+LIFT = "Lift the silence"
 
 
 class _ProjectOrUri(Wire):
@@ -291,7 +292,23 @@ async def abandon(ls: ServerContext, args: AbandonArgs) -> dict[str, Any]:
         return _cancelled()
     result = await _domain(lambda: ls.memory.abandon(ls.actor, args.name, reason=reason, project=project,
                                                      effort=args.effort, ecosystem=args.ecosystem))
-    return _done(approach_summary(result.approach, "project" if project else "global"), result.approach.id)
+    summary = approach_summary(result.approach, "project" if project else "global")
+    if result.silenced:
+        summary += await _offer_lift(ls, result.approach.display_name, result.silenced)
+    return _done(summary, result.approach.id)
+
+
+async def _offer_lift(ls: ServerContext, name: str, silenced: list[SuppressionRow]) -> str:
+    """A name abandoned while a silence still holds would be flagged nowhere: say so, and lift the
+    silence if the person says so."""
+    scopes = ", ".join("everywhere" if s.project == "" else f"in {s.project}" for s in silenced)
+    question = f"'{name}' is still silenced {scopes} ({silenced[0].reason}): editors will not flag it. Lift the silence?"
+    if await _ask(ls, None, question, [LIFT]) != LIFT:
+        return f"; still silenced {scopes}, so editors will not flag it"
+    for silence in silenced:
+        await _domain(lambda s=silence: ls.memory.unsuppress(ls.actor, s.value, kind="diagnostic", project=s.project,
+                                                             reason=f"abandoned again: {name}"))
+    return "; its silence is lifted"
 
 
 async def share(ls: ServerContext, args: ShareArgs) -> dict[str, Any]:
@@ -359,9 +376,30 @@ async def reinstate_memory(ls: ServerContext, args: MemoryArgs) -> dict[str, Any
     return _done(f"memory #{args.memory_id} is active again", args.memory_id)
 
 
+async def _decide(call: Callable[[], Any]) -> tuple[Any, dict[str, Any] | None]:
+    """A decision on a proposal; one already decided (a stale notification clicked, a second
+    editor) answers plainly instead of as an error."""
+    try:
+        return await asyncio.to_thread(call), None
+    except AlreadyDecided as exc:
+        return None, CommandResult(done=False, message=exc.message).dump()
+    except CenotaphError as exc:
+        raise rpc_error(exc) from None
+
+
+def _written(result: Any) -> str:
+    """Which files a compile proposal's accept wrote (or deleted)."""
+    files = getattr(result, "files", None)
+    if not files:
+        return ""
+    return ": " + ", ".join(f"{f.path} {'deleted' if f.sha256 == 'absent' else 'written'}" for f in files)
+
+
 async def accept_proposal(ls: ServerContext, args: AcceptProposalArgs) -> dict[str, Any]:
-    await _domain(lambda: ls.memory.accept_proposal(ls.actor, args.proposal_id, reason=args.reason))
-    return _done(f"proposal #{args.proposal_id} accepted", args.proposal_id)
+    result, stale = await _decide(lambda: ls.memory.accept_proposal(ls.actor, args.proposal_id, reason=args.reason))
+    if stale is not None:
+        return stale
+    return _done(f"proposal #{args.proposal_id} accepted{_written(result)}", args.proposal_id)
 
 
 async def accept_candidate(ls: ServerContext, args: AcceptCandidateArgs) -> dict[str, Any]:
@@ -371,8 +409,10 @@ async def accept_candidate(ls: ServerContext, args: AcceptCandidateArgs) -> dict
                         [one_line(args.draft, 200)] if args.draft else [])
     if reason is None:
         return _cancelled()
-    result = await _domain(lambda: ls.memory.accept_proposal(ls.actor, args.proposal_id, reason=reason,
-                                                             effort=args.effort))
+    result, stale = await _decide(lambda: ls.memory.accept_proposal(ls.actor, args.proposal_id, reason=reason,
+                                                                    effort=args.effort))
+    if stale is not None:
+        return stale
     return _done(f"proposal #{args.proposal_id} accepted: "
                  f"{approach_summary(result.approach, 'project' if result.approach.project else 'global')}",
                  args.proposal_id)
@@ -391,8 +431,8 @@ async def reject_proposal(ls: ServerContext, args: RejectProposalArgs) -> dict[s
     reason = await _ask(ls, args.reason, f"Why reject proposal #{args.proposal_id}?", ["Not wanted"])
     if reason is None:
         return _cancelled()
-    await _domain(lambda: ls.memory.reject_proposal(ls.actor, args.proposal_id, reason=reason))
-    return _done(f"proposal #{args.proposal_id} rejected", args.proposal_id)
+    _, stale = await _decide(lambda: ls.memory.reject_proposal(ls.actor, args.proposal_id, reason=reason))
+    return stale or _done(f"proposal #{args.proposal_id} rejected", args.proposal_id)
 
 
 async def show_location(ls: ServerContext, args: ShowLocationArgs) -> dict[str, Any]:
