@@ -154,12 +154,24 @@ def _complete(views: list[ContradictionView]) -> dict[int, tuple[ContradictionVi
     return {v.id: (v, v.memory_a, v.memory_b) for v in views if v.memory_a is not None and v.memory_b is not None}
 
 
-def graveyard_line(a: ApproachRow, project: str) -> str:
-    """One graveyard entry as the ledger (and the MCP graveyard resource) lists it."""
+def graveyard_line(a: ApproachRow, project: str, shared: ApproachRow | None = None) -> str:
+    """One graveyard entry as the ledger (and the MCP graveyard resource) lists it; `shared`, the
+    repository's entry for the same record, is a mark on it rather than an entry of its own."""
     effort = f" · effort {a.effort}/5" if a.effort else ""
+    mark = f" · shared in the repository ({getattr(shared, 'path', '')})" if shared is not None else ""
     return (f"- approach #{a.id} · **{a.display_name}** ({a.ecosystem}) · abandoned "
             f"{where(a, 'project' if a.project == project else 'global')}{effort} · "
-            f"{shared_by(a) or f'{a.updated_at[:10]} by {a.actor}'} — {one_line(a.reason, 500)}")
+            f"{shared_by(a) or f'{a.updated_at[:10]} by {a.actor}'}{mark} — {one_line(a.reason, 500)}")
+
+
+def one_per_name(graveyard: list[ApproachRow]) -> list[tuple[ApproachRow, ApproachRow | None]]:
+    """The graveyard's entries, newest first, one per record: an entry the person shared is listed
+    once, with its shared copy beside it; one shared by someone else stays an entry of its own."""
+    recorded = {(a.project, a.name): a for a in graveyard if source_of(a) != "repo"}
+    copies = {(a.project, a.name): a for a in graveyard if source_of(a) == "repo" and (a.project, a.name) in recorded}
+    entries = [(a, copies.get((a.project, a.name))) for a in graveyard
+               if source_of(a) != "repo" or (a.project, a.name) not in recorded]
+    return sorted(entries, key=lambda e: e[0].updated_at, reverse=True)
 
 
 def render(ls: ServerContext, project: str) -> Ledger:
@@ -177,8 +189,8 @@ def render_for(memory: Memory, project: str) -> Ledger:
     pending = memory.proposals(project)
     proposals = [p for p in pending if p.action != CANDIDATE_ACTION]
     candidates = [p for p in pending if p.action == CANDIDATE_ACTION]
-    graveyard_lines = [graveyard_line(a, project)
-                       for a in sorted(graveyard, key=lambda a: a.updated_at, reverse=True)[:SECTION_LIMIT]]
+    graveyard = one_per_name(graveyard)
+    graveyard_lines = [graveyard_line(a, project, shared) for a, shared in graveyard[:SECTION_LIMIT]]
     contradiction_lines = [line for i, view in enumerate(contradictions[:SECTION_LIMIT])
                            for line in [*([""] if i else []), *_contradiction_lines(view)]]
     deprioritised_lines = []
@@ -349,7 +361,10 @@ def code_actions(ls: ServerContext, params: types.CodeActionParams) -> list[type
         actions = [code_action(f"Reinstate '{name}' (it works now)", "cenotaph.reinstate",
                                {"name": approach.name, "project": approach.project}), why]
         shared = any(source_of(a) == "repo" and a.name == approach.name for a in ls.memory.graveyard.in_scope(project))
-        if in_repository and not shared:
+        if shared:  # its shared copy is a mark on this entry, not an entry of its own
+            actions.append(code_action(f"Stop sharing '{name}' with the team", "cenotaph.unshare",
+                                       {"name": approach.name, "project": project}))
+        elif in_repository:
             actions.append(code_action(f"Share '{name}' with the team", "cenotaph.share",
                                        {"name": approach.name, "project": project}))
         return actions
