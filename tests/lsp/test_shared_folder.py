@@ -130,3 +130,23 @@ async def test_a_malformed_shared_file_gets_one_diagnostic_and_the_others_still_
     assert await session.diagnostics(opened, lambda d: not d) == []
     assert sorted(d.data["name"] for d in abandoned(await session.diagnostics(uri, lambda d: len(d) == 2), "torch")
                   + abandoned(await session.diagnostics(uri), "onnxruntime")) == ["onnxruntime", "torch"]
+
+
+async def test_reinstating_a_shared_entry_offers_to_stop_sharing_it(memory, serve, tmp_path, cli_env):
+    (ada,) = team(tmp_path, cli_env, "Ada Lovelace")
+    project = project_resolution.resolve(None, ada.root)
+    memory.abandon(HUMAN, "requests", reason="blocking I/O in the event loop", project=project)
+    session = await serve([ada.root], message_answers=["It works now", "Stop sharing it"])
+    uri = session.open(ada.root / "requirements.txt", "requests==2.32.0\n")
+    await session.diagnostics(uri, bool)
+    assert (await session.execute("cenotaph.share", {"name": "requests", "project": project}))["done"]
+    shared = ada.root / ".cenotaph/graveyard/pypi/requests.toml"
+    assert shared.is_file()
+    await session.diagnostics(uri, lambda d: bool(d) and "shared in the repository" in d[0].message)
+
+    done = await session.execute("cenotaph.reinstate", {"name": "requests", "project": project})
+    [_, offer] = session.client.message_requests
+    assert offer.message.startswith("'requests' is still shared with the team (.cenotaph/graveyard/pypi/requests.toml)")
+    assert done["done"] and "no longer shared" in done["message"]
+    assert not shared.exists()
+    assert await session.diagnostics(uri, lambda d: not d, timeout=30) == []

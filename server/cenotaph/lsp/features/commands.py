@@ -17,6 +17,7 @@ from cenotaph.lsp.convert import Wire, approach_summary, one_line, plain, rpc_er
 from cenotaph.lsp.features import mining
 from cenotaph.lsp.features.hover import story
 from cenotaph.memory.errors import AlreadyDecided, CenotaphError
+from cenotaph.memory.team.folder import source_of
 from cenotaph.nlp import ecosystems
 from cenotaph.store.records import ProposalRow, SuppressionRow
 
@@ -28,6 +29,7 @@ Name = Annotated[str, StringConstraints(min_length=1, max_length=300)]
 Id = Annotated[int, Field(ge=1)]
 CANCEL = "Cancel"
 LIFT = "Lift the silence"
+STOP_SHARING = "Stop sharing it"
 
 
 class _ProjectOrUri(Wire):
@@ -243,7 +245,19 @@ async def reinstate(ls: ServerContext, args: ReinstateArgs) -> dict[str, Any]:
         return _cancelled()
     approach = await _domain(lambda: ls.memory.reinstate_approach(ls.actor, args.name, reason=reason,
                                                                   project=args.project))
-    return _done(f"'{approach.display_name}' is out of the graveyard: {reason}", approach.id)
+    verdict = (await _domain(lambda: ls.memory.check_approaches([approach.name], project=args.project)))[0]
+    shared = [a for a in (verdict.approach, *verdict.also) if a is not None and source_of(a) == "repo"]
+    if verdict.status != "abandoned" or not shared:
+        return _done(f"'{approach.display_name}' is out of the graveyard: {reason}", approach.id)
+    # The team's copy still abandons it: out of the person's graveyard, still flagged for everyone.
+    path = getattr(shared[0], "path", "")
+    question = f"'{approach.display_name}' is still shared with the team ({path}), which keeps it flagged. Stop sharing it too?"
+    if await _ask(ls, None, question, [STOP_SHARING]) != STOP_SHARING:
+        return _done(f"'{approach.display_name}' is out of your graveyard, but still shared with the team ({path})",
+                     approach.id)
+    await _domain(lambda: ls.memory.unshare(ls.actor, path, project=args.project))
+    return _done(f"'{approach.display_name}' is out of the graveyard and no longer shared: removed {path}, "
+                 "commit it to stop sharing it", approach.id)
 
 
 async def show_why(ls: ServerContext, args: ShowWhyArgs) -> dict[str, Any]:
