@@ -238,6 +238,10 @@ class Memory:
         return suppressions.suppress(self.ctx, self.graveyard, actor, name, kind=kind, project=project,
                                      reason=reason, ecosystem=ecosystem)
 
+    def suppressions(self, project: str) -> list[SuppressionRow]:
+        """The silences in force in `project` (its own and the global ones)."""
+        return suppressions.in_scope(self.ctx, validate.project(project))
+
     def unsuppress(self, actor: Actor, name: str, *, kind: str, project: str,
                    reason: str) -> SuppressionRow | ProposalRow:
         found = suppressions.active(self.ctx, self.graveyard, name, kind=kind, project=project)

@@ -53,6 +53,13 @@ class SilenceArgs(_ProjectOrUri):
         return self
 
 
+class LiftSilenceArgs(Wire):
+    name: Name
+    kind: Literal["diagnostic", "recall"]
+    project: str  # "" is everywhere
+    reason: Reason | None = None
+
+
 class ReinstateArgs(Wire):
     name: Name
     project: str
@@ -236,6 +243,18 @@ async def silence(ls: ServerContext, args: SilenceArgs) -> dict[str, Any]:
     row = await _domain(lambda: ls.memory.suppress(ls.actor, args.name, kind="diagnostic", project=project,
                                                    reason=reason))
     return _done(f"'{args.name}' is no longer flagged {where}", row.id)
+
+
+async def lift_silence(ls: ServerContext, args: LiftSilenceArgs) -> dict[str, Any]:
+    where = "everywhere" if args.project == "" else "in this project"
+    reason = await _ask(ls, args.reason, f"Why lift the silence of '{args.name}' {where}?",
+                        ["It should be flagged again"])
+    if reason is None:
+        return _cancelled()
+    row = await _domain(lambda: ls.memory.unsuppress(ls.actor, args.name, kind=args.kind, project=args.project,
+                                                     reason=reason))
+    what = "flagged in editors" if args.kind == "diagnostic" else "recalled"
+    return _done(_proposed(row, f"'{args.name}' is {what} again {where}"), row.id)
 
 
 async def reinstate(ls: ServerContext, args: ReinstateArgs) -> dict[str, Any]:
@@ -475,6 +494,7 @@ Handler = Callable[["ServerContext", Any], Awaitable[dict[str, Any]]]
 COMMANDS: dict[str, tuple[type[Wire], Handler]] = {
     "cenotaph.silence": (SilenceArgs, silence),
     "cenotaph.reinstate": (ReinstateArgs, reinstate),
+    "cenotaph.liftSilence": (LiftSilenceArgs, lift_silence),
     "cenotaph.showWhy": (ShowWhyArgs, show_why),
     "cenotaph.markWrong": (MarkWrongArgs, mark_wrong),
     "cenotaph.remember": (RememberArgs, remember),

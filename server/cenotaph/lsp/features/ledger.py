@@ -34,7 +34,7 @@ from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import ContradictionView
 from cenotaph.memory.team.folder import source_of
 from cenotaph.nlp.ecosystems.base import utf16_column
-from cenotaph.store.records import MemoryRow, ProposalRow
+from cenotaph.store.records import MemoryRow, ProposalRow, SuppressionRow
 
 if TYPE_CHECKING:
     from cenotaph.lsp.features import ServerContext
@@ -48,7 +48,7 @@ REQUEST = "cenotaph/ledger"
 DID_CHANGE = "cenotaph/ledgerDidChange"
 _PREFIX = "cenotaph:ledger/"
 _SUFFIX = ".md"
-_ENTRY = re.compile(r"^(?:- |### )(approach|contradiction|memory|proposal|candidate) #(\d+)\b")
+_ENTRY = re.compile(r"^(?:- |### )(approach|contradiction|memory|proposal|candidate|silence) #(\d+)\b")
 _SECTION = re.compile(r"^#{1,2} ")
 _CELL_SEPARATOR = re.compile(r"(?<!\\)\|")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -75,6 +75,7 @@ class LedgerCounts(Wire):
     deprioritised: int = Field(ge=0)
     proposals: int = Field(ge=0)
     candidates: int = Field(ge=0)
+    silences: int = Field(ge=0)
 
 
 class LedgerResult(Wire):
@@ -203,21 +204,32 @@ def render_for(memory: Memory, project: str) -> Ledger:
                       f"{one_line(p.reason, 300)}" for p in proposals[:SECTION_LIMIT]]
     candidate_lines = [line for p in sorted(candidates, key=_confidence, reverse=True)[:SECTION_LIMIT]
                        for line in _candidate_lines(p)]
+    silences = memory.suppressions(project)
+    silence_lines = [silence_line(s) for s in silences[:SECTION_LIMIT]]
     concept_lines = [_concept_line(c) for c in memory.concepts(project, CONCEPT_LIMIT)]
     lines = [f"# Cenotaph ledger · {project or 'global scope'}", "", "Read-only. Code actions on an entry act on it."]
     for title, count, body in (("Graveyard", len(graveyard), graveyard_lines),
                                ("Open contradictions", len(contradictions), contradiction_lines),
                                ("Deprioritised memories", len(deprioritised), deprioritised_lines),
                                ("Pending proposals", len(proposals), proposal_lines),
-                               ("Candidates from history", len(candidates), candidate_lines)):
+                               ("Candidates from history", len(candidates), candidate_lines),
+                               ("Silences", len(silences), silence_lines)):
         lines += ["", f"## {title} ({count})", "", *(body or ["_none_"])]
         if count > SECTION_LIMIT:
             lines += ["", f"_… and {count - SECTION_LIMIT} more, not listed here._"]
     lines += ["", f"## Top concepts ({len(concept_lines)})", "", *(concept_lines or ["_none_"])]
     text = "\n".join(lines).rstrip() + "\n"
     counts = LedgerCounts(graveyard=len(graveyard), contradictions=len(contradictions),
-                          deprioritised=len(deprioritised), proposals=len(proposals), candidates=len(candidates))
+                          deprioritised=len(deprioritised), proposals=len(proposals), candidates=len(candidates),
+                          silences=len(silences))
     return Ledger(project, text, seq, counts)
+
+
+def silence_line(s: SuppressionRow) -> str:
+    """`- silence #3 · **poetry** · not flagged in editors · here · 2026-03-01 by ada — why`"""
+    what = "not flagged in editors" if s.kind == "diagnostic" else "kept out of recall"
+    return (f"- silence #{s.id} · **{_cell(s.value)}** · {what} · {'everywhere' if s.project == '' else 'here'} · "
+            f"{s.created_at[:10]} by {s.actor} — {one_line(s.reason, 300)}")
 
 
 def _concept_line(c: ConceptView) -> str:
@@ -378,6 +390,13 @@ def code_actions(ls: ServerContext, params: types.CodeActionParams) -> list[type
             actions.append(code_action(f"Share memory #{entry_id} with the team", "cenotaph.share",
                                        {**argument, "project": project}))
         return actions
+    if kind == "silence":
+        silence = next((s for s in ls.memory.suppressions(project) if s.id == entry_id), None)
+        if silence is None:  # lifted since the ledger was drawn
+            return None
+        return [code_action(f"Lift the silence of '{silence.value}' ({'everywhere' if silence.project == '' else 'here'})",
+                            "cenotaph.liftSilence",
+                            {"name": silence.value, "kind": silence.kind, "project": silence.project})]
     argument = {"proposalId": entry_id}
     if kind == "candidate":
         return _candidate_actions(ls, project, entry_id)
