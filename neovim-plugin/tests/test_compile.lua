@@ -68,17 +68,31 @@ step('"Propose an update" opens the proposal as a diff against a scratch buffer'
   draft_buf = vim.api.nvim_get_current_buf()
   local wins = vim.api.nvim_tabpage_list_wins(0)
   check(#wins == 2 and vim.wo[wins[1]].diff and vim.wo[wins[2]].diff, 'two windows in diff mode')
-  check(vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(wins[1])) == vim.fs.normalize(proj .. '/AGENTS.md'),
-    'the file on disk on the left')
+  local disk = vim.api.nvim_win_get_buf(wins[1])
+  check(vim.api.nvim_buf_get_name(disk):match('^cenotaph://proposal/%d+/disk/AGENTS%.md$') and disk ~= agents_buf,
+    'a scratch copy of the file on disk on the left, not the person\'s buffer', vim.api.nvim_buf_get_name(disk))
+  check(H.text(disk) == table.concat(vim.fn.readfile(proj .. '/AGENTS.md'), '\n') and not vim.bo[disk].modifiable,
+    'the copy holds the file as it is on disk, read-only', H.text(disk))
+  check(vim.b[agents_buf].cenotaph_proposal == nil, 'the person\'s buffer is not taken into the proposal')
   check(H.text(draft_buf):find("- Don't: lxml — wheels missing on the build image", 1, true), 'the draft has the new lesson',
     H.text(draft_buf))
   check(not vim.bo[draft_buf].modifiable, 'the draft is read-only')
 end)
 
-step(':Cenotaph accept writes the draft and closes the diff', function()
+step(':Cenotaph accept writes the draft and closes only the proposal\'s tab', function()
   local draft = H.text(draft_buf)
   vim.cmd('Cenotaph accept')
   check(wait(15000, function() return #vim.api.nvim_list_tabpages() == 1 end), 'the diff tab closes', messages)
+  local tab = vim.api.nvim_list_tabpages()[1]
+  local shown = vim.tbl_map(vim.api.nvim_win_get_buf, vim.api.nvim_tabpage_list_wins(tab))
+  check(vim.deep_equal(shown, { agents_buf }) and not vim.wo.diff, 'the person\'s tab stays, showing AGENTS.md, not in diff mode',
+    vim.tbl_map(vim.api.nvim_buf_get_name, shown))
+  check(#vim.tbl_filter(function(b) return vim.api.nvim_buf_get_name(b):find('^cenotaph://proposal/') ~= nil end,
+    vim.api.nvim_list_bufs()) == 0, 'no proposal buffer is left behind')
+  check(vim.iter(messages):any(function(m) return m.msg:find('accepted: AGENTS.md written', 1, true) ~= nil end),
+    'the message says which file was written', messages)
+  check(wait(5000, function() return H.text(agents_buf) == draft end), 'the person\'s buffer shows what was written',
+    H.text(agents_buf))
   local written = table.concat(vim.fn.readfile(proj .. '/AGENTS.md'), '\n')
   check(written == draft, 'AGENTS.md is the draft', written)
   check(written:find('^# Agents\n\nRun `make test`%.\n\n<!%-%- cenotaph:begin %-%->\n'), 'the rest of the file is as it was',

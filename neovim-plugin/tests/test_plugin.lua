@@ -104,11 +104,33 @@ step('setup() validates its options with a clear message', function()
     { { settings = { maxFileSize = 10 } }, 'cenotaph.setup: opts.settings.maxFileSize must be a whole number from 1024' },
     { { settings = { otherProjects = 1 } }, 'cenotaph.setup: opts.settings.otherProjects must be a boolean' },
     { { on_endpoint = true }, 'cenotaph.setup: opts.on_endpoint must be a function' },
+    { { settings = { feeds = { interval = -1 } } }, 'cenotaph.setup: opts.settings.feeds.interval must be a number from 0 to 8760' },
+    { { settings = { mine = { onOpen = 'yes' } } }, 'cenotaph.setup: opts.settings.mine.onOpen must be a boolean' },
+    { { settings = { documents = { include = { 1 } } } }, 'cenotaph.setup: opts.settings.documents.include[1] must be a string' },
   }
   for _, case in ipairs(cases) do
     local message = err(case[1])
     check(message and vim.startswith(message, case[2]), 'rejects ' .. vim.inspect(case[1], { newline = ' ', indent = '' }), message)
   end
+  -- Every setting of the schema, as :help cenotaph-settings documents it.
+  local every = { severity = { project = 'error', global = 'hint', otherProject = 'off', mention = 'hint', instruction = 'warning' },
+    otherProjects = true, fileKinds = { 'python', 'markdown' }, maxFileSize = 4096, documents = { include = { 'docs/**/*.md' } },
+    feeds = { interval = 0.5 }, mine = { onOpen = true } }
+  local message = err({ enable = false, settings = every })
+  check(message == nil, 'accepts every documented setting, mine.onOpen included', message)
+end)
+
+step(':help cenotaph works from a plain runtimepath install (doc/tags is shipped and current)', function()
+  local ok, message = pcall(vim.cmd.help, 'cenotaph-settings')
+  check(ok and vim.bo.filetype == 'help' and vim.api.nvim_get_current_line():find('*cenotaph-settings*', 1, true),
+    ':help cenotaph-settings opens at its tag', message)
+  vim.cmd('helpclose')
+  local copy = vim.fn.tempname()
+  vim.fn.mkdir(copy, 'p')
+  vim.fn.writefile(vim.fn.readfile(H.plugin_root .. '/doc/cenotaph.txt'), copy .. '/cenotaph.txt')
+  vim.cmd.helptags(vim.fn.fnameescape(copy))
+  check(vim.deep_equal(vim.fn.readfile(copy .. '/tags'), vim.fn.readfile(H.plugin_root .. '/doc/tags')),
+    'doc/tags is what :helptags makes of doc/cenotaph.txt (regenerate: nvim --clean --headless -c "helptags doc" -c q)')
 end)
 
 step('setup() is idempotent', function()

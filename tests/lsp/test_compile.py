@@ -11,7 +11,7 @@ from pygls.exceptions import JsonRpcException
 from cenotaph.lsp.convert import plain
 from cenotaph.lsp.features import compile as compile_feature
 from tests.conftest import HUMAN
-from tests.lsp.conftest import PROJECT, conforms, load_schema, project_folder
+from tests.lsp.conftest import PROJECT, abandoned, conforms, load_schema, project_folder
 from tests.lsp.test_schema import assert_same_shape
 
 
@@ -58,9 +58,15 @@ async def test_an_out_of_date_block_is_flagged_and_an_update_proposed_and_accept
     assert "+- Don't: lxml — wheels missing on the build image" in change["diff"]
     assert (folder / "AGENTS.md").read_text(encoding="utf-8") == written  # only proposed
 
-    done = await session.execute("cenotaph.acceptProposal", {"proposalId": result["proposalId"]})
-    assert plain(done)["done"] is True
+    done = plain(await session.execute("cenotaph.acceptProposal", {"proposalId": result["proposalId"]}))
+    assert done["done"] is True and done["message"].endswith("accepted: AGENTS.md written")
     assert (folder / "AGENTS.md").read_text(encoding="utf-8") == change["draft"]
+    # A stale notification clicked again is answered plainly: not an error, nothing done twice.
+    again = plain(await session.execute("cenotaph.acceptProposal", {"proposalId": result["proposalId"]}))
+    assert again["done"] is False and again["message"] == f"proposal #{result['proposalId']} was already accepted"
+    again = plain(await session.execute("cenotaph.rejectProposal", {"proposalId": result["proposalId"],
+                                                                     "reason": "changed my mind"}))
+    assert again["done"] is False and again["message"] == f"proposal #{result['proposalId']} was already accepted"
     session.replace(uri, change["draft"])
     await session.diagnostics(uri, lambda d: not _lessons_changed(d), timeout=60)
 
@@ -76,3 +82,34 @@ async def test_accept_in_the_editor_refuses_a_file_that_moved(memory, serve, tmp
     with pytest.raises(JsonRpcException, match="ruff.toml changed since the proposal; run compile again"):
         await session.execute("cenotaph.acceptProposal", {"proposalId": result["proposalId"]})
     assert (folder / "ruff.toml").read_text(encoding="utf-8") == "line-length = 100\n"
+
+
+async def test_what_cenotaph_wrote_is_never_flagged_while_the_persons_lines_are(memory, serve, tmp_path):
+    folder = project_folder(tmp_path, "app", PROJECT)
+    (folder / "AGENTS.md").write_text("# Agents\n\nUse flask for the API.\n", encoding="utf-8")
+    (folder / "pyproject.toml").write_text('[project]\nname = "app"\ndependencies = ["flask>=3"]\n', encoding="utf-8")
+    memory.abandon(HUMAN, "flask", reason="sync workers stalled under load", project=PROJECT, effort=4)
+    for target in ("agents-md", "skill", "ruff"):
+        memory.accept_proposal(HUMAN, memory.compile(HUMAN, target, project=PROJECT, root=folder).proposal.id)
+    agents = (folder / "AGENTS.md").read_text(encoding="utf-8")
+    [skill_path] = (folder / ".claude" / "skills").glob("*/SKILL.md")
+    skill = skill_path.read_text(encoding="utf-8")
+    pyproject = (folder / "pyproject.toml").read_text(encoding="utf-8")
+    assert "- Don't: flask — sync workers stalled under load" in agents and "Don't: flask" in skill
+    assert '"cenotaph: flask was abandoned' in pyproject
+
+    session = await serve([folder])
+    # The person's recommendation above the block is flagged; the block's own "Don't: flask" is not.
+    uri = session.open(folder / "AGENTS.md", agents, "markdown")
+    found = await session.diagnostics(uri, lambda d: any(x.data["kind"] == "recommendation" for x in d), timeout=90)
+    assert [(d.range.start.line, d.data["kind"]) for d in abandoned(found, "flask")] == [(2, "recommendation")]
+    # The dependency a person declared is flagged; the ruff entry Cenotaph wrote is not.
+    uri = session.open(folder / "pyproject.toml", pyproject, "toml")
+    found = abandoned(await session.diagnostics(uri, lambda d: bool(d)), "flask")
+    assert [d.range.start.line for d in found] == [pyproject.splitlines().index('dependencies = ["flask>=3"]')]
+    # The same skill text is flagged as a person's note, and not as the SKILL.md Cenotaph compiled.
+    copied = "\n".join(line for line in skill.splitlines() if "Compiled by Cenotaph" not in line)
+    notes = session.open(folder / "docs" / "notes.md", copied, "markdown")
+    assert abandoned(await session.diagnostics(notes, lambda d: bool(d)), "flask")
+    uri = session.open(skill_path, skill, "markdown")
+    assert abandoned(await session.diagnostics(uri), "flask") == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from cenotaph.lsp.convert import plain
 from tests.conftest import HUMAN
 from tests.lsp.conftest import PROJECT, abandoned, project_folder
 
@@ -75,3 +76,22 @@ async def test_prose_mentions_instruction_recommendations_and_suppressions(memor
         (3, types.DiagnosticSeverity.Hint, "mention"),
     ]
     assert found[0].message.startswith("This line recommends onnxruntime, but onnxruntime was abandoned here")
+
+
+async def test_abandoning_a_silenced_name_again_offers_to_lift_the_silence(memory, serve, tmp_path):
+    folder = project_folder(tmp_path, "app", PROJECT)
+    memory.abandon(HUMAN, "requests", reason="blocking calls", project=PROJECT)
+    memory.suppress(HUMAN, "requests", kind="diagnostic", project=PROJECT, reason="intended here")
+    memory.reinstate_approach(HUMAN, "requests", reason="it is fine now", project=PROJECT)
+    session = await serve([folder], message_answers=["Lift the silence"])
+    uri = session.open(folder / "requirements.txt", "httpx==0.27\n")
+    await session.diagnostics(uri)
+
+    done = plain(await session.execute("cenotaph.abandon", {"name": "requests", "project": PROJECT,
+                                                            "reason": "blocking calls"}))
+    [asked] = session.client.message_requests
+    assert asked.message.startswith("'requests' is still silenced in " + PROJECT)
+    assert done["done"] is True and done["message"].endswith("; its silence is lifted")
+    session.replace(uri, "httpx==0.27\nrequests==2.32.0\n")
+    [flagged] = abandoned(await session.diagnostics(uri, lambda d: bool(d), timeout=30), "requests")
+    assert flagged.range.start.line == 1  # httpx stays clear

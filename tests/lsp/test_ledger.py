@@ -39,7 +39,7 @@ async def test_the_ledger_lists_judges_and_refreshes(memory, serve, tmp_path):
     conforms("ledger.schema.json", plain(ledger), "result")
     assert ledger.uri == "cenotaph:ledger/acme/app.md" and ledger.project == PROJECT
     assert ledger.counts._asdict() == {"graveyard": 1, "contradictions": 1, "deprioritised": 1, "proposals": 1,
-                                      "candidates": 0}
+                                      "candidates": 0, "silences": 1}  # effort 4 keeps onnxruntime out of recall
     text = ledger.text
     assert "SIGILL crash on Alpine musl libc" in text and "effort 4/5" in text
     assert "reinstate when: staging, port" in text and "Another project's note" not in text
@@ -238,6 +238,39 @@ async def test_candidates_are_mined_on_open_and_told_once_per_workspace(memory, 
     await again.client.protocol.send_request_async("cenotaph/ledger", {"project": PROJECT})
     await asyncio.sleep(1.0)
     assert again.client.message_requests == []  # the same workspace is not told twice
+
+
+async def test_silences_are_listed_in_the_ledger_and_lifted_there(memory, serve, tmp_path):
+    folder = project_folder(tmp_path, "app", PROJECT)
+    memory.abandon(HUMAN, "poetry", reason="lock files drifted", project=PROJECT, ecosystem="tool")
+    memory.suppress(HUMAN, "poetry", kind="diagnostic", project=PROJECT, reason="the docs may mention it")
+    memory.suppress(HUMAN, "left-pad", kind="diagnostic", project="", reason="everyone knows")
+    memory.suppress(HUMAN, "lodash", kind="diagnostic", project="acme/other", reason="not ours")
+    session = await serve([folder], message_answers=["It should be flagged again"])
+    notes = session.open(folder / "notes.md", "We tried poetry.\n", "markdown")
+    assert await session.diagnostics(notes) == []  # silenced here
+
+    ledger = await session.client.protocol.send_request_async("cenotaph/ledger", {"uri": notes})
+    conforms("ledger.schema.json", plain(ledger), "result")
+    assert ledger.counts.silences == 2  # this project's and the global one, not another project's
+    text = ledger.text
+    entry = _line(text, "· **poetry** · not flagged")
+    assert " · **poetry** · not flagged in editors · here · " in text.splitlines()[entry]
+    assert text.splitlines()[entry].endswith(" — the docs may mention it")
+    assert "**left-pad** · not flagged in editors · everywhere" in text and "lodash" not in text
+
+    uri = session.open_uri(ledger.uri, text, "markdown")
+    actions = await session.client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(start=types.Position(line=entry, character=2), end=types.Position(line=entry, character=2)),
+        context=types.CodeActionContext(diagnostics=[])))
+    (lift,) = actions
+    assert lift.title == "Lift the silence of 'poetry' (here)"
+    conforms("commands.schema.json", {"command": lift.command.command, "arguments": plain(lift.command.arguments)})
+    done = plain(await session.execute(lift.command.command, lift.command.arguments[0]))
+    assert done["done"] and done["message"] == "'poetry' is flagged in editors again in this project"
+    (flagged,) = await session.diagnostics(notes, bool, timeout=30)
+    assert flagged.data["name"] == "poetry"
 
 
 def test_the_ledger_lists_the_projects_top_concepts_with_aliases_and_neighbours(memory):

@@ -124,7 +124,7 @@ def test_ledger_models_match_their_schema():
     result = ledger.LedgerResult(uri=ledger.ledger_uri("github.com/acme/app"), project="github.com/acme/app",
                                  text="# x\n", seq=4, counts=ledger.LedgerCounts(graveyard=1, contradictions=0,
                                                                                  deprioritised=0, proposals=0,
-                                                                                 candidates=2))
+                                                                                 candidates=2, silences=1))
     jsonschema.validate(result.dump(), defs["result"])
     assert result.uri == "cenotaph:ledger/github.com/acme/app.md"
     assert ledger.project_of(ledger.ledger_uri("/home/me/my project")) == "/home/me/my project"
@@ -158,6 +158,10 @@ COMMAND_SAMPLES: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = 
                           {"name": "x", "scope": "everywhere", "z": 1}]),
     "cenotaph.reinstate": ([{"name": "x", "project": ""}],
                            [{"name": "x"}, {"name": "x", "project": "p", "reason": ""}]),
+    "cenotaph.liftSilence": ([{"name": "x", "kind": "diagnostic", "project": ""},
+                              {"name": "x", "kind": "recall", "project": "p", "reason": "r"}],
+                             [{"name": "x", "kind": "diagnostic"}, {"name": "x", "kind": "loud", "project": "p"},
+                              {"name": "", "kind": "recall", "project": "p"}]),
     "cenotaph.showWhy": ([{"approachId": 1}], [{"approachId": 0}, {"approachId": "1"}, {}, {"approach_id": 1}]),
     "cenotaph.markWrong": ([{"approachId": 1, "reason": "r"}], [{"reason": "r"}]),
     "cenotaph.remember": ([{"text": "t", "project": "p", "kind": "fact"}, {"text": "t", "uri": "file:///a"}],

@@ -74,13 +74,22 @@ async def test_share_with_the_team_from_a_warning_and_from_the_ledger(memory, se
     result = await session.execute(share.command.command, share.command.arguments[0])
     assert result["done"] and "commit it" in result["message"]
     assert (ada.root / ".cenotaph/graveyard/pypi/requests.toml").is_file()
-    # Now shared: the warning carries both records, and the action turns into "Stop sharing".
-    (again,) = await session.diagnostics(uri, lambda d: bool(d) and "also abandoned" in d[0].message)
+    # Now shared: the warning says so, the reason once, and the action turns into "Stop sharing".
+    (again,) = await session.diagnostics(uri, lambda d: bool(d) and "shared in the repository" in d[0].message)
+    assert again.message.count("blocking I/O in the event loop") == 1
+    assert "; shared in the repository by Ada Lovelace" in again.message
+    hover = await session.hover(uri, 0, 2)
+    assert "\n---\n" not in hover.contents.value  # one story, not the same story twice
+    assert "*Also shared in the repository by Ada Lovelace" in hover.contents.value
     titles = [a.title for a in await session.code_actions(uri, again)]
     assert "Stop sharing 'requests' with the team" in titles and "Share 'requests' with the team" not in titles
 
     ledger = await session.client.protocol.send_request_async("cenotaph/ledger", {"uri": uri})
-    assert "shared in the repository by Ada Lovelace" in ledger.text
+    # One entry per record, marked as shared (positive control: it is listed, with its mark).
+    [entry] = [line for line in ledger.text.splitlines() if line.startswith("- approach #") and "requests" in line]
+    assert "shared in the repository (.cenotaph/graveyard/pypi/requests.toml)" in entry
+    assert ledger.counts.graveyard == 1
+    entry_line = ledger.text.splitlines().index(entry)
     ledger_uri = session.open_uri(ledger.uri, ledger.text, "markdown")
     line = next(i for i, text in enumerate(ledger.text.splitlines()) if text.startswith(f"- memory #{stored.id}"))
     actions = await session.client.text_document_code_action_async(types.CodeActionParams(
@@ -88,6 +97,12 @@ async def test_share_with_the_team_from_a_warning_and_from_the_ledger(memory, se
         range=types.Range(start=types.Position(line=line, character=2), end=types.Position(line=line, character=2)),
         context=types.CodeActionContext(diagnostics=[])))
     (share_memory,) = [a for a in actions if a.title == f"Share memory #{stored.id} with the team"]
+    on_entry = await session.client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=ledger_uri),
+        range=types.Range(start=types.Position(line=entry_line, character=2),
+                          end=types.Position(line=entry_line, character=2)),
+        context=types.CodeActionContext(diagnostics=[])))
+    assert "Stop sharing 'requests' with the team" in [a.title for a in on_entry]
     conforms("commands.schema.json", {"command": share_memory.command.command,
                                       "arguments": list(share_memory.command.arguments)})
     assert (await session.execute(share_memory.command.command, share_memory.command.arguments[0]))["done"]
@@ -115,3 +130,23 @@ async def test_a_malformed_shared_file_gets_one_diagnostic_and_the_others_still_
     assert await session.diagnostics(opened, lambda d: not d) == []
     assert sorted(d.data["name"] for d in abandoned(await session.diagnostics(uri, lambda d: len(d) == 2), "torch")
                   + abandoned(await session.diagnostics(uri), "onnxruntime")) == ["onnxruntime", "torch"]
+
+
+async def test_reinstating_a_shared_entry_offers_to_stop_sharing_it(memory, serve, tmp_path, cli_env):
+    (ada,) = team(tmp_path, cli_env, "Ada Lovelace")
+    project = project_resolution.resolve(None, ada.root)
+    memory.abandon(HUMAN, "requests", reason="blocking I/O in the event loop", project=project)
+    session = await serve([ada.root], message_answers=["It works now", "Stop sharing it"])
+    uri = session.open(ada.root / "requirements.txt", "requests==2.32.0\n")
+    await session.diagnostics(uri, bool)
+    assert (await session.execute("cenotaph.share", {"name": "requests", "project": project}))["done"]
+    shared = ada.root / ".cenotaph/graveyard/pypi/requests.toml"
+    assert shared.is_file()
+    await session.diagnostics(uri, lambda d: bool(d) and "shared in the repository" in d[0].message)
+
+    done = await session.execute("cenotaph.reinstate", {"name": "requests", "project": project})
+    [_, offer] = session.client.message_requests
+    assert offer.message.startswith("'requests' is still shared with the team (.cenotaph/graveyard/pypi/requests.toml)")
+    assert done["done"] and "no longer shared" in done["message"]
+    assert not shared.exists()
+    assert await session.diagnostics(uri, lambda d: not d, timeout=30) == []

@@ -137,3 +137,24 @@ def test_suppressions_aliases_and_dismissals_survive_reindex(memory):
     assert memory.check_approaches(["cv2"], project=P)[0].diagnostic_suppressed
     assert memory.scan_contradictions(HUMAN, P).found == []
     assert memory.get(a.id).trust == "confirmed"
+
+
+def test_abandoning_a_silenced_name_says_so_and_the_story_is_told_once(memory):
+    memory.abandon(HUMAN, "flask", reason="sync workers stalled", project=P)
+    memory.suppress(HUMAN, "flask", kind="diagnostic", project=P, reason="the docs may mention it")
+    memory.suppress(HUMAN, "django", kind="diagnostic", project="github.com/acme/other", reason="elsewhere")
+    memory.reinstate_approach(HUMAN, "flask", reason="the workers are async now", project=P)
+
+    again = memory.abandon(HUMAN, "flask", reason="sync workers stalled", project=P)
+    [silence] = again.silenced
+    assert (silence.value, silence.kind, silence.project) == ("flask", "diagnostic", P)
+    # Told once: the same story is linked again, not written again.
+    stories = [r for r in memory.recent(P, kinds=["experience"], limit=50) if "flask" in r.content]
+    assert [r.memory_id for r in stories] == [again.memory_id]
+    # A new reason is a new story; a name silenced only in another project is not silenced here.
+    other = memory.abandon(HUMAN, "django", reason="the admin was too slow", project=P)
+    assert other.silenced == []
+    changed = memory.abandon(HUMAN, "flask", reason="it blocked the event loop", project=P)
+    assert changed.memory_id != again.memory_id
+    memory.unsuppress(HUMAN, "flask", kind="diagnostic", project=P, reason="flag it again")
+    assert memory.abandon(HUMAN, "flask", reason="it blocked the event loop", project=P).silenced == []

@@ -1,5 +1,5 @@
 --- From memory to policy: a `cenotaph/compile` proposal (shared_schema/compile.schema.json) opens
---- in a new tab as `:diffsplit` of the file on disk against a scratch buffer holding the draft;
+--- in a new tab as a diff of a scratch copy of the file on disk against one holding the draft;
 --- `:Cenotaph accept` / `:Cenotaph reject` (or `a` / `r` in the draft) decide it. Accept is the
 --- server's `cenotaph.acceptProposal`: it writes only if the file is still as it was diffed.
 local client_mod = require('cenotaph.client')
@@ -45,45 +45,54 @@ function M.current()
   end
 end
 
---- Open one file of a proposal: a tab with the file on disk and the draft, diffed.
+--- A read-only scratch buffer of the proposal: never the person's own buffer of the file, so
+--- deciding the proposal leaves their buffers, windows and tabs as they were.
+---@param proposal_id integer
+---@param name string
+---@param lines string[]
+---@param filetype string
+---@return integer bufnr
+local function scratch(proposal_id, name, lines, filetype)
+  local bufnr = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_name(bufnr, ('cenotaph://proposal/%d/%s'):format(proposal_id, name))
+  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
+  local bo = vim.bo[bufnr]
+  bo.buftype, bo.bufhidden, bo.swapfile, bo.modifiable, bo.modified = 'nofile', 'wipe', false, false, false
+  bo.filetype = filetype
+  vim.b[bufnr].cenotaph_proposal = proposal_id
+  vim.keymap.set('n', 'a', function() M.decide(true) end, { buffer = bufnr, desc = 'Cenotaph: accept the proposal' })
+  vim.keymap.set('n', 'r', function() M.decide(false) end, { buffer = bufnr, desc = 'Cenotaph: reject the proposal' })
+  vim.cmd.diffthis()
+  return bufnr
+end
+
+--- Open one file of a proposal: a tab with a copy of the file on disk and the draft, diffed.
 ---@param proposal_id integer
 ---@param file cenotaph.ProposedFile
 ---@return integer bufnr of the draft
 function M.show(proposal_id, file)
   local path = vim.uri_to_fname(file.uri)
+  local filetype = vim.filetype.match({ filename = path }) or ''
+  local on_disk = vim.uv.fs_stat(path) and vim.fn.readfile(path) or nil
   vim.cmd.tabnew()
-  if vim.uv.fs_stat(path) then
-    vim.cmd.edit(vim.fn.fnameescape(path))
-  else
-    vim.bo.buftype = 'nofile'
-    vim.bo.bufhidden = 'wipe'
-    vim.api.nvim_buf_set_name(0, ('cenotaph://proposal/%d/absent/%s'):format(proposal_id, file.path))
-  end
-  vim.b.cenotaph_proposal = proposal_id
-  vim.cmd.diffthis()
+  scratch(proposal_id, (on_disk and 'disk/' or 'absent/') .. file.path, on_disk or {}, filetype)
   vim.cmd('rightbelow vnew')
-  local draft = vim.api.nvim_get_current_buf()
-  vim.api.nvim_buf_set_name(draft, ('cenotaph://proposal/%d/%s'):format(proposal_id, file.path))
-  vim.api.nvim_buf_set_lines(draft, 0, -1, false, type(file.draft) == 'string' and lines_of(file.draft) or {})
-  local bo = vim.bo[draft]
-  bo.buftype, bo.bufhidden, bo.swapfile, bo.modifiable, bo.modified = 'nofile', 'wipe', false, false, false
-  bo.filetype = vim.filetype.match({ filename = path }) or ''
-  vim.b[draft].cenotaph_proposal = proposal_id
-  vim.keymap.set('n', 'a', function() M.decide(true) end, { buffer = draft, desc = 'Cenotaph: accept the proposal' })
-  vim.keymap.set('n', 'r', function() M.decide(false) end, { buffer = draft, desc = 'Cenotaph: reject the proposal' })
-  vim.cmd.diffthis()
-  return draft
+  return scratch(proposal_id, file.path, type(file.draft) == 'string' and lines_of(file.draft) or {}, filetype)
 end
 
---- Close every tab that shows `proposal_id`.
+--- Close the tabs of `proposal_id` (only its scratch buffers carry the mark).
 ---@param proposal_id integer
 local function close(proposal_id)
   for _, tab in ipairs(vim.api.nvim_list_tabpages()) do
-    for _, win in ipairs(vim.api.nvim_tabpage_list_wins(tab)) do
-      if vim.b[vim.api.nvim_win_get_buf(win)].cenotaph_proposal == proposal_id and #vim.api.nvim_list_tabpages() > 1 then
-        vim.api.nvim_set_current_tabpage(tab)
+    local ours = vim.tbl_filter(function(win)
+      return vim.b[vim.api.nvim_win_get_buf(win)].cenotaph_proposal == proposal_id
+    end, vim.api.nvim_tabpage_list_wins(tab))
+    if #ours > 0 then
+      vim.api.nvim_set_current_tabpage(tab)
+      if #vim.api.nvim_list_tabpages() > 1 then
         vim.cmd('diffoff! | tabclose')
-        break
+      else -- the last tab: leave an empty window rather than the proposal
+        vim.cmd('diffoff! | enew | only')
       end
     end
   end

@@ -2,21 +2,17 @@
 local M = {}
 
 ---@alias cenotaph.Severity 'error'|'warning'|'information'|'hint'|'off'
----@alias cenotaph.FileKind 'python'|'javascript'|'go'|'rust'|'requirements'|'pyproject'|'package_json'|'cargo_toml'|'go_mod'|'setup_py'|'setup_cfg'|'dockerfile'|'markdown'|'instructions'
 
----@class cenotaph.SeveritySettings
----@field project? cenotaph.Severity An approach abandoned in this project (default "warning").
----@field global? cenotaph.Severity An approach abandoned everywhere (default "information").
----@field otherProject? cenotaph.Severity An approach abandoned in another project (default "information").
----@field mention? cenotaph.Severity A plain mention in Markdown or an instruction file (default "hint").
----@field instruction? cenotaph.Severity An instruction-file line that recommends it (default "warning").
-
---- The server's settings (shared_schema/settings.schema.json).
+--- The server's settings (shared_schema/settings.schema.json, checked by setup() against
+--- lua/cenotaph/settings_schema.lua, generated from it): `:help cenotaph-settings`.
 ---@class cenotaph.Settings
----@field severity? cenotaph.SeveritySettings
----@field otherProjects? boolean Also flag approaches abandoned in other projects.
----@field fileKinds? cenotaph.FileKind[] The kinds of document that are scanned.
----@field maxFileSize? integer Longer documents are not scanned (1024 … 100000000).
+---@field severity? table<string, cenotaph.Severity>
+---@field otherProjects? boolean
+---@field fileKinds? string[]
+---@field maxFileSize? integer
+---@field documents? { include?: string[] }
+---@field feeds? { interval?: number }
+---@field mine? { onOpen?: boolean }
 
 --- What a language server reports about the MCP server it runs (shared_schema/endpoint.schema.json).
 ---@class cenotaph.Endpoint
@@ -40,12 +36,8 @@ M.defaults = {
   on_endpoint = nil,
 }
 
-M.SEVERITIES = { 'error', 'warning', 'information', 'hint', 'off' }
-M.SEVERITY_KEYS = { 'project', 'global', 'otherProject', 'mention', 'instruction' }
-M.FILE_KINDS = {
-  'python', 'javascript', 'go', 'rust', 'requirements', 'pyproject', 'package_json',
-  'cargo_toml', 'go_mod', 'setup_py', 'setup_cfg', 'dockerfile', 'markdown', 'instructions',
-}
+-- The server's settings, generated from shared_schema/settings.schema.json.
+M.SETTINGS = require('cenotaph.settings_schema')
 
 --- The options in effect (after setup(), or the defaults).
 ---@type cenotaph.Options
@@ -82,44 +74,45 @@ local function known_keys(path, tbl, allowed)
   end
 end
 
----@param settings any
-local function validate_settings(settings)
-  expect('opts.settings', settings, 'table')
-  known_keys('opts.settings', settings, { 'severity', 'otherProjects', 'fileKinds', 'maxFileSize' })
-  if settings.severity ~= nil then
-    expect('opts.settings.severity', settings.severity, 'table')
-    known_keys('opts.settings.severity', settings.severity, M.SEVERITY_KEYS)
-    for key, level in pairs(settings.severity) do
-      if not vim.tbl_contains(M.SEVERITIES, level) then
-        fail('opts.settings.severity.' .. key, ('must be one of %s (got %s)'):format(quoted(M.SEVERITIES), vim.inspect(level)))
+--- Check `value` against a node of the generated schema (lua/cenotaph/settings_schema.lua).
+---@param path string
+---@param value any
+---@param node table
+local function validate_node(path, value, node)
+  if node.type == 'object' then
+    expect(path, value, 'table')
+    known_keys(path, value, node.keys)
+    for _, key in ipairs(node.keys) do
+      if value[key] ~= nil then
+        validate_node(path .. '.' .. key, value[key], node.properties[key])
       end
     end
-  end
-  if settings.otherProjects ~= nil then
-    expect('opts.settings.otherProjects', settings.otherProjects, 'boolean')
-  end
-  if settings.fileKinds ~= nil then
-    expect('opts.settings.fileKinds', settings.fileKinds, 'table')
-    if not vim.islist(settings.fileKinds) then
-      fail('opts.settings.fileKinds', 'must be a list')
+  elseif node.type == 'array' then
+    expect(path, value, 'table')
+    if not vim.islist(value) then
+      fail(path, 'must be a list')
     end
     local seen = {}
-    for i, kind in ipairs(settings.fileKinds) do
-      if not vim.tbl_contains(M.FILE_KINDS, kind) then
-        fail(('opts.settings.fileKinds[%d]'):format(i), ('must be one of %s (got %s)'):format(quoted(M.FILE_KINDS), vim.inspect(kind)))
+    for i, item in ipairs(value) do
+      validate_node(('%s[%d]'):format(path, i), item, node.items)
+      if node.uniqueItems and seen[item] then
+        fail(path, ('lists %q twice'):format(item))
       end
-      if seen[kind] then
-        fail('opts.settings.fileKinds', ('lists %q twice'):format(kind))
-      end
-      seen[kind] = true
+      seen[item] = true
     end
-  end
-  local size = settings.maxFileSize
-  if size ~= nil then
-    expect('opts.settings.maxFileSize', size, 'number')
-    if size % 1 ~= 0 or size < 1024 or size > 100000000 then
-      fail('opts.settings.maxFileSize', ('must be a whole number from 1024 to 100000000 (got %s)'):format(size))
+  elseif node.enum then
+    if not vim.tbl_contains(node.enum, value) then
+      fail(path, ('must be one of %s (got %s)'):format(quoted(node.enum), vim.inspect(value)))
     end
+  elseif node.type == 'integer' or node.type == 'number' then
+    expect(path, value, 'number')
+    local whole = node.type == 'integer'
+    if (whole and value % 1 ~= 0) or (node.minimum and value < node.minimum) or (node.maximum and value > node.maximum) then
+      fail(path, ('must be a %s from %s to %s (got %s)'):format(whole and 'whole number' or 'number',
+        node.minimum or '-inf', node.maximum or 'inf', value))
+    end
+  else
+    expect(path, value, node.type)
   end
 end
 
@@ -148,7 +141,7 @@ function M.resolve(opts)
     expect('opts.ask_reason', opts.ask_reason, 'boolean')
   end
   if opts.settings ~= nil then
-    validate_settings(opts.settings)
+    validate_node('opts.settings', opts.settings, M.SETTINGS)
   end
   if opts.on_endpoint ~= nil then
     expect('opts.on_endpoint', opts.on_endpoint, 'function')

@@ -123,7 +123,9 @@ def approach_payload(verdict: ApproachCheck, document_project: str, kind: str) -
     message = approach_summary(approach, verdict.scope)
     for other in verdict.also:
         origin = shared_by(other) or ("everywhere" if other.project == "" else "by you")
-        message += f"; also abandoned ({origin}): {one_line(other.reason)}"
+        # The person's own record shared with the team says the same: once, with where it is shared.
+        message += f"; {origin}" if one_line(other.reason) == one_line(approach.reason) else \
+            f"; also abandoned ({origin}): {one_line(other.reason)}"
     return message, data.dump()
 
 

@@ -19,7 +19,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, ServerEvent
 
-from cenotaph.lsp.features.ledger import graveyard_line, render_for
+from cenotaph.lsp.features.ledger import graveyard_line, one_per_name, render_for
 from cenotaph.mcp.tools.base import ToolEnv
 from cenotaph.mcp.tools.results import result
 from cenotaph.memory.errors import CenotaphError, NotFound
@@ -36,10 +36,10 @@ POLL_SECONDS = 0.25
 
 
 def graveyard_markdown(env: ToolEnv) -> str:
-    approaches = sorted(env.memory.graveyard.in_scope(env.project), key=lambda a: a.updated_at, reverse=True)
+    entries = one_per_name(env.memory.graveyard.in_scope(env.project))
     lines = [f"# Graveyard · {env.project or 'global scope'}", "",
              "Approaches abandoned here: do not suggest them without telling the user the reason.", ""]
-    lines += [graveyard_line(a, env.project) for a in approaches] or ["_none_"]
+    lines += [graveyard_line(a, env.project, shared) for a, shared in entries] or ["_none_"]
     return "\n".join(lines) + "\n"
 
 

@@ -27,5 +27,9 @@ class Conflict(CenotaphError):
     """The operation does not apply to the record as it is now (e.g. a forbidden transition)."""
 
 
+class AlreadyDecided(Conflict):
+    """A proposal a person (or a stale notification of an editor) decides on a second time."""
+
+
 class Unavailable(CenotaphError):
     """A component this operation needs cannot run here (model, SQLite binding)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Literal
 
-from cenotaph.store.records import ApproachRow, EventRow, MemoryRow, TombstoneRow, TransitionRow
+from cenotaph.store.records import ApproachRow, EventRow, MemoryRow, SuppressionRow, TombstoneRow, TransitionRow
 
 ActorKind = Literal["human", "agent"]
 KINDS = ("note", "experience", "decision", "preference", "fact")  # what a person or agent writes
@@ -133,6 +133,9 @@ class AbandonResult:
     approach: ApproachRow
     memory_id: int | None
     recall_suppressed: bool
+    # The name's diagnostic silences still in force where it was abandoned: editors will not flag
+    # it there until one is lifted (a silence outlives a reinstatement).
+    silenced: list[SuppressionRow] = field(default_factory=list)
 
 
 @dataclass(slots=True)

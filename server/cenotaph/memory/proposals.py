@@ -9,7 +9,7 @@ from typing import Any
 from cenotaph.config import Settings
 from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import Context
-from cenotaph.memory.errors import Conflict, NotFound
+from cenotaph.memory.errors import AlreadyDecided, Conflict, NotFound
 from cenotaph.memory.models import Actor
 from cenotaph.store import proposals
 from cenotaph.store.records import ProposalRow
@@ -56,7 +56,7 @@ def pending(ctx: Context, actor: Actor, proposal_id: int) -> ProposalRow:
     if found is None:
         raise NotFound(f"no proposal #{proposal_id}", field="proposal_id")
     if found.status != "pending":
-        raise Conflict(f"proposal #{proposal_id} was already {found.status}", field="proposal_id")
+        raise AlreadyDecided(f"proposal #{proposal_id} was already {found.status}", field="proposal_id")
     return found
 
 

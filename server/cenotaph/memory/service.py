@@ -108,13 +108,16 @@ class Memory:
                                    aliases=aliases, workspace=workspace)
         secrets.check(plan.name, "name")  # a name is not redacted (it would name nothing): it is refused
         plan = dataclasses.replace(plan, reason=secrets.screen(plan.reason, "reason", actor))
+        story = story_text(plan.name, plan.reason)
+        told = self.graveyard.told(plan, story)
         # One transaction: a crash leaves the memory and its graveyard record together, or neither.
         with self.ctx.store.write():
-            stored = self.remember(
-                actor, story_text(plan.name, plan.reason), project=plan.project, kind="experience",
-                tags=["abandoned", plan.name], force=True, experience={"outcome": "abandoned", "effort": plan.effort},
-            )
-            return self.graveyard.record(actor, plan, memory_id=stored.id)
+            if told is None:
+                told = self.remember(
+                    actor, story, project=plan.project, kind="experience", tags=["abandoned", plan.name], force=True,
+                    experience={"outcome": "abandoned", "effort": plan.effort},
+                ).id
+            return self.graveyard.record(actor, plan, memory_id=told)
 
     def record_experience(self, actor: Actor, summary: str, *, project: str, outcome: str, effort: int,
                           iterations: int | None = None, breakthrough: str | None = None,
@@ -269,6 +272,10 @@ class Memory:
         (`recall`), in `project` or everywhere (`""`)."""
         return suppressions.suppress(self.ctx, self.graveyard, actor, name, kind=kind, project=project,
                                      reason=reason, ecosystem=ecosystem)
+
+    def suppressions(self, project: str) -> list[SuppressionRow]:
+        """The silences in force in `project` (its own and the global ones)."""
+        return suppressions.in_scope(self.ctx, validate.project(project))
 
     def unsuppress(self, actor: Actor, name: str, *, kind: str, project: str,
                    reason: str) -> SuppressionRow | ProposalRow:

@@ -23,6 +23,11 @@ def cmd_abandon(args: argparse.Namespace, memory) -> None:
     if result.recall_suppressed:
         text += f"\nmemories that mention {a.name} are now kept out of recall (effort {a.effort}/5); " \
                 f"lift with `cenotaph unsuppress {a.name} --kind recall --reason …`"
+    for silence in result.silenced:
+        scope = "everywhere" if silence.project == "" else f"in {silence.project}"
+        text += f"\nstill silenced in editors {scope} ({silence.reason}): editors will not flag it; lift with " \
+                f"`cenotaph unsuppress {a.name} --kind diagnostic{' --global' if silence.project == '' else ''} " \
+                "--reason …`"
     emit(args, {**as_json(result), "shared": shared} if shared else result,
          "\n".join([text, *shared_lines(shared)]))
 

@@ -19,10 +19,11 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from cenotaph.lsp.convert import Wire, approach_summary, one_line, plain, rpc_error
 from cenotaph.lsp.features import mining
 from cenotaph.lsp.features.hover import story
-from cenotaph.memory.errors import CenotaphError
+from cenotaph.memory.errors import AlreadyDecided, CenotaphError
+from cenotaph.memory.team.folder import source_of
 from cenotaph.nlp import ecosystems
 from cenotaph.store.connect import StoreUnavailable
-from cenotaph.store.records import ProposalRow
+from cenotaph.store.records import ProposalRow, SuppressionRow
 
 if TYPE_CHECKING:
     from cenotaph.lsp.features import ServerContext
@@ -37,6 +38,8 @@ PROGRESS_AFTER_SECONDS = 0.3
 PROGRESS_CREATE_SECONDS = 2.0  # how long the client may take to accept a progress token
 
 log = logging.getLogger(__name__)
+LIFT = "Lift the silence"
+STOP_SHARING = "Stop sharing it"
 
 
 class _ProjectOrUri(Wire):
@@ -58,6 +61,13 @@ class SilenceArgs(_ProjectOrUri):
         if self.scope == "project":
             self._require_project()
         return self
+
+
+class LiftSilenceArgs(Wire):
+    name: Name
+    kind: Literal["diagnostic", "recall"]
+    project: str  # "" is everywhere
+    reason: Reason | None = None
 
 
 class ReinstateArgs(Wire):
@@ -273,6 +283,18 @@ async def silence(ls: ServerContext, args: SilenceArgs) -> dict[str, Any]:
     return _done(f"'{args.name}' is no longer flagged {where}", row.id)
 
 
+async def lift_silence(ls: ServerContext, args: LiftSilenceArgs) -> dict[str, Any]:
+    where = "everywhere" if args.project == "" else "in this project"
+    reason = await _ask(ls, args.reason, f"Why lift the silence of '{args.name}' {where}?",
+                        ["It should be flagged again"])
+    if reason is None:
+        return _cancelled()
+    row = await _domain(ls, lambda: ls.memory.unsuppress(ls.actor, args.name, kind=args.kind, project=args.project,
+                                                     reason=reason))
+    what = "flagged in editors" if args.kind == "diagnostic" else "recalled"
+    return _done(_proposed(row, f"'{args.name}' is {what} again {where}"), row.id)
+
+
 async def reinstate(ls: ServerContext, args: ReinstateArgs) -> dict[str, Any]:
     reason = await _ask(ls, args.reason, f"Why reinstate '{args.name}'?",
                         ["It works now", "The reason no longer applies"])
@@ -280,7 +302,19 @@ async def reinstate(ls: ServerContext, args: ReinstateArgs) -> dict[str, Any]:
         return _cancelled()
     approach = await _domain(ls, lambda: ls.memory.reinstate_approach(ls.actor, args.name, reason=reason,
                                                                   project=args.project))
-    return _done(f"'{approach.display_name}' is out of the graveyard: {reason}", approach.id)
+    verdict = (await _domain(ls, lambda: ls.memory.check_approaches([approach.name], project=args.project)))[0]
+    shared = [a for a in (verdict.approach, *verdict.also) if a is not None and source_of(a) == "repo"]
+    if verdict.status != "abandoned" or not shared:
+        return _done(f"'{approach.display_name}' is out of the graveyard: {reason}", approach.id)
+    # The team's copy still abandons it: out of the person's graveyard, still flagged for everyone.
+    path = getattr(shared[0], "path", "")
+    question = f"'{approach.display_name}' is still shared with the team ({path}), which keeps it flagged. Stop sharing it too?"
+    if await _ask(ls, None, question, [STOP_SHARING]) != STOP_SHARING:
+        return _done(f"'{approach.display_name}' is out of your graveyard, but still shared with the team ({path})",
+                     approach.id)
+    await _domain(ls, lambda: ls.memory.unshare(ls.actor, path, project=args.project))
+    return _done(f"'{approach.display_name}' is out of the graveyard and no longer shared: removed {path}, "
+                 "commit it to stop sharing it", approach.id)
 
 
 async def show_why(ls: ServerContext, args: ShowWhyArgs) -> dict[str, Any]:
@@ -329,7 +363,23 @@ async def abandon(ls: ServerContext, args: AbandonArgs) -> dict[str, Any]:
         return _cancelled()
     result = await _domain(ls, lambda: ls.memory.abandon(ls.actor, args.name, reason=reason, project=project,
                                                      effort=args.effort, ecosystem=args.ecosystem))
-    return _done(approach_summary(result.approach, "project" if project else "global"), result.approach.id)
+    summary = approach_summary(result.approach, "project" if project else "global")
+    if result.silenced:
+        summary += await _offer_lift(ls, result.approach.display_name, result.silenced)
+    return _done(summary, result.approach.id)
+
+
+async def _offer_lift(ls: ServerContext, name: str, silenced: list[SuppressionRow]) -> str:
+    """A name abandoned while a silence still holds would be flagged nowhere: say so, and lift the
+    silence if the person says so."""
+    scopes = ", ".join("everywhere" if s.project == "" else f"in {s.project}" for s in silenced)
+    question = f"'{name}' is still silenced {scopes} ({silenced[0].reason}): editors will not flag it. Lift the silence?"
+    if await _ask(ls, None, question, [LIFT]) != LIFT:
+        return f"; still silenced {scopes}, so editors will not flag it"
+    for silence in silenced:
+        await _domain(ls, lambda s=silence: ls.memory.unsuppress(ls.actor, s.value, kind="diagnostic", project=s.project,
+                                                             reason=f"abandoned again: {name}"))
+    return "; its silence is lifted"
 
 
 async def share(ls: ServerContext, args: ShareArgs) -> dict[str, Any]:
@@ -397,9 +447,31 @@ async def reinstate_memory(ls: ServerContext, args: MemoryArgs) -> dict[str, Any
     return _done(f"memory #{args.memory_id} is active again", args.memory_id)
 
 
+async def _decide(ls: ServerContext, call: Callable[[], Any]) -> tuple[Any, dict[str, Any] | None]:
+    """A decision on a proposal; one already decided (a stale notification clicked, a second
+    editor) answers plainly instead of as an error."""
+    def attempt() -> tuple[Any, dict[str, Any] | None]:
+        try:
+            return call(), None
+        except AlreadyDecided as exc:
+            return None, CommandResult(done=False, message=exc.message).dump()
+
+    return await _domain(ls, attempt)
+
+
+def _written(result: Any) -> str:
+    """Which files a compile proposal's accept wrote (or deleted)."""
+    files = getattr(result, "files", None)
+    if not files:
+        return ""
+    return ": " + ", ".join(f"{f.path} {'deleted' if f.sha256 == 'absent' else 'written'}" for f in files)
+
+
 async def accept_proposal(ls: ServerContext, args: AcceptProposalArgs) -> dict[str, Any]:
-    await _domain(ls, lambda: ls.memory.accept_proposal(ls.actor, args.proposal_id, reason=args.reason))
-    return _done(f"proposal #{args.proposal_id} accepted", args.proposal_id)
+    result, stale = await _decide(ls, lambda: ls.memory.accept_proposal(ls.actor, args.proposal_id, reason=args.reason))
+    if stale is not None:
+        return stale
+    return _done(f"proposal #{args.proposal_id} accepted{_written(result)}", args.proposal_id)
 
 
 async def accept_candidate(ls: ServerContext, args: AcceptCandidateArgs) -> dict[str, Any]:
@@ -409,8 +481,10 @@ async def accept_candidate(ls: ServerContext, args: AcceptCandidateArgs) -> dict
                         [one_line(args.draft, 200)] if args.draft else [])
     if reason is None:
         return _cancelled()
-    result = await _domain(ls, lambda: ls.memory.accept_proposal(ls.actor, args.proposal_id, reason=reason,
-                                                             effort=args.effort))
+    result, stale = await _decide(ls, lambda: ls.memory.accept_proposal(ls.actor, args.proposal_id, reason=reason,
+                                                                    effort=args.effort))
+    if stale is not None:
+        return stale
     return _done(f"proposal #{args.proposal_id} accepted: "
                  f"{approach_summary(result.approach, 'project' if result.approach.project else 'global')}",
                  args.proposal_id)
@@ -429,8 +503,8 @@ async def reject_proposal(ls: ServerContext, args: RejectProposalArgs) -> dict[s
     reason = await _ask(ls, args.reason, f"Why reject proposal #{args.proposal_id}?", ["Not wanted"])
     if reason is None:
         return _cancelled()
-    await _domain(ls, lambda: ls.memory.reject_proposal(ls.actor, args.proposal_id, reason=reason))
-    return _done(f"proposal #{args.proposal_id} rejected", args.proposal_id)
+    _, stale = await _decide(ls, lambda: ls.memory.reject_proposal(ls.actor, args.proposal_id, reason=reason))
+    return stale or _done(f"proposal #{args.proposal_id} rejected", args.proposal_id)
 
 
 async def show_location(ls: ServerContext, args: ShowLocationArgs) -> dict[str, Any]:
@@ -459,6 +533,7 @@ Handler = Callable[["ServerContext", Any], Awaitable[dict[str, Any]]]
 COMMANDS: dict[str, tuple[type[Wire], Handler]] = {
     "cenotaph.silence": (SilenceArgs, silence),
     "cenotaph.reinstate": (ReinstateArgs, reinstate),
+    "cenotaph.liftSilence": (LiftSilenceArgs, lift_silence),
     "cenotaph.showWhy": (ShowWhyArgs, show_why),
     "cenotaph.markWrong": (MarkWrongArgs, mark_wrong),
     "cenotaph.remember": (RememberArgs, remember),

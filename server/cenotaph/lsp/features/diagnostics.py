@@ -8,6 +8,7 @@ import asyncio
 import logging
 import re
 import threading
+from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -19,8 +20,10 @@ from cenotaph.lsp.features import compile as compile_feature
 from cenotaph.lsp.features import ledger, shared_folder
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import ApproachCheck
+from cenotaph.memory.policy import authored
 from cenotaph.nlp import ecosystems
 from cenotaph.nlp.detect import Mention, detect
+from cenotaph.nlp.ecosystems.base import line_starts
 
 if TYPE_CHECKING:
     from cenotaph.lsp.features import ServerContext
@@ -75,9 +78,20 @@ def scan(ls: ServerContext, uri: str) -> Scan | None:
     cached = ls.scans.get(uri)
     if cached is not None and cached.key == key:
         return cached
-    found = Scan(key, project, kind, text, detect(path, text, vocabulary, import_names))
+    found = Scan(key, project, kind, text, _not_authored(text, detect(path, text, vocabulary, import_names)))
     ls.scans[uri] = found
     return found
+
+
+def _not_authored(text: str, mentions: list[Mention]) -> list[Mention]:
+    """The mentions outside what Cenotaph wrote (its managed block, a file it compiled, its lint
+    entries): its own "Don't: flask" is the graveyard speaking, not the person choosing flask."""
+    written = authored.spans(text)
+    if not written or not mentions:
+        return mentions
+    starts = line_starts(text)
+    lines = [(bisect_right(starts, start) - 1, bisect_right(starts, end - 1) - 1) for start, end in written]
+    return [m for m in mentions if not any(first <= m.line <= last for first, last in lines)]
 
 
 def _verdicts(ls: ServerContext, found: Scan) -> dict[tuple[str, str], ApproachCheck]:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from cenotaph.lsp.convert import CODE_ABANDONED, approach_story
+from cenotaph.lsp.convert import CODE_ABANDONED, approach_story, shared_by
 from cenotaph.memory.errors import CenotaphError, NotFound
 from cenotaph.store.records import ApproachRow
 
@@ -33,7 +33,10 @@ def story(ls: ServerContext, approach_id: int, scope: str | None, *, name: str |
         verdict = ls.memory.check_approaches([name], project=document_project, detected=True)[0]
         if verdict.approach is not None and verdict.approach.id == approach.id:
             for other in verdict.also:
-                text += "\n---\n\n" + _one_story(ls, other, "global" if other.project == "" else "project")
+                if other.reason.strip() == approach.reason.strip():  # the same story, shared: told once
+                    text += f"\n\n*Also {shared_by(other) or ('everywhere' if other.project == '' else 'here')}.*"
+                else:
+                    text += "\n---\n\n" + _one_story(ls, other, "global" if other.project == "" else "project")
     return text
 
 

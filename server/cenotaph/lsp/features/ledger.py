@@ -34,7 +34,7 @@ from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import ContradictionView
 from cenotaph.memory.team.folder import source_of
 from cenotaph.nlp.ecosystems.base import utf16_column
-from cenotaph.store.records import MemoryRow, ProposalRow
+from cenotaph.store.records import MemoryRow, ProposalRow, SuppressionRow
 
 if TYPE_CHECKING:
     from cenotaph.lsp.features import ServerContext
@@ -48,7 +48,7 @@ REQUEST = "cenotaph/ledger"
 DID_CHANGE = "cenotaph/ledgerDidChange"
 _PREFIX = "cenotaph:ledger/"
 _SUFFIX = ".md"
-_ENTRY = re.compile(r"^(?:- |### )(approach|contradiction|memory|proposal|candidate) #(\d+)\b")
+_ENTRY = re.compile(r"^(?:- |### )(approach|contradiction|memory|proposal|candidate|silence) #(\d+)\b")
 _SECTION = re.compile(r"^#{1,2} ")
 _CELL_SEPARATOR = re.compile(r"(?<!\\)\|")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -75,6 +75,7 @@ class LedgerCounts(Wire):
     deprioritised: int = Field(ge=0)
     proposals: int = Field(ge=0)
     candidates: int = Field(ge=0)
+    silences: int = Field(ge=0)
 
 
 class LedgerResult(Wire):
@@ -154,12 +155,24 @@ def _complete(views: list[ContradictionView]) -> dict[int, tuple[ContradictionVi
     return {v.id: (v, v.memory_a, v.memory_b) for v in views if v.memory_a is not None and v.memory_b is not None}
 
 
-def graveyard_line(a: ApproachRow, project: str) -> str:
-    """One graveyard entry as the ledger (and the MCP graveyard resource) lists it."""
+def graveyard_line(a: ApproachRow, project: str, shared: ApproachRow | None = None) -> str:
+    """One graveyard entry as the ledger (and the MCP graveyard resource) lists it; `shared`, the
+    repository's entry for the same record, is a mark on it rather than an entry of its own."""
     effort = f" · effort {a.effort}/5" if a.effort else ""
+    mark = f" · shared in the repository ({getattr(shared, 'path', '')})" if shared is not None else ""
     return (f"- approach #{a.id} · **{a.display_name}** ({a.ecosystem}) · abandoned "
             f"{where(a, 'project' if a.project == project else 'global')}{effort} · "
-            f"{shared_by(a) or f'{a.updated_at[:10]} by {a.actor}'} — {one_line(a.reason, 500)}")
+            f"{shared_by(a) or f'{a.updated_at[:10]} by {a.actor}'}{mark} — {one_line(a.reason, 500)}")
+
+
+def one_per_name(graveyard: list[ApproachRow]) -> list[tuple[ApproachRow, ApproachRow | None]]:
+    """The graveyard's entries, newest first, one per record: an entry the person shared is listed
+    once, with its shared copy beside it; one shared by someone else stays an entry of its own."""
+    recorded = {(a.project, a.name): a for a in graveyard if source_of(a) != "repo"}
+    copies = {(a.project, a.name): a for a in graveyard if source_of(a) == "repo" and (a.project, a.name) in recorded}
+    entries = [(a, copies.get((a.project, a.name))) for a in graveyard
+               if source_of(a) != "repo" or (a.project, a.name) not in recorded]
+    return sorted(entries, key=lambda e: e[0].updated_at, reverse=True)
 
 
 def render(ls: ServerContext, project: str) -> Ledger:
@@ -177,8 +190,8 @@ def render_for(memory: Memory, project: str) -> Ledger:
     pending = memory.proposals(project)
     proposals = [p for p in pending if p.action != CANDIDATE_ACTION]
     candidates = [p for p in pending if p.action == CANDIDATE_ACTION]
-    graveyard_lines = [graveyard_line(a, project)
-                       for a in sorted(graveyard, key=lambda a: a.updated_at, reverse=True)[:SECTION_LIMIT]]
+    graveyard = one_per_name(graveyard)
+    graveyard_lines = [graveyard_line(a, project, shared) for a, shared in graveyard[:SECTION_LIMIT]]
     contradiction_lines = [line for i, view in enumerate(contradictions[:SECTION_LIMIT])
                            for line in [*([""] if i else []), *_contradiction_lines(view)]]
     deprioritised_lines = []
@@ -191,21 +204,32 @@ def render_for(memory: Memory, project: str) -> Ledger:
                       f"{one_line(p.reason, 300)}" for p in proposals[:SECTION_LIMIT]]
     candidate_lines = [line for p in sorted(candidates, key=_confidence, reverse=True)[:SECTION_LIMIT]
                        for line in _candidate_lines(p)]
+    silences = memory.suppressions(project)
+    silence_lines = [silence_line(s) for s in silences[:SECTION_LIMIT]]
     concept_lines = [_concept_line(c) for c in memory.concepts(project, CONCEPT_LIMIT)]
     lines = [f"# Cenotaph ledger · {project or 'global scope'}", "", "Read-only. Code actions on an entry act on it."]
     for title, count, body in (("Graveyard", len(graveyard), graveyard_lines),
                                ("Open contradictions", len(contradictions), contradiction_lines),
                                ("Deprioritised memories", len(deprioritised), deprioritised_lines),
                                ("Pending proposals", len(proposals), proposal_lines),
-                               ("Candidates from history", len(candidates), candidate_lines)):
+                               ("Candidates from history", len(candidates), candidate_lines),
+                               ("Silences", len(silences), silence_lines)):
         lines += ["", f"## {title} ({count})", "", *(body or ["_none_"])]
         if count > SECTION_LIMIT:
             lines += ["", f"_… and {count - SECTION_LIMIT} more, not listed here._"]
     lines += ["", f"## Top concepts ({len(concept_lines)})", "", *(concept_lines or ["_none_"])]
     text = "\n".join(lines).rstrip() + "\n"
     counts = LedgerCounts(graveyard=len(graveyard), contradictions=len(contradictions),
-                          deprioritised=len(deprioritised), proposals=len(proposals), candidates=len(candidates))
+                          deprioritised=len(deprioritised), proposals=len(proposals), candidates=len(candidates),
+                          silences=len(silences))
     return Ledger(project, text, seq, counts)
+
+
+def silence_line(s: SuppressionRow) -> str:
+    """`- silence #3 · **poetry** · not flagged in editors · here · 2026-03-01 by ada — why`"""
+    what = "not flagged in editors" if s.kind == "diagnostic" else "kept out of recall"
+    return (f"- silence #{s.id} · **{_cell(s.value)}** · {what} · {'everywhere' if s.project == '' else 'here'} · "
+            f"{s.created_at[:10]} by {s.actor} — {one_line(s.reason, 300)}")
 
 
 def _concept_line(c: ConceptView) -> str:
@@ -349,7 +373,10 @@ def code_actions(ls: ServerContext, params: types.CodeActionParams) -> list[type
         actions = [code_action(f"Reinstate '{name}' (it works now)", "cenotaph.reinstate",
                                {"name": approach.name, "project": approach.project}), why]
         shared = any(source_of(a) == "repo" and a.name == approach.name for a in ls.memory.graveyard.in_scope(project))
-        if in_repository and not shared:
+        if shared:  # its shared copy is a mark on this entry, not an entry of its own
+            actions.append(code_action(f"Stop sharing '{name}' with the team", "cenotaph.unshare",
+                                       {"name": approach.name, "project": project}))
+        elif in_repository:
             actions.append(code_action(f"Share '{name}' with the team", "cenotaph.share",
                                        {"name": approach.name, "project": project}))
         return actions
@@ -363,6 +390,13 @@ def code_actions(ls: ServerContext, params: types.CodeActionParams) -> list[type
             actions.append(code_action(f"Share memory #{entry_id} with the team", "cenotaph.share",
                                        {**argument, "project": project}))
         return actions
+    if kind == "silence":
+        silence = next((s for s in ls.memory.suppressions(project) if s.id == entry_id), None)
+        if silence is None:  # lifted since the ledger was drawn
+            return None
+        return [code_action(f"Lift the silence of '{silence.value}' ({'everywhere' if silence.project == '' else 'here'})",
+                            "cenotaph.liftSilence",
+                            {"name": silence.value, "kind": silence.kind, "project": silence.project})]
     argument = {"proposalId": entry_id}
     if kind == "candidate":
         return _candidate_actions(ls, project, entry_id)

@@ -256,6 +256,14 @@ class Graveyard:
         return self.record(actor, self.plan(name, reason=reason, project=project, effort=effort, ecosystem=ecosystem,
                                             aliases=aliases), memory_id=memory_id, outcome=outcome)
 
+    def told(self, plan: AbandonPlan, story: str) -> int | None:
+        """The live memory that already tells `story` for this approach: abandoning it again (after
+        a reinstatement, say) with the same reason links that one instead of a duplicate."""
+        with self.ctx.store.read() as conn:
+            before = approaches.find(conn, plan.project, plan.key)
+            row = None if before is None or before.memory_id is None else memories.current(conn, before.memory_id)
+        return row.memory_id if row is not None and row.state == "active" and row.content == story else None
+
     def record(self, actor: Actor, plan: AbandonPlan, *, memory_id: int | None = None,
                outcome: str = "abandoned") -> AbandonResult:
         name, reason, project, effort, ecosystem, key, alias_keys = (
@@ -281,8 +289,12 @@ class Graveyard:
                 self.ctx.event(tx, actor=actor.name, action="suppress", target=f"suppression:{key}", project=project,
                                after={"kind": "recall", "value": key, "automatic": True}, reason=reason)
             approach = approaches.get(tx, approach_id)
+            # A global abandonment is silenced in any project that silenced the name.
+            silenced = [s for s in suppressions.active(tx, kind="diagnostic")
+                        if s.value == key and (project == "" or s.project in (project, ""))]
         assert approach is not None
-        return AbandonResult(approach=approach, memory_id=memory_id, recall_suppressed=recall_suppressed)
+        return AbandonResult(approach=approach, memory_id=memory_id, recall_suppressed=recall_suppressed,
+                             silenced=silenced)
 
     def reinstate(self, actor: Actor, name: str, *, reason: str, project: str) -> ApproachRow:
         reason = secrets.screen(validate.text(reason, "reason"), "reason", actor)

@@ -81,6 +81,13 @@ def active(ctx: Context, graveyard: Graveyard, name: str, *, kind: str, project:
     return found
 
 
+def in_scope(ctx: Context, project: str) -> list[SuppressionRow]:
+    """The suppressions in force in `project`: its own and the global ones, newest first."""
+    with ctx.store.read() as conn:
+        rows = suppressions.active(conn)
+    return sorted((s for s in rows if s.project in (project, "")), key=lambda s: s.id, reverse=True)
+
+
 def unsuppress(ctx: Context, actor: Actor, suppression: SuppressionRow, *, reason: str) -> SuppressionRow:
     reason = secrets.screen(validate.text(reason, "reason"), "reason", actor)
     with ctx.store.write() as tx:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# Lint entries Cenotaph wrote carry this prefix in their message: a recompile replaces exactly
-# those and leaves every entry a person wrote.
-MESSAGE_MARK = "cenotaph: "
+from cenotaph.memory.policy.authored import MESSAGE_MARK
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,12 +8,11 @@ import re
 from collections.abc import Iterable
 
 from cenotaph.memory.errors import Conflict
+from cenotaph.memory.policy.authored import BEGIN, END
 from cenotaph.memory.policy.compile.drafts import FileDraft
 from cenotaph.memory.policy.compile.skills import HEADINGS, rule
 from cenotaph.memory.policy.lessons import Skill
 
-BEGIN = "<!-- cenotaph:begin -->"
-END = "<!-- cenotaph:end -->"
 FILES = {"agents-md": "AGENTS.md", "claude-md": "CLAUDE.md", "copilot": ".github/copilot-instructions.md"}
 # The keys of the lessons a block was written from, so that an editor can tell how many changed.
 _KEYS = re.compile(r"<!-- cenotaph:lessons ([0-9a-f ]*)-->")

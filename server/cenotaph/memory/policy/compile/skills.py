@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from cenotaph.memory.policy.authored import GENERATED
 from cenotaph.memory.policy.compile.drafts import FileDraft
 from cenotaph.memory.policy.lessons import Lesson, Skill
 
@@ -51,9 +52,6 @@ def render_skill(skill: Skill, project: str) -> str:
         lines += [f"- {rule(l)} ({provenance(l)})" for l in chosen]
         lines.append("")
     return "\n".join(lines)
-
-
-GENERATED = "Compiled by Cenotaph from this project's memory"
 
 
 def render(skills: list[Skill], project: str, root: Path, directory: str) -> list[FileDraft]:
