@@ -217,11 +217,11 @@ def _parses(text: str) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
-# npm, pnpm and Yarn
+# npm, pnpm, Yarn and Bun
 
 _NPM = Installer(
     "npm",
-    ("npm", "pnpm", "yarn"),
+    ("npm", "pnpm", "yarn", "bun"),
     frozenset({"install", "i", "add"}),
     frozenset(
         "--prefix --registry --cache --userconfig -w --workspace --tag --omit --include".split()
@@ -271,7 +271,8 @@ ECOSYSTEMS = (
         spelled=lambda name: name.startswith("@") and "/" in name,  # a scope
         system_installers=(_NPM,),
         project_installers=(_project("npm", "uninstall remove rm un r unlink"),
-                            _project("pnpm", "remove rm uninstall un"), _project("yarn", "remove")),
+                            _project("pnpm", "remove rm uninstall un"), _project("yarn", "remove"),
+                            _project("bun", "remove rm")),
         is_type_stubs=lambda key: key.startswith("@types/"),
         project_urls=_project_urls,
     ),
