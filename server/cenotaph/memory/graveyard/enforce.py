@@ -176,7 +176,7 @@ class Enforcer:
             lines += [f"- #{c.id}: {' '.join(c.explanation.split())[:160]}" for c in disputes]
         text = ""
         for line in lines:
-            if len(text) + len(line) + 1 > limit - 40:
+            if len(text) + len(line) + 1 > limit - 80:  # room for the closing line
                 return text + f"… and more: `cenotaph check NAME` answers for any name.\n"
             text += line + "\n"
         return text
