@@ -10,6 +10,7 @@ from cenotaph.store.db import Store
 
 if TYPE_CHECKING:
     from cenotaph import config
+    from cenotaph.memory.graveyard.enforce import Enforcer
     from cenotaph.memory.service import Memory
 
 
@@ -53,3 +54,23 @@ def memory_for(store: Store, *, settings: config.Settings | None = None) -> Memo
     settings = settings or config.load()
     ctx = Context(store=store, embedder=Embedder(settings.model, threads=settings.model_threads), analyzer=Analyzer())
     return Memory(ctx, settings)
+
+
+def open_enforcer(start: Path, *, db: Path | str | None = None, project: str | None = None) -> Enforcer:
+    """The graveyard alone, for the project at `start` (its repository's `.cenotaph/` folder
+    taking part): what an agent's hook or `cenotaph lint` asks, without the domain stack behind
+    `Memory`. The embedder and the analyzer are built but never loaded."""
+    from cenotaph import project as project_resolution
+    from cenotaph.memory.context import Context
+    from cenotaph.memory.graveyard.approaches import Graveyard
+    from cenotaph.memory.graveyard.enforce import Enforcer
+    from cenotaph.memory.team.folder import SharedFolders
+    from cenotaph.nlp.analysis import Analyzer
+    from cenotaph.nlp.embedder import Embedder
+
+    resolved = project_resolution.resolve(project, start)
+    shared = SharedFolders()
+    if (root := project_resolution.repository_root(start)) is not None:
+        shared.attach([(root, resolved)])
+    ctx = Context(store=open_store(db), embedder=Embedder(), analyzer=Analyzer())
+    return Enforcer(Graveyard(ctx, shared), resolved)

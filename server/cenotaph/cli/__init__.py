@@ -15,9 +15,11 @@ from collections.abc import Sequence
 from cenotaph import __version__
 from cenotaph.cli.commands import (
     contradictions,
+    enforce,
     graveyard,
     knowledge,
     lifecycle,
+    lint,
     memories,
     mining,
     operations,
@@ -39,7 +41,7 @@ VERBS: tuple[Verb, ...] = (
     operations.backup, operations.restore, mining.proposals, mining.accept, mining.reject,
     policy.compile_lessons, policy.bless, policy.lessons, lifecycle.maintain,
     knowledge.ingest, knowledge.feed, knowledge.promote, knowledge.compact, knowledge.concepts, knowledge.related,
-    mining.mine,
+    mining.mine, enforce.hook, lint.lint,
 )
 
 

@@ -9,11 +9,14 @@ rescoring ≈ 10 ms. docs/benchmarks.md gives both and the overlap with exact KN
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from cenotaph.store.dialect import per_dialect
+
+# numpy is imported by the functions that handle vectors: a command that reads the graveyard
+# alone (an agent's hook on every tool call) never pays for it.
+if TYPE_CHECKING:
+    import numpy as np
 
 TABLE = "memory_vectors"
 # Candidates drawn from the binary index for each neighbour asked for, and at least this many:
@@ -59,6 +62,7 @@ def drop(conn: Any) -> None:
 
 
 def _blob(vector: np.ndarray) -> bytes:
+    import numpy as np
     return np.asarray(vector, dtype=np.float32).tobytes()
 
 
@@ -77,6 +81,7 @@ def delete(conn: Any, row_id: int) -> None:
 def knn(conn: Any, project: str, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
     """(row id, cosine similarity) of the k nearest rows in one project, nearest first: the
     binary index's `k × OVERSAMPLE` nearest, rescored by cosine."""
+    import numpy as np
     query = np.asarray(vector, dtype=np.float32)
     rows = conn.execute(
         f"SELECT row_id, embedding FROM {TABLE} WHERE bits MATCH vec_quantize_binary(?) AND k = ? AND project = ?",
@@ -93,6 +98,7 @@ def knn(conn: Any, project: str, vector: np.ndarray, k: int) -> list[tuple[int, 
 
 @per_dialect
 def get(conn: Any, row_id: int) -> np.ndarray | None:
+    import numpy as np
     found = conn.execute(f"SELECT embedding FROM {TABLE} WHERE row_id = ?", (row_id,)).fetchone()
     return np.frombuffer(found[0], dtype=np.float32) if found else None
 
@@ -104,6 +110,7 @@ def row_ids(conn: Any) -> set[int]:
 @per_dialect
 def embeddings(conn: Any, row_ids: list[int], batch: int = 500) -> dict[int, np.ndarray]:
     """The float vectors of `row_ids` (those that have one), read in batches of bound parameters."""
+    import numpy as np
     found: dict[int, np.ndarray] = {}
     for start in range(0, len(row_ids), batch):
         chunk = row_ids[start:start + batch]
@@ -116,6 +123,7 @@ def embeddings(conn: Any, row_ids: list[int], batch: int = 500) -> dict[int, np.
 @per_dialect
 def all_rows(conn: Any, batch: int = 1000):
     """Every (row id, project, vector), in batches: a whole store's vectors, to copy them."""
+    import numpy as np
     cursor = conn.execute(f"SELECT row_id, project, embedding FROM {TABLE}")
     while rows := cursor.fetchmany(batch):
         yield [(row_id, project, np.frombuffer(blob, dtype=np.float32)) for row_id, project, blob in rows]

@@ -263,11 +263,11 @@ LOCK_FILES = {"package-lock.json": _package_lock_names, "npm-shrinkwrap.json": _
 
 
 # ---------------------------------------------------------------------------------------------
-# npm, pnpm and Yarn
+# npm, pnpm, Yarn and Bun
 
 _NPM = Installer(
     "npm",
-    ("npm", "pnpm", "yarn"),
+    ("npm", "pnpm", "yarn", "bun"),
     frozenset({"install", "i", "add"}),
     frozenset(
         "--prefix --registry --cache --userconfig -w --workspace --tag --omit --include".split()
@@ -321,7 +321,8 @@ ECOSYSTEMS = (
         spelled=lambda name: name.startswith("@") and "/" in name,  # a scope
         system_installers=(_NPM,),
         project_installers=(_project("npm", "uninstall remove rm un r unlink"),
-                            _project("pnpm", "remove rm uninstall un"), _project("yarn", "remove")),
+                            _project("pnpm", "remove rm uninstall un"), _project("yarn", "remove"),
+                            _project("bun", "remove rm")),
         is_type_stubs=lambda key: key.startswith("@types/"),
         project_urls=_project_urls,
     ),

@@ -501,6 +501,12 @@ _PIP = Installer(
     _pip_package_span,
     hint="pip",
 )
+# Applications in environments of their own: what the command installs is still a PyPI package.
+_PIPX = Installer(
+    "pypi", ("pipx",), frozenset({"install"}),
+    frozenset("--python --index-url -i --pip-args --suffix --spec --with -w".split()),
+    _pip_package_span, hint="pipx",
+)
 _UV = Installer(
     "pypi", ("uv",), frozenset({"add"}),
     frozenset("--group --optional --extra --index --default-index --python -p --package --script --tag --branch "
@@ -694,7 +700,7 @@ ECOSYSTEMS = (
                                "letters, digits and . _ - inside, a letter or digit at each end (PEP 508)",
                                versions=r"===?|[<>]=?|!=|~=|\[|;|@|\("),
         aliases=_IMPORT_ALIASES,
-        system_installers=(_PIP,),
+        system_installers=(_PIP, _PIPX),
         project_installers=(dataclasses.replace(_PIP, removals=frozenset({"uninstall"})), _UV, _POETRY),
         is_backport=_is_backport,
         is_type_stubs=_is_type_stubs,

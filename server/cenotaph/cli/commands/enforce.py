@@ -1,0 +1,115 @@
+"""The graveyard enforced where agents and CI act: `hook claude-code` (Claude Code's hook events on
+stdin) and `lint` (a repository's manifests and source, as text, JSON or SARIF). Neither opens
+the domain stack behind `Memory`: they read the graveyard alone (`app.open_enforcer`), so a hook
+on every tool call stays near a bare Python start."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from cenotaph.cli.common import Subcommands
+
+AGENTS = ("claude-code",)
+BRIEF_LIMIT = 2000
+
+
+def main(args: argparse.Namespace) -> int:
+    """The entry `cenotaph` hands these verbs to (they open no `Memory`, so not `common.run`)."""
+    return args.direct(args)
+
+
+# --- hook --------------------------------------------------------------------------------------
+
+
+def cmd_hook(args: argparse.Namespace) -> int:
+    """One Claude Code hook event. A failure of the hook itself fails open: exit 1 is a
+    non-blocking error to Claude Code, which shows the one line and lets the call go ahead."""
+    try:
+        payload = json.load(sys.stdin)
+        if not isinstance(payload, dict):
+            raise ValueError("the hook input is not a JSON object")
+        event = payload.get("hook_event_name")
+        cwd = Path(payload["cwd"]) if isinstance(payload.get("cwd"), str) else Path.cwd()
+        if event == "PreToolUse":
+            return _pre_tool_use(args, payload, cwd)
+        if event == "SessionStart":
+            return _session_start(args, cwd)
+        if event == "SessionEnd":
+            return _session_end(args, payload, cwd)
+        return 0
+    except Exception as exc:  # noqa: BLE001 - a broken hook must never block unrelated work
+        sys.stderr.write(f"cenotaph hook: not checked, the call goes ahead ({type(exc).__name__}: "
+                         f"{' '.join(str(exc).split())[:200]})\n")
+        return 1
+
+
+def _pre_tool_use(args: argparse.Namespace, payload: dict[str, Any], cwd: Path) -> int:
+    from cenotaph.memory.graveyard.enforce import tool_call_names
+
+    tool_input = payload.get("tool_input")
+    named = tool_call_names(str(payload.get("tool_name", "")), tool_input if isinstance(tool_input, dict) else {},
+                            cwd)
+    if not named:
+        return 0  # neither an install nor an edit that adds a dependency: the store stays closed
+    from cenotaph.app import open_enforcer
+
+    enforcer = open_enforcer(cwd, db=args.db, project=args.project)
+    try:
+        findings = enforcer.judge(named)
+    finally:
+        enforcer.close()
+    if findings:
+        reasons = "\n".join(dict.fromkeys(f.message() for f in findings))
+        json.dump({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                          "permissionDecisionReason": reasons}}, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+    return 0
+
+
+def _session_start(args: argparse.Namespace, cwd: Path) -> int:
+    from cenotaph.app import open_enforcer
+
+    enforcer = open_enforcer(cwd, db=args.db, project=args.project)
+    try:
+        brief = enforcer.brief(BRIEF_LIMIT)
+    finally:
+        enforcer.close()
+    if brief:
+        json.dump({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": brief}},
+                  sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+    return 0
+
+
+def _session_end(args: argparse.Namespace, payload: dict[str, Any], cwd: Path) -> int:
+    """Mine the session's transcript in a detached child (`cenotaph mine transcripts`, whose
+    cursors read each file only once): the agent exits without waiting for it."""
+    transcript = payload.get("transcript_path")
+    if not isinstance(transcript, str) or not transcript:
+        return 0
+    # <claude folder>/projects/<slug>/<session>.jsonl
+    claude_dir = Path(transcript).expanduser().parent.parent.parent
+    command = [sys.executable, "-m", "cenotaph.cli", "mine", "transcripts", "--claude-dir", str(claude_dir)]
+    command += [option for name in ("db", "project") if (value := getattr(args, name)) for option in
+                (f"--{name}", value)]
+    subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL, start_new_session=True, env=os.environ.copy())
+    return 0
+
+
+def hook(commands: Subcommands) -> None:
+    p = commands.parsers.add_parser(
+        "hook", parents=[commands.common], help="answer an agent's hook event (JSON on stdin)",
+        description="Answer a coding agent's hook event read from stdin. PreToolUse: deny a shell command that "
+                    "installs an abandoned package, or an edit that adds one to a manifest or an import to source. "
+                    "SessionStart: the graveyard and open contradictions as context. SessionEnd: mine the "
+                    "session's transcript in the background. A failure of the hook exits 1 with one line on "
+                    "stderr, which the agent treats as a non-blocking error.")
+    p.add_argument("agent", choices=AGENTS)
+    p.set_defaults(handler=None, entry=__name__, direct=cmd_hook)

@@ -1,0 +1,150 @@
+"""The graveyard enforced where agents act: the real `cenotaph hook claude-code` fed Claude Code's
+hook JSON on stdin, in a real git repository, over the test's store."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CENOTAPH
+from tests.e2e.test_cli import run
+from tests.gitrepo import GitRepo
+from tests.memory.test_mine_transcripts import Claude, slug
+
+PROJECT = "acme/app"
+
+
+@pytest.fixture
+def repo(tmp_path: Path, cli_env) -> GitRepo:
+    repo = GitRepo(tmp_path / "app")
+    repo.commit("Start", {".cenotaph.toml": f'project = "{PROJECT}"\n', "requirements.txt": "flask\n",
+                          "app.py": "import os\nimport requests\n"})
+    run(cli_env, "abandon", "requests", "--ecosystem", "pypi", "--effort", "3",
+        "--reason", "Blocks the event loop in our async workers; replaced by httpx.", cwd=repo.root)
+    run(cli_env, "abandon", "moment", "--ecosystem", "npm", "--reason", "Huge and mutable; replaced by date-fns.",
+        cwd=repo.root)
+    run(cli_env, "abandon", "tqdm", "--ecosystem", "pypi", "--reason", "Garbles CI logs.", cwd=repo.root)
+    run(cli_env, "suppress", "tqdm", "--kind", "diagnostic", "--reason", "fine in notebooks here", cwd=repo.root)
+    return repo
+
+
+def hook(env, payload: dict, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([CENOTAPH, "hook", "claude-code"], input=json.dumps({"cwd": str(cwd), **payload}),
+                          env=env, cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def pre_tool_use(env, repo: GitRepo, tool_name: str, tool_input: dict) -> str | None:
+    """The reason the hook denies the call with, or None when it lets it pass."""
+    done = hook(env, {"hook_event_name": "PreToolUse", "session_id": "s1", "transcript_path": "/dev/null",
+                      "tool_name": tool_name, "tool_input": tool_input}, repo.root)
+    assert done.returncode == 0, done.stderr
+    if not done.stdout.strip():
+        return None
+    decision = json.loads(done.stdout)["hookSpecificOutput"]
+    assert decision["hookEventName"] == "PreToolUse" and decision["permissionDecision"] == "deny"
+    return decision["permissionDecisionReason"]
+
+
+def test_installs_of_an_abandoned_package_are_denied_with_the_reason(cli_env, repo):
+    reason = pre_tool_use(cli_env, repo, "Bash", {"command": "cd app && uv pip install -U 'requests>=2' rich"})
+    assert reason is not None
+    assert "requests (pypi) was abandoned in this project after effort 3/5" in reason
+    assert "replaced by httpx" in reason and "cenotaph reinstate-approach requests" in reason
+    assert pre_tool_use(cli_env, repo, "Bash", {"command": "poetry add requests"}) is not None
+    assert pre_tool_use(cli_env, repo, "Bash", {"command": "pnpm add -D moment@2"}) is not None
+    # Beside them in the same store: another ecosystem's namesake, a silenced name, a removal,
+    # a clear package and calls that install nothing pass untouched.
+    assert pre_tool_use(cli_env, repo, "Bash", {"command": "npm install requests"}) is None
+    assert pre_tool_use(cli_env, repo, "Bash", {"command": "pip install moment"}) is None
+    assert pre_tool_use(cli_env, repo, "Bash", {"command": "pip install tqdm"}) is None
+    assert pre_tool_use(cli_env, repo, "Bash", {"command": "pip uninstall -y requests"}) is None
+    assert pre_tool_use(cli_env, repo, "Bash", {"command": "pip install httpx"}) is None
+    assert pre_tool_use(cli_env, repo, "Bash", {"command": "grep -rn 'import requests' ."}) is None
+    assert pre_tool_use(cli_env, repo, "Read", {"file_path": str(repo.root / "app.py")}) is None
+
+
+def test_edits_are_denied_only_for_the_abandoned_names_they_add(cli_env, repo):
+    manifest = str(repo.root / "requirements.txt")
+    assert pre_tool_use(cli_env, repo, "Edit", {"file_path": manifest, "old_string": "flask\n",
+                                                "new_string": "flask\nrequests==2.32\n"}) is not None
+    assert pre_tool_use(cli_env, repo, "Edit", {"file_path": manifest, "old_string": "flask\n",
+                                                "new_string": "flask\nhttpx\n"}) is None
+    # app.py imports requests already: an edit elsewhere in it adds nothing abandoned.
+    source = str(repo.root / "app.py")
+    assert pre_tool_use(cli_env, repo, "Edit", {"file_path": source, "old_string": "import os\n",
+                                                "new_string": "import os\nimport sys\n"}) is None
+    assert pre_tool_use(cli_env, repo, "Write", {"file_path": str(repo.root / "client.py"),
+                                                 "content": "from requests import Session\n"}) is not None
+    assert pre_tool_use(cli_env, repo, "MultiEdit", {"file_path": str(repo.root / "package.json"), "edits": [
+        {"old_string": "", "new_string": '{"dependencies": {"moment": "^2.30.0"}}'}]}) is not None
+    assert pre_tool_use(cli_env, repo, "Write", {"file_path": str(repo.root / "NOTES.md"),
+                                                 "content": "We dropped requests for httpx.\n"}) is None
+
+
+def test_session_start_briefs_the_graveyard_in_at_most_2000_characters(cli_env, repo):
+    for n in range(60):
+        run(cli_env, "abandon", f"legacy-lib-{n}", "--ecosystem", "pypi", "--reason", "Unmaintained since 2019. " * 4,
+            cwd=repo.root)
+    done = hook(cli_env, {"hook_event_name": "SessionStart", "source": "startup", "session_id": "s1"}, repo.root)
+    assert done.returncode == 0, done.stderr
+    output = json.loads(done.stdout)["hookSpecificOutput"]
+    context = output["additionalContext"]
+    assert output["hookEventName"] == "SessionStart"
+    assert len(context) <= 2000
+    assert "requests (pypi): Blocks the event loop" in context and context.rstrip().endswith("answers for any name.")
+
+
+def test_session_end_mines_the_transcript_in_the_background(cli_env, repo, tmp_path):
+    claude = tmp_path / "claude"
+    session = Claude(claude / "projects" / slug(repo.root) / "s1.jsonl", "s1", repo.root)
+    session.says("stop using pandas, we use polars")
+    env = {**cli_env, "CODEX_HOME": str(tmp_path / "no-codex")}
+    started = time.monotonic()
+    done = hook(env, {"hook_event_name": "SessionEnd", "reason": "exit", "session_id": "s1",
+                      "transcript_path": str(session.path)}, repo.root)
+    assert done.returncode == 0 and done.stdout == "", done.stderr
+    returned = time.monotonic() - started
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        listed = json.loads(run(env, "proposals", "--json", cwd=repo.root).stdout)["proposals"]
+        if listed:
+            break
+        time.sleep(0.5)
+    assert [p["arguments"]["name"] for p in listed] == ["pandas"]
+    # The cursor moved: nothing is read twice.
+    again = json.loads(run(env, "mine", "transcripts", "--json", "--claude-dir", str(claude), cwd=repo.root).stdout)
+    assert again["files"] == 1 and again["files_read"] == 0
+    # The hook returned before the child's mining was done (a person's exit is not held up).
+    assert returned < 30
+
+
+def test_a_broken_hook_fails_open_with_one_line(cli_env, repo, tmp_path):
+    done = subprocess.run([CENOTAPH, "hook", "claude-code"], input="not json", env=cli_env, cwd=repo.root,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("cenotaph hook: not checked, the call goes ahead")
+    unreadable = {**cli_env, "CENOTAPH_STORE": str(tmp_path)}  # a folder is no store
+    done = hook(unreadable, {"hook_event_name": "PreToolUse", "tool_name": "Bash",
+                             "tool_input": {"command": "pip install requests"}}, repo.root)
+    assert done.returncode == 1 and done.stderr.startswith("cenotaph hook: not checked")
+    # The same broken store is never opened for a call that installs nothing.
+    done = hook(unreadable, {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}},
+                repo.root)
+    assert done.returncode == 0 and done.stderr == ""
+
+
+def test_the_hook_loads_neither_the_embedding_model_nor_spacy(cli_env, repo):
+    script = ("import sys\nfrom cenotaph.cli import main\nstatus = main(['hook', 'claude-code'])\n"
+              "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'onnxruntime', 'fastembed', "
+              "'spacy', 'tokenizers'})\nprint('HEAVY', heavy, status)\n")
+    payload = {"hook_event_name": "PreToolUse", "cwd": str(repo.root), "tool_name": "Bash",
+               "tool_input": {"command": "pip install requests"}}
+    done = subprocess.run([sys.executable, "-c", script], input=json.dumps(payload), env=cli_env, cwd=repo.root,
+                          capture_output=True, text=True, timeout=120)
+    assert '"permissionDecision": "deny"' in done.stdout  # it did decide
+    assert done.stdout.rstrip().endswith("HEAVY [] 0"), done.stdout + done.stderr
