@@ -81,7 +81,7 @@ class ScoreComponents:
 @dataclass(frozen=True, slots=True)
 class Location:
     """Where a document memory lies: its file (relative to the repository root), lines (1-based)
-    and heading path (`Setup > Install`; empty before the first heading)."""
+    and heading path (`Setup › Install`; empty before the first heading)."""
 
     path: str
     start_line: int

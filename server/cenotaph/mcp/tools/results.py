@@ -272,7 +272,7 @@ def _why_matched(r: RecallResult) -> str:
             parts.append("concepts " + ", ".join(c.concepts[:3]))
         if c.passed_on > 0:
             parts.append("answers a question")
-        if c.temporal_boost > 0:
+        if c.temporal_boost > 1:
             parts.append("date")
     if r.reinstate_hint_matched:
         parts.append("hint")
