@@ -56,7 +56,9 @@ async def test_a_k10_recall_adds_little_beyond_the_memories_text(server, memory)
     # One metadata line per memory, then its content; no score internals unless asked.
     lines = text.splitlines()
     assert len(lines) == 20 and sorted(lines[1::2]) == sorted(DEPLOYS)
-    assert all(re.fullmatch(r"\[\d+\] decision · \d{4}-\d\d-\d\d · confirmed · semantic", line) for line in lines[::2])
+    assert all(re.fullmatch(r"\[\d+\] decision · \d{4}-\d\d-\d\d · confirmed · by test · semantic", line)
+               for line in lines[::2]), lines[0]
+    print(f"k=10 recall: {len(text) + len(structured)} characters, {added} beyond the memories' text")
     assert "components" not in structured and "score" not in structured
     assert all("components" in r for r in explained["results"])
 

@@ -228,6 +228,10 @@ class Hit(BaseModel):
     date: str | None = None
     trust: str | None = None
     why: str
+    # Who wrote it, and where the text came from when not from a person (agent, import, repo): a
+    # reader weighs text that looks like instructions as the data it is.
+    by: str | None = None
+    source: str | None = None
     content: str
     # An abandoned approach the query names (these come first):
     name: str | None = None
@@ -248,7 +252,8 @@ class Hit(BaseModel):
                        reason=r.reason, effort=r.effort, shared_path=r.shared_path)
         where = r.location
         return cls(id=r.id, kind=r.kind, date=(r.valid_from or r.recorded_at or "")[:10] or None, trust=r.trust,
-                   why=_why_matched(r), content=r.content,
+                   why=_why_matched(r), by=r.actor, source=None if r.source == "human" else r.source,
+                   content=r.content,
                    at=None if where is None else f"{where.path}:{where.start_line}",
                    heading=None if where is None else where.heading or None,
                    link=r.link, title=r.title, shared_path=r.shared_path)
@@ -292,7 +297,9 @@ def recall_reply(response: RecallResponse, *, explain: bool) -> CallToolResult:
             lines.append(f"ABANDONED {h.name}{effort}: {h.reason}" + (f" ({h.shared_path})" if h.shared_path else ""))
             continue
         source = " · ".join(s for s in (h.at, h.heading and f"§ {h.heading}", h.title, h.link, h.shared_path) if s)
-        lines.append(f"[{h.id}] {h.kind} · {h.date or '-'} · {h.trust} · {h.why}" + (f" · {source}" if source else ""))
+        author = f" · by {h.by}" + (f" ({h.source})" if h.source else "") if h.by else ""
+        lines.append(f"[{h.id}] {h.kind} · {h.date or '-'} · {h.trust}{author} · {h.why}"
+                     + (f" · {source}" if source else ""))
         lines.append(h.content)
     lines.extend(f"note: {n}" for n in response.notices)
     text = "\n".join(lines) or f"Nothing recalled for {response.query!r}."
