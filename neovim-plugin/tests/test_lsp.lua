@@ -312,8 +312,8 @@ step("an agent's proposal reaches the ledger; :Cenotaph proposals accepts it", f
     vim.json.encode({ jsonrpc = '2.0', id = 1, method = 'initialize', params = {
       protocolVersion = '2025-06-18', capabilities = vim.empty_dict(), clientInfo = { name = 'test-agent', version = '1' } } }),
     vim.json.encode({ jsonrpc = '2.0', method = 'notifications/initialized' }),
-    vim.json.encode({ jsonrpc = '2.0', id = 2, method = 'tools/call', params = { name = 'set_trust',
-      arguments = { memory_id = remembered or 0, trust = 'refuted', reason = 'staging was retired in March' } } }),
+    vim.json.encode({ jsonrpc = '2.0', id = 2, method = 'tools/call', params = { name = 'change',
+      arguments = { memory_id = remembered or 0, action = 'refute', reason = 'staging was retired in March' } } }),
   })
   check(wait(60000, function() return replies:find('"id":2', 1, true) end), 'the agent gets an answer', replies)
   agent:write(nil)

@@ -30,13 +30,36 @@ async def connect(server: MCPServer, name: str = CLIENT_NAME) -> AsyncIterator[C
         yield client
 
 
+RENDERED = {"recall", "check_approaches"}  # their text is a short rendering, not the JSON
+
+
+def nulls_in(value: Any, path: str = "") -> list[str]:
+    if value is None:
+        return [path]
+    if isinstance(value, dict):
+        return [n for k, v in value.items() for n in nulls_in(v, f"{path}.{k}")]
+    if isinstance(value, list):
+        return [n for i, v in enumerate(value) for n in nulls_in(v, f"{path}[{i}]")]
+    return []
+
+
 async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
-    """A successful call's structured result; its text content is the same JSON, nothing added."""
+    """A successful call's structured result, which holds no nulls; its text content is the same
+    JSON (compact), or for a rendered tool the rendering."""
     result = await client.call_tool(tool, arguments)
     assert not result.is_error, result.content
     assert result.structured_content is not None
-    assert json.loads(result.content[0].text) == result.structured_content
+    assert nulls_in(result.structured_content) == []
+    if tool not in RENDERED:
+        assert json.loads(result.content[0].text) == result.structured_content
     return result.structured_content
+
+
+async def call_text(client: Client, tool: str, **arguments: Any) -> str:
+    """A successful call's text: what an agent reads."""
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content
+    return result.content[0].text
 
 
 async def call_error(client: Client, tool: str, **arguments: Any) -> str:

@@ -44,7 +44,7 @@ async def test_an_agent_mines_the_transcripts_of_this_repository(server, memory,
         assert outcome["source"] == "transcripts" and outcome["sessions"] == 1
         (pandas,) = outcome["proposed"]
         assert (pandas["name"], pandas["replacement"]) == ("pandas", "polars")
-        assert outcome["commits_read"] is None  # git's fields stay empty for transcripts
+        assert "commits_read" not in outcome  # git's fields are left out for transcripts
         assert "not inside a git repository" in await call_error(client, "mine", source="transcripts",
                                                                  path=str(tmp_path))
     assert memory.check_approaches(["pandas"], project=PROJECT)[0].status == "clear"

@@ -53,10 +53,10 @@ async def test_the_contradictions_answer_quotes_nothing_of_a_forgotten_side(serv
     async with connect(server) as client:
         first = await call(client, "remember", content=f"Always run the {token} script before a staging deploy")
         await call(client, "remember", content=f"Never run the {token} script before a staging deploy")
-        listed = await call(client, "contradictions")
+        listed = await call(client, "inspect", what="contradictions")
         assert token in str(listed)  # the positive control: both sides are quoted while they exist
         memory.forget(HUMAN, first["id"], reason="named an internal script", confirm=True)
-        settled = await call(client, "contradictions", status="resolved")
+        settled = await call(client, "inspect", what="contradictions", status="resolved")
     assert settled["contradictions"] and "Always run" not in str(settled) and "Never run" in str(settled)
     assert memory.history(first["id"]).versions[0].content == ""
 

@@ -34,6 +34,6 @@ async def test_an_agents_share_waits_for_a_person_then_the_team_sees_it(memory, 
         assert (onnx["source"], [a["source"] for a in onnx["also"]]) == ("store", ["repo"])
         assert httpx["status"] == "clear"
 
-        unshare = await call(client, "unshare", target="torch", reason="CPU wheels exist now")
+        unshare = await call(client, "share", action="unshare", target="torch", reason="CPU wheels exist now")
         assert unshare["status"] == "proposed" and (root / ".cenotaph/graveyard/pypi/torch.toml").exists()
-        assert "not shared" in await call_error(client, "unshare", target="httpx", reason="x")
+        assert "not shared" in await call_error(client, "share", action="unshare", target="httpx", reason="x")

@@ -23,10 +23,10 @@ async def test_cenotaph_mcp_serves_the_tools_over_stdio(tmp_path: Path, cli_env:
         checks = await client.call_tool("check_approaches", {"names": ["left-pad", "is-odd"]})
         recalled = await client.call_tool("recall", {"query": "left-pad"})
         bad = await client.call_tool("recall", {"query": "x", "k": 0})
-    assert {"briefing", "remember", "recall", "check_approaches", "forget"} <= tools
+    assert {"briefing", "remember", "recall", "check_approaches", "change"} <= tools
     assert abandoned.structured_content["approach"]["project"] == "acme/stdio"
     assert [c["status"] for c in checks.structured_content["results"]] == ["abandoned", "clear"]
-    assert recalled.structured_content["results"][0]["result_type"] == "abandoned_warning"
+    assert recalled.structured_content["results"][0]["kind"] == "abandoned"
     assert bad.is_error and "k" in bad.content[0].text
     # The write is in the shared store's event log, which is how open editors learn of it.
     store = open_store(cli_store(cli_env))

@@ -10,16 +10,10 @@ from cenotaph.store import events
 from tests.mcp.conftest import CLIENT_NAME, PROJECT, call, call_error, connect
 
 ACTOR = f"mcp:{CLIENT_NAME}"
-READ_ONLY = {"briefing", "recall", "check_approaches", "history", "why", "contradictions", "compaction_candidates",
-             "compaction_cluster", "concepts", "related"}
-DESTRUCTIVE = {"forget"}
+READ_ONLY = {"briefing", "recall", "check_approaches", "inspect"}
+DESTRUCTIVE = {"change"}  # it can forget
 EXPECTED = READ_ONLY | DESTRUCTIVE | {
-    "remember", "update", "abandon", "reinstate", "record_experience", "deprioritise", "archive",
-    "reinstate_memory", "set_trust", "resolve_contradiction", "dismiss_contradiction", "suppress", "unsuppress",
-    "mine",
-    "compile",
-    "share", "unshare",
-    "propose_summary",
+    "remember", "abandon", "record_experience", "approach", "settle", "mine", "compile", "share", "compact",
     "review_concept",
 }
 PRO = "Always use pnpm to install packages in this repository."
@@ -37,12 +31,12 @@ async def test_tools_are_typed_annotated_and_described(server):
         assert client.instructions == INSTRUCTIONS
     assert set(tools) == EXPECTED
     for name, tool in tools.items():
-        assert tool.output_schema is not None, name
-        assert len(tool.description) > 60, name
+        assert 60 < len(tool.description) < 200, name  # one or two sentences: when to call it
+        assert tool.description.count(". ") <= 1, name
         assert tool.annotations.read_only_hint is (name in READ_ONLY), name
         assert tool.annotations.destructive_hint is (name in DESTRUCTIVE), name
     assert "before suggesting" in tools["check_approaches"].description
-    assert len(INSTRUCTIONS.splitlines()) <= 6
+    assert len(INSTRUCTIONS.splitlines()) <= 7
 
 
 async def test_remember_and_recall_attribute_the_client(server, memory):
@@ -62,7 +56,7 @@ async def test_recall_shows_the_share_an_answer_got_from_its_question(server):
         await call(client, "remember", content="What port does the staging API listen on?")
         answer = await call(client, "remember", content="8443, behind the nginx proxy.")
         other = await call(client, "remember", content="The staging API logs go to Loki.", force=True)
-        found = await call(client, "recall", query="staging API port")
+        found = await call(client, "recall", query="staging API port", explain=True)
     scores = {r["id"]: r["components"] for r in found["results"]}
     assert scores[answer["id"]]["passed_on"] > 0
     # Positive control: a memory that follows no question gets nothing passed on.
@@ -90,7 +84,7 @@ async def test_recall_k_is_bounded(server):
         await call(client, "remember", content="Feature flags live in config/flags.yaml.")
         assert len((await call(client, "recall", query="feature flags", k=50))["results"]) >= 1
         message = await call_error(client, "recall", query="feature flags", k=51)
-    assert "k" in message.split("\n")[1]
+    assert message == "k: 51 is outside the allowed range (must be at most 50)"
 
 
 @pytest.mark.parametrize(("tool", "arguments", "field"), [
@@ -104,14 +98,30 @@ async def test_recall_k_is_bounded(server):
     ("record_experience", {"summary": "s", "outcome": "failed", "effort": 2,
                            "abandoned": [{"name": "", "reason": "r"}]}, "abandoned.0.name"),
     ("check_approaches", {"names": []}, "names"),
-    ("reinstate", {"name": "never-abandoned", "reason": "why not"}, "name"),
+    ("approach", {"action": "reinstate", "name": "never-abandoned", "reason": "why not"}, "name"),
+    ("approach", {"action": "suppress", "name": "lodash", "reason": "noise"}, "kind"),
+    ("change", {"memory_id": 1, "action": "update", "reason": "typo"}, "content"),
+    ("change", {"memory_id": 1, "action": "confirm", "reason": "I checked"}, "action"),
+    ("change", {"memory_id": 0, "action": "archive", "reason": "r"}, "memory_id"),
+    ("inspect", {"what": "history"}, "memory_id"),
+    ("inspect", {"what": "why"}, "topic"),
+    ("settle", {"contradiction_id": 1, "keep": "c", "reason": "r"}, "keep"),
+    ("share", {"target": "1", "reason": "r", "action": "publish"}, "action"),
+    ("compact", {"cluster_id": ""}, "cluster_id"),
+    ("review_concept", {"verb": "merge", "a": "pg"}, "reason"),
+    ("mine", {"source": "svn"}, "source"),
+    ("compile", {"target": "makefile"}, "target"),
+    ("remember", {}, "content"),
 ])
 async def test_bad_arguments_are_error_results_naming_the_field(server, memory, tool, arguments, field):
     async with connect(server) as client:
         message = await call_error(client, tool, **arguments)
         # Positive control: the same session still serves a good call.
         assert (await call(client, "check_approaches", names=["ok"]))["results"][0]["status"] == "clear"
-    assert field in message
+    # Plain words naming the field, as the CLI says it: no framework text.
+    assert any(line.startswith(f"{field}: ") for line in message.splitlines()), message
+    for framework in ("pydantic", "validation error", "Error executing tool", "Input should", "Arguments"):
+        assert framework not in message, message
     assert _event_actors(memory, "remember") == []
 
 
@@ -153,7 +163,8 @@ async def test_reinstate_takes_an_approach_out_of_the_graveyard(server):
     async with connect(server) as client:
         await call(client, "abandon", name="celery", reason="too heavy for one queue")
         await call(client, "abandon", name="rq", reason="no retries")
-        reinstated = await call(client, "reinstate", name="celery", reason="we now run several queues")
+        reinstated = await call(client, "approach", action="reinstate", name="celery",
+                                reason="we now run several queues")
         checks = await call(client, "check_approaches", names=["celery", "rq"])
     assert reinstated["status"] == "reinstated" and reinstated["status_reason"] == "we now run several queues"
     assert [c["status"] for c in checks["results"]] == ["reinstated", "abandoned"]
@@ -163,37 +174,40 @@ async def test_set_trust_disputes_directly_and_proposes_a_refutation(server, mem
     async with connect(server) as client:
         a = (await call(client, "remember", content="The cache TTL is 60 seconds."))["id"]
         b = (await call(client, "remember", content="Orders are archived after 90 days."))["id"]
-        disputed = await call(client, "set_trust", memory_id=a, trust="disputed", reason="config says 300")
-        refuted = await call(client, "set_trust", memory_id=b, trust="refuted", reason="it is 30 days now")
-        confirm = await call_error(client, "set_trust", memory_id=a, trust="confirmed", reason="I checked")
-        missing = await call_error(client, "set_trust", memory_id=999, trust="disputed", reason="?")
+        disputed = await call(client, "change", memory_id=a, action="dispute", reason="config says 300")
+        refuted = await call(client, "change", memory_id=b, action="refute", reason="it is 30 days now")
+        confirm = await call_error(client, "change", memory_id=a, action="confirm", reason="I checked")
+        missing = await call_error(client, "change", memory_id=999, action="dispute", reason="?")
+        unverified = await call(client, "change", memory_id=a, action="unverify", reason="config was reverted")
     assert disputed["status"] == "applied" and disputed["memory"]["trust"] == "disputed"
     assert refuted["status"] == "proposed"
     assert refuted["proposal"]["action"] == "refute" and refuted["proposal"]["actor"] == ACTOR
     assert memory.get(b).trust == "unverified"  # a proposal changes nothing yet
-    assert "trust" in confirm
-    assert "memory_id" in missing
+    assert unverified["memory"]["trust"] == "unverified"
+    assert confirm.startswith("action: 'confirm' is not one of")
+    assert missing.startswith("memory_id: ")
 
 
 async def test_lifecycle_verbs(server, memory):
     async with connect(server) as client:
         a = (await call(client, "remember", content="Use the legacy billing endpoint for invoices."))["id"]
         b = (await call(client, "remember", content="The mobile app reads the same GraphQL schema."))["id"]
-        low = await call(client, "deprioritise", memory_id=a, reason="rarely needed", hints=["invoices"])
-        archived = await call(client, "archive", memory_id=b, reason="the mobile app was retired")
-        back = await call(client, "reinstate_memory", memory_id=b, reason="it is back")
-        unknown = await call_error(client, "archive", memory_id=4242, reason="x")
+        low = await call(client, "change", memory_id=a, action="deprioritise", reason="rarely needed",
+                         hints=["invoices"])
+        archived = await call(client, "change", memory_id=b, action="archive", reason="the mobile app was retired")
+        back = await call(client, "change", memory_id=b, action="reinstate", reason="it is back")
+        unknown = await call_error(client, "change", memory_id=4242, action="archive", reason="x")
     assert low["memory"]["state"] == "deprioritised" and low["memory"]["reinstate_hints"] == ["invoices"]
     assert archived["memory"]["state"] == "archived"
     assert back["memory"]["state"] == "active"
-    assert "memory_id" in unknown
+    assert unknown.startswith("memory_id: ")
 
 
 async def test_forget_previews_then_proposes(server, memory):
     async with connect(server) as client:
         kept = (await call(client, "remember", content="The admin password is rotated monthly."))["id"]
-        preview = await call(client, "forget", memory_id=kept, reason="sensitive")
-        proposed = await call(client, "forget", memory_id=kept, reason="sensitive", confirm=True)
+        preview = await call(client, "change", memory_id=kept, action="forget", reason="sensitive")
+        proposed = await call(client, "change", memory_id=kept, action="forget", reason="sensitive", confirm=True)
     assert preview["status"] == "preview"
     assert preview["forget_preview"]["content"] == "The admin password is rotated monthly."
     assert proposed["status"] == "proposed" and proposed["proposal"]["action"] == "forget"
@@ -203,9 +217,9 @@ async def test_forget_previews_then_proposes(server, memory):
 async def test_update_keeps_history(server):
     async with connect(server) as client:
         first = (await call(client, "remember", content="Deploys go out on Tuesdays."))["id"]
-        updated = await call(client, "update", memory_id=first, content="Deploys go out on Thursdays.",
-                             reason="moved after the freeze")
-        history = await call(client, "history", memory_id=first)
+        updated = await call(client, "change", memory_id=first, action="update",
+                             content="Deploys go out on Thursdays.", reason="moved after the freeze")
+        history = await call(client, "inspect", what="history", memory_id=first)
     assert updated["memory"]["content"] == "Deploys go out on Thursdays." and updated["memory"]["version"] == 2
     assert [v["content"] for v in history["versions"]] == ["Deploys go out on Tuesdays.", "Deploys go out on Thursdays."]
     assert {e["actor"] for e in history["events"]} == {ACTOR}
@@ -215,43 +229,47 @@ async def test_why_lists_the_recalls_that_surfaced_a_topic(server):
     async with connect(server) as client:
         stored = (await call(client, "remember", content="Redis holds the session cache."))["id"]
         await call(client, "recall", query="where are sessions cached")
-        why = await call(client, "why", topic="Redis")
-        unrelated = await call(client, "why", topic="kafka")
+        why = await call(client, "inspect", what="why", topic="Redis")
+        unrelated = await call(client, "inspect", what="why", topic="kafka")
     assert why["recalls"][0]["query"] == "where are sessions cached"
     assert stored in why["recalls"][0]["memory_ids"]
-    assert unrelated["recalls"] == []
+    assert unrelated.get("recalls", []) == []
 
 
 async def test_contradictions_listed_and_resolution_proposed(server, memory):
     async with connect(server) as client:
         await call(client, "remember", content=PRO)
         contra = await call(client, "remember", content=CONTRA)
-        listed = await call(client, "contradictions")
+        listed = await call(client, "inspect", what="contradictions")
         link = contra["contradictions"][0]["contradiction_id"]
-        resolved = await call(client, "resolve_contradiction", contradiction_id=link, keep="b", reason="we moved to npm")
-        missing = await call_error(client, "dismiss_contradiction", contradiction_id=999, reason="x")
-        dismissed = await call(client, "dismiss_contradiction", contradiction_id=link, reason="different repositories")
-        left = await call(client, "contradictions")
+        resolved = await call(client, "settle", contradiction_id=link, keep="b", reason="we moved to npm")
+        missing = await call_error(client, "settle", contradiction_id=999, keep="no_conflict", reason="x")
+        dismissed = await call(client, "settle", contradiction_id=link, keep="no_conflict",
+                               reason="different repositories")
+        left = await call(client, "inspect", what="contradictions")
     assert [c["id"] for c in listed["contradictions"]] == [link]
     assert {listed["contradictions"][0]["a"]["content"], listed["contradictions"][0]["b"]["content"]} == {PRO, CONTRA}
     assert resolved["status"] == "proposed" and resolved["proposal"]["action"] == "resolve"
-    assert "contradiction_id" in missing
+    assert missing.startswith("contradiction_id: ")
     assert dismissed["status"] == "applied"
-    assert left["contradictions"] == []
+    assert left.get("contradictions", []) == []
 
 
 async def test_suppress_and_unsuppress(server):
     async with connect(server) as client:
         await call(client, "abandon", name="lodash", reason="native methods suffice")
         await call(client, "abandon", name="underscore", reason="native methods suffice")
-        silenced = await call(client, "suppress", name="lodash", kind="diagnostic", reason="vendored copy is fine")
+        silenced = await call(client, "approach", action="suppress", name="lodash", kind="diagnostic",
+                              reason="vendored copy is fine")
         checks = await call(client, "check_approaches", names=["lodash", "underscore"])
-        lifted = await call(client, "unsuppress", name="lodash", kind="diagnostic", reason="vendored copy removed")
-        bad_kind = await call_error(client, "suppress", name="lodash", kind="everything", reason="x")
+        lifted = await call(client, "approach", action="unsuppress", name="lodash", kind="diagnostic",
+                            reason="vendored copy removed")
+        bad_kind = await call_error(client, "approach", action="suppress", name="lodash", kind="everything",
+                                    reason="x")
     assert silenced["status"] == "applied" and silenced["suppression"]["value"] == "lodash"
-    assert [c["diagnostic_suppressed"] for c in checks["results"]] == [True, False]
+    assert [c.get("diagnostic_suppressed", False) for c in checks["results"]] == [True, False]
     assert lifted["status"] == "proposed" and lifted["proposal"]["action"] == "unsuppress"
-    assert "kind" in bad_kind
+    assert bad_kind.startswith("kind: ")
 
 
 async def test_briefing_is_compact_and_complete(server, memory):
@@ -263,7 +281,7 @@ async def test_briefing_is_compact_and_complete(server, memory):
         await call(client, "remember", content=PRO)
         await call(client, "remember", content=CONTRA)
         note = (await call(client, "remember", content="The CDN is Fastly."))["id"]
-        await call(client, "set_trust", memory_id=note, trust="refuted", reason="we moved to Cloudflare")
+        await call(client, "change", memory_id=note, action="refute", reason="we moved to Cloudflare")
         briefing = await call(client, "briefing")
     assert [g["name"] for g in briefing["graveyard"]] == ["requests"]
     assert briefing["graveyard"][0]["reason"] == "blocks the event loop"
@@ -271,4 +289,4 @@ async def test_briefing_is_compact_and_complete(server, memory):
     assert [d["content"] for d in briefing["recent_decisions"]] == ["We chose PostgreSQL over MySQL for JSONB."]
     assert len(briefing["open_contradictions"]) == 1
     assert [p["action"] for p in briefing["pending_proposals"]] == ["refute"]
-    assert briefing["truncated"] == []
+    assert "truncated" not in briefing or briefing["truncated"] == []

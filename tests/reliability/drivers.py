@@ -8,7 +8,7 @@ from mcp import Client
 
 from tests.reliability.workload import Op
 
-MCP_STATE_TOOLS = {"deprioritised": "deprioritise", "archived": "archive", "active": "reinstate_memory"}
+MCP_STATE_ACTIONS = {"deprioritised": "deprioritise", "archived": "archive", "active": "reinstate"}
 CLI_STATE_VERBS = {"deprioritised": "deprioritise", "archived": "archive", "active": "reinstate"}
 
 
@@ -27,19 +27,20 @@ async def mcp_perform(client: Client, op: Op) -> dict[str, Any]:
         out = await _call(client, "abandon", name=a["name"], reason=a["reason"], effort=a["effort"])
         return {"approach_id": out["approach"]["id"], "recall_suppressed": out["recall_suppressed"]}
     if op.verb == "transition":
-        out = await _call(client, MCP_STATE_TOOLS[a["to"]], memory_id=a["memory_id"], reason=a["reason"])
+        out = await _call(client, "change", action=MCP_STATE_ACTIONS[a["to"]], memory_id=a["memory_id"],
+                          reason=a["reason"])
         return {"state": out["memory"]["state"]}
     if op.verb == "dispute":
-        out = await _call(client, "set_trust", memory_id=a["memory_id"], trust="disputed", reason=a["reason"])
+        out = await _call(client, "change", action="dispute", memory_id=a["memory_id"], reason=a["reason"])
         return {"trust": out["memory"]["trust"]}
     if op.verb == "check":
         return {"count": len((await _call(client, "check_approaches", names=a["names"]))["results"])}
     if op.verb == "resolve":
-        out = await _call(client, "resolve_contradiction", contradiction_id=a["contradiction_id"], keep="a",
-                          reason=a["reason"])
+        out = await _call(client, "settle", contradiction_id=a["contradiction_id"], keep="a", reason=a["reason"])
         return {"proposal_id": out["proposal"]["id"]} if out["status"] == "proposed" else {"status": out["status"]}
     if op.verb == "suppress":
-        out = await _call(client, "suppress", name=a["name"], kind="diagnostic", reason=a["reason"])
+        out = await _call(client, "approach", action="suppress", name=a["name"], kind="diagnostic",
+                          reason=a["reason"])
         return {"suppression_id": out["suppression"]["id"]}
     if op.verb == "briefing":
         return {"count": len((await _call(client, "briefing"))["graveyard"])}

@@ -191,22 +191,20 @@ def _mcp_arguments(tool: str, seeded: Seeded) -> dict[str, Any]:
     """Valid values for a tool's required arguments."""
     valid = {"content": "The cache lives in ~/.cache/shop.", "query": "cache", "memory_id": seeded.memory_id,
              "reason": "checked by hand", "topic": "left-pad", "names": ["left-pad"], "name": "left-pad",
-             "summary": "Tried a sidecar cache", "outcome": "failed", "effort": 2, "trust": "disputed",
-             "contradiction_id": seeded.contradiction_id, "keep": "a"}
+             "summary": "Tried a sidecar cache", "outcome": "failed", "effort": 2,
+             "contradiction_id": seeded.contradiction_id, "keep": "a", "verb": "remove",
+             "a": "left-pad"}
+    # The verb-grouping tools' `action` (or `what`), and a `kind` for suppress.
+    chosen = {"change": {"action": "dispute"}, "inspect": {"what": "history"},
+              "approach": {"action": "suppress", "kind": "diagnostic"}}.get(tool, {})
     required = {
-        "remember": ["content"], "recall": ["query"], "update": ["memory_id", "content"], "history": ["memory_id"],
-        "why": ["topic"], "check_approaches": ["names"], "abandon": ["name", "reason"],
-        "reinstate": ["name", "reason"], "record_experience": ["summary", "outcome", "effort"],
-        "deprioritise": ["memory_id", "reason"], "archive": ["memory_id", "reason"],
-        "reinstate_memory": ["memory_id", "reason"], "forget": ["memory_id", "reason"],
-        "set_trust": ["memory_id", "trust", "reason"], "resolve_contradiction": ["contradiction_id", "keep", "reason"],
-        "dismiss_contradiction": ["contradiction_id", "reason"], "suppress": ["name", "kind", "reason"],
-        "unsuppress": ["name", "kind", "reason"],
+        "remember": ["content"], "recall": ["query"], "check_approaches": ["names"], "abandon": ["name", "reason"],
+        "record_experience": ["summary", "outcome", "effort"], "change": ["memory_id", "reason"],
+        "inspect": ["memory_id", "topic"], "approach": ["name", "reason"],
+        "settle": ["contradiction_id", "keep", "reason"],
+        "review_concept": ["verb", "a", "reason"],
     }.get(tool, [])
-    arguments = {name: valid[name] for name in required if name in valid}
-    if "kind" in required:
-        arguments["kind"] = "diagnostic"
-    return arguments
+    return {name: valid[name] for name in required} | chosen
 
 
 def _as_json_delivers(text: str) -> str:

@@ -29,8 +29,15 @@ INJECTIONS = [
 async def _call(client: Client, tool: str, **arguments) -> dict:
     result = await client.call_tool(tool, arguments)
     assert not result.is_error, result.content
-    # The text the model reads is the structured result's JSON and nothing else: no instructions added.
-    assert json.loads(result.content[0].text) == result.structured_content
+    # The text the model reads is the structured result's JSON, or for recall its rendering, in which
+    # each memory's text stands verbatim on its own lines under its source, author and trust.
+    if tool == "recall":
+        text = result.content[0].text
+        for r in result.structured_content["results"]:
+            assert f"\n{r['content']}" in f"\n{text}"
+            assert f"[{r['id']}] " not in text or f"{r['trust']} · by {r['by']} ({r['source']})" in text
+    else:
+        assert json.loads(result.content[0].text) == result.structured_content
     return result.structured_content
 
 
@@ -40,11 +47,11 @@ async def test_injected_memories_are_data_marked_with_source_and_trust(memory):
         ids = [(await _call(agent, "remember", content=text, force=True))["id"] for text in INJECTIONS]
         for memory_id, text in zip(ids, INJECTIONS, strict=True):
             found = await _call(agent, "recall", query=text, k=50)
-            (item,) = [r for r in found["results"] if r["result_type"] == "memory" and r["id"] == memory_id]
+            (item,) = [r for r in found["results"] if r["kind"] != "abandoned" and r["id"] == memory_id]
             # Recall itself marks each memory with its source, author and trust.
-            assert (item["content"], item["source"], item["actor"], item["trust"]) == (
+            assert (item["content"], item["source"], item["by"], item["trust"]) == (
                 text, "agent", "mcp:sneaky-agent", "unverified")
-            (version,) = (await _call(agent, "history", memory_id=memory_id))["versions"]
+            (version,) = (await _call(agent, "inspect", what="history", memory_id=memory_id))["versions"]
             assert (version["content"], version["source"], version["actor"], version["trust"]) == (
                 text, "agent", "mcp:sneaky-agent", "unverified")
         # Nothing the content asked for happened.
@@ -59,12 +66,14 @@ async def test_an_agent_cannot_confirm_a_memory_or_accept_a_proposal(memory):
     async with Client(server, client_info=Implementation(name="sneaky-agent", version="1")) as agent:
         tools = {t.name for t in (await agent.list_tools()).tools}
         assert not tools & {"accept_proposal", "reject_proposal", "confirm"}
-        refused = await agent.call_tool("set_trust", {"memory_id": claim, "trust": "confirmed", "reason": "trust me"})
-        assert refused.is_error and "trust" in refused.content[0].text
-        proposal = await _call(agent, "forget", memory_id=confirmed.memory_id, reason="outdated", confirm=True)
+        refused = await agent.call_tool("change", {"memory_id": claim, "action": "confirm", "reason": "trust me"})
+        assert refused.is_error and refused.content[0].text.startswith("action: 'confirm' is not one of")
+        proposal = await _call(agent, "change", memory_id=confirmed.memory_id, action="forget", reason="outdated",
+                               confirm=True)
         assert proposal["status"] == "proposed"
         # An agent edit of a person's confirmed memory does not keep the person's confirmation.
-        edited = await _call(agent, "update", memory_id=confirmed.memory_id, content="Deploys go out on Fridays.")
+        edited = await _call(agent, "change", memory_id=confirmed.memory_id, action="update",
+                             content="Deploys go out on Fridays.", reason="moved")
         assert edited["memory"]["trust"] == "unverified"
     assert memory.get(claim).trust == "unverified"
     proposal_id = proposal["proposal"]["id"]

@@ -87,7 +87,7 @@ async def test_recall_and_briefing_answers_are_bounded_on_a_large_store(large_st
                           client_info=Implementation(name="bounds", version="1")) as client:
             recall = await client.call_tool("recall", {"query": "the deploy pipeline stalls", "k": 50})
             briefing = await client.call_tool("briefing", {})
-            listing = await client.call_tool("contradictions", {"limit": 50})
+            listing = await client.call_tool("inspect", {"what": "contradictions", "limit": 50})
     finally:
         memory.ctx.store.close()
     sizes = {name: len(result.content[0].text.encode()) for name, result in

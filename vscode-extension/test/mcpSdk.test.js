@@ -15,7 +15,8 @@ const { ResourceUpdatedNotificationSchema } = require('@modelcontextprotocol/sdk
 const CENOTAPH = path.resolve(__dirname, '..', '..', '.venv', 'bin', 'cenotaph');
 const PROJECT = 'example.org/acme/ts-agent';
 
-test('the TypeScript SDK client lists and reads the resources and prompts', { timeout: 180_000 }, async (t) => {
+// A `cenotaph mcp` over stdio in a fresh npm workspace and home, and the client connected to it.
+async function start(t) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cenotaph-mcp-sdk-'));
   t.after(() => fs.rmSync(root, { recursive: true, force: true }));
   const workspace = path.join(root, 'ws');
@@ -30,9 +31,16 @@ test('the TypeScript SDK client lists and reads the resources and prompts', { ti
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { updated.push(n.params.uri); });
   await client.connect(new StdioClientTransport({ command: CENOTAPH, args: ['mcp'], cwd: workspace, env, stderr: 'ignore' }));
   t.after(() => client.close());
+  return { client, env, workspace, updated };
+}
 
+const TOOLS = ['abandon', 'approach', 'briefing', 'change', 'check_approaches', 'compact', 'compile', 'inspect', 'mine',
+  'recall', 'record_experience', 'remember', 'review_concept', 'settle', 'share'];
+
+test('the TypeScript SDK client lists and reads the resources and prompts', { timeout: 180_000 }, async (t) => {
+  const { client, env, workspace, updated } = await start(t);
   const tools = (await client.listTools()).tools.map((x) => x.name);
-  assert.ok(['briefing', 'check_approaches', 'abandon', 'record_experience'].every((n) => tools.includes(n)), tools.join());
+  assert.deepEqual(tools.slice().sort(), TOOLS);
   const resources = (await client.listResources()).resources.map((r) => [r.uri, r.mimeType]).sort();
   assert.deepEqual(resources, [['cenotaph://graveyard', 'text/markdown'], ['cenotaph://graveyard.json', 'application/json'],
     ['cenotaph://ledger', 'text/markdown']]);
@@ -52,6 +60,10 @@ test('the TypeScript SDK client lists and reads the resources and prompts', { ti
   const check = await client.getPrompt({ name: 'before-adding-a-dependency', arguments: { names: 'leftpad requests' } });
   assert.match(check.messages[0].content.text, /- leftpad: abandoned \(project\) — one line of code/);
   assert.match(check.messages[0].content.text, /- requests: clear/);
+  const start_ = await client.getPrompt({ name: 'session-start' });
+  assert.match(start_.messages[0].content.text, /leftpad/);
+  const wrap = await client.getPrompt({ name: 'wrap-up' });
+  assert.match(wrap.messages[0].content.text, /`record_experience`/);
 
   // Another process (the CLI) writes: the subscriber hears of it.
   await client.subscribeResource({ uri: 'cenotaph://graveyard' });
@@ -60,3 +72,39 @@ test('the TypeScript SDK client lists and reads the resources and prompts', { ti
   while (!updated.includes('cenotaph://graveyard') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   assert.ok(updated.includes('cenotaph://graveyard'), `no resources/updated (got ${updated.join() || 'none'})`);
 });
+
+test('the TypeScript SDK client calls the tools and reads their compact results and plain errors', { timeout: 180_000 },
+  async (t) => {
+    const { client } = await start(t);
+    const call = async (name, args) => {
+      const result = await client.callTool({ name, arguments: args });
+      assert.ok(!result.isError, `${name}: ${result.content[0].text}`);
+      assert.ok(!JSON.stringify(result.structuredContent).includes('null'), `${name} returned a null`);
+      return result;
+    };
+    const listed = await client.listTools();
+    assert.ok(JSON.stringify(listed).length <= 20_000, `tools/list is ${JSON.stringify(listed).length} characters`);
+    const stored = (await call('remember', { content: 'Orders are archived after 90 days.', kind: 'decision' }))
+      .structuredContent;
+    await call('abandon', { name: 'leftpad', reason: 'one line of code', effort: 2 });
+    const recalled = await call('recall', { query: 'when are orders archived? leftpad' });
+    const lines = recalled.content[0].text.split('\n');
+    assert.equal(lines[0], 'ABANDONED leftpad, effort 2/5: one line of code');
+    assert.match(lines[1], new RegExp(`^\\[${stored.id}\\] decision · \\d{4}-\\d\\d-\\d\\d · unverified · by mcp:ts-agent \\(agent\\) · `));
+    assert.equal(lines[2], 'Orders are archived after 90 days.');
+    const checked = await call('check_approaches', { names: ['leftpad', 'is-odd'] });
+    assert.deepEqual(checked.content[0].text.split('\n'), ['leftpad: ABANDONED (project, effort 2/5): one line of code',
+      'is-odd: clear']);
+    const changed = await call('change', { memory_id: stored.id, action: 'update', reason: 'policy changed',
+      content: 'Orders are archived after 30 days.' });
+    assert.equal(changed.structuredContent.memory.version, 2);
+    const history = await call('inspect', { what: 'history', memory_id: stored.id });
+    assert.equal(history.structuredContent.versions.length, 2);
+    await call('approach', { action: 'suppress', name: 'leftpad', kind: 'diagnostic', reason: 'vendored' });
+    await call('briefing', {});
+    const refused = await client.callTool({ name: 'change', arguments: { memory_id: stored.id, action: 'confirm',
+      reason: 'I checked' } });
+    assert.ok(refused.isError);
+    assert.match(refused.content[0].text, /^action: 'confirm' is not one of update, deprioritise, /);
+    assert.doesNotMatch(refused.content[0].text, /pydantic|validation error/i);
+  });

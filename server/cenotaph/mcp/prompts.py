@@ -11,8 +11,8 @@ from typing import Annotated
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
-from cenotaph.mcp.tools.briefing import briefing
-from cenotaph.mcp.tools.graveyard import check_approaches
+from cenotaph.mcp.tools.briefing import brief_of
+from cenotaph.mcp.tools.graveyard import verdicts
 from cenotaph.memory.models import OUTCOMES
 
 _NAME_SEPARATORS = re.compile(r"[\s,;]+")
@@ -24,7 +24,7 @@ def _json(model) -> str:
 
 def session_start(ctx: Context) -> str:
     """What to know before working on this project: the briefing, and how to use the memory."""
-    brief = briefing(ctx)
+    brief = brief_of(ctx)
     return (f"We are starting a session on the project {brief.project or '(global scope)'}. This is what "
             "Cenotaph, the memory this project's people and agents share, holds for it now:\n\n"
             f"```json\n{_json(brief)}\n```\n\n"
@@ -39,7 +39,7 @@ def before_adding_a_dependency(
 ) -> str:
     """Check dependencies against the graveyard before adding them."""
     wanted = [n for n in _NAME_SEPARATORS.split(names) if n]
-    checks = check_approaches(ctx, wanted) if wanted else None
+    checks = verdicts(ctx, wanted) if wanted else None
     lines = []
     for verdict in checks.results if checks else []:
         scope = f" ({verdict.scope.replace('_', ' ')})" if verdict.scope else ""

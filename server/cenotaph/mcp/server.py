@@ -17,28 +17,17 @@ import anyio
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.tools import Tool
 from mcp.server.stdio import stdio_server
 
 from cenotaph import __version__
 from cenotaph import project as project_resolution
 from cenotaph.app import open_memory
 from cenotaph.mcp import prompts, resources
-from cenotaph.mcp.tools import (
-    briefing,
-    contradictions,
-    graveyard,
-    lifecycle,
-    memories,
-    mining,
-    sharing,
-    suppressions,
-    trust,
-)
+from cenotaph.mcp.tools import briefing, contradictions, graveyard, inspection, lifecycle, memories, mining, sharing
 from cenotaph.mcp.tools import compaction as compaction_tools
 from cenotaph.mcp.tools import compile as compile_tools
 from cenotaph.mcp.tools import concepts as concept_tools
-from cenotaph.mcp.tools.base import ToolEnv
+from cenotaph.mcp.tools.base import PlainTool, ToolEnv
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.service import Memory
 from cenotaph.store.connect import StoreUnavailable
@@ -46,22 +35,23 @@ from cenotaph.store.migrations import SchemaTooNew
 
 log = logging.getLogger(__name__)
 
-TOOL_GROUPS = (briefing, memories, graveyard, lifecycle, trust, contradictions, suppressions, mining, compile_tools,
-               sharing, compaction_tools, concept_tools)
+TOOL_GROUPS = (briefing, memories, graveyard, lifecycle, inspection, contradictions, mining, compile_tools, sharing,
+               compaction_tools, concept_tools)
 
 INSTRUCTIONS = """\
 Cenotaph is the memory this project's people and agents share.
-Call `briefing` when you start on the project, `check_approaches` before suggesting a library or tool,
-and `recall` before re-deriving a decision. Record what you learn with `remember`, `record_experience`
-and `abandon`. Your writes are attributed to you; forgetting, refuting, resolving, lifting
-suppressions and sharing with the team become proposals a person accepts in the editor."""
+Call `briefing` when you start, `check_approaches` before suggesting a library or tool, `recall` before
+re-deriving a decision. Record what you learn with `remember`, `record_experience` and `abandon`; fix a
+memory with `change`, look closer with `inspect`. Writes are attributed to you; forgetting, refuting,
+settling, lifting suppressions and sharing become proposals a person accepts. `explain: true` on recall
+shows why each result ranked. Errors name the argument and what it allows."""
 
 
 @functools.cache
-def tools() -> tuple[Tool, ...]:
+def tools() -> tuple[PlainTool, ...]:
     """The tools and their JSON schemas, built once per process (it takes a noticeable fraction
     of a second); each server finds its store and project in its lifespan context."""
-    return tuple(Tool.from_function(fn, annotations=annotations)
+    return tuple(PlainTool.from_function(fn, annotations=annotations)
                  for group in TOOL_GROUPS for fn, annotations in group.TOOLS.entries)
 
 

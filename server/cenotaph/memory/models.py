@@ -80,11 +80,13 @@ class ScoreComponents:
 
 @dataclass(frozen=True, slots=True)
 class Location:
-    """Where a document memory lies: its file (relative to the repository root) and lines (1-based)."""
+    """Where a document memory lies: its file (relative to the repository root), lines (1-based)
+    and heading path (`Setup › Install`; empty before the first heading)."""
 
     path: str
     start_line: int
     end_line: int
+    heading: str = ""
 
 
 @dataclass(slots=True)
@@ -110,6 +112,9 @@ class RecallResult:
     source: str | None = None
     actor: str | None = None
     location: Location | None = None  # documents only
+    # Feed entries only (memory/knowledge/feeds.py): the entry's link and title, to cite it.
+    link: str | None = None
+    title: str | None = None
     # Abandoned warnings only:
     name: str | None = None
     reason: str | None = None

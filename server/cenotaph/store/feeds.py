@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,6 +96,17 @@ def put_entry(conn: Any, row: EntryRow) -> None:
 def entry_of(conn: Any, memory_id: int) -> EntryRow | None:
     found = conn.execute(f"SELECT {_ENTRY} FROM feed_entries WHERE memory_id = ?", (memory_id,)).fetchone()
     return EntryRow(*found) if found else None
+
+
+def entries_of(conn: Any, memory_ids: Sequence[int]) -> dict[int, EntryRow]:
+    found: dict[int, EntryRow] = {}
+    ids = list(dict.fromkeys(memory_ids))
+    for start in range(0, len(ids), 500):
+        part = ids[start:start + 500]
+        rows = conn.execute(f"SELECT {_ENTRY} FROM feed_entries WHERE memory_id IN ({', '.join('?' * len(part))})",
+                            part)
+        found.update((r[0], EntryRow(*r)) for r in rows)
+    return found
 
 
 def promote(conn: Any, memory_id: int, at: str) -> None:

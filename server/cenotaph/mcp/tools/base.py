@@ -8,12 +8,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.store.connect import StoreUnavailable
@@ -83,3 +84,58 @@ class ToolEnv:
                 yield self.memory
             except (CenotaphError, StoreUnavailable) as exc:  # a store fault in the words the CLI prints
                 raise ToolError(str(exc)) from None
+
+
+class PlainTool(Tool):
+    """A tool whose failures read as the CLI's do (`field: what is allowed`): the SDK's prefix and
+    pydantic's text (its error counts, model names and links) never reach the agent."""
+
+    async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
+        try:
+            return await super().run(arguments, context, convert_result)
+        except UnexpectedToolError:
+            raise
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                raise ToolError(plain_words(cause)) from cause
+            raise ToolError(str(cause) if isinstance(cause, ToolError) else str(exc)) from cause
+
+
+def plain_words(error: ValidationError) -> str:
+    """One line per wrong argument, `field: what is allowed`, in the domain's wording
+    (memory/validate.py), which the CLI prints too."""
+    return "\n".join(f"{'.'.join(str(part) for part in e['loc']) or 'arguments'}: {_allowed(e)}"
+                     for e in error.errors(include_url=False))
+
+
+def _allowed(e: Any) -> str:
+    kind, ctx, value = e["type"], e.get("ctx") or {}, e.get("input")
+    if kind == "missing":
+        return "is required"
+    if kind in ("literal_error", "enum"):
+        return f"{value!r} is not one of {ctx['expected'].replace(' or ', ', ').replace(chr(39), '')}"
+    if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
+        bound = {"greater_than_equal": "at least", "less_than_equal": "at most",
+                 "greater_than": "above", "less_than": "below"}[kind]
+        limit = next(iter(ctx.values()))
+        return f"{value} is outside the allowed range (must be {bound} {limit})"
+    if kind in ("int_parsing", "int_type", "int_from_float"):
+        return "expected a whole number"
+    if kind in ("bool_parsing", "bool_type"):
+        return "expected true or false"
+    if kind in ("string_type", "string_unicode"):
+        return "expected text"
+    if kind == "list_type":
+        return "expected a list"
+    if kind == "string_too_short":
+        return "must not be empty" if ctx.get("min_length") == 1 else f"must be at least {ctx['min_length']} characters"
+    if kind == "string_too_long":
+        return f"is {len(value):,} characters; at most {ctx['max_length']:,} are allowed"
+    if kind == "too_short":
+        return "must not be empty" if ctx.get("min_length") == 1 else f"must hold at least {ctx['min_length']} items"
+    if kind == "too_long":
+        return f"holds {ctx.get('actual_length')} items; at most {ctx['max_length']} are allowed"
+    if kind == "extra_forbidden":
+        return "is not an argument of this tool"
+    return str(e["msg"]).removeprefix("Value error, ").lower()

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Literal
 
 from mcp.server.mcpserver import Context
+from mcp.types import CallToolResult
 from pydantic import BaseModel
 
 from cenotaph.mcp.tools.base import READ_ONLY, ToolEnv, ToolGroup
-from cenotaph.mcp.tools.results import MemoryBrief, Result, brief, result
+from cenotaph.mcp.tools.results import MemoryBrief, Result, brief, reply, result
 from cenotaph.memory.models import ContradictionView
 
 # Caps that keep the briefing to a screenful.
@@ -58,11 +59,14 @@ def _in_brief(contradiction: ContradictionView) -> BaseModel:
 
 
 @TOOLS.add(READ_ONLY)
-def briefing(ctx: Context) -> Briefing:
-    """Call first when you start working on this project: the approaches abandoned here
-    (do not suggest them), open contradictions, changes waiting for a person's decision,
-    the user's stated preferences and the most recent decisions. Compact: use recall for
-    anything deeper."""
+def briefing(ctx: Context) -> CallToolResult:
+    """Call first on this project: the abandoned approaches (never suggest them), open
+    contradictions, pending proposals, the user's preferences and recent decisions."""
+    return reply(brief_of(ctx))
+
+
+def brief_of(ctx: Context) -> Briefing:
+    """The briefing (the `session-start` prompt shows it too)."""
     env = ToolEnv.of(ctx)
     with env.domain() as memory:
         lists = {

@@ -1,4 +1,4 @@
-"""compaction_candidates, compaction_cluster, propose_summary: an agent reads a cluster of similar
+"""compact: an agent reads a cluster of similar
 older memories and writes the summary that would stand for them. Its summary is a proposal a person
 accepts (`cenotaph accept`, or the ledger); accepting it supersedes the sources, nothing is deleted."""
 
@@ -7,16 +7,16 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context
+from mcp.types import CallToolResult
 from pydantic import BaseModel, Field
 
-from cenotaph.mcp.tools.base import READ_ONLY, WRITE, ToolEnv, ToolGroup
-from cenotaph.mcp.tools.results import MemoryBrief, Result, result
+from cenotaph.mcp.tools.base import WRITE, ToolEnv, ToolGroup
+from cenotaph.mcp.tools.results import MemoryBrief, Result, reply, result
 from cenotaph.memory.knowledge.compaction import DEFAULT_OLDER_THAN_DAYS, Cluster, CompactResult
 from cenotaph.store.records import MemoryRow, ProposalRow
 
 TOOLS = ToolGroup()
 
-ClusterId = Annotated[str, Field(min_length=1, max_length=100, description="A cluster's id, from compaction_candidates.")]
 OlderThan = Annotated[int, Field(ge=0, le=100_000, description="Only memories valid since more than this many days.")]
 
 
@@ -56,39 +56,26 @@ class SummaryOutcome(BaseModel):
                               superseded=compacted.superseded)
 
 
-@TOOLS.add(READ_ONLY)
-def compaction_candidates(ctx: Context, older_than_days: OlderThan = DEFAULT_OLDER_THAN_DAYS) -> ClusterCandidates:
-    """Clusters of similar older memories of this project that one summary could stand for,
-    largest first, each with its id, its members' ids and a brief of each."""
-    env = ToolEnv.of(ctx)
-    with env.domain() as memory:
-        clusters = memory.compact_candidates(env.project, older_than_days=older_than_days)
-    return ClusterCandidates(clusters=[ClusterBrief.of(c) for c in clusters])
-
-
-@TOOLS.add(READ_ONLY)
-def compaction_cluster(ctx: Context, cluster_id: ClusterId,
-                       older_than_days: OlderThan = DEFAULT_OLDER_THAN_DAYS) -> Result[Cluster]:
-    """One cluster with the full text of every member: read it before writing its summary."""
-    env = ToolEnv.of(ctx)
-    with env.domain() as memory:
-        return result(memory.compact_cluster(env.project, cluster_id, older_than_days=older_than_days))
-
-
 @TOOLS.add(WRITE)
-def propose_summary(
-    ctx: Context, cluster_id: ClusterId,
-    summary: Annotated[str, Field(min_length=1, max_length=50_000,
-                                  description="The text that stands for every member: keep each fact, date and "
-                                              "name they hold that still matters.")],
-    reason: Annotated[str | None, Field(max_length=2000, description="Why these belong together.")] = None,
+def compact(
+    ctx: Context,
+    cluster_id: Annotated[str | None, Field(min_length=1, max_length=100, description=(
+        "Omitted: list the candidate clusters. Given: that cluster with its members' full text."))] = None,
+    summary: Annotated[str | None, Field(min_length=1, max_length=50_000, description=(
+        "With `cluster_id`: propose this text to stand for every member (keep each fact, date and name "
+        "that still matters)."))] = None,
+    reason: Annotated[str | None, Field(max_length=2000)] = None,
     older_than_days: OlderThan = DEFAULT_OLDER_THAN_DAYS,
-) -> SummaryOutcome:
-    """Submit a summary for a cluster. It becomes a proposal a person accepts or rejects; once
-    accepted the summary is stored and the members leave recall (superseded, not deleted:
-    forgetting or refuting the summary brings them back)."""
+) -> CallToolResult:
+    """Fold clusters of similar older memories into one summary: list them, read one, then
+    propose its summary; once a person accepts, the members leave recall (nothing is deleted)."""
     env = ToolEnv.of(ctx)
     with env.domain() as memory:
+        if cluster_id is None:
+            clusters = memory.compact_candidates(env.project, older_than_days=older_than_days)
+            return reply(ClusterCandidates(clusters=[ClusterBrief.of(c) for c in clusters]))
+        if summary is None:
+            return reply(result(memory.compact_cluster(env.project, cluster_id, older_than_days=older_than_days)))
         compacted = memory.compact_apply(env.actor(ctx), env.project, cluster_id, summary=summary, reason=reason,
                                          older_than_days=older_than_days)
-    return SummaryOutcome.of(cluster_id, compacted)
+    return reply(SummaryOutcome.of(cluster_id, compacted))

@@ -1,56 +1,53 @@
-"""deprioritise, archive, reinstate_memory, forget: what may surface, and what is gone."""
+"""change: a memory's content, whether it may surface, whether it is believed, and forgetting it."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context
+from mcp.types import CallToolResult
 from pydantic import Field
 
-from cenotaph.mcp.tools.base import DESTRUCTIVE, WRITE, MemoryId, Reason, ToolEnv, ToolGroup
-from cenotaph.mcp.tools.results import ChangeOutcome
+from cenotaph.mcp.tools.base import DESTRUCTIVE, MemoryId, Reason, ToolEnv, ToolGroup
+from cenotaph.mcp.tools.results import ChangeOutcome, reply
+from cenotaph.memory.errors import InvalidInput
+
+Action = Literal["update", "deprioritise", "archive", "reinstate", "forget", "dispute", "refute", "unverify"]
+TRUST = {"dispute": "disputed", "refute": "refuted", "unverify": "unverified"}
 
 TOOLS = ToolGroup()
 
 
-@TOOLS.add(WRITE)
-def deprioritise(
-    ctx: Context, memory_id: MemoryId, reason: Reason,
-    hints: Annotated[list[str] | None, Field(description="Words that bring it back to the top when a query names them.")] = None,
-) -> ChangeOutcome:
-    """Push a memory down in recall without hiding it (it scores ×0.2), e.g. when it is
-    still true but rarely relevant. `hints` name the topics where it matters again."""
-    env = ToolEnv.of(ctx)
-    with env.domain() as memory:
-        return ChangeOutcome.of(memory.deprioritise(env.actor(ctx), memory_id, reason=reason, hints=tuple(hints or ())))
-
-
-@TOOLS.add(WRITE)
-def archive(ctx: Context, memory_id: MemoryId, reason: Reason) -> ChangeOutcome:
-    """Keep a memory out of recall (it stays in history and can be reinstated), e.g. when it
-    no longer applies. For a memory that is wrong, use set_trust with `refuted` instead."""
-    env = ToolEnv.of(ctx)
-    with env.domain() as memory:
-        return ChangeOutcome.of(memory.archive(env.actor(ctx), memory_id, reason=reason))
-
-
-@TOOLS.add(WRITE)
-def reinstate_memory(ctx: Context, memory_id: MemoryId, reason: Reason) -> ChangeOutcome:
-    """Make a deprioritised or archived memory active again, e.g. when recall missed it
-    because it was pushed down or archived too early."""
-    env = ToolEnv.of(ctx)
-    with env.domain() as memory:
-        return ChangeOutcome.of(memory.reinstate(env.actor(ctx), memory_id, reason=reason))
-
-
 @TOOLS.add(DESTRUCTIVE)
-def forget(
-    ctx: Context, memory_id: MemoryId, reason: Reason,
-    confirm: Annotated[bool, Field(description="False (default): only show what would be forgotten.")] = False,
-) -> ChangeOutcome:
-    """Remove a memory's content for good (a tombstone keeps it from coming back). Without
-    confirm=true nothing changes: the result previews what would go. From an agent the
-    confirmed call becomes a proposal that a person accepts in the editor."""
+def change(
+    ctx: Context,
+    memory_id: MemoryId,
+    action: Annotated[Action, Field(description=(
+        "update: new `content` (the old version stays in history); deprioritise: ×0.2 in recall unless a query "
+        "names one of `hints`; archive: out of recall; reinstate: active again; forget: erase (a preview unless "
+        "`confirm`); dispute / refute / unverify: how far it is believed."))],
+    reason: Reason,
+    content: Annotated[str | None, Field(description="update only: the corrected memory, verbatim.")] = None,
+    hints: list[str] | None = None,
+    confirm: bool = False,
+) -> CallToolResult:
+    """Correct, demote, archive, reinstate, forget or (dis)believe a memory. Refuting, forgetting
+    and similar person-only changes come back as proposals a person accepts in the editor."""
     env = ToolEnv.of(ctx)
+    actor = env.actor(ctx)
     with env.domain() as memory:
-        return ChangeOutcome.of(memory.forget(env.actor(ctx), memory_id, reason=reason, confirm=confirm))
+        if action == "update":
+            if content is None:
+                raise InvalidInput("update needs the corrected content", field="content")
+            changed = memory.update(actor, memory_id, content=content, reason=reason)
+        elif action == "deprioritise":
+            changed = memory.deprioritise(actor, memory_id, reason=reason, hints=tuple(hints or ()))
+        elif action == "archive":
+            changed = memory.archive(actor, memory_id, reason=reason)
+        elif action == "reinstate":
+            changed = memory.reinstate(actor, memory_id, reason=reason)
+        elif action == "forget":
+            changed = memory.forget(actor, memory_id, reason=reason, confirm=confirm)
+        else:
+            changed = memory.set_trust(actor, memory_id, TRUST[action], reason=reason)
+    return reply(ChangeOutcome.of(changed))

@@ -7,10 +7,12 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context
+from mcp.types import CallToolResult
 from pydantic import BaseModel, Field
 
 from cenotaph import paths
 from cenotaph.mcp.tools.base import WRITE, ToolEnv, ToolGroup
+from cenotaph.mcp.tools.results import reply
 from cenotaph.memory.errors import InvalidInput
 from cenotaph.memory.mining.candidates import ProposeReport
 from cenotaph.memory.mining.git import GitMiningReport
@@ -82,26 +84,24 @@ class MineOutcome(BaseModel):
 def mine(
     ctx: Context,
     source: Annotated[Literal["git", "transcripts"], Field(
-        description="`git`: the repository's manifest history; `transcripts`: the Claude Code and Codex sessions "
-                    "held in this repository (installs the person rejected or undid, packages they said not to use).",
+        description="`git`: the manifests' history; `transcripts`: this repository's Claude Code and Codex "
+                    "sessions.",
     )] = "git",
     path: Annotated[str, Field(min_length=1, max_length=4096,
-                               description="A directory inside the repository (default: the server's working directory).")] = ".",
+                               description="A directory inside the repository.")] = ".",
     since: Annotated[str | None, Field(max_length=100, description="Only commits after this date (e.g. 2024-01-01).")] = None,
     max_commits: Annotated[int | None, Field(ge=1, le=1_000_000,
                                              description="Only the latest N commits that touch manifests.")] = None,
-) -> MineOutcome:
-    """Mine the past for approaches this project abandoned: dependencies its manifests declared
-    at some commit and declare nowhere now, with the commits that added and removed them. Each
-    becomes a proposal the user reviews (accept or reject); it is not yet a dead end. A rerun
-    reads only what is new."""
+) -> CallToolResult:
+    """Find approaches this project dropped in the past (dependencies removed from its manifests,
+    installs the person undid); each becomes a proposal a person accepts or rejects."""
     env = ToolEnv.of(ctx)
     with env.domain() as memory:
         if source == "transcripts":
             root = repository_root(Path(path).resolve())
             if root is None:
                 raise InvalidInput(f"{path} is not inside a git repository", field="path")
-            return MineOutcome.of_transcripts(memory.mine_transcripts(
-                env.actor(ctx), env.project, root, claude_dir=paths.claude_home(), codex_dir=paths.codex_home()))
+            return reply(MineOutcome.of_transcripts(memory.mine_transcripts(
+                env.actor(ctx), env.project, root, claude_dir=paths.claude_home(), codex_dir=paths.codex_home())))
         report = memory.mine_git(env.actor(ctx), path, project=env.project, since=since, max_commits=max_commits)
-    return MineOutcome.of_git(report)
+    return reply(MineOutcome.of_git(report))

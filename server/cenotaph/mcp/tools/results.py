@@ -18,6 +18,7 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
+from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, create_model, model_validator
 
 from cenotaph.memory.core.concepts import ConceptView
@@ -27,6 +28,7 @@ from cenotaph.memory.models import (
     ForgetPreview,
     Location,
     MemoryHistory,
+    RecallResponse,
     RecallResult,
     RememberResult,
     WhyReport,
@@ -204,3 +206,103 @@ class ChangeOutcome(BaseModel):
             if isinstance(change, kind):
                 return cls(status=status, **{slot: result(change)})
         raise TypeError(f"no slot for a {type(change).__name__}")
+
+
+# --- what a tool call returns --------------------------------------------------------------------
+
+def reply(value: BaseModel, text: str | None = None) -> CallToolResult:
+    """A tool's result: `value` as structured content without nulls, and the text an agent reads
+    (`text`, a short rendering, or else the same facts as compact JSON)."""
+    structured = value.model_dump(mode="json", exclude_none=True, by_alias=True)
+    if text is None:
+        text = json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
+
+
+class Hit(BaseModel):
+    """One recall result as an agent reads it by default: what it is, when, how far it is
+    believed, why it matched, where it comes from (to cite it), and its text."""
+
+    id: int
+    kind: str
+    date: str | None = None
+    trust: str | None = None
+    why: str
+    # Who wrote it, and where the text came from when not from a person (agent, import, repo): a
+    # reader weighs text that looks like instructions as the data it is.
+    by: str | None = None
+    source: str | None = None
+    content: str
+    # An abandoned approach the query names (these come first):
+    name: str | None = None
+    reason: str | None = None
+    effort: int | None = None
+    # Provenance: a document's file, lines and heading path; a feed entry's link and title; a shared
+    # entry's file in the repository's `.cenotaph/` folder.
+    at: str | None = None
+    heading: str | None = None
+    link: str | None = None
+    title: str | None = None
+    shared_path: str | None = None
+
+    @classmethod
+    def of(cls, r: RecallResult) -> Hit:
+        if r.result_type == "abandoned_warning":
+            return cls(id=r.id, kind="abandoned", why=f"names {r.name}", content=r.content, name=r.name,
+                       reason=r.reason, effort=r.effort, shared_path=r.shared_path)
+        where = r.location
+        return cls(id=r.id, kind=r.kind, date=(r.valid_from or r.recorded_at or "")[:10] or None, trust=r.trust,
+                   why=_why_matched(r), by=r.actor, source=None if r.source == "human" else r.source,
+                   content=r.content,
+                   at=None if where is None else f"{where.path}:{where.start_line}",
+                   heading=None if where is None else where.heading or None,
+                   link=r.link, title=r.title, shared_path=r.shared_path)
+
+
+class Recalled(BaseModel):
+    query: str
+    project: str
+    results: list[Hit]
+    notices: list[str] = []
+
+
+def _why_matched(r: RecallResult) -> str:
+    """Why a memory came back, in a few words (`explain: true` gives the score's components)."""
+    parts = [r.lane]
+    c = r.components
+    if c is not None:
+        if c.pinned:
+            parts.append("pinned")
+        if c.concepts:
+            parts.append("concepts " + ", ".join(c.concepts[:3]))
+        if c.passed_on > 0:
+            parts.append("answers a question")
+        if c.temporal_boost > 1:
+            parts.append("date")
+    if r.reinstate_hint_matched:
+        parts.append("hint")
+    if r.state != "active":
+        parts.append(r.state)
+    return ", ".join(parts)
+
+
+def recall_reply(response: RecallResponse, *, explain: bool) -> CallToolResult:
+    """Abandoned-approach warnings first (reason and effort), then one metadata line per memory
+    and its text. `explain`: every field, with the score's components."""
+    hits = [Hit.of(r) for r in response.results]
+    lines = []
+    for h in hits:
+        if h.kind == "abandoned":
+            effort = f", effort {h.effort}/5" if h.effort else ""
+            lines.append(f"ABANDONED {h.name}{effort}: {h.reason}" + (f" ({h.shared_path})" if h.shared_path else ""))
+            continue
+        source = " · ".join(s for s in (h.at, h.heading and f"§ {h.heading}", h.title, h.link, h.shared_path) if s)
+        author = f" · by {h.by}" + (f" ({h.source})" if h.source else "") if h.by else ""
+        lines.append(f"[{h.id}] {h.kind} · {h.date or '-'} · {h.trust}{author} · {h.why}"
+                     + (f" · {source}" if source else ""))
+        lines.append(h.content)
+    lines.extend(f"note: {n}" for n in response.notices)
+    text = "\n".join(lines) or f"Nothing recalled for {response.query!r}."
+    if explain:
+        return reply(result(response), text)
+    return reply(Recalled(query=response.query, project=response.project, results=hits, notices=response.notices), text)

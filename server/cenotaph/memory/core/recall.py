@@ -41,6 +41,7 @@ from cenotaph.nlp import dates
 from cenotaph.nlp.analysis import query_stop_words
 from cenotaph.store import concepts as store_concepts
 from cenotaph.store import documents as store_documents
+from cenotaph.store import feeds as store_feeds
 from cenotaph.store import memories, recall_log, transitions, vectors
 from cenotaph.store.memories import Scope
 from cenotaph.store.records import MemoryRow
@@ -88,7 +89,7 @@ def _ranking(scored: tuple[float, Any, Any]) -> tuple[float, int]:
 
 def document_locations(conn: Any, memory_ids: Iterable[int]) -> dict[int, Location]:
     """Where each of `memory_ids` that is a document chunk (memory/knowledge/documents.py) lies."""
-    return {memory_id: Location(row.path, row.start_line, row.end_line)
+    return {memory_id: Location(row.path, row.start_line, row.end_line, row.heading)
             for memory_id, row in store_documents.locations(conn, list(memory_ids)).items()}
 
 
@@ -302,14 +303,19 @@ class Recaller:
         return response
 
     def _locate(self, results: list[RecallResult]) -> None:
-        """Document results say where they lie, so that a reader can open the file there."""
+        """Document results say where they lie, so that a reader can open the file there; feed
+        entries their link and title, so that a reader can cite them."""
         chunk_ids = [r.id for r in results if r.kind == "document"]
-        if not chunk_ids:
+        knowledge_ids = [r.id for r in results if r.kind == "knowledge"]
+        if not chunk_ids and not knowledge_ids:
             return
         with self.ctx.store.read() as conn:
-            where = document_locations(conn, chunk_ids)
+            where = document_locations(conn, chunk_ids) if chunk_ids else {}
+            entries = store_feeds.entries_of(conn, knowledge_ids) if knowledge_ids else {}
         for r in results:
             r.location = where.get(r.id, r.location)
+            if r.id in entries:
+                r.link, r.title = entries[r.id].link, entries[r.id].title
 
     # --- the graveyard fast path -----------------------------------------------------------------
 
