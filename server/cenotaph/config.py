@@ -19,7 +19,7 @@ class Settings:
     model: str = DEFAULT_MODEL
     # onnxruntime threads for one embedding. One by default: every editor, agent and terminal runs
     # its own process, and they share the cores. Two take a sentence from ≈ 7 to ≈ 4.5 ms on an
-    # idle 2-core machine (docs/benchmarks.md).
+    # idle 2-core machine (docs/benchmarks-history.md, "Against the targets").
     model_threads: int = 1
     # Verbs an agent may perform directly instead of proposing them to a person.
     agent_allowed: frozenset[str] = field(default_factory=frozenset)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import json
 import subprocess
 from pathlib import Path
 from typing import get_args
@@ -97,3 +98,10 @@ def test_no_list_of_ecosystems_is_kept_outside_the_registry() -> None:
     elsewhere = {str(path.relative_to(SERVER)): lines for path in SERVER.rglob("*.py")
                  if PACKAGE not in path.parents and (lines := _ecosystem_lists(ast.parse(path.read_text())))}
     assert elsewhere == {}
+
+
+def test_the_team_folder_schema_names_every_ecosystem() -> None:
+    # A contract with the files a team commits (shared_schema/shared-approach.schema.json): an
+    # approach recorded in any registered ecosystem validates.
+    schema = json.loads((SERVER.parents[1] / "shared_schema" / "shared-approach.schema.json").read_text())
+    assert schema["properties"]["ecosystem"]["enum"] == list(ecosystems.NAMES)

@@ -168,7 +168,7 @@ def _listen(host: str, port: int) -> socket.socket:
     """A listening TCP socket that says it is one (protocol IPPROTO_TCP, not 0 as
     `socket.create_server` leaves it): asyncio sets TCP_NODELAY only on connections whose
     socket says so. Without it, the end of each answer on a kept-alive connection waited for the
-    client's delayed ACK, 40 ms a call (docs/benchmarks.md)."""
+    client's delayed ACK, 40 ms a call (docs/benchmarks-history.md, "MCP over HTTP")."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:

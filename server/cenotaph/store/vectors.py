@@ -5,7 +5,8 @@ Search runs on a binary quantization of each vector (one bit a dimension, Hammin
 the candidates are rescored by cosine with the float vector, kept in the same row as an auxiliary
 column. With sqlite-vec 0.1.9 (its wheel is built without SIMD) an exact cosine scan of 100,000
 vectors took ≈ 90 ms a query here, L2 and int8 scans not much less; the binary search with
-rescoring ≈ 10 ms. docs/benchmarks.md gives both and the overlap with exact KNN."""
+rescoring ≈ 10 ms. docs/benchmarks-history.md
+("Vector search") gives both and the overlap with exact KNN."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 
 TABLE = "memory_vectors"
 # Candidates drawn from the binary index for each neighbour asked for, and at least this many:
-# rescoring them by cosine recovers the exact order (overlap figures in docs/benchmarks.md).
+# rescoring them by cosine recovers the exact order (overlap figures in docs/benchmarks-history.md).
 OVERSAMPLE = 3
 MIN_CANDIDATES = 40
 

@@ -27,7 +27,7 @@ from cenotaph.store.records import MemoryRow, ProposalRow
 # all-MiniLM-L6-v2 vectors). bench/compaction.py measured 24 same-subject pairs (one
 # decision or fact said twice) at 0.804–0.943 and 24 pairs of different subjects of one project
 # (many sharing a library or a word) at 0.064–0.665: 0.75 sits in the middle of that gap, rounded
-# (figures in docs/benchmarks.md, "Compaction threshold"). It lies between the store's two other
+# (figures in docs/benchmarks-history.md, "Compaction threshold"). It lies between the store's two other
 # thresholds: below 0.92 (a near-duplicate is refused at write) and above 0.70 (contradiction
 # detection's "same topic", wide on purpose: a false contradiction costs a look, a false
 # compaction hides a memory).

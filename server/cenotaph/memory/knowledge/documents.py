@@ -44,7 +44,7 @@ from cenotaph.store.records import MemoryRow
 # 1,000 files past a minute; the full text is in the word index, where recall's other lane finds it.
 EMBEDDED_WORDS = 48
 # Files embedded at once during an ingest, each on one core: an ingest is a command the person
-# waits for, so it takes a second core where there is one (docs/benchmarks.md, "Documents").
+# waits for, so it takes a second core where there is one (docs/benchmarks-history.md, "Documents").
 EMBEDDING_WORKERS = 2
 SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".rest", ".txt", ".text")
 MAX_BYTES = 2_000_000
