@@ -151,8 +151,14 @@ async def write_lock_held(db_path: Path | str, *, at_most: float) -> AsyncIterat
 
 
 def cli_store(cli_env: dict[str, str]) -> Path | str:
-    """The store the `cenotaph` commands run with `cli_env` use."""
-    return cli_env.get("CENOTAPH_STORE") or Path(cli_env["CENOTAPH_HOME"]) / "cenotaph.db"
+    """The store the `cenotaph` commands run with `cli_env` use. On SQLite it is their default
+    store, whose folder a command creates on its first run: made here for a test that opens it
+    before any command has."""
+    if url := cli_env.get("CENOTAPH_STORE"):
+        return url
+    home = Path(cli_env["CENOTAPH_HOME"])
+    home.mkdir(exist_ok=True)
+    return home / "cenotaph.db"
 
 
 @pytest.fixture

@@ -181,6 +181,19 @@ def test_go_packages_inside_a_module_answer_with_the_longest_abandoned_module(me
     assert other.status == "clear"  # only Go paths are looked up by their prefixes
 
 
+def test_a_name_read_in_an_ecosystem_answers_with_that_ecosystems_record_before_a_namesake(memory):
+    # A Go path and a PyPI name that fold to the same key: each ecosystem's check answers with its own.
+    go = memory.abandon(HUMAN, "zope.interface", reason="a Go fork that went stale", project=P, ecosystem="go").approach
+    pypi = memory.abandon(HUMAN, "zope.interface", reason="too heavy", project=P, ecosystem="pypi").approach
+    assert go.id != pypi.id
+    (as_pypi,) = memory.check_approaches(["zope.interface"], project=P, ecosystem="pypi")
+    (as_go,) = memory.check_approaches(["zope.interface"], project=P, ecosystem="go")
+    assert (as_pypi.approach.id, as_go.approach.id) == (pypi.id, go.id)
+    # Where neither is that ecosystem's own, a namesake still answers (as before: ranked by scope).
+    (as_cargo,) = memory.check_approaches(["zope-interface"], project=P, ecosystem="cargo")
+    assert as_cargo.status == "abandoned"
+
+
 def test_check_prefers_project_over_global_over_other(memory):
     memory.abandon(HUMAN, "requests", reason="global reason", project="")
     memory.abandon(HUMAN, "httpx", reason="other project's reason", project="other/repo")

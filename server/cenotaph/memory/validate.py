@@ -12,6 +12,7 @@ MAX_CONTENT = 50_000
 MAX_SHORT_TEXT = 2_000
 MAX_QUERY = 10_000
 MAX_TAGS = 50
+MAX_NAME = 300  # a graveyard name; a tag holds one too, since an abandoned name's story is tagged with it
 
 
 def text(value: Any, field: str, *, max_length: int = MAX_SHORT_TEXT, allow_empty: bool = False) -> str:
@@ -59,7 +60,7 @@ def optional_integer(value: Any, field: str, *, low: int, high: int) -> int | No
     return None if value is None else integer(value, field, low=low, high=high)
 
 
-def text_list(values: Any, field: str, *, max_items: int = MAX_TAGS, max_length: int = 200) -> list[str]:
+def text_list(values: Any, field: str, *, max_items: int = MAX_TAGS, max_length: int = MAX_NAME) -> list[str]:
     if values is None:
         return []
     if isinstance(values, str) or not isinstance(values, (list, tuple)):
@@ -79,7 +80,7 @@ def project(value: Any, field: str = "project") -> str:
 def package_name(value: Any, field: str = "name", *, ecosystem: str | None) -> str:
     """A name its ecosystem's registry would take (`ecosystems.name_problem`), stripped; `None`
     for the ecosystem: a name some ecosystem takes."""
-    name = text(value, field, max_length=300).strip()
+    name = text(value, field, max_length=MAX_NAME).strip()
     if problem := ecosystems.name_problem(name, ecosystems.ANY if ecosystem is None else ecosystem):
         raise InvalidInput(problem, field=field)
     return name

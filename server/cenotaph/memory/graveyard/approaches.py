@@ -160,15 +160,18 @@ class Graveyard:
                         found = {approach.id: approach for approach in hits}
                         break
             verdicts.append(self._verdict(raw, keys[0] if keys else raw, list(found.values()), project,
-                                          include_other_projects, index))
+                                          include_other_projects, index, ecosystem))
         return verdicts
 
     def _verdict(self, raw: str, key: str, found: list[ApproachRow], project: str, include_other: bool,
-                 index: _Index) -> ApproachCheck:
-        def rank(a: ApproachRow) -> tuple[int, int, int]:
+                 index: _Index, ecosystem: str | None) -> ApproachCheck:
+        def rank(a: ApproachRow) -> tuple[int, int, int, int]:
+            # A name read in one ecosystem is first that ecosystem's record: another's namesake
+            # (a Go path whose folded spelling is a PyPI name) answers only when it is alone.
+            namesake = 1 if ecosystem is not None and a.ecosystem not in (ecosystem, ecosystems.ANY) else 0
             scope_rank = 0 if a.project == project else 1 if a.project == "" else 2
             # The person's own record before the repository's, in the same scope and status.
-            return scope_rank, 0 if a.status == "abandoned" else 1, 0 if source_of(a) == "store" else 1
+            return namesake, scope_rank, 0 if a.status == "abandoned" else 1, 0 if source_of(a) == "store" else 1
 
         candidates = sorted((a for a in found if include_other or a.project in (project, "")), key=rank)
         if not candidates:
