@@ -100,6 +100,9 @@ def test_session_start_briefs_the_graveyard_in_at_most_2000_characters(cli_env, 
 
 
 def test_session_end_mines_the_transcript_in_the_background(cli_env, repo, tmp_path):
+    # The miner takes a bare word for a package only when the project declares it (or the
+    # session installed it), so that "remove the file" names nothing.
+    repo.commit("Data", {"requirements.txt": "flask\npandas\n"})
     claude = tmp_path / "claude"
     session = Claude(claude / "projects" / slug(repo.root) / "s1.jsonl", "s1", repo.root)
     session.says("stop using pandas, we use polars")
