@@ -11,7 +11,7 @@ import os
 import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -153,6 +153,21 @@ async def write_lock_held(db_path: Path | str, *, at_most: float) -> AsyncIterat
 def cli_store(cli_env: dict[str, str]) -> Path | str:
     """The store the `cenotaph` commands run with `cli_env` use."""
     return cli_env.get("CENOTAPH_STORE") or Path(cli_env["CENOTAPH_HOME"]) / "cenotaph.db"
+
+
+@contextmanager
+def cli_memory(cli_env: dict[str, str], embedder: Embedder, analyzer: Analyzer) -> Iterator[Memory]:
+    """That store, opened in the test's process with the session's models: a test of another
+    command seeds it in milliseconds a verb, where each `cenotaph abandon` process would load both
+    models first (seconds)."""
+    location = cli_store(cli_env)
+    if isinstance(location, Path):
+        location.parent.mkdir(parents=True, exist_ok=True)
+    store = open_store(location)
+    try:
+        yield Memory(Context(store=store, embedder=embedder, analyzer=analyzer))
+    finally:
+        store.close()
 
 
 @pytest.fixture

@@ -9,17 +9,19 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from tests.conftest import HUMAN, cli_memory
 from tests.e2e.test_cli import run
 from tests.gitrepo import GitRepo
 
+PROJECT = "acme/app"
 SCHEMA = Path(__file__).parent.parent / "data" / "sarif" / "sarif-schema-2.1.0.json"
 
 
 @pytest.fixture
-def repo(tmp_path: Path, cli_env) -> GitRepo:
+def repo(tmp_path: Path, cli_env, embedder, analyzer) -> GitRepo:
     repo = GitRepo(tmp_path / "app")
     repo.commit("Start", {
-        ".cenotaph.toml": 'project = "acme/app"\n', ".gitignore": "build/\n",
+        ".cenotaph.toml": f'project = "{PROJECT}"\n', ".gitignore": "build/\n",
         "requirements.txt": "flask\nrequests==2.31\n",
         "src/app.py": "import os\nimport requests\n",
         "src/ok.py": "import httpx\n",
@@ -28,10 +30,10 @@ def repo(tmp_path: Path, cli_env) -> GitRepo:
     })
     (repo.root / "build").mkdir()
     (repo.root / "build" / "gen.py").write_text("import requests\n", encoding="utf-8")  # ignored by git
-    run(cli_env, "abandon", "requests", "--ecosystem", "pypi", "--effort", "3",
-        "--reason", "Blocks the event loop; replaced by httpx.", cwd=repo.root)
-    run(cli_env, "abandon", "moment", "--ecosystem", "npm", "--reason", "Mutable dates; replaced by date-fns.",
-        cwd=repo.root)
+    with cli_memory(cli_env, embedder, analyzer) as memory:
+        memory.abandon(HUMAN, "requests", ecosystem="pypi", effort=3, project=PROJECT,
+                       reason="Blocks the event loop; replaced by httpx.")
+        memory.abandon(HUMAN, "moment", ecosystem="npm", project=PROJECT, reason="Mutable dates; replaced by date-fns.")
     return repo
 
 
