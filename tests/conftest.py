@@ -11,7 +11,7 @@ import os
 import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -159,6 +159,21 @@ def cli_store(cli_env: dict[str, str]) -> Path | str:
     home = Path(cli_env["CENOTAPH_HOME"])
     home.mkdir(exist_ok=True)
     return home / "cenotaph.db"
+
+
+@contextmanager
+def cli_memory(cli_env: dict[str, str], embedder: Embedder, analyzer: Analyzer) -> Iterator[Memory]:
+    """That store, opened in the test's process with the session's models: a test of another
+    command seeds it in milliseconds a verb, where each `cenotaph abandon` process would load both
+    models first (seconds)."""
+    location = cli_store(cli_env)
+    if isinstance(location, Path):
+        location.parent.mkdir(parents=True, exist_ok=True)
+    store = open_store(location)
+    try:
+        yield Memory(Context(store=store, embedder=embedder, analyzer=analyzer))
+    finally:
+        store.close()
 
 
 @pytest.fixture

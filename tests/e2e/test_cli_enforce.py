@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CENOTAPH
+from tests.conftest import CENOTAPH, HUMAN, cli_memory
 from tests.e2e.test_cli import run
 from tests.gitrepo import GitRepo
 from tests.memory.test_mine_transcripts import Claude, slug
@@ -20,16 +20,17 @@ PROJECT = "acme/app"
 
 
 @pytest.fixture
-def repo(tmp_path: Path, cli_env) -> GitRepo:
+def repo(tmp_path: Path, cli_env, embedder, analyzer) -> GitRepo:
     repo = GitRepo(tmp_path / "app")
     repo.commit("Start", {".cenotaph.toml": f'project = "{PROJECT}"\n', "requirements.txt": "flask\n",
                           "app.py": "import os\nimport requests\n"})
-    run(cli_env, "abandon", "requests", "--ecosystem", "pypi", "--effort", "3",
-        "--reason", "Blocks the event loop in our async workers; replaced by httpx.", cwd=repo.root)
-    run(cli_env, "abandon", "moment", "--ecosystem", "npm", "--reason", "Huge and mutable; replaced by date-fns.",
-        cwd=repo.root)
-    run(cli_env, "abandon", "tqdm", "--ecosystem", "pypi", "--reason", "Garbles CI logs.", cwd=repo.root)
-    run(cli_env, "suppress", "tqdm", "--kind", "diagnostic", "--reason", "fine in notebooks here", cwd=repo.root)
+    with cli_memory(cli_env, embedder, analyzer) as memory:
+        memory.abandon(HUMAN, "requests", ecosystem="pypi", effort=3, project=PROJECT,
+                       reason="Blocks the event loop in our async workers; replaced by httpx.")
+        memory.abandon(HUMAN, "moment", ecosystem="npm", project=PROJECT,
+                       reason="Huge and mutable; replaced by date-fns.")
+        memory.abandon(HUMAN, "tqdm", ecosystem="pypi", project=PROJECT, reason="Garbles CI logs.")
+        memory.suppress(HUMAN, "tqdm", kind="diagnostic", project=PROJECT, reason="fine in notebooks here")
     return repo
 
 
@@ -86,10 +87,11 @@ def test_edits_are_denied_only_for_the_abandoned_names_they_add(cli_env, repo):
                                                  "content": "We dropped requests for httpx.\n"}) is None
 
 
-def test_session_start_briefs_the_graveyard_in_at_most_2000_characters(cli_env, repo):
-    for n in range(60):
-        run(cli_env, "abandon", f"legacy-lib-{n}", "--ecosystem", "pypi", "--reason", "Unmaintained since 2019. " * 4,
-            cwd=repo.root)
+def test_session_start_briefs_the_graveyard_in_at_most_2000_characters(cli_env, repo, embedder, analyzer):
+    with cli_memory(cli_env, embedder, analyzer) as memory:
+        for n in range(60):
+            memory.abandon(HUMAN, f"legacy-lib-{n}", ecosystem="pypi", project=PROJECT,
+                           reason="Unmaintained since 2019. " * 4)
     done = hook(cli_env, {"hook_event_name": "SessionStart", "source": "startup", "session_id": "s1"}, repo.root)
     assert done.returncode == 0, done.stderr
     output = json.loads(done.stdout)["hookSpecificOutput"]
@@ -100,6 +102,9 @@ def test_session_start_briefs_the_graveyard_in_at_most_2000_characters(cli_env, 
 
 
 def test_session_end_mines_the_transcript_in_the_background(cli_env, repo, tmp_path):
+    # The miner takes a bare word for a package only when the project declares it (or the
+    # session installed it), so that "remove the file" names nothing.
+    repo.commit("Data", {"requirements.txt": "flask\npandas\n"})
     claude = tmp_path / "claude"
     session = Claude(claude / "projects" / slug(repo.root) / "s1.jsonl", "s1", repo.root)
     session.says("stop using pandas, we use polars")
@@ -142,9 +147,11 @@ def test_the_hook_loads_neither_the_embedding_model_nor_spacy(cli_env, repo):
     script = ("import sys\nfrom cenotaph.cli import main\nstatus = main(['hook', 'claude-code'])\n"
               "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'onnxruntime', 'fastembed', "
               "'spacy', 'tokenizers'})\nprint('HEAVY', heavy, status)\n")
-    payload = {"hook_event_name": "PreToolUse", "cwd": str(repo.root), "tool_name": "Bash",
-               "tool_input": {"command": "pip install requests"}}
-    done = subprocess.run([sys.executable, "-c", script], input=json.dumps(payload), env=cli_env, cwd=repo.root,
-                          capture_output=True, text=True, timeout=120)
-    assert '"permissionDecision": "deny"' in done.stdout  # it did decide
-    assert done.stdout.rstrip().endswith("HEAVY [] 0"), done.stdout + done.stderr
+    # Each event that reads the store: a decision, and the brief a session starts with.
+    for payload, answered in (({"hook_event_name": "PreToolUse", "tool_name": "Bash",
+                                "tool_input": {"command": "pip install requests"}}, '"permissionDecision": "deny"'),
+                              ({"hook_event_name": "SessionStart", "source": "startup"}, "requests (pypi): Blocks")):
+        done = subprocess.run([sys.executable, "-c", script], input=json.dumps({"cwd": str(repo.root), **payload}),
+                              env=cli_env, cwd=repo.root, capture_output=True, text=True, timeout=120)
+        assert answered in done.stdout  # it did answer
+        assert done.stdout.rstrip().endswith("HEAVY [] 0"), done.stdout + done.stderr

@@ -9,17 +9,19 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from tests.conftest import HUMAN, cli_memory
 from tests.e2e.test_cli import run
 from tests.gitrepo import GitRepo
 
+PROJECT = "acme/app"
 SCHEMA = Path(__file__).parent.parent / "data" / "sarif" / "sarif-schema-2.1.0.json"
 
 
 @pytest.fixture
-def repo(tmp_path: Path, cli_env) -> GitRepo:
+def repo(tmp_path: Path, cli_env, embedder, analyzer) -> GitRepo:
     repo = GitRepo(tmp_path / "app")
     repo.commit("Start", {
-        ".cenotaph.toml": 'project = "acme/app"\n', ".gitignore": "build/\n",
+        ".cenotaph.toml": f'project = "{PROJECT}"\n', ".gitignore": "build/\n",
         "requirements.txt": "flask\nrequests==2.31\n",
         "src/app.py": "import os\nimport requests\n",
         "src/ok.py": "import httpx\n",
@@ -28,10 +30,10 @@ def repo(tmp_path: Path, cli_env) -> GitRepo:
     })
     (repo.root / "build").mkdir()
     (repo.root / "build" / "gen.py").write_text("import requests\n", encoding="utf-8")  # ignored by git
-    run(cli_env, "abandon", "requests", "--ecosystem", "pypi", "--effort", "3",
-        "--reason", "Blocks the event loop; replaced by httpx.", cwd=repo.root)
-    run(cli_env, "abandon", "moment", "--ecosystem", "npm", "--reason", "Mutable dates; replaced by date-fns.",
-        cwd=repo.root)
+    with cli_memory(cli_env, embedder, analyzer) as memory:
+        memory.abandon(HUMAN, "requests", ecosystem="pypi", effort=3, project=PROJECT,
+                       reason="Blocks the event loop; replaced by httpx.")
+        memory.abandon(HUMAN, "moment", ecosystem="npm", project=PROJECT, reason="Mutable dates; replaced by date-fns.")
     return repo
 
 
@@ -42,12 +44,17 @@ def lint(env, repo: GitRepo, *args: str):
 def test_lint_reports_every_abandoned_import_and_declaration_git_knows(cli_env, repo):
     done = lint(cli_env, repo, "--format", "json")
     assert done.returncode == 1, done.stderr
-    found = {(f["path"], f["line"], f["column"], f["end_column"], f["name"], f["kind"])
-             for f in json.loads(done.stdout)["findings"]}
+    findings = json.loads(done.stdout)["findings"]
+    found = {(f["path"], f["line"], f["column"], f["end_column"], f["name"], f["kind"]) for f in findings}
     # Not build/gen.py (.gitignore), not the prose in docs/notes.md, not httpx or date-fns.
     assert found == {("requirements.txt", 2, 1, 9, "requests", "declaration"),
                      ("src/app.py", 2, 8, 16, "requests", "import"),
-                     ("web/package.json", 1, 19, 25, "moment", "declaration")}
+                     ("web/package.json", 1, 20, 26, "moment", "declaration")}
+    # Lines and columns count from 1 and the end column is exclusive (SARIF's regions; the editor's
+    # range of the same name is 0-based): each range holds exactly the name.
+    for f in findings:
+        line = (repo.root / f["path"]).read_text(encoding="utf-8").splitlines()[f["line"] - 1]
+        assert line[f["column"] - 1:f["end_column"] - 1] == f["name"]
     text = lint(cli_env, repo, "src")
     assert text.returncode == 1
     assert text.stdout.startswith("src/app.py:2:8: requests (import): requests (pypi) was abandoned in this project")
@@ -90,7 +97,7 @@ def test_sarif_is_valid_2_1_0_with_one_rule_per_approach(cli_env, repo):
     regions = sorted((r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r["ruleIndex"],
                       tuple(r["locations"][0]["physicalLocation"]["region"].values())) for r in run_["results"])
     assert regions == [("requirements.txt", 0, (2, 1, 9)), ("src/app.py", 0, (2, 8, 16)),
-                       ("web/package.json", 1, (1, 19, 25))]
+                       ("web/package.json", 1, (1, 20, 26))]
     clean = lint(cli_env, repo, "src/ok.py", "--format", "sarif")
     assert clean.returncode == 0
     jsonschema.validate(json.loads(clean.stdout), json.loads(SCHEMA.read_text(encoding="utf-8")))
