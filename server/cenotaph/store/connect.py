@@ -107,7 +107,6 @@ def _disk_full(path: Path | str) -> bool:
 SCHEMES = ("postgresql://", "postgres://")  # the URLs that are stores; anything else is a file path
 # `scheme:/…`: a URL, not a file name (a Windows drive, `C:\…`, has a one-letter scheme and a backslash).
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:/")
-_SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 def check_address(location: Path | str) -> None:
@@ -122,23 +121,23 @@ def check_address(location: Path | str) -> None:
 
 
 def check_file(path: Path, *, create_folder: bool) -> None:
-    """Refuse, untouched, a path that is not a SQLite file, and a missing folder unless asked
-    to create it (a typo in `--db` must not leave folders behind)."""
+    """Refuse a folder, and a missing folder unless asked to create it (a typo in `--db` must not
+    leave folders behind). Whether the file is SQLite at all is asked of SQLite when it opens it
+    (`_open`): reading its header here would open and close the file, and closing any descriptor
+    of it drops every POSIX lock this process holds on it, the other connections' included — the
+    way another process then corrupts the store."""
     if path.is_dir():
         raise StoreUnavailable(f"{path} is a folder, not a store file")
-    if path.exists():
-        try:
-            with path.open("rb") as file:
-                header = file.read(len(_SQLITE_HEADER))
-        except OSError as exc:
-            raise StoreUnavailable(f"{path} cannot be read: {exc.strerror}") from None
-        if header and header != _SQLITE_HEADER:
-            raise StoreUnavailable(f"{path} is not a store (not an SQLite file); it was left untouched")
-    elif not path.parent.is_dir():
+    if not path.exists() and not path.parent.is_dir():
         if not create_folder:
             raise StoreUnavailable(f"the folder {path.parent} does not exist: create it, or name a store in "
                                    "a folder that does (only the default store's folder is created)")
         path.parent.mkdir(parents=True, exist_ok=True)
+
+
+def _not_a_database(exc: BaseException) -> bool:
+    """SQLite's SQLITE_NOTADB: the file's first page is not an SQLite header (it writes nothing then)."""
+    return getattr(exc, "sqlite_errorname", None) == "SQLITE_NOTADB" or "file is not a database" in str(exc)
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,8 +217,10 @@ def _open(b: Binding, path: Path | str, readonly: bool, create_folder: bool) -> 
     conn = b.module.connect(str(path), isolation_level=None, check_same_thread=False, timeout=timeout_ms / 1000)
     try:
         _configure(conn, path, timeout_ms, readonly)
-    except BaseException:
+    except BaseException as exc:
         conn.close()
+        if _not_a_database(exc):
+            raise StoreUnavailable(f"{path} is not a store (not an SQLite file); it was left untouched") from None
         raise
     return conn
 
