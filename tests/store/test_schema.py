@@ -1,3 +1,5 @@
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -150,6 +152,31 @@ def test_a_read_does_not_wait_for_a_write_that_waits_for_another_process(tmp_pat
     assert written.is_set()
     with store.read() as conn:
         assert conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 2
+
+
+def _another_process_has_the_store_alone(path: Path) -> bool:
+    """Whether another process may leave WAL mode: SQLite allows it only to a connection that is
+    the store's only one, as it checkpoints and removes the WAL when its last connection closes."""
+    attempt = subprocess.run([sys.executable, "-c", "import sqlite3, sys\n"
+                              "conn = sqlite3.connect(sys.argv[1], timeout=0, isolation_level=None)\n"
+                              "print(conn.execute('PRAGMA journal_mode = DELETE').fetchone()[0])", str(path)],
+                             capture_output=True, text=True, timeout=60)
+    assert attempt.returncode == 0 or "database is locked" in attempt.stderr, attempt.stderr
+    return attempt.stdout.strip() == "delete"
+
+
+def test_opening_another_connection_keeps_the_locks_this_process_holds(tmp_path: Path):
+    """POSIX drops every lock a process holds on a file when it closes any descriptor of it. A new
+    connection must not open the store's file outside SQLite: else another process, seeing no one
+    else, checkpoints and removes the WAL under this one's open connections (the store then reads
+    as malformed)."""
+    path = tmp_path / "s.db"
+    store = Store(path)
+    with store.read():
+        open_connection(path).close()  # as a reader connection opens beside the others
+        assert not _another_process_has_the_store_alone(path)
+    store.close()
+    assert _another_process_has_the_store_alone(path)  # the control: once this process let go
 
 
 def test_a_burst_of_concurrent_reads_leaves_a_few_reader_connections_open(tmp_path: Path):
