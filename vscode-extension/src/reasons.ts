@@ -16,6 +16,10 @@ const PROMPTS: Record<string, (arg: Arg) => ReasonPrompt> = {
     prompt: `Why silence '${a.name}' ${a.scope === 'everywhere' ? 'everywhere' : 'in this project'}?`,
     placeHolder: 'e.g. It is intended here',
   }),
+  'cenotaph.liftSilence': (a) => ({
+    prompt: `Why lift the silence of '${a.name}' ${a.project === '' ? 'everywhere' : 'in this project'}?`,
+    placeHolder: 'e.g. We want to be warned again',
+  }),
   'cenotaph.reinstate': (a) => ({ prompt: `Why reinstate '${a.name}'?`, placeHolder: 'e.g. It works now: fixed in 2.0' }),
   'cenotaph.markWrong': (a) => ({
     prompt: `What is wrong with the graveyard record #${a.approachId}?`,

@@ -27,3 +27,10 @@ test('the question names the subject; a given reason is not asked again', () => 
 test('the reason joins the argument, trimmed, the rest unchanged', () => {
   assert.deepEqual(withReason({ name: 'a', scope: 'everywhere' }, '  works now '), { name: 'a', scope: 'everywhere', reason: 'works now' });
 });
+
+test('lifting a silence asks why, naming the name and where it holds', () => {
+  assert.match(reasonPrompt('cenotaph.liftSilence', { name: 'celery', kind: 'diagnostic', project: '' }).prompt,
+    /^Why lift the silence of 'celery' everywhere\?$/);
+  assert.match(reasonPrompt('cenotaph.liftSilence', { name: 'celery', kind: 'diagnostic', project: 'acme/app' }).prompt,
+    /in this project\?$/);
+});
