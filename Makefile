@@ -27,7 +27,7 @@ demo: setup
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash scripts/demo.sh
 
 test: setup test-tools
-	$(PY) -m pytest -q -n 2
+	$(PY) -m pytest -q -n 2 --dist worksteal --durations=25
 	neovim-plugin/tests/run.sh
 	bash vscode-extension/scripts/ci.sh
 
