@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, datetime, timedelta
@@ -127,27 +126,17 @@ def memory(db_path: Path | str, embedder: Embedder, analyzer: Analyzer, clock: C
 
 @asynccontextmanager
 async def write_lock_held(db_path: Path | str, *, at_most: float) -> AsyncIterator[None]:
-    """Another connection to the store (as another process's would) holds its write lock until
-    the block ends, or for `at_most` seconds if that comes first."""
-    held, release = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        other = open_store(db_path)
-        try:
-            with other.write():
-                held.set()
-                release.wait(at_most)
-        finally:
-            other.close()
-
-    holder = threading.Thread(target=hold)
-    holder.start()
+    """Another process (tests/lock_holder.py) holds the store's write lock until the block ends,
+    or for `at_most` seconds if that comes first."""
+    holder = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tests.lock_holder", str(db_path), str(at_most),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, cwd=Path(__file__).resolve().parents[1])
     try:
-        assert await asyncio.to_thread(held.wait, 30)
+        assert await asyncio.wait_for(holder.stdout.readline(), 60) == b"held\n"
         yield
     finally:
-        release.set()
-        await asyncio.to_thread(holder.join)
+        holder.stdin.close()  # lets go of the lock
+        await asyncio.wait_for(holder.wait(), 60)
 
 
 def cli_store(cli_env: dict[str, str]) -> Path | str:

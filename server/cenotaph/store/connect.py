@@ -67,6 +67,11 @@ def busy(holder: str | None, waited: float) -> StoreBusy:
                      "CENOTAPH_BUSY_TIMEOUT sets how long) — try again when it is done")
 
 
+def gone(path: Path | str) -> StoreFault:
+    return StoreFault(f"the store's file is gone from its folder (moved, deleted, or a mount that went away): "
+                      f"nothing was written ({path})")
+
+
 def fault(exc: BaseException, path: Path | str, holder: str | None = None,
           waited: float | None = None) -> StoreFault | None:
     """The StoreFault for a binding's error, or None when it is not one of the file's faults."""

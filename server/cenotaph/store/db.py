@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from cenotaph.store import migrations
-from cenotaph.store.connect import StoreUnavailable, binding, busy_timeout_ms, fault, open_connection, versions
+from cenotaph.store.connect import (
+    StoreUnavailable, binding, busy_timeout_ms, fault, gone, open_connection, versions,
+)
 from cenotaph.store.dialect import is_postgres_url, redact
 
 log = logging.getLogger(__name__)
@@ -51,6 +53,7 @@ class Store(MetaMixin):
             raise StoreUnavailable(f"{redact(str(path))} is a PostgreSQL store: open it with cenotaph.app.open_store")
         self.path = Path(path) if str(path) != ":memory:" else path
         self.conn = open_connection(path, create_folder=create_folder)
+        self._identity = self._file_identity()
         self._lock = threading.RLock()  # the writer connection's: one write at a time in this process
         self._local = threading.local()  # this thread's open transaction's connection
         self._idle_readers: list[Any] = []  # reader connections between reads (see read())
@@ -87,6 +90,22 @@ class Store(MetaMixin):
                 os.close(fd)
         except OSError:  # only a courtesy to the next waiter: a full disk must not fail the write
             pass
+
+    def _file_identity(self) -> tuple[int, int] | None:
+        if str(self.path) == ":memory:":
+            return None
+        try:
+            found = os.stat(self.path)
+        except OSError:
+            return None
+        return found.st_dev, found.st_ino
+
+    def _check_in_place(self) -> None:
+        """Refuse a write once the store's file is no longer at its path (its folder moved, its
+        mount gone): in WAL mode SQLite would write on through the open descriptors, to a file no
+        later process finds (on a tmpfs, one that vanishes with the last descriptor)."""
+        if self._identity is not None and self._file_identity() != self._identity:
+            raise gone(self.path)
 
     def holder(self) -> str | None:
         """Who holds the write lock, as far as the note says (None: unknown, or it has ended)."""
@@ -194,6 +213,7 @@ class Store(MetaMixin):
                 self.conn.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
             try:
                 with self._in(self.conn, "BEGIN IMMEDIATE") as conn:
+                    self._check_in_place()
                     self._note_holder()
                     yield conn
             except BaseException as exc:

@@ -1,0 +1,70 @@
+"""Issue 30: the store's folder goes away under a running `cenotaph serve`, as when the mount it
+lives on is unmounted (a bind mount lazily unmounted: the data stays on the device) or the folder
+is moved away. The editor's next write ends in one clear sentence naming what happened, nothing of
+it is written anywhere, and everything acknowledged before is on the device, intact."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pygls.exceptions import JsonRpcException
+
+from tests.lsp.conftest import PROJECT, project_folder
+from tests.reliability.test_faults import contents
+
+
+@pytest.fixture
+def device(tmp_path: Path) -> Path:
+    """Where the store's bytes really are."""
+    (tmp_path / "device").mkdir()
+    return tmp_path / "device"
+
+
+@pytest.fixture
+def mounted(tmp_path: Path, device: Path) -> Iterator[Path]:
+    """`device` bind-mounted at a folder of its own (unmounted afterwards, if the test has not)."""
+    mount = tmp_path / "mount"
+    mount.mkdir()
+    done = subprocess.run(["mount", "--bind", str(device), str(mount)], capture_output=True, text=True)
+    if done.returncode:
+        pytest.skip(f"cannot bind-mount here (needs root): {done.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True, check=False)
+
+
+@pytest.fixture
+def db_path(mounted: Path) -> Path:
+    (mounted / "store").mkdir()
+    return mounted / "store" / "cenotaph.db"
+
+
+def unmount(mount: Path, device: Path) -> Path:
+    """Lazily, as a mount that goes away under open files does; returns where the store now is."""
+    subprocess.run(["umount", "-l", str(mount)], check=True)
+    return device / "store"
+
+
+def move_away(mount: Path, device: Path) -> Path:
+    (mount / "store").rename(mount / "moved")
+    return device / "moved"
+
+
+@pytest.mark.parametrize("vanish", [unmount, move_away], ids=["mount unmounted", "folder moved away"])
+async def test_a_store_whose_folder_vanishes_is_told_plainly_and_keeps_what_was_written(
+        vanish, mounted, device, db_path, serve, tmp_path):
+    folder = project_folder(tmp_path, "app", PROJECT)
+    session = await serve([folder])
+    request = session.client.protocol.send_request_async
+    first = await request("cenotaph/remember", {"content": "The staging database is rebuilt every night.",
+                                                "project": PROJECT})
+    assert first.stored  # the control: while the folder is there, the write goes through
+    kept = vanish(mounted, device)
+    with pytest.raises(JsonRpcException) as failed:
+        await request("cenotaph/remember", {"content": "The deploy window is Tuesday morning.", "project": PROJECT})
+    assert str(failed.value.message).startswith("the store's file is gone from its folder"), failed.value.message
+    assert contents(kept / "cenotaph.db") == ["The staging database is rebuilt every night."]
