@@ -166,6 +166,18 @@ step('the kinds of memory are the schema\'s', function()
   check(vim.deep_equal(vim.fn.getcompletion('Cenotaph remember de', 'cmdline'), { 'decision' }), 'remember completes the kinds')
 end)
 
+step("the README's suggested settings run, and every mapping they name exists", function()
+  local readme = table.concat(vim.fn.readfile(H.plugin_root .. '/README.md'), '\n')
+  local block = readme:match('## Suggested settings.-```lua\n(.-)```')
+  check(block and block:find('virtual_text', 1, true), 'a Lua block with virtual_text', block)
+  local ok, err = pcall(assert(load(block or '')))
+  check(ok, 'it runs', err)
+  for plug in (block or ''):gmatch('<Plug>%(cenotaph%-[%w-]+%)') do
+    local mode = block:match("vim%.keymap%.set%('(%a)', '[^']+', '" .. vim.pesc(plug))
+    check(vim.fn.maparg(plug, mode) ~= '', plug .. ' exists in mode ' .. tostring(mode))
+  end
+end)
+
 step(':Cenotaph completion', function()
   local subs = vim.fn.getcompletion('Cenotaph ', 'cmdline')
   check(vim.deep_equal(subs, { 'abandon', 'accept', 'candidates', 'compile', 'endpoint', 'ledger', 'mine', 'proposals', 'recall',
