@@ -61,6 +61,9 @@ return {
       to_buffer(result)
       return vim.lsp.handlers['window/showDocument'](err, result, ctx)
     end,
+    ['window/showMessageRequest'] = function(err, result, ctx)
+      return require('cenotaph.candidates').on_message_request(err, result, ctx)
+    end,
     ['cenotaph/ledgerDidChange'] = function(_, result, ctx)
       require('cenotaph.ledger').on_did_change(result, ctx)
     end,
@@ -71,6 +74,7 @@ return {
   commands = {
     ['cenotaph.silence'] = command('cenotaph.silence'),
     ['cenotaph.reinstate'] = command('cenotaph.reinstate'),
+    ['cenotaph.liftSilence'] = command('cenotaph.liftSilence'),
     ['cenotaph.showWhy'] = command('cenotaph.showWhy'),
     ['cenotaph.markWrong'] = command('cenotaph.markWrong'),
     ['cenotaph.remember'] = command('cenotaph.remember'),
@@ -84,6 +88,7 @@ return {
     ['cenotaph.rejectProposal'] = command('cenotaph.rejectProposal'),
     ['cenotaph.acceptCandidate'] = command('cenotaph.acceptCandidate'),
     ['cenotaph.mine'] = command('cenotaph.mine'),
+    ['cenotaph.showLocation'] = command('cenotaph.showLocation'),
     ['cenotaph.share'] = command('cenotaph.share'),
     ['cenotaph.unshare'] = command('cenotaph.unshare'),
   },

@@ -10,7 +10,7 @@ vim.api.nvim_create_user_command('Cenotaph', function(opts)
 end, {
   nargs = '+',
   range = true,
-  desc = 'Cenotaph: remember, abandon, recall, ledger, suppress, reinstate, proposals, compile, accept, reject, endpoint',
+  desc = 'Cenotaph: remember, abandon, recall, ledger, suppress, reinstate, proposals, mine, candidates, compile, accept, reject, endpoint',
   complete = function(arglead, line)
     return require('cenotaph.cmdline').complete(arglead, line)
   end,
@@ -46,6 +46,14 @@ plug('cenotaph-remember', 'n', function()
   require('cenotaph').remember(vim.api.nvim_get_current_line())
 end, 'Cenotaph: remember the current line')
 plug('cenotaph-remember', 'x', ':Cenotaph remember<CR>', 'Cenotaph: remember the selection')
+plug('cenotaph-remember-as', 'x', function()
+  vim.cmd('normal! \27') -- leave Visual mode: '< and '> now mark the selection
+  vim.ui.select(require('cenotaph').KINDS, { prompt = 'Remember the selection as', kind = 'cenotaph.kind' }, function(kind)
+    if kind then
+      vim.cmd(("'<,'>Cenotaph remember %s"):format(kind))
+    end
+  end)
+end, 'Cenotaph: remember the selection as a note, decision, preference, fact or experience')
 plug('cenotaph-abandon', 'n', function()
   require('cenotaph').abandon(vim.fn.expand('<cword>'))
 end, 'Cenotaph: record the word under the cursor as abandoned')
@@ -64,6 +72,12 @@ end, 'Cenotaph: open the ledger')
 plug('cenotaph-proposals', 'n', function()
   require('cenotaph').proposals()
 end, 'Cenotaph: review pending proposals')
+plug('cenotaph-mine', 'n', function()
+  require('cenotaph').mine()
+end, 'Cenotaph: mine git history and agent transcripts for candidates')
+plug('cenotaph-candidates', 'n', function()
+  require('cenotaph').candidates()
+end, 'Cenotaph: review the candidates from history in the ledger')
 plug('cenotaph-endpoint', 'n', function()
   require('cenotaph').endpoint()
 end, 'Cenotaph: show the MCP endpoint')

@@ -273,6 +273,25 @@ step(':Cenotaph remember on a visual selection', function()
   remembered = r.result and r.result.id
 end)
 
+step('<Plug>(cenotaph-remember-as) asks the kind of the selection', function()
+  local notes = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_lines(notes, -1, -1, false, { 'We chose SQLite over a server database for the single-user store.' })
+  done, offered = {}, nil
+  pick = choose('^decision$')
+  vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(notes), 0 })
+  vim.api.nvim_feedkeys(vim.keycode('V<Plug>(cenotaph-remember-as)'), 'x', false)
+  check(wait(15000, function() return finished('cenotaph.remember') end), 'remember ran', offered)
+  check(vim.deep_equal(offered, require('cenotaph').KINDS), 'the kinds were offered', offered)
+  local r = finished('cenotaph.remember') or {}
+  check(r.argument and r.argument.kind == 'decision' and r.argument.text:find('^We chose SQLite'), 'as a decision', r.argument)
+  local client = vim.lsp.get_clients({ name = 'cenotaph' })[1]
+  local reply = client:request_sync('cenotaph/recall', { query = 'SQLite single-user store', k = 3, kinds = { 'decision' },
+    uri = vim.uri_from_fname(proj .. '/NOTES.md') }, 30000) or {}
+  local first = reply.result and reply.result.results and reply.result.results[1] or {}
+  check(first.id == (r.result and r.result.id) and first.kind == 'decision', 'the server stored it as a decision', reply)
+  pick = nil
+end)
+
 step(':Cenotaph recall picks a memory into a scratch buffer, through the server', function()
   vim.cmd.buffer(py_buf)
   offered = nil

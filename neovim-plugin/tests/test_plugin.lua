@@ -15,7 +15,8 @@ H.load_plugin()
 
 step('plugin/ is lazy', function()
   check(vim.api.nvim_get_commands({}).Cenotaph ~= nil, ':Cenotaph is defined')
-  for _, plug in ipairs({ 'remember', 'abandon', 'suppress', 'reinstate', 'recall', 'ledger', 'proposals', 'endpoint' }) do
+  for _, plug in ipairs({ 'remember', 'abandon', 'suppress', 'reinstate', 'recall', 'ledger', 'proposals', 'mine', 'candidates',
+    'endpoint' }) do
     check(vim.fn.maparg('<Plug>(cenotaph-' .. plug .. ')', 'n') ~= '', '<Plug>(cenotaph-' .. plug .. ')')
   end
   check(vim.fn.maparg('<Plug>(cenotaph-remember)', 'x') ~= '', '<Plug>(cenotaph-remember) in visual mode')
@@ -71,6 +72,12 @@ step('vim.lsp.enable works without setup()', function()
   local commands = caps.executeCommandProvider and caps.executeCommandProvider.commands or {}
   for name in pairs(vim.lsp.config.cenotaph.commands) do
     check(vim.tbl_contains(commands, name), 'the server offers ' .. name)
+  end
+  -- The other way round: a command the client does not handle would reach the server without the
+  -- reason the plugin asks for (the server then offers its canned ones instead).
+  local schema = vim.json.decode(table.concat(vim.fn.readfile(vim.fs.dirname(H.plugin_root) .. '/shared_schema/commands.schema.json'), '\n'))
+  for _, name in ipairs(schema.properties.command.enum) do
+    check(vim.lsp.config.cenotaph.commands[name] ~= nil, 'lsp/cenotaph.lua handles ' .. name)
   end
   local stray = vim.fn.tempname() .. '/notes.md'
   vim.fn.mkdir(vim.fs.dirname(stray), 'p')
@@ -151,10 +158,30 @@ step('setup() is idempotent', function()
   check(require('cenotaph.config').options.ask_reason == true, 'a new call starts from the defaults')
 end)
 
+step('the kinds of memory are the schema\'s', function()
+  local schema = vim.json.decode(table.concat(vim.fn.readfile(vim.fs.dirname(H.plugin_root) .. '/shared_schema/commands.schema.json'), '\n'))
+  local kinds = schema['$defs'].remember.properties.kind.enum
+  check(#kinds > 0 and vim.deep_equal(require('cenotaph').KINDS, kinds), 'cenotaph.KINDS = remember.kind in commands.schema.json',
+    { require('cenotaph').KINDS, kinds })
+  check(vim.deep_equal(vim.fn.getcompletion('Cenotaph remember de', 'cmdline'), { 'decision' }), 'remember completes the kinds')
+end)
+
+step("the README's suggested settings run, and every mapping they name exists", function()
+  local readme = table.concat(vim.fn.readfile(H.plugin_root .. '/README.md'), '\n')
+  local block = readme:match('## Suggested settings.-```lua\n(.-)```')
+  check(block and block:find('virtual_text', 1, true), 'a Lua block with virtual_text', block)
+  local ok, err = pcall(assert(load(block or '')))
+  check(ok, 'it runs', err)
+  for plug in (block or ''):gmatch('<Plug>%(cenotaph%-[%w-]+%)') do
+    local mode = block:match("vim%.keymap%.set%('(%a)', '[^']+', '" .. vim.pesc(plug))
+    check(vim.fn.maparg(plug, mode) ~= '', plug .. ' exists in mode ' .. tostring(mode))
+  end
+end)
+
 step(':Cenotaph completion', function()
   local subs = vim.fn.getcompletion('Cenotaph ', 'cmdline')
-  check(vim.deep_equal(subs, { 'abandon', 'accept', 'compile', 'endpoint', 'ledger', 'proposals', 'recall', 'reinstate',
-    'reject', 'remember', 'suppress' }), 'every subcommand', subs)
+  check(vim.deep_equal(subs, { 'abandon', 'accept', 'candidates', 'compile', 'endpoint', 'ledger', 'mine', 'proposals', 'recall',
+    'reinstate', 'reject', 'remember', 'suppress' }), 'every subcommand', subs)
   local targets = vim.fn.getcompletion('Cenotaph compile c', 'cmdline')
   check(vim.deep_equal(targets, { 'claude-md', 'copilot' }), 'compile completes its targets', targets)
   check(vim.deep_equal(vim.fn.getcompletion('Cenotaph le', 'cmdline'), { 'ledger' }), 'by prefix')

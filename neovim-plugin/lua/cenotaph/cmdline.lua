@@ -40,18 +40,29 @@ end
 ---@type table<string, cenotaph.Subcommand>
 M.subcommands = {
   remember = {
-    usage = 'remember [text]  (or on a visual selection)',
+    usage = 'remember [kind] [text]  (or on a visual selection; kind: note, decision, …)',
     run = function(args, opts)
+      local cenotaph = require('cenotaph')
+      local kind
+      if vim.tbl_contains(cenotaph.KINDS, args[1]) and (#args > 1 or opts.range > 0) then
+        kind = table.remove(args, 1)
+      end
       local text = #args > 0 and table.concat(args, ' ') or selection(opts)
       if text then
-        require('cenotaph').remember(text)
+        cenotaph.remember(text, { kind = kind })
       else
         vim.ui.input({ prompt = 'Remember: ' }, function(answer)
           if answer and vim.trim(answer) ~= '' then
-            require('cenotaph').remember(answer)
+            cenotaph.remember(answer, { kind = kind })
           end
         end)
       end
+    end,
+    complete = function(arglead, args)
+      if #args > 0 then
+        return {}
+      end
+      return vim.tbl_filter(function(k) return vim.startswith(k, arglead) end, require('cenotaph').KINDS)
     end,
   },
   abandon = {
@@ -116,6 +127,18 @@ M.subcommands = {
     usage = 'proposals',
     run = function()
       require('cenotaph').proposals()
+    end,
+  },
+  mine = {
+    usage = 'mine  (git history and agent transcripts, then the ledger at the candidates)',
+    run = function()
+      require('cenotaph').mine()
+    end,
+  },
+  candidates = {
+    usage = 'candidates  (the ledger at the candidates from history)',
+    run = function()
+      require('cenotaph').candidates()
     end,
   },
   compile = {

@@ -23,6 +23,10 @@ M.REASON_PROMPTS = {
   ['cenotaph.reinstate'] = function(a)
     return ("Why reinstate '%s'? "):format(a.name)
   end,
+  ['cenotaph.liftSilence'] = function(a)
+    local what = a.kind == 'recall' and "Why let '%s' back into recall %s? " or "Why flag '%s' again %s? "
+    return what:format(a.name, a.project == '' and 'everywhere' or 'here')
+  end,
   ['cenotaph.markWrong'] = function(_, title)
     return ('%s: what is wrong with it? '):format(title or 'Mark this record wrong')
   end,
@@ -58,6 +62,26 @@ M.REASON_DEFAULTS = {
   ['cenotaph.acceptCandidate'] = function(a)
     return type(a.draft) == 'string' and a.draft or nil
   end,
+}
+
+--- The commands that take an `effort` (1–5, what the dead end cost; effort 4–5 also keeps it out
+--- of recall and makes it a lesson the compiler reinforces), and how to ask for it.
+---@type table<string, fun(arg: table): string>
+M.EFFORT_PROMPTS = {
+  ['cenotaph.abandon'] = function(a)
+    return ("What did '%s' cost before it was abandoned?"):format(a.name)
+  end,
+  ['cenotaph.acceptCandidate'] = function(a)
+    return ('What did candidate #%d cost before it was abandoned?'):format(a.proposalId)
+  end,
+}
+
+M.EFFORTS = {
+  { effort = 1, title = '1 · a quick try' },
+  { effort = 2, title = '2 · an afternoon' },
+  { effort = 3, title = '3 · days' },
+  { effort = 4, title = '4 · a week or more' },
+  { effort = 5, title = '5 · a major investment' },
 }
 
 ---@param name string
@@ -101,7 +125,8 @@ function M.execute(client, name, argument, bufnr, on_done, on_error)
   end, bufnr)
 end
 
---- Run a command: ask for its reason first when it needs one and has none.
+--- Run a command: ask for its reason first when it needs one and has none, then for its effort
+--- when it takes one (cancelling that picker leaves the effort out).
 ---@param client vim.lsp.Client
 ---@param name string
 ---@param argument table
@@ -109,9 +134,21 @@ end
 function M.invoke(client, name, argument, opts)
   opts = opts or {}
   argument = vim.deepcopy(argument)
+  local function run()
+    local ask_effort = M.EFFORT_PROMPTS[name]
+    if not (ask_effort and argument.effort == nil and config.options.ask_reason) then
+      M.execute(client, name, argument, opts.bufnr, opts.on_done, opts.on_error)
+      return
+    end
+    vim.ui.select(M.EFFORTS, { prompt = ask_effort(argument), kind = 'cenotaph.effort',
+      format_item = function(item) return item.title end }, function(choice)
+      argument.effort = choice and choice.effort or nil
+      M.execute(client, name, argument, opts.bufnr, opts.on_done, opts.on_error)
+    end)
+  end
   local prompt = M.REASON_PROMPTS[name]
   if not (prompt and argument.reason == nil and config.options.ask_reason) then
-    M.execute(client, name, argument, opts.bufnr, opts.on_done, opts.on_error)
+    run()
     return
   end
   local default = M.REASON_DEFAULTS[name] and M.REASON_DEFAULTS[name](argument)
@@ -127,7 +164,7 @@ function M.invoke(client, name, argument, opts)
       return
     end
     argument.reason = reason
-    M.execute(client, name, argument, opts.bufnr, opts.on_done, opts.on_error)
+    run()
   end)
 end
 

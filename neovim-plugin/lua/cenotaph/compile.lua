@@ -135,7 +135,8 @@ function M.propose(target, opts)
     elseif vim.api.nvim_buf_get_name(bufnr) ~= '' and vim.bo[bufnr].buftype == '' then
       params.uri = vim.uri_from_bufnr(bufnr)
     else
-      params.uri = vim.uri_from_fname(client_mod.root_for(bufnr) .. '/.cenotaph.toml')
+      -- From the ledger or a scratch buffer: the client's workspace folder, not the cwd.
+      params.uri = vim.uri_from_fname((client.root_dir or client_mod.root_for(bufnr)) .. '/.cenotaph.toml')
     end
     client:request(M.REQUEST, params, function(err, result) ---@param result cenotaph.CompileResult?
       if err or not result then

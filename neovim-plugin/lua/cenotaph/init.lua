@@ -51,6 +51,10 @@ function M.setup(opts)
   end
 end
 
+--- The kinds of memory (`cenotaph.remember`'s `kind` in shared_schema/commands.schema.json;
+--- tests/test_plugin.lua checks they agree).
+M.KINDS = { 'note', 'experience', 'decision', 'preference', 'fact' }
+
 ---@class cenotaph.RememberOpts
 ---@field kind? 'note'|'experience'|'decision'|'preference'|'fact'
 ---@field bufnr? integer
@@ -158,9 +162,22 @@ function M.recall(query, opts)
 end
 
 --- Open the ledger of the buffer's project (or of `opts.project`).
----@param opts? { project?: string, bufnr?: integer }
+---@param opts? cenotaph.LedgerOpenOpts
 function M.ledger(opts)
   require('cenotaph.ledger').open(opts)
+end
+
+--- Mine the buffer's workspace folder (git history, agent transcripts) for candidates from
+--- history, then open the ledger at them.
+---@param opts? { bufnr?: integer, on_done?: fun(result: cenotaph.CommandResult?) }
+function M.mine(opts)
+  require('cenotaph.candidates').mine(opts)
+end
+
+--- Open the ledger at the candidates from history, in a tab of its own.
+---@param opts? { bufnr?: integer, project?: string }
+function M.candidates(opts)
+  require('cenotaph.candidates').review(opts)
 end
 
 --- Pick a pending proposal (an agent's destructive or epistemic verb) to accept or reject.

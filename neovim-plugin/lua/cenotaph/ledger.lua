@@ -137,8 +137,36 @@ local function load(client, params, bufnr)
   end)
 end
 
+--- Put the cursor of the current window on the first entry of `section` (a `## ` heading), or on
+--- the heading when the section has no entries.
+---@param section string
+local function go_to(section)
+  local lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  for i, line in ipairs(lines) do
+    if vim.startswith(line, '## ' .. section) then
+      local row = i
+      for j = i + 1, #lines do
+        if vim.startswith(lines[j], '## ') then
+          break
+        elseif vim.startswith(lines[j], '- ') then
+          row = j
+          break
+        end
+      end
+      vim.api.nvim_win_set_cursor(0, { row, 0 })
+      return
+    end
+  end
+end
+
+---@class cenotaph.LedgerOpenOpts
+---@field project? string
+---@field bufnr? integer
+---@field section? string Put the cursor on this section's first entry (e.g. "Candidates from history").
+---@field tab? boolean Show it in a tab of its own (or the window already showing it), not the current window.
+
 --- Open the ledger of the current buffer's project (or of `opts.project`).
----@param opts? { project?: string, bufnr?: integer }
+---@param opts? cenotaph.LedgerOpenOpts
 function M.open(opts)
   opts = opts or {}
   local bufnr = ui.buffer(opts.bufnr)
@@ -146,14 +174,27 @@ function M.open(opts)
     local params = opts.project and { project = opts.project } or client_mod.scope(client, bufnr)
     client_mod.request(client, 'cenotaph/ledger', params, nil, function(ledger)
       local name = M.to_buffer(ledger.uri)
+      local existing = ui.find_buffer(name)
+      local win = existing and vim.fn.win_findbuf(existing)[1]
       pending[name] = true
-      local ok, err = pcall(vim.cmd.edit, vim.fn.fnameescape(name))
+      local ok, err = pcall(function()
+        if win and opts.tab then
+          vim.api.nvim_set_current_win(win)
+        elseif opts.tab then
+          vim.cmd.tabedit(vim.fn.fnameescape(name))
+        else
+          vim.cmd.edit(vim.fn.fnameescape(name))
+        end
+      end)
       pending[name] = nil
       if not ok then
         ui.error(tostring(err))
         return
       end
       M.fill(vim.api.nvim_get_current_buf(), client, ledger)
+      if opts.section then
+        go_to(opts.section)
+      end
     end)
   end)
 end
