@@ -107,7 +107,6 @@ def _disk_full(path: Path | str) -> bool:
 SCHEMES = ("postgresql://", "postgres://")  # the URLs that are stores; anything else is a file path
 # `scheme:/…`: a URL, not a file name (a Windows drive, `C:\…`, has a one-letter scheme and a backslash).
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:/")
-_SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 def check_address(location: Path | str) -> None:
@@ -122,23 +121,29 @@ def check_address(location: Path | str) -> None:
 
 
 def check_file(path: Path, *, create_folder: bool) -> None:
-    """Refuse, untouched, a path that is not a SQLite file, and a missing folder unless asked
-    to create it (a typo in `--db` must not leave folders behind)."""
+    """Refuse a folder, and a missing folder unless asked to create it (a typo in `--db` must not
+    leave folders behind)."""
     if path.is_dir():
         raise StoreUnavailable(f"{path} is a folder, not a store file")
-    if path.exists():
-        try:
-            with path.open("rb") as file:
-                header = file.read(len(_SQLITE_HEADER))
-        except OSError as exc:
-            raise StoreUnavailable(f"{path} cannot be read: {exc.strerror}") from None
-        if header and header != _SQLITE_HEADER:
-            raise StoreUnavailable(f"{path} is not a store (not an SQLite file); it was left untouched")
-    elif not path.parent.is_dir():
+    if not path.exists() and not path.parent.is_dir():
         if not create_folder:
             raise StoreUnavailable(f"the folder {path.parent} does not exist: create it, or name a store in "
                                    "a folder that does (only the default store's folder is created)")
         path.parent.mkdir(parents=True, exist_ok=True)
+
+
+def _check_header(b: Binding, conn: Any, path: Path | str) -> None:
+    """Refuse, untouched, a file that is not SQLite. SQLite reads the header, not a descriptor of
+    our own: closing one would drop every POSIX lock this process holds on the file, its other
+    connections' too, and the next process to close the store would take this one for gone and
+    delete the WAL under it (its later commits lost, its reads "malformed": SQLite's
+    howtocorrupt.html, 2.2). SQLite's own descriptors stay open while its locks are held."""
+    try:
+        conn.execute("PRAGMA schema_version").fetchone()
+    except b.module.DatabaseError as exc:
+        if "not a database" not in str(exc).lower():
+            raise
+        raise StoreUnavailable(f"{path} is not a store (not an SQLite file); it was left untouched") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +222,7 @@ def _open(b: Binding, path: Path | str, readonly: bool, create_folder: bool) -> 
         check_file(Path(path), create_folder=create_folder)
     conn = b.module.connect(str(path), isolation_level=None, check_same_thread=False, timeout=timeout_ms / 1000)
     try:
+        _check_header(b, conn, path)
         _configure(conn, path, timeout_ms, readonly)
     except BaseException:
         conn.close()
