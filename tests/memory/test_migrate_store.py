@@ -58,6 +58,7 @@ def populate(memory: Memory, tmp_path) -> dict[str, int]:
     memory.concept_verdict(HUMAN, "merge", "pil", "pillow", project=P)
     memory.concept_verdict(HUMAN, "remove", "minute", project=P)
     memory.concept_verdict(HUMAN, "dismiss", "upload", "worker", project=P)
+    assert memory.recaller.recorder.flush(10)  # the recall's log row is written after its answer
     return {"kept": kept.id, "edited": edited.id, "archived": archived.id}
 
 
@@ -241,6 +242,7 @@ def test_to_postgresql_and_back_is_the_same_store(memory, fresh, on_postgres, tm
     # A change here reaches the copy on the next run; the copy's own new rows take new ids.
     clock.advance(hours=1)
     memory.archive(HUMAN, ids["kept"], reason="thumbnails moved to the CDN")
+    assert on_postgres.recaller.recorder.flush(10)  # the copy's own recalls are in it, to be removed
     later = memory.migrate_store(on_postgres.ctx.store)
     copied = {t.table: t for t in later.tables}
     assert copied["transitions"].inserted == 1 and copied["memories"].updated >= 1

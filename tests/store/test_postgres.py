@@ -349,6 +349,7 @@ def test_a_recall_reads_in_one_transaction_on_one_pooled_connection(url, embedde
         response = memory.recall(HUMAN, "staging VPN", project="p", log=False)
         assert response.results and len(checkouts) == 1
         memory.recall(HUMAN, "staging VPN", project="p")
+        assert memory.recaller.recorder.flush(10)  # the log is written after the answer, by the recorder
         assert len(checkouts) == 3  # the control: the read, then the log's write
     finally:
-        memory.ctx.store.close()
+        memory.close()

@@ -1,13 +1,17 @@
+import ast
+import os
 import subprocess
 import sys
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from cenotaph.store import memories, migrations, vectors
-from cenotaph.store.connect import binding, open_connection
+from cenotaph.store.connect import StoreFault, binding, open_connection
 from cenotaph.store.db import Store
 from cenotaph.store.records import MemoryRow
 
@@ -127,6 +131,75 @@ def test_failed_write_rolls_back_everything(tmp_path: Path):
     with store.write() as conn:
         memories.insert(conn, _row(1, "committed"))
     assert store.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 1
+
+
+def _in_another_process(path: Path, sql: str) -> list[tuple]:
+    """`sql`'s rows, read by a process of its own that then closes its only connection."""
+    code = ("import sys; from cenotaph.store.connect import binding; "
+            "conn = binding().module.connect(sys.argv[1]); print(conn.execute(sys.argv[2]).fetchall()); conn.close()")
+    done = subprocess.run([sys.executable, "-c", code, str(path), sql], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2] / "server")})
+    assert done.returncode == 0, done.stderr
+    return ast.literal_eval(done.stdout)
+
+
+def _committed_after_another_process_closed(path: Path, store: Store, value: str) -> bool:
+    """Another process opens the store and closes it; then `store` commits `value`: whether a
+    third process reads it (not when the commit went to a WAL file the second one had deleted)."""
+    assert _in_another_process(path, "SELECT COUNT(*) FROM schema_migrations") == [(len(migrations.MIGRATIONS),)]
+    with store.write() as conn:
+        store.set_meta(conn, "written", value)
+    return _in_another_process(path, "SELECT value FROM meta WHERE key = 'written'") == [(value,)]
+
+
+def _count_in_a_read(store: Store) -> int:
+    with store.read() as conn:
+        time.sleep(0.2)  # held open, so that the next read opens a reader of its own
+        return conn.execute("SELECT COUNT(*) FROM meta").fetchone()[0]
+
+
+def test_opening_a_reader_keeps_this_process_s_locks_on_the_file(tmp_path: Path):
+    """POSIX drops every lock a process holds on a file when the process closes any descriptor
+    of that file. Had opening a reader connection closed one of its own (to read the header),
+    the next process to close the store would take this one for gone, checkpoint and delete the
+    WAL under it: this process's commits would then go to a deleted file, lost to every other
+    process, and its readers would see pages of two WALs ("database disk image is malformed")."""
+    path = tmp_path / "s.db"
+    store = Store(path)
+    with ThreadPoolExecutor(3) as pool:  # readers opened beside the writer (a burst of reads)
+        list(pool.map(lambda _: _count_in_a_read(store), range(3)))
+    assert len(store._readers) >= 2
+    assert _committed_after_another_process_closed(path, store, "after the readers opened")
+
+    # The control: closing a descriptor of the file here loses the next commit as described.
+    path.open("rb").close()
+    assert not _committed_after_another_process_closed(path, store, "after a descriptor was closed")
+
+
+def test_a_damaged_store_is_told_as_damaged(tmp_path: Path):
+    """What a read meets in a really damaged file reaches the person as such: the cure for the
+    "malformed" above (a WAL deleted under a live process) hides no real damage."""
+    path = tmp_path / "s.db"
+    store = Store(path)
+    with store.write() as conn:
+        for memory_id in range(1, 200):
+            memories.insert(conn, _row(memory_id, f"memory {memory_id} " + "text " * 40))
+    with store.read() as conn:  # the control: the same read before the damage
+        assert conn.execute("SELECT COUNT(*) FROM memories WHERE content LIKE '%text%'").fetchone()[0] == 199
+        (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'memories'").fetchone()
+        (page_size,) = conn.execute("PRAGMA page_size").fetchone()
+    store.truncate_wal_after_commit()  # every page in the file itself, none in a WAL beside it
+    store.close()
+    with path.open("r+b") as file:  # no connection to it is open here
+        file.seek((root - 1) * page_size)
+        file.write(b"\xa5" * page_size)
+    store = Store(path)
+    try:
+        with pytest.raises(StoreFault, match=r"^the store is damaged: run `cenotaph repair` .*malformed"):
+            with store.read() as conn:
+                conn.execute("SELECT COUNT(*) FROM memories WHERE content LIKE '%text%'").fetchone()
+    finally:
+        store.close()
 
 
 def test_a_read_does_not_wait_for_a_write_that_waits_for_another_process(tmp_path: Path):

@@ -54,8 +54,9 @@ from cenotaph.store.memories import Scope
 from cenotaph.store.records import EventRow, MemoryRow, ProposalRow, SuppressionRow
 
 
-# How long `why`, `check_store` and `repair` wait for this process's recent recalls to be written:
-# `why` reads them back, and the check's FTS5 commands would meet their write mid-snapshot.
+# How long `why`, `check_store`, `repair` and `migrate_store` wait for this process's recent recalls
+# to be written: `why` reads them back, the check's FTS5 commands would meet their write
+# mid-snapshot, and a copy of the store holds them.
 RECORDS_WAIT_SECONDS = 1.0
 
 
@@ -598,6 +599,7 @@ class Memory:
 
     def migrate_store(self, target: Store, progress: Callable[[int, int], None] | None = None) -> MigrateStoreReport:
         """Copy this whole store into `target` (empty, or a previous copy of this one)."""
+        self.recaller.recorder.flush(RECORDS_WAIT_SECONDS)  # this process's recalls are copied too
         return store_migration.migrate_store(self.ctx, target, progress)
 
     # --- repair ----------------------------------------------------------------------------------

@@ -127,10 +127,7 @@ def check_address(location: Path | str) -> None:
 
 def check_file(path: Path, *, create_folder: bool) -> None:
     """Refuse a folder, and a missing folder unless asked to create it (a typo in `--db` must not
-    leave folders behind). Whether the file is SQLite at all is asked of SQLite when it opens it
-    (`_open`): reading its header here would open and close the file, and closing any descriptor
-    of it drops every POSIX lock this process holds on it, the other connections' included — the
-    way another process then corrupts the store."""
+    leave folders behind)."""
     if path.is_dir():
         raise StoreUnavailable(f"{path} is a folder, not a store file")
     if not path.exists() and not path.parent.is_dir():
@@ -140,9 +137,18 @@ def check_file(path: Path, *, create_folder: bool) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
 
 
-def _not_a_database(exc: BaseException) -> bool:
-    """SQLite's SQLITE_NOTADB: the file's first page is not an SQLite header (it writes nothing then)."""
-    return getattr(exc, "sqlite_errorname", None) == "SQLITE_NOTADB" or "file is not a database" in str(exc)
+def _check_header(b: Binding, conn: Any, path: Path | str) -> None:
+    """Refuse, untouched, a file that is not SQLite. SQLite reads the header, not a descriptor of
+    our own: closing one would drop every POSIX lock this process holds on the file, its other
+    connections' too, and the next process to close the store would take this one for gone and
+    delete the WAL under it (its later commits lost, its reads "malformed": SQLite's
+    howtocorrupt.html, 2.2). SQLite's own descriptors stay open while its locks are held."""
+    try:
+        conn.execute("PRAGMA schema_version").fetchone()
+    except b.module.DatabaseError as exc:
+        if "not a database" not in str(exc).lower():
+            raise
+        raise StoreUnavailable(f"{path} is not a store (not an SQLite file); it was left untouched") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,11 +227,10 @@ def _open(b: Binding, path: Path | str, readonly: bool, create_folder: bool) -> 
         check_file(Path(path), create_folder=create_folder)
     conn = b.module.connect(str(path), isolation_level=None, check_same_thread=False, timeout=timeout_ms / 1000)
     try:
+        _check_header(b, conn, path)
         _configure(conn, path, timeout_ms, readonly)
-    except BaseException as exc:
+    except BaseException:
         conn.close()
-        if _not_a_database(exc):
-            raise StoreUnavailable(f"{path} is not a store (not an SQLite file); it was left untouched") from None
         raise
     return conn
 

@@ -23,6 +23,10 @@ log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 5
 POOL_SIZE = 8
+# How long the pool's own attempts to replace a lost connection go on. Their waits double each time
+# (1, 2, 4 … s): after a long outage the next would come well after the server is back, and the
+# first call then would time out. Once they stop, a call that finds no connection opens one at once.
+RECONNECT_TIMEOUT_S = CONNECT_TIMEOUT_S
 # Writers queue on this transaction-level advisory lock, as SQLite's writers queue on BEGIN
 # IMMEDIATE: the domain's read-then-write steps (the next memory id, the event chain's head) stay
 # atomic across every process on every machine.
@@ -85,6 +89,7 @@ class PostgresStore(MetaMixin):
             url, min_size=1, max_size=pool_size, connection_class=PgConnection, configure=_configure,
             kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
             check=ConnectionPool.check_connection, timeout=CONNECT_TIMEOUT_S * 2, name="cenotaph", open=False,
+            reconnect_timeout=RECONNECT_TIMEOUT_S,
         )
         self._pool.open(wait=True, timeout=CONNECT_TIMEOUT_S * 2)
 
