@@ -71,17 +71,21 @@ def installs(command: str) -> list[Named]:
 
 def file_names(path: str, text: str, before: str | None = None) -> list[Named]:
     """The imports and declarations in a file's text; with `before` (the file as it was), only
-    those `text` holds more of (an edit's additions: a name already there is no news, wherever
-    the edit moved it)."""
+    the edit's additions. A manifest adds a name it declares more often than before (a second
+    group, a new stage), wherever the edit moved it; source adds a package it did not import at
+    all (`import requests.exceptions` beside `import requests` brings in nothing new)."""
     old: Counter[tuple[str, str]] = Counter()
     if before is not None:
         old.update((m.key, m.ecosystem) for m in detect(path, before) if m.kind != "mention")
+    document = ecosystems.document_for(path)
+    manifest = document is not None and document.manifest
     found = []
     for m in detect(path, text):
         if m.kind == "mention":
             continue
         if old[(m.key, m.ecosystem)] > 0:
-            old[(m.key, m.ecosystem)] -= 1
+            if manifest:
+                old[(m.key, m.ecosystem)] -= 1
             continue
         found.append(Named(m.name, m.key, m.ecosystem, m.kind, path, m.line, m.start, m.end))
     return found
