@@ -9,15 +9,16 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from cenotaph.memory.graveyard.approaches import Graveyard
-from cenotaph.memory.models import ApproachCheck
 from cenotaph.nlp import ecosystems
 from cenotaph.nlp.detect import detect
 from cenotaph.nlp.ecosystems import shell
-from cenotaph.store import contradictions
-from cenotaph.store.records import ApproachRow
+
+if TYPE_CHECKING:  # the graveyard's modules load only for a call that names something (most name nothing)
+    from cenotaph.memory.graveyard.approaches import Graveyard
+    from cenotaph.memory.models import ApproachCheck
+    from cenotaph.store.records import ApproachRow
 
 # Records that match a name whatever ecosystem it is met in: a name recorded without one, a
 # command-line tool, a name met in prose.
@@ -166,6 +167,8 @@ class Enforcer:
     def brief(self, limit: int = 2000) -> str:
         """The project's graveyard and open contradictions in at most `limit` characters: what an
         agent is told as its session starts."""
+        from cenotaph.store import contradictions
+
         rows = sorted(self.graveyard.in_scope(self.project), key=lambda a: (-(a.effort or 0), a.name))
         with self.graveyard.ctx.store.read() as conn:
             disputes = contradictions.listing(conn, project=self.project, status="open")
@@ -181,6 +184,6 @@ class Enforcer:
         text = ""
         for line in lines:
             if len(text) + len(line) + 1 > limit - 80:  # room for the closing line
-                return text + f"… and more: `cenotaph check NAME` answers for any name.\n"
+                return text + "… and more: `cenotaph check NAME` answers for any name.\n"
             text += line + "\n"
         return text
