@@ -155,3 +155,27 @@ def test_the_hook_loads_neither_the_embedding_model_nor_spacy(cli_env, repo):
                               env=cli_env, cwd=repo.root, capture_output=True, text=True, timeout=120)
         assert answered in done.stdout  # it did answer
         assert done.stdout.rstrip().endswith("HEAVY [] 0"), done.stdout + done.stderr
+
+
+def test_the_hook_imports_its_own_verb_alone(cli_env, repo):
+    script = ("import sys\nfrom cenotaph.cli import main\nstatus = main(sys.argv[1:])\n"
+              "print('LOADED', sorted(m for m in sys.modules if m.startswith(('cenotaph.cli.commands.', "
+              "'cenotaph.memory.models', 'cenotaph.memory.service'))), status)\n")
+
+    def loaded(*argv: str, command: str) -> str:
+        done = subprocess.run([sys.executable, "-c", script, *argv], env=cli_env, cwd=repo.root, text=True,
+                              input=json.dumps({"cwd": str(repo.root), "hook_event_name": "PreToolUse",
+                                                "tool_name": "Bash", "tool_input": {"command": command}}),
+                              capture_output=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    # The words an agent's settings run: no other verb's module, and for a call that installs
+    # nothing not even the domain's models.
+    assert loaded("hook", "claude-code", command="ls").endswith("LOADED ['cenotaph.cli.commands.enforce'] 0\n")
+    denied = loaded("hook", "claude-code", command="pip install requests")
+    assert '"permissionDecision": "deny"' in denied and "'cenotaph.memory.models'" in denied
+    assert "cenotaph.cli.commands.mining" not in denied
+    # A global option before the verb takes the whole parser, and answers the same.
+    full = loaded("--project", PROJECT, "hook", "claude-code", command="pip install requests")
+    assert '"permissionDecision": "deny"' in full and "cenotaph.cli.commands.mining" in full

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+import yaml
 
 from tests.conftest import HUMAN, cli_memory
 from tests.e2e.test_cli import run
@@ -15,6 +16,7 @@ from tests.gitrepo import GitRepo
 
 PROJECT = "acme/app"
 SCHEMA = Path(__file__).parent.parent / "data" / "sarif" / "sarif-schema-2.1.0.json"
+PRE_COMMIT_HOOKS = Path(__file__).parent.parent.parent / ".pre-commit-hooks.yaml"
 
 
 @pytest.fixture
@@ -101,3 +103,15 @@ def test_sarif_is_valid_2_1_0_with_one_rule_per_approach(cli_env, repo):
     clean = lint(cli_env, repo, "src/ok.py", "--format", "sarif")
     assert clean.returncode == 0
     jsonschema.validate(json.loads(clean.stdout), json.loads(SCHEMA.read_text(encoding="utf-8")))
+
+
+def test_the_pre_commit_hook_runs_lint_on_the_staged_files(cli_env, repo):
+    (hook,) = yaml.safe_load(PRE_COMMIT_HOOKS.read_text(encoding="utf-8"))
+    assert hook["id"] == "cenotaph-lint" and hook["language"] == "system" and hook["pass_filenames"] is True
+    program, *arguments = hook["entry"].split()
+    assert (program, arguments) == ("cenotaph", ["lint"])
+    # Its entry run as pre-commit runs it, with the staged file names after it: a file that
+    # imports an abandoned package fails the commit; beside it, clean files and prose pass.
+    staged = run(cli_env, *arguments, "src/app.py", "src/ok.py", cwd=repo.root, check=False)
+    assert staged.returncode == 1 and staged.stdout.startswith("src/app.py:2:8: requests (import)")
+    assert run(cli_env, *arguments, "src/ok.py", "docs/notes.md", cwd=repo.root, check=False).returncode == 0

@@ -1,7 +1,7 @@
 """The command line: a thin translation of arguments to domain calls and results to text or JSON.
 
 A new verb goes into its group's module under `cli/commands/` (a handler and a function that adds its
-parser) and into `VERBS` below, where `cenotaph --help` should list it; what every verb shares is in
+parser) and into `verbs()` below, where `cenotaph --help` should list it; what every verb shares is in
 `cli/common.py`, the lines several verbs print in `cli/render.py`."""
 
 from __future__ import annotations
@@ -13,44 +13,48 @@ import sys
 from collections.abc import Sequence
 
 from cenotaph import __version__
-from cenotaph.cli.commands import (
-    contradictions,
-    enforce,
-    graveyard,
-    knowledge,
-    lifecycle,
-    lint,
-    memories,
-    mining,
-    operations,
-    policy,
-    servers,
-    team,
-)
-from cenotaph.cli.common import Subcommands, Verb, global_options, run
-
-# Every verb, in the order `cenotaph --help` lists them.
-VERBS: tuple[Verb, ...] = (
-    memories.remember, memories.recall, graveyard.abandon, graveyard.reinstate_approach, memories.experience,
-    team.share, team.unshare, graveyard.check, servers.serve, servers.mcp,
-    operations.import_memories, operations.doctor, operations.reindex, operations.migrate_store, operations.repair,
-    lifecycle.deprioritise, lifecycle.archive, lifecycle.reinstate, lifecycle.forget,
-    lifecycle.confirm, lifecycle.dispute, lifecycle.refute,
-    contradictions.contradictions, contradictions.resolve, contradictions.dismiss, contradictions.scan_contradictions,
-    graveyard.suppress, graveyard.unsuppress, memories.update, memories.history, operations.audit, operations.why,
-    operations.backup, operations.restore, mining.proposals, mining.accept, mining.reject,
-    policy.compile_lessons, policy.bless, policy.lessons, lifecycle.maintain,
-    knowledge.ingest, knowledge.feed, knowledge.promote, knowledge.compact, knowledge.concepts, knowledge.related,
-    mining.mine, enforce.hook, lint.lint,
-)
+from cenotaph.cli.parsing import Subcommands, Verb, global_options
 
 
-def build_parser() -> argparse.ArgumentParser:
+def verbs() -> tuple[Verb, ...]:
+    """Every verb, in the order `cenotaph --help` lists them. Their modules are imported here, not
+    with this package: an agent's hook, run on every tool call, imports its own alone."""
+    from cenotaph.cli.commands import (
+        contradictions,
+        enforce,
+        graveyard,
+        knowledge,
+        lifecycle,
+        lint,
+        memories,
+        mining,
+        operations,
+        policy,
+        servers,
+        team,
+    )
+
+    return (
+        memories.remember, memories.recall, graveyard.abandon, graveyard.reinstate_approach, memories.experience,
+        team.share, team.unshare, graveyard.check, servers.serve, servers.mcp,
+        operations.import_memories, operations.doctor, operations.reindex, operations.migrate_store, operations.repair,
+        lifecycle.deprioritise, lifecycle.archive, lifecycle.reinstate, lifecycle.forget,
+        lifecycle.confirm, lifecycle.dispute, lifecycle.refute,
+        contradictions.contradictions, contradictions.resolve, contradictions.dismiss, contradictions.scan_contradictions,
+        graveyard.suppress, graveyard.unsuppress, memories.update, memories.history, operations.audit, operations.why,
+        operations.backup, operations.restore, mining.proposals, mining.accept, mining.reject,
+        policy.compile_lessons, policy.bless, policy.lessons, lifecycle.maintain,
+        knowledge.ingest, knowledge.feed, knowledge.promote, knowledge.compact, knowledge.concepts, knowledge.related,
+        mining.mine, enforce.hook, lint.lint,
+    )
+
+
+def build_parser(only: Sequence[Verb] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cenotaph", description="A shared memory for coding work: dead ends stay dead.")
     parser.add_argument("--version", action="version", version=f"cenotaph {__version__}")
     global_options(parser)
     commands = Subcommands(parser.add_subparsers(dest="command", required=True, metavar="COMMAND"), global_options())
-    for add_verb in VERBS:
+    for add_verb in verbs() if only is None else only:
         add_verb(commands)
     return parser
 
@@ -58,11 +62,20 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=os.environ.get("CENOTAPH_LOG", "WARNING").upper(), stream=sys.stderr,
                         format="cenotaph: %(levelname)s %(name)s: %(message)s")
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    if words[:1] == ["hook"]:
+        # The words an agent's settings run on every tool call: their verb's module alone.
+        from cenotaph.cli.commands.enforce import hook
+
+        parser = build_parser((hook,))
+    else:
+        parser = build_parser()
+    args = parser.parse_args(words)
     if args.handler is None:
         # Servers own stdin/stdout and their event loop: hand over to their own entry point.
         import importlib
 
         return importlib.import_module(args.entry).main(args)
+    from cenotaph.cli.common import run
+
     return run(args)

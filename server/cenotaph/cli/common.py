@@ -1,4 +1,4 @@
-"""What every verb shares: the global options, the actor, the project, output as JSON or text, and
+"""What every verb shares: the global options (from `cli/parsing.py`), the actor, the project, output as JSON or text, and
 the one place a domain error becomes a message and an exit status."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cenotaph import project as project_resolution
+from cenotaph.cli.parsing import Subcommands, Verb, global_options  # noqa: F401 (the verbs' modules take them from here)
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import Actor, as_json
 from cenotaph.store.connect import StoreUnavailable
@@ -25,36 +26,10 @@ CLI_ACTOR = Actor(name="cli", kind="human")
 REDACT_HELP = "store the text with each secret found in it replaced by [REDACTED:<kind>] instead of refusing it"
 
 Handler = Callable[[argparse.Namespace, "Memory"], None]
-Verb = Callable[["Subcommands"], None]  # adds one verb's parser, with its handler
 
 
 class CommandFailed(Exception):
     """A command that ran but could not do what was asked (exit status 1)."""
-
-
-def global_options(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
-    """The options every verb takes, before or after the verb: `parser` (the top level) gets
-    their defaults; without it, the parent of each verb's parser, whose options leave unset what
-    was not given after the verb, so that `cenotaph --json doctor` keeps its `--json`."""
-    common = parser or argparse.ArgumentParser(add_help=False)
-    unset = {} if parser else {"default": argparse.SUPPRESS}
-    common.add_argument("--db", **unset, help="store file or postgresql:// URL (default: $CENOTAPH_STORE, `store` in config.toml, $CENOTAPH_HOME/cenotaph.db or $XDG_DATA_HOME/cenotaph)")
-    common.add_argument("--project", **unset, help="project id (default: from .cenotaph.toml, git origin or repository path)")
-    common.add_argument("--json", action="store_true", **unset, help="machine-readable output (shapes in shared_schema/)")
-    return common
-
-
-@dataclasses.dataclass(frozen=True)
-class Subcommands:
-    """Where a verb adds its parser: `add` gives it the global options and its help as description."""
-
-    parsers: argparse._SubParsersAction[argparse.ArgumentParser]
-    common: argparse.ArgumentParser
-
-    def add(self, name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
-        p = self.parsers.add_parser(name, parents=[self.common], help=help_text, description=help_text)
-        p.set_defaults(handler=handler)
-        return p
 
 
 def writer(args: argparse.Namespace) -> Actor:

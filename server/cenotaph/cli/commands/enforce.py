@@ -11,9 +11,10 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cenotaph.cli.common import Subcommands
+if TYPE_CHECKING:
+    from cenotaph.cli.common import Subcommands
 
 AGENTS = ("claude-code",)
 BRIEF_LIMIT = 2000

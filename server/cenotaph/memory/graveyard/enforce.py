@@ -9,15 +9,16 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from cenotaph.memory.graveyard.approaches import Graveyard
-from cenotaph.memory.models import ApproachCheck
 from cenotaph.nlp import ecosystems
 from cenotaph.nlp.detect import detect
 from cenotaph.nlp.ecosystems import shell
-from cenotaph.store import contradictions
-from cenotaph.store.records import ApproachRow
+
+if TYPE_CHECKING:  # the graveyard's modules load only for a call that names something (most name nothing)
+    from cenotaph.memory.graveyard.approaches import Graveyard
+    from cenotaph.memory.models import ApproachCheck
+    from cenotaph.store.records import ApproachRow
 
 # Records that match a name whatever ecosystem it is met in: a name recorded without one, a
 # command-line tool, a name met in prose.
@@ -71,17 +72,21 @@ def installs(command: str) -> list[Named]:
 
 def file_names(path: str, text: str, before: str | None = None) -> list[Named]:
     """The imports and declarations in a file's text; with `before` (the file as it was), only
-    those `text` holds more of (an edit's additions: a name already there is no news, wherever
-    the edit moved it)."""
+    the edit's additions. A manifest adds a name it declares more often than before (a second
+    group, a new stage), wherever the edit moved it; source adds a package it did not import at
+    all (`import requests.exceptions` beside `import requests` brings in nothing new)."""
     old: Counter[tuple[str, str]] = Counter()
     if before is not None:
         old.update((m.key, m.ecosystem) for m in detect(path, before) if m.kind != "mention")
+    document = ecosystems.document_for(path)
+    manifest = document is not None and document.manifest
     found = []
     for m in detect(path, text):
         if m.kind == "mention":
             continue
         if old[(m.key, m.ecosystem)] > 0:
-            old[(m.key, m.ecosystem)] -= 1
+            if manifest:
+                old[(m.key, m.ecosystem)] -= 1
             continue
         found.append(Named(m.name, m.key, m.ecosystem, m.kind, path, m.line, m.start, m.end))
     return found
@@ -162,6 +167,8 @@ class Enforcer:
     def brief(self, limit: int = 2000) -> str:
         """The project's graveyard and open contradictions in at most `limit` characters: what an
         agent is told as its session starts."""
+        from cenotaph.store import contradictions
+
         rows = sorted(self.graveyard.in_scope(self.project), key=lambda a: (-(a.effort or 0), a.name))
         with self.graveyard.ctx.store.read() as conn:
             disputes = contradictions.listing(conn, project=self.project, status="open")
@@ -177,6 +184,6 @@ class Enforcer:
         text = ""
         for line in lines:
             if len(text) + len(line) + 1 > limit - 80:  # room for the closing line
-                return text + f"… and more: `cenotaph check NAME` answers for any name.\n"
+                return text + "… and more: `cenotaph check NAME` answers for any name.\n"
             text += line + "\n"
         return text

@@ -276,8 +276,13 @@ _NPM = Installer(
 )
 
 
-def _project(program: str, removals: str) -> Installer:
-    return dataclasses.replace(_NPM, programs=(program,), removals=frozenset(removals.split()), hint=program)
+# pnpm's `-w` is `--workspace-root`, a flag; its `--filter` names a workspace package.
+_PNPM_OPTIONS = _NPM.options_with_argument - {"-w"} | {"--filter", "-F"}
+
+
+def _project(program: str, removals: str, options: frozenset[str] = _NPM.options_with_argument) -> Installer:
+    return dataclasses.replace(_NPM, programs=(program,), removals=frozenset(removals.split()), hint=program,
+                               options_with_argument=options)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -321,7 +326,7 @@ ECOSYSTEMS = (
         spelled=lambda name: name.startswith("@") and "/" in name,  # a scope
         system_installers=(_NPM,),
         project_installers=(_project("npm", "uninstall remove rm un r unlink"),
-                            _project("pnpm", "remove rm uninstall un"), _project("yarn", "remove"),
+                            _project("pnpm", "remove rm uninstall un", _PNPM_OPTIONS), _project("yarn", "remove"),
                             _project("bun", "remove rm")),
         is_type_stubs=lambda key: key.startswith("@types/"),
         project_urls=_project_urls,

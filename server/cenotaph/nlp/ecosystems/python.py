@@ -507,6 +507,13 @@ _PIPX = Installer(
     frozenset("--python --index-url -i --pip-args --suffix --spec --with -w".split()),
     _pip_package_span, hint="pipx",
 )
+# `uv tool install` is uv's pipx.
+_UV_TOOL = Installer(
+    "pypi", ("uv tool",), frozenset({"install"}),
+    frozenset("--from --with -w --with-requirements --with-editable --python -p --index --default-index "
+              "-c --constraints --overrides".split()),
+    _pip_package_span, frozenset({"uninstall"}), hint="uv tool",
+)
 _UV = Installer(
     "pypi", ("uv",), frozenset({"add"}),
     frozenset("--group --optional --extra --index --default-index --python -p --package --script --tag --branch "
@@ -517,6 +524,11 @@ _POETRY = Installer(
     "pypi", ("poetry",), frozenset({"add"}),
     frozenset("-G --group -E --extras --source --python --platform --markers".split()),
     _pip_package_span, frozenset({"remove", "rm"}), hint="poetry",
+)
+_PDM = Installer(
+    "pypi", ("pdm",), frozenset({"add"}),
+    frozenset("-G --group -p --project -L --lockfile -e --editable --save-strategy --update-strategy".split()),
+    _pip_package_span, frozenset({"remove"}), hint="pdm",
 )
 
 
@@ -700,8 +712,8 @@ ECOSYSTEMS = (
                                "letters, digits and . _ - inside, a letter or digit at each end (PEP 508)",
                                versions=r"===?|[<>]=?|!=|~=|\[|;|@|\("),
         aliases=_IMPORT_ALIASES,
-        system_installers=(_PIP, _PIPX),
-        project_installers=(dataclasses.replace(_PIP, removals=frozenset({"uninstall"})), _UV, _POETRY),
+        system_installers=(_PIP, _PIPX, _UV_TOOL),
+        project_installers=(dataclasses.replace(_PIP, removals=frozenset({"uninstall"})), _UV, _POETRY, _PDM),
         is_backport=_is_backport,
         is_type_stubs=_is_type_stubs,
         project_urls=_project_urls,

@@ -54,14 +54,17 @@ def _program(spec: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
 
 
 def _launched(installers: Iterable[Installer], words: list[str]) -> tuple[Installer, int] | None:
-    """The installer the words run, and how many of them name it (`python -m pip`: three)."""
+    """The installer the words run, and how many of them name it (`python -m pip`: three). The
+    longest name wins (`uv tool` over `uv`), the first installer among equals."""
     program = words[0].rsplit("/", 1)[-1]
+    launched = None
     for installer in installers:
         for spec in installer.programs:
             pattern, following = _program(spec)
-            if pattern.fullmatch(program) and tuple(words[1 : 1 + len(following)]) == following:
-                return installer, 1 + len(following)
-    return None
+            if pattern.fullmatch(program) and tuple(words[1 : 1 + len(following)]) == following and \
+                    (launched is None or 1 + len(following) > launched[1]):
+                launched = installer, 1 + len(following)
+    return launched
 
 
 def package_words(command: list[Word], installers: Iterable[Installer],

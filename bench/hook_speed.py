@@ -1,0 +1,111 @@
+"""Claude Code's PreToolUse through `cenotaph hook claude-code`, over the whole labelled set of
+agent tool calls (tests/data/hook_calls, shared with tests/e2e/test_hook_calls.py):
+
+* the decisions against the labels: every install or edit of an abandoned library blocked, no
+  other call blocked (confusion counts, and each call that disagrees);
+* a decision's time beside a bare Python start that reads the same JSON
+  (`python -c "import json,sys; json.load(sys.stdin)"`), the two alternated on each input so
+  that both see the same load; the goal is a median of at most 10 times the bare start's.
+
+A real git repository and a SQLite store seeded in this process (the embedding model loads once
+here, never in the hook); both commands run from compiled bytecode, as an installed tool does. Usage: python bench/hook_speed.py [--runs N] [--out figures.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "bench"), str(ROOT)]
+from perf import commit_measured, percentile  # noqa: E402  (bench/ is not a package)
+
+from cenotaph.app import open_store  # noqa: E402
+from cenotaph.memory.context import Context  # noqa: E402
+from cenotaph.memory.service import Memory  # noqa: E402
+from cenotaph.nlp.analysis import Analyzer  # noqa: E402
+from cenotaph.nlp.embedder import Embedder  # noqa: E402
+from tests import hook_calls  # noqa: E402
+from tests.gitrepo import GitRepo  # noqa: E402
+
+CENOTAPH = str(Path(sys.executable).with_name("cenotaph"))
+BARE = [sys.executable, "-c", "import json,sys; json.load(sys.stdin)"]
+
+
+def stats(samples: list[float]) -> dict[str, float]:
+    return {"median_ms": round(statistics.median(samples), 1), "p95_ms": round(percentile(samples, 0.95), 1),
+            "runs": len(samples)}
+
+
+def timed(command: list[str], stdin: str, env: dict[str, str], cwd: Path) -> tuple[float, str]:
+    started = time.perf_counter()
+    done = subprocess.run(command, input=stdin, env=env, cwd=cwd, capture_output=True, text=True, timeout=120,
+                          check=False)
+    elapsed = (time.perf_counter() - started) * 1000
+    if done.returncode != 0:
+        raise SystemExit(f"{command[0]} failed: {done.stderr}")
+    return elapsed, done.stdout
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=1, help="passes over the whole set (default 1)")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="cenotaph-hook-") as tmp:
+        work = Path(tmp)
+        repo = GitRepo(work / "acme")
+        repo.commit("Start", hook_calls.repository_files())
+        env = {**os.environ, "CENOTAPH_HOME": str(work / "home"), "XDG_CACHE_HOME": str(work / "cache"),
+               "XDG_STATE_HOME": str(work / "state")}
+        env.pop("CENOTAPH_STORE", None)
+        # An installed tool runs from bytecode compiled at install (pip, uv and pipx do): both
+        # commands get a cache of their own, filled by one run of each (a denial) before any is timed.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
+        os.environ.update(env)  # the store seeded here is the one the hook opens
+        store = open_store(None)
+        try:
+            hook_calls.seed(Memory(Context(store=store, embedder=Embedder(), analyzer=Analyzer())))
+        finally:
+            store.close()
+        calls = hook_calls.calls()
+        denial = next(call for call in calls if call["block"])  # the path that reads the store
+        for warm in (BARE, [CENOTAPH, "hook", "claude-code"]):
+            timed(warm, hook_calls.hook_input(denial, repo.root), env, repo.root)
+        bare: list[float] = []
+        hook: dict[str, list[float]] = {"all": [], "denied": [], "passed": []}
+        outcomes = []
+        for run in range(args.runs):
+            for call in calls:
+                stdin = hook_calls.hook_input(call, repo.root)
+                bare.append(timed(BARE, stdin, env, repo.root)[0])
+                elapsed, stdout = timed([CENOTAPH, "hook", "claude-code"], stdin, env, repo.root)
+                reason = hook_calls.denied(stdout)
+                hook["all"].append(elapsed)
+                # A denial read the store; most passes never open it (they install and add nothing).
+                hook["passed" if reason is None else "denied"].append(elapsed)
+                if run == 0:
+                    outcomes.append((call, reason))
+    counts, wrong = hook_calls.confusion(outcomes)
+    report = {
+        "commit": commit_measured(), "load": [round(x, 2) for x in os.getloadavg()], "calls": len(calls),
+        "labelled_block": sum(c["block"] for c in calls), "confusion": dict(sorted(counts.items())), "wrong": wrong,
+        "bare_python": stats(bare), "hook": {kind: stats(samples) for kind, samples in hook.items() if samples},
+        "ratio_of_medians": round(statistics.median(hook["all"]) / statistics.median(bare), 1),
+    }
+    text = json.dumps(report, indent=2)
+    print(text)
+    if args.out:
+        args.out.write_text(text)
+
+
+if __name__ == "__main__":
+    main()

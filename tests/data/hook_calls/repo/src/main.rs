@@ -1,0 +1,6 @@
+use anyhow::Result;
+
+fn main() -> Result<()> {
+    println!("acme");
+    Ok(())
+}
