@@ -99,8 +99,7 @@ export class LedgerTree implements vscode.TreeDataProvider<Node> {
     if (node.type === 'section') {
       const { section } = node;
       const state = section.entries.length === 0 ? vscode.TreeItemCollapsibleState.None
-        : section.key === 'graveyard' || section.key === 'proposals' || section.key === 'contradictions' || section.key === 'candidates'
-          ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+        : section.key === 'deprioritised' ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded;
       const item = new vscode.TreeItem(section.label, state);
       item.id = `section:${section.key}`;
       item.description = String(section.count);
