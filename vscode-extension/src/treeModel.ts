@@ -17,7 +17,7 @@ export interface EntryView {
   description: string;
   tooltip: string;
   /** `viewItem` for the context menu (package.json `view/item/context`): the entry's kind, and for a
-   * shared approach `approach.shared` (the person's own) or `approach.team` (the repository's only). */
+   * shared approach `approach.mine` (the person's own) or `approach.team` (the repository's only). */
   contextValue: string;
   icon: string;
 }
