@@ -419,6 +419,7 @@ async function runCommand(page, title) {
     await page.keyboard.type('AGENTS.md');
     await page.keyboard.press('Enter');
     const proposal = await appears(page, '.tabs-container .tab.active >> text=/Cenotaph proposal #\\d+: AGENTS.md/', 60000);
+    const proposalId = proposal ? /#(\d+)/.exec(await page.locator('.tabs-container .tab.active').first().innerText())[1] : '?';
     check(proposal && await editorShows(page, "- Don't: numpy — Too heavy for the shop image"), 'Compile Lessons… opens the proposal\'s diff with the numpy lesson');
     const during = await tabs();
     check(during.filter((t) => t === 'AGENTS.md').length === tabsBefore.filter((t) => t === 'AGENTS.md').length,
@@ -428,9 +429,9 @@ async function runCommand(page, title) {
     check(acceptable, 'Accept Proposal is in the diff\'s editor title');
     if (acceptable) {
       await title.click();
-      check(await appears(page, '.notifications-toasts >> text=/proposal #\\d+ accepted: AGENTS.md written/', 20000),
+      check(await appears(page, `.notifications-toasts >> text=/proposal #${proposalId} accepted: AGENTS.md written/`, 20000),
         'accepted: the message names the file written');
-      const stale = page.locator('.notifications-toasts .notification-toast', { hasText: /Cenotaph proposal #\d+: AGENTS.md/ })
+      const stale = page.locator('.notifications-toasts .notification-toast', { hasText: `Cenotaph proposal #${proposalId}: AGENTS.md` })
         .locator('.monaco-button', { hasText: 'Accept' }).first();
       const still = await stale.isVisible().catch(() => false);
       if (still) await stale.click();
@@ -442,7 +443,7 @@ async function runCommand(page, title) {
     check(gone, 'only the proposal\'s tab closed');
     const agents = fs.readFileSync(agentsFile, 'utf8');
     check(agents.includes("- Don't: numpy") && agents.startsWith('# Agents\n\nRun the tests.\n\n<!-- cenotaph:begin -->\n'),
-      `AGENTS.md is written, the person's lines kept (${JSON.stringify(agents.slice(0, 300))})`);
+      `AGENTS.md is written, the person's lines kept (${JSON.stringify(agents)})`);
     const tabsAfter = await tabs();
     check(JSON.stringify(tabsAfter) === JSON.stringify(tabsBefore), `the person's tabs are as they were (${tabsAfter.join(', ')})`);
     check(await page.locator('.tabs-container .tab.dirty').count() === 0, 'and none has unsaved changes');
