@@ -7,6 +7,7 @@
 
 import * as vscode from 'vscode';
 import { CenotaphClient } from './client';
+import { LedgerModel } from './views';
 import { COMPILE_REQUEST, CompileResult, DRAFT_SCHEME, TARGETS, diffTitle, draftPath, proposalOf } from './compileModel';
 
 class Drafts implements vscode.TextDocumentContentProvider {
@@ -21,7 +22,7 @@ class Drafts implements vscode.TextDocumentContentProvider {
   }
 }
 
-export function registerCompile(context: vscode.ExtensionContext, client: CenotaphClient): void {
+export function registerCompile(context: vscode.ExtensionContext, client: CenotaphClient, model: LedgerModel): void {
   const drafts = new Drafts();
   const register = (id: string, run: (...args: any[]) => unknown) =>
     context.subscriptions.push(vscode.commands.registerCommand(id, run));
@@ -39,7 +40,7 @@ export function registerCompile(context: vscode.ExtensionContext, client: Cenota
     }
   };
 
-  const propose = async (params: { target: string; uri?: string }): Promise<void> => {
+  const propose = async (params: { target: string; uri?: string; project?: string }): Promise<void> => {
     let result: CompileResult;
     try {
       result = await client.request<CompileResult>(COMPILE_REQUEST, params);
@@ -70,15 +71,19 @@ export function registerCompile(context: vscode.ExtensionContext, client: Cenota
       TARGETS.map((t) => ({ label: t.label, description: t.detail, target: t.target })),
       { title: 'Cenotaph: compile the lessons into…' });
     if (!pick) return;
+    // The server compiles for the repository around a workspace document; without one, for the
+    // current project (a folder's URI would be read as a document in its parent).
     const document = vscode.window.activeTextEditor?.document;
-    const folder = (document && vscode.workspace.getWorkspaceFolder(document.uri)) ?? vscode.workspace.workspaceFolders?.[0];
-    if (!folder) {
-      void vscode.window.showWarningMessage('Cenotaph: open a folder first: lessons belong to a project.');
+    if (document && document.uri.scheme === 'file' && vscode.workspace.getWorkspaceFolder(document.uri)) {
+      await propose({ target: pick.target, uri: document.uri.toString() });
       return;
     }
-    const uri = document && document.uri.scheme === 'file' && vscode.workspace.getWorkspaceFolder(document.uri)
-      ? document.uri : folder.uri;
-    await propose({ target: pick.target, uri: uri.toString() });
+    if (model.project === undefined) await model.refresh();
+    if (model.project === undefined) {
+      void vscode.window.showWarningMessage(model.error ?? 'Cenotaph: open a folder first: lessons belong to a project.');
+      return;
+    }
+    await propose({ target: pick.target, project: model.project });
   });
   // The "Propose an update" code action on an out-of-date managed block.
   register('cenotaph.proposeUpdate', (arg: { target: string; uri: string }) => propose(arg));
