@@ -90,7 +90,14 @@ export VSCODE_CLI=1
 PROJECT=example.org/acme/shop
 mkdir -p "$WORK/ws" "$WORK/user-data/User" "$WORK/exts"
 printf 'project = "%s"\n' "$PROJECT" >"$WORK/ws/.cenotaph.toml"
+# A past for the afternoon's mining: moment was declared, then dropped (a candidate from git history).
+git -C "$WORK/ws" init -q && git -C "$WORK/ws" config user.name "Ada Lovelace" && git -C "$WORK/ws" config user.email ada@example.org
+printf 'requests==2.32.3\nmoment==2.29.4\n' >"$WORK/ws/requirements.txt"
+git -C "$WORK/ws" add requirements.txt && GIT_AUTHOR_DATE=2026-01-05T10:00:00Z GIT_COMMITTER_DATE=2026-01-05T10:00:00Z \
+  git -C "$WORK/ws" commit -qm "Start the report dates"
 printf 'requests==2.32.3\nonnxruntime==1.19.2\nnumpy>=1.26\n' >"$WORK/ws/requirements.txt"
+git -C "$WORK/ws" add requirements.txt && GIT_AUTHOR_DATE=2026-02-10T10:00:00Z GIT_COMMITTER_DATE=2026-02-10T10:00:00Z \
+  git -C "$WORK/ws" commit -qm "Drop moment: unmaintained, the standard library's datetime does it"
 # A managed block written before any lesson was reinforced: the onnxruntime entry (effort 4) is one since.
 printf '# Agents\n\nRun the tests.\n\n<!-- cenotaph:begin -->\n<!-- cenotaph:lessons -->\n<!-- cenotaph:end -->\n' >"$WORK/ws/AGENTS.md"
 cat >"$WORK/ws/app.py" <<'PY'

@@ -318,6 +318,137 @@ async function runCommand(page, title) {
       check(verdict.includes('"abandoned"') && verdict.includes('Moved to httpx for async'), 'and enters the graveyard with the edited reason');
     }
 
+    // An afternoon of review, every step through the editor's own commands: mine the project's
+    // history, review the candidate, abandon, silence, lift the silence, compile, accept. The
+    // person's files (but the one the proposal writes) and tabs stay as they are.
+    const personFiles = ['requirements.txt', 'app.py', '.cenotaph.toml'];
+    const bytes = () => personFiles.map((f) => fs.readFileSync(path.join(process.env.WORKSPACE, f), 'utf8'));
+    const filesBefore = bytes();
+    const tabs = () => page.evaluate(() => [...document.querySelectorAll('.tabs-container .tab')]
+      .map((t) => t.querySelector('.label-name')?.textContent ?? t.getAttribute('aria-label')));
+    const tabsBefore = await tabs();
+    const row = (text) => page.locator('.pane-body .monaco-list-row', { hasText: text });
+    /** Right-click the view's row and run its context-menu entry. */
+    const contextMenu = async (text, entry) => {
+      const action = page.locator('.context-view .action-item', { hasText: entry }).first();
+      for (let i = 0; i < 3; i++) { // the view may be redrawing after the last change
+        await row(text).first().click({ button: 'right' });
+        if (await action.waitFor({ timeout: 5000 }).then(() => true, () => false)) {
+          await action.click();
+          if (await action.isVisible().catch(() => false)) await page.keyboard.press('Enter'); // see Reinstate above
+          return true;
+        }
+        await page.keyboard.press('Escape');
+      }
+      return false;
+    };
+    // The view's list draws only the rows in sight: the folder's pane makes room for it.
+    const folders = page.locator('.split-view-view:has(.explorer-folders-view) .pane-header').first();
+    if ((await folders.getAttribute('aria-expanded')) === 'true') await folders.click();
+    const inbox = async () => (await page.locator('.statusbar-item', { hasText: /Cenotaph: shop/ }).first().innerText()).trim();
+
+    await runCommand(page, "Cenotaph: Mine This Project's History");
+    const mined = await appears(page, '.pane-body .monaco-list-row >> text=moment', 60000);
+    if (!mined) await page.screenshot({ path: SHOT.replace('hover', 'mined') });
+    check(mined, 'Mine This Project\'s History: the candidate from git history (moment) is in the view');
+    const counted = await page.waitForFunction(() => /\s1\s*$/.test([...document.querySelectorAll('.statusbar-item')]
+      .map((e) => e.innerText).find((t) => t.includes('Cenotaph: shop')) ?? ''), null, { timeout: 20000 }).then(() => true, () => false);
+    check(counted, `the status bar counts the mined candidate (${JSON.stringify(await inbox())})`);
+
+    await runCommand(page, 'Cenotaph: Show Proposals');
+    const waiting = await appears(page, '.quick-input-widget .monaco-list-row >> text=moment', 20000);
+    check(waiting, 'Show Proposals lists the candidate');
+    if (waiting) {
+      await page.keyboard.type('moment');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('.quick-input-widget .monaco-list-row >> text=Edit the reason, then accept', { timeout: 10000 });
+      await page.keyboard.type('Edit the reason');
+      await page.keyboard.press('Enter');
+      const drafted = await appears(page, '.quick-input-widget >> text=/Why was candidate #\\d+ abandoned/', 30000);
+      check(drafted && (await page.locator('.quick-input-widget input').first().inputValue()).includes('Drop moment'),
+        'reviewing it: the input box starts from the drafted reason, which quotes the commit');
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('Unmaintained; datetime does what we need');
+      await page.keyboard.press('Enter');
+      const verdict = () => execFileSync(process.env.CENOTAPH, ['check', '--json', '--project', PROJECT, 'moment'], { encoding: 'utf8' });
+      let accepted = false;
+      for (let i = 0; i < 50 && !accepted; i++) {
+        accepted = verdict().includes('Unmaintained; datetime does what we need');
+        if (!accepted) await page.waitForTimeout(200);
+      }
+      check(accepted, 'accepted from Show Proposals: moment enters the graveyard with the person\'s reason');
+    }
+
+    // Abandon: Record Abandoned Approach…, at a cost that makes it a lesson.
+    await runCommand(page, 'Cenotaph: Record Abandoned Approach…');
+    await page.waitForSelector('.quick-input-widget >> text=/What was abandoned/', { timeout: 10000 });
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('numpy');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(".quick-input-widget >> text=/Why was 'numpy' abandoned\\?/", { timeout: 10000 });
+    await page.keyboard.type('Too heavy for the shop image');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.quick-input-widget input[placeholder^="How much did it cost"]', { timeout: 10000 });
+    await page.keyboard.type('4');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.quick-input-widget input[placeholder^="Where does it stay dead"]', { timeout: 10000 });
+    await page.keyboard.type('In this project');
+    await page.keyboard.press('Enter');
+    check(await appears(page, '.pane-body .monaco-list-row >> text=numpy', 30000), 'Record Abandoned Approach… puts numpy in the view\'s graveyard');
+
+    // Silence it, see the silence, lift it.
+    const silenced = row(/numpy.*not flagged in editors/);
+    check(await contextMenu('numpy', 'Silence in This Project') &&
+      await appears(page, ".quick-input-widget >> text=/Why silence 'numpy' in this project\\?/", 30000), 'Silence in This Project… asks why');
+    await page.keyboard.type('Only the notebook uses it');
+    await page.keyboard.press('Enter');
+    check(await silenced.first().waitFor({ timeout: 20000 }).then(() => true, () => false), 'the view\'s Silences section lists the silence of numpy');
+    check(await contextMenu(/numpy.*not flagged in editors/, 'Lift the Silence') &&
+      await appears(page, ".quick-input-widget >> text=/Why lift the silence of 'numpy' in this project\\?/", 30000), 'Lift the Silence… asks why');
+    await page.keyboard.type('The notebook is gone');
+    await page.keyboard.press('Enter');
+    check(await silenced.first().waitFor({ state: 'detached', timeout: 20000 }).then(() => true, () => false), 'lifted: the silence leaves the view');
+    const lifted = JSON.parse(execFileSync(process.env.CENOTAPH, ['audit', 'log', '--json'], { encoding: 'utf8' }))
+      .events.some((e) => e.action === 'unsuppress' && e.reason === 'The notebook is gone');
+    check(lifted, 'the store recorded the lift with the person\'s reason');
+
+    // Compile the lessons into AGENTS.md (its tab is the person's, open since the morning) and accept.
+    const agentsFile = path.join(process.env.WORKSPACE, 'AGENTS.md');
+    await runCommand(page, 'Cenotaph: Compile Lessons…');
+    await page.waitForSelector('.quick-input-widget >> text=/compile the lessons into/', { timeout: 10000 });
+    await page.keyboard.type('AGENTS.md');
+    await page.keyboard.press('Enter');
+    const proposal = await appears(page, '.tabs-container .tab.active >> text=/Cenotaph proposal #\\d+: AGENTS.md/', 60000);
+    const proposalId = proposal ? /#(\d+)/.exec(await page.locator('.tabs-container .tab.active').first().innerText())[1] : '?';
+    check(proposal && await editorShows(page, "- Don't: numpy — Too heavy for the shop image"), 'Compile Lessons… opens the proposal\'s diff with the numpy lesson');
+    const during = await tabs();
+    check(during.filter((t) => t === 'AGENTS.md').length === tabsBefore.filter((t) => t === 'AGENTS.md').length,
+      'the diff is the proposal\'s own tab: the person\'s AGENTS.md tab is neither taken nor duplicated');
+    const title = page.locator('.tabs-and-actions-container .editor-actions .action-label[aria-label="Accept Proposal"]').first();
+    const acceptable = await title.waitFor({ timeout: 10000 }).then(() => true, () => false);
+    check(acceptable, 'Accept Proposal is in the diff\'s editor title');
+    if (acceptable) {
+      await title.click();
+      check(await appears(page, `.notifications-toasts >> text=/proposal #${proposalId} accepted: AGENTS.md written/`, 20000),
+        'accepted: the message names the file written');
+      const stale = page.locator('.notifications-toasts .notification-toast', { hasText: `Cenotaph proposal #${proposalId}: AGENTS.md` })
+        .locator('.monaco-button', { hasText: 'Accept' }).first();
+      const still = await stale.isVisible().catch(() => false);
+      if (still) await stale.click();
+      const twice = await appears(page, '.notifications-toasts >> text=/already/', 3000);
+      check(still && !twice, 'the proposal\'s notification, clicked after the editor-title Accept, does not act again');
+    }
+    const gone = await page.waitForSelector('.tabs-container .tab >> text=/Cenotaph proposal #/', { state: 'detached', timeout: 20000 })
+      .then(() => true, () => false);
+    check(gone, 'only the proposal\'s tab closed');
+    const agents = fs.readFileSync(agentsFile, 'utf8');
+    check(agents.includes("- Don't: numpy") && agents.startsWith('# Agents\n\nRun the tests.\n\n<!-- cenotaph:begin -->\n'),
+      `AGENTS.md is written, the person's lines kept (${JSON.stringify(agents)})`);
+    const tabsAfter = await tabs();
+    check(JSON.stringify(tabsAfter) === JSON.stringify(tabsBefore), `the person's tabs are as they were (${tabsAfter.join(', ')})`);
+    check(await page.locator('.tabs-container .tab.dirty').count() === 0, 'and none has unsaved changes');
+    check(JSON.stringify(bytes()) === JSON.stringify(filesBefore), `the person's other files are untouched (${personFiles.join(', ')})`);
+
     // Remember Selection: the selected text, verbatim, in this project.
     await page.locator('.tabs-container .tab', { hasText: 'app.py' }).first().click();
     const line = await textRect(page, 'session = ort.InferenceSession');

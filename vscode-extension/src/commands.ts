@@ -8,7 +8,7 @@ import { mcpClientConfig } from './endpoint';
 import { clip, shortProject } from './ledger';
 import { memoryMarkdown, parseRecall, RecallResponse, recallParams, recallPicks } from './recall';
 import { cliArgv } from './serverCommand';
-import { ITEM_ACTIONS, itemCommand } from './treeModel';
+import { entryView, ITEM_ACTIONS, itemCommand } from './treeModel';
 import { LedgerModel, LedgerTree, MemoryDocuments } from './views';
 
 export function registerCommands(context: vscode.ExtensionContext, client: CenotaphClient, model: LedgerModel,
@@ -193,26 +193,32 @@ async function recallWithCli(client: CenotaphClient, model: LedgerModel, query: 
   }
 }
 
+/** What waits for a person: an agent's proposals and the candidates from history, in one list. */
 async function showProposals(client: CenotaphClient, model: LedgerModel): Promise<void> {
   if (!requireServer(client)) return;
   await model.refresh();
-  const proposals = model.parsed?.proposals ?? [];
-  if (!proposals.length) {
-    void vscode.window.showInformationMessage(`Cenotaph: no pending proposals in ${shortProject(model.project ?? '')}.`);
+  const waiting = [...(model.parsed?.proposals ?? []), ...(model.parsed?.candidates ?? [])];
+  if (!waiting.length) {
+    void vscode.window.showInformationMessage(`Cenotaph: nothing waits for review in ${shortProject(model.project ?? '')}.`);
     return;
   }
   const pick = await vscode.window.showQuickPick(
-    proposals.map((p) => ({ label: p.summary, description: `#${p.id}`, detail: p.reason, proposal: p })),
-    { title: `Cenotaph: ${proposals.length} pending proposal${proposals.length === 1 ? '' : 's'}`, matchOnDetail: true },
+    waiting.map((entry) => ({ label: entryView(entry).label, description: `#${entry.id}`, detail: entry.reason, entry })),
+    { title: `Cenotaph: ${waiting.length} waiting for review`, matchOnDetail: true },
   );
   if (!pick) return;
-  const verdict = await vscode.window.showQuickPick(['Accept', 'Reject', 'Show in the ledger'], { title: `Proposal #${pick.proposal.id}: ${pick.label}` });
-  if (verdict === 'Accept') await client.run('cenotaph.acceptProposal', { proposalId: pick.proposal.id });
-  else if (verdict === 'Reject') await client.run('cenotaph.rejectProposal', { proposalId: pick.proposal.id });
-  else if (verdict) await openLedger(client, model, pick.proposal.line);
+  const verdicts = pick.entry.kind === 'candidate'
+    ? [['Accept as drafted', 'acceptCandidate'], ['Edit the reason, then accept', 'editCandidate'], ['Reject', 'rejectCandidate']]
+    : [['Accept', 'acceptProposal'], ['Reject', 'rejectProposal']];
+  const verdict = await vscode.window.showQuickPick([...verdicts.map(([label]) => label), 'Show in the ledger'],
+    { title: `#${pick.entry.id}: ${pick.label}` });
+  const action = verdicts.find(([label]) => label === verdict)?.[1];
+  const call = action && itemCommand(action, pick.entry, model.project ?? '');
+  if (call) await client.run(call.command, call.argument);
+  else if (verdict) await openLedger(client, model, pick.entry.line);
 }
 
-/** Candidates from history, now: the server mines the folder's agent transcripts (`cenotaph.mine`). */
+/** Candidates from history, now: the server mines the folder's git history and agent transcripts (`cenotaph.mine`). */
 async function mineHistory(client: CenotaphClient, model: LedgerModel): Promise<void> {
   if (!requireServer(client)) return;
   const folder = model.folder();
@@ -220,7 +226,7 @@ async function mineHistory(client: CenotaphClient, model: LedgerModel): Promise<
     void vscode.window.showWarningMessage('Cenotaph: open a folder first: its past is what is mined.');
     return;
   }
-  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Cenotaph: mining agent transcripts…' },
+  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Cenotaph: mining this project\'s history…' },
     () => client.run('cenotaph.mine', { uri: folder.uri.toString() }));
 }
 

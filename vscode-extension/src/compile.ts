@@ -1,10 +1,13 @@
 // From memory to policy: a `cenotaph/compile` proposal (shared_schema/compile.schema.json) opens in
-// VS Code's diff editor, the file on disk against a read-only virtual document of the draft, with
-// Accept / Reject in the editor title and in the notification. Accept is the server's
-// `cenotaph.acceptProposal`: it writes only if the file is still as it was diffed.
+// VS Code's diff editor, a read-only copy of the file as it is on disk against a read-only virtual
+// document of the draft, with Accept / Reject in the editor title and in the notification. Both
+// sides are the proposal's own documents, never the person's open one: its tab, its unsaved edits
+// and its undo history stay out of the proposal. Accept is the server's `cenotaph.acceptProposal`:
+// it writes only if the file is still as it was diffed, and says which files it wrote.
 
 import * as vscode from 'vscode';
 import { CenotaphClient } from './client';
+import { LedgerModel } from './views';
 import { COMPILE_REQUEST, CompileResult, DRAFT_SCHEME, TARGETS, diffTitle, draftPath, proposalOf } from './compileModel';
 
 class Drafts implements vscode.TextDocumentContentProvider {
@@ -19,18 +22,25 @@ class Drafts implements vscode.TextDocumentContentProvider {
   }
 }
 
-export function registerCompile(context: vscode.ExtensionContext, client: CenotaphClient): void {
+export function registerCompile(context: vscode.ExtensionContext, client: CenotaphClient, model: LedgerModel): void {
   const drafts = new Drafts();
   const register = (id: string, run: (...args: any[]) => unknown) =>
     context.subscriptions.push(vscode.commands.registerCommand(id, run));
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(DRAFT_SCHEME, drafts));
 
+  // Decided here already: the proposal's notification stays on screen after Accept in the editor
+  // title, and clicking it later must not act a second time.
+  const decided = new Set<number>();
   const decide = async (proposalId: number, accept: boolean): Promise<void> => {
+    if (decided.has(proposalId)) return;
     const result = await client.run(accept ? 'cenotaph.acceptProposal' : 'cenotaph.rejectProposal', { proposalId });
-    if (result?.done) await closeDrafts(proposalId);
+    if (result?.done) {
+      decided.add(proposalId);
+      await closeDrafts(proposalId);
+    }
   };
 
-  const propose = async (params: { target: string; uri?: string }): Promise<void> => {
+  const propose = async (params: { target: string; uri?: string; project?: string }): Promise<void> => {
     let result: CompileResult;
     try {
       result = await client.request<CompileResult>(COMPILE_REQUEST, params);
@@ -46,11 +56,8 @@ export function registerCompile(context: vscode.ExtensionContext, client: Cenota
     for (const file of result.files) {
       const draft = vscode.Uri.from({ scheme: DRAFT_SCHEME, ...draftPath(proposalId, file.path) });
       drafts.set(draft, file.draft ?? '');
-      let left = vscode.Uri.parse(file.uri);
-      if (file.baseSha256 === 'absent') {
-        left = vscode.Uri.from({ scheme: DRAFT_SCHEME, ...draftPath(proposalId, file.path, true) });
-        drafts.set(left, '');
-      }
+      const left = vscode.Uri.from({ scheme: DRAFT_SCHEME, ...draftPath(proposalId, file.path, true) });
+      drafts.set(left, file.baseSha256 === 'absent' ? '' : await onDisk(vscode.Uri.parse(file.uri)));
       await vscode.commands.executeCommand('vscode.diff', left, draft, diffTitle(proposalId, file), { preview: false });
     }
     const files = result.files.map((f) => f.path).join(', ');
@@ -64,15 +71,19 @@ export function registerCompile(context: vscode.ExtensionContext, client: Cenota
       TARGETS.map((t) => ({ label: t.label, description: t.detail, target: t.target })),
       { title: 'Cenotaph: compile the lessons into…' });
     if (!pick) return;
+    // The server compiles for the repository around a workspace document; without one, for the
+    // current project (a folder's URI would be read as a document in its parent).
     const document = vscode.window.activeTextEditor?.document;
-    const folder = (document && vscode.workspace.getWorkspaceFolder(document.uri)) ?? vscode.workspace.workspaceFolders?.[0];
-    if (!folder) {
-      void vscode.window.showWarningMessage('Cenotaph: open a folder first: lessons belong to a project.');
+    if (document && document.uri.scheme === 'file' && vscode.workspace.getWorkspaceFolder(document.uri)) {
+      await propose({ target: pick.target, uri: document.uri.toString() });
       return;
     }
-    const uri = document && document.uri.scheme === 'file' && vscode.workspace.getWorkspaceFolder(document.uri)
-      ? document.uri : folder.uri;
-    await propose({ target: pick.target, uri: uri.toString() });
+    if (model.project === undefined) await model.refresh();
+    if (model.project === undefined) {
+      void vscode.window.showWarningMessage(model.error ?? 'Cenotaph: open a folder first: lessons belong to a project.');
+      return;
+    }
+    await propose({ target: pick.target, project: model.project });
   });
   // The "Propose an update" code action on an out-of-date managed block.
   register('cenotaph.proposeUpdate', (arg: { target: string; uri: string }) => propose(arg));
@@ -82,6 +93,15 @@ export function registerCompile(context: vscode.ExtensionContext, client: Cenota
       const proposalId = target?.scheme === DRAFT_SCHEME ? proposalOf(target.path) : undefined;
       if (proposalId !== undefined) await decide(proposalId, accept);
     });
+  }
+}
+
+/** The file as the proposal's base saw it: its bytes on disk, not an open editor's unsaved text. */
+async function onDisk(uri: vscode.Uri): Promise<string> {
+  try {
+    return new TextDecoder('utf-8').decode(await vscode.workspace.fs.readFile(uri));
+  } catch {
+    return ''; // gone since the proposal: Accept refuses it, as the base no longer matches
   }
 }
 

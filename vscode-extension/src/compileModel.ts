@@ -30,7 +30,7 @@ export interface CompileResult {
   files: ProposedFile[];
 }
 
-/** `cenotaph-draft:/<proposal id>/<path>`: the draft; `…?base` the empty file a new one starts from. */
+/** `cenotaph-draft:/<proposal id>/<path>`: the draft; `…?base` the file as it was on disk (empty for a new one). */
 export function draftPath(proposalId: number, path: string, base = false): { path: string; query: string } {
   return { path: `/${proposalId}/${path}`, query: base ? 'base' : '' };
 }

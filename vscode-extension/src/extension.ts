@@ -35,7 +35,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
   );
   registerCommands(context, client, model, pages);
-  registerCompile(context, client);
+  registerCompile(context, client, model);
   registerMcp(context, client);
   await client.start();
 }

@@ -9,6 +9,7 @@ export interface LedgerCounts {
   deprioritised: number;
   proposals: number;
   candidates: number;
+  silences: number;
 }
 
 export interface LedgerResult {
@@ -32,6 +33,12 @@ export interface ApproachEntry {
   date?: string;
   actor?: string;
   reason: string;
+  /** Shared in the repository's `.cenotaph/` folder: `mine` (the person's own entry, its shared
+   * copy a mark on it) or `team` (only the repository's file, shared by `sharedBy`). */
+  shared?: 'mine' | 'team';
+  /** The shared file, relative to the repository (known for `mine`). */
+  sharedPath?: string;
+  sharedBy?: string;
 }
 
 export interface ContradictionEntry {
@@ -79,7 +86,22 @@ export interface CandidateEntry {
   evidence: string;
 }
 
-export type LedgerEntry = ApproachEntry | ContradictionEntry | MemoryEntry | ProposalEntry | CandidateEntry;
+/** A silence in force in the project (a suppression: its own or a global one). */
+export interface SilenceEntry {
+  kind: 'silence';
+  id: number;
+  line: number;
+  name: string;
+  /** `diagnostic`: not flagged in editors; `recall`: kept out of recall. */
+  silenced: 'diagnostic' | 'recall';
+  /** The project it holds in: the ledger's project, or "" (everywhere). */
+  project: string;
+  date?: string;
+  actor?: string;
+  reason: string;
+}
+
+export type LedgerEntry = ApproachEntry | ContradictionEntry | MemoryEntry | ProposalEntry | CandidateEntry | SilenceEntry;
 
 export interface ParsedLedger {
   graveyard: ApproachEntry[];
@@ -87,11 +109,16 @@ export interface ParsedLedger {
   deprioritised: MemoryEntry[];
   proposals: ProposalEntry[];
   candidates: CandidateEntry[];
+  silences: SilenceEntry[];
 }
 
-const ENTRY = /^(?:- |### )(approach|contradiction|memory|proposal|candidate) #(\d+)\b(.*)$/;
+/** An entry's first line: its kind and id (the line the server's code actions are offered on). */
+export const ENTRY = /^(?:- |### )(approach|contradiction|memory|proposal|candidate|silence) #(\d+)\b(.*)$/;
 const CANDIDATE = /^ · \*\*(.+?)\*\* \(([^)]*)\) · confidence ([\d.]+)(?: · replaced by (.+?))? — (.*)$/;
-const APPROACH = /^ · \*\*(.+?)\*\* \(([^)]*)\) · abandoned (here|everywhere|in .+?)(?: · effort (\d)\/5)? · (\S+) by (.+?) — (.*)$/;
+// After the effort: `<date> by <actor>[ · shared in the repository (<path>)]` for the person's own
+// entry, or `shared in the repository by <author>, <date>` for an entry only the repository holds.
+const APPROACH = /^ · \*\*(.+?)\*\* \(([^)]*)\) · abandoned (here|everywhere|in .+?)(?: · effort (\d)\/5)? · (?:shared in the repository by (.+?), (\S+)|(\S+) by (.+?)(?: · shared in the repository \((.*?)\))?) — (.*)$/;
+const SILENCE = /^ · \*\*(.+?)\*\* · (not flagged in editors|kept out of recall) · (here|everywhere) · (\S+) by (.+?) — (.*)$/;
 const MEMORY_HEAD = /^\s*memory #(\d+)\b/;
 const SEPARATOR = /(?<!\\)\|/;
 const DASH = ' — ';
@@ -118,11 +145,26 @@ function approach(id: number, line: number, rest: string, project: string): Appr
     const [summary, reason] = afterDash(rest);
     return { kind: 'approach', id, line, displayName: summary || `approach #${id}`, project, where: '', reason };
   }
-  const where = m[3];
+  const [, displayName, ecosystem, where, effort, teammate, sharedOn, date, actor, sharedPath, reason] = m;
   const graveyard = where === 'here' ? project : where === 'everywhere' ? '' : where.slice('in '.length);
+  const entry: ApproachEntry = {
+    kind: 'approach', id, line, displayName, ecosystem, project: graveyard, where,
+    effort: effort ? Number(effort) : undefined, date: date ?? sharedOn, actor: actor ?? teammate, reason,
+  };
+  if (teammate !== undefined) Object.assign(entry, { shared: 'team', sharedBy: teammate });
+  else if (sharedPath !== undefined) Object.assign(entry, { shared: 'mine', sharedPath });
+  return entry;
+}
+
+function silence(id: number, line: number, rest: string, project: string): SilenceEntry {
+  const m = SILENCE.exec(rest);
+  if (!m) {
+    const [summary, reason] = afterDash(rest);
+    return { kind: 'silence', id, line, name: summary.replace(/\*\*/g, '') || `silence #${id}`, silenced: 'diagnostic', project, reason };
+  }
   return {
-    kind: 'approach', id, line, displayName: m[1], ecosystem: m[2], project: graveyard, where,
-    effort: m[4] ? Number(m[4]) : undefined, date: m[5], actor: m[6], reason: m[7],
+    kind: 'silence', id, line, name: m[1].replace(/\\\|/g, '|'), silenced: m[2] === 'kept out of recall' ? 'recall' : 'diagnostic',
+    project: m[3] === 'everywhere' ? '' : project, date: m[4], actor: m[5], reason: m[6],
   };
 }
 
@@ -144,7 +186,7 @@ function contradiction(id: number, line: number, lines: string[], header: string
 }
 
 export function parseLedger(text: string, project: string): ParsedLedger {
-  const parsed: ParsedLedger = { graveyard: [], contradictions: [], deprioritised: [], proposals: [], candidates: [] };
+  const parsed: ParsedLedger = { graveyard: [], contradictions: [], deprioritised: [], proposals: [], candidates: [], silences: [] };
   const lines = text.split(/\r\n|\r|\n/);
   lines.forEach((text, line) => {
     const m = ENTRY.exec(text);
@@ -182,6 +224,9 @@ export function parseLedger(text: string, project: string): ParsedLedger {
         }
         break;
       }
+      case 'silence':
+        parsed.silences.push(silence(id, line, rest, project));
+        break;
     }
   });
   return parsed;

@@ -5,8 +5,7 @@
 import * as vscode from 'vscode';
 import { CenotaphClient } from './client';
 import { LEDGER_SCHEME } from './fileKinds';
-
-const ENTRY = /^(?:- |### )(?:approach|contradiction|memory|proposal|candidate) #\d+\b/;
+import { ENTRY } from './ledger';
 
 export class LedgerLenses implements vscode.CodeLensProvider {
   private readonly emitter = new vscode.EventEmitter<void>();

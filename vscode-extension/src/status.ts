@@ -1,4 +1,5 @@
-// The status bar item's text: the project, open contradictions and pending proposals, the server's state.
+// The status bar item's text: the project, open contradictions and what waits for review (proposals
+// and candidates from history), the server's state.
 
 import { LedgerCounts, shortProject } from './ledger';
 
@@ -36,7 +37,8 @@ export function statusView(input: StatusInput): StatusView {
   let text = `${icon} Cenotaph`;
   if (project !== undefined) text += `: ${shortProject(project)}`;
   if (state === 'running' && counts) {
-    text += ` $(git-compare) ${counts.contradictions} $(inbox) ${counts.proposals}`;
+    // Candidates from history wait for the same person as an agent's proposals: one inbox.
+    text += ` $(git-compare) ${counts.contradictions} $(inbox) ${counts.proposals + counts.candidates}`;
   }
   const lines = [`Cenotaph language server: ${STATE_WORDS[state]}`];
   if (input.detail) lines.push(input.detail);
@@ -45,8 +47,10 @@ export function statusView(input: StatusInput): StatusView {
     lines.push([
       plural(counts.contradictions, 'open contradiction', 'open contradictions'),
       plural(counts.proposals, 'pending proposal', 'pending proposals'),
+      plural(counts.candidates, 'candidate from history', 'candidates from history'),
       plural(counts.graveyard, 'abandoned approach', 'abandoned approaches'),
       plural(counts.deprioritised, 'deprioritised memory', 'deprioritised memories'),
+      plural(counts.silences, 'silence', 'silences'),
     ].join(', '));
   }
   lines.push(state === 'running' ? 'Click to open the ledger.' : 'Click to see what happened.');

@@ -16,8 +16,9 @@ export interface EntryView {
   label: string;
   description: string;
   tooltip: string;
-  /** `viewItem` for the context menu (package.json `view/item/context`). */
-  contextValue: LedgerEntry['kind'];
+  /** `viewItem` for the context menu (package.json `view/item/context`): the entry's kind, and for a
+   * shared approach `approach.mine` (the person's own) or `approach.team` (the repository's only). */
+  contextValue: string;
   icon: string;
 }
 
@@ -27,6 +28,7 @@ const SECTIONS: { key: SectionKey; label: string; icon: string; count: keyof Led
   { key: 'proposals', label: 'Pending proposals', icon: 'inbox', count: 'proposals' },
   { key: 'candidates', label: 'Candidates from history', icon: 'history', count: 'candidates' },
   { key: 'deprioritised', label: 'Deprioritised memories', icon: 'archive', count: 'deprioritised' },
+  { key: 'silences', label: 'Silences', icon: 'mute', count: 'silences' },
 ];
 
 export function sections(parsed: ParsedLedger, counts?: LedgerCounts): Section[] {
@@ -41,12 +43,26 @@ export function entryView(entry: LedgerEntry): EntryView {
       const facts = [entry.ecosystem, entry.where ? `abandoned ${entry.where}` : '', entry.effort ? `effort ${entry.effort}/5` : '']
         .filter(Boolean).join(' · ');
       const who = entry.date ? `\n${entry.date}${entry.actor ? ` by ${entry.actor}` : ''}` : '';
+      const mark = entry.shared === 'mine' ? `\nShared in the repository (${entry.sharedPath})`
+        : entry.shared === 'team' ? `\nShared in the repository by ${entry.sharedBy}` : '';
       return {
         label: entry.displayName,
-        description: clip(entry.reason || facts, 80),
-        tooltip: `${entry.displayName} (${facts})\n${entry.reason}${who}`,
-        contextValue: 'approach',
-        icon: 'circle-slash',
+        description: clip(`${entry.shared ? 'shared · ' : ''}${entry.reason || facts}`, 80),
+        tooltip: `${entry.displayName} (${facts})\n${entry.reason}${who}${mark}`,
+        contextValue: entry.shared ? `approach.${entry.shared}` : 'approach',
+        icon: entry.shared ? 'organization' : 'circle-slash',
+      };
+    }
+    case 'silence': {
+      const what = entry.silenced === 'recall' ? 'kept out of recall' : 'not flagged in editors';
+      const where = entry.project === '' ? 'everywhere' : 'here';
+      return {
+        label: entry.name,
+        description: `${what} · ${where}`,
+        tooltip: [`silence #${entry.id}: ${entry.name} is ${what}, ${where}`, entry.reason,
+          entry.date ? `${entry.date}${entry.actor ? ` by ${entry.actor}` : ''}` : ''].filter(Boolean).join('\n'),
+        contextValue: 'silence',
+        icon: 'mute',
       };
     }
     case 'contradiction':
@@ -97,13 +113,24 @@ export function itemCommand(action: string, entry: LedgerEntry, documentProject:
     case 'approach': {
       const table: Record<string, { command: string; argument: Record<string, unknown> }> = {
         showWhy: { command: 'cenotaph.showWhy', argument: { approachId: entry.id } },
-        reinstateApproach: { command: 'cenotaph.reinstate', argument: { name: entry.displayName, project: entry.project } },
         silenceProject: { command: 'cenotaph.silence', argument: { name: entry.displayName, scope: 'project', project: documentProject } },
         silenceEverywhere: { command: 'cenotaph.silence', argument: { name: entry.displayName, scope: 'everywhere' } },
-        markWrong: { command: 'cenotaph.markWrong', argument: { approachId: entry.id } },
       };
+      // The repository's file is the record of a teammate's entry: it is only unshared, never reinstated here.
+      if (entry.shared !== 'team') {
+        table.reinstateApproach = { command: 'cenotaph.reinstate', argument: { name: entry.displayName, project: entry.project } };
+        table.markWrong = { command: 'cenotaph.markWrong', argument: { approachId: entry.id } };
+      }
+      if (entry.shared) {
+        table.stopSharing = { command: 'cenotaph.unshare',
+          argument: { ...(entry.sharedPath ? { path: entry.sharedPath } : { name: entry.displayName }), project: documentProject } };
+      }
       return table[action];
     }
+    case 'silence':
+      return action === 'liftSilence'
+        ? { command: 'cenotaph.liftSilence', argument: { name: entry.name, kind: entry.silenced, project: entry.project } }
+        : undefined;
     case 'contradiction': {
       const keep: Record<string, string> = { keepA: 'a', keepB: 'b', keepBoth: 'both', keepNeither: 'neither' };
       if (keep[action]) return { command: 'cenotaph.resolveContradiction', argument: { contradictionId: entry.id, keep: keep[action] } };
@@ -133,9 +160,10 @@ export function itemCommand(action: string, entry: LedgerEntry, documentProject:
 
 /** The context-menu actions, by the command id suffix in package.json (`cenotaph.item.<action>`). */
 export const ITEM_ACTIONS = [
-  'showWhy', 'reinstateApproach', 'silenceProject', 'silenceEverywhere', 'markWrong',
+  'showWhy', 'reinstateApproach', 'silenceProject', 'silenceEverywhere', 'markWrong', 'stopSharing',
   'keepA', 'keepB', 'keepBoth', 'keepNeither', 'dismissContradiction',
   'acceptProposal', 'rejectProposal',
   'acceptCandidate', 'editCandidate', 'rejectCandidate',
   'reinstateMemory', 'archiveMemory', 'confirmMemory', 'refuteMemory',
+  'liftSilence',
 ] as const;

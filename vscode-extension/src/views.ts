@@ -99,10 +99,11 @@ export class LedgerTree implements vscode.TreeDataProvider<Node> {
     if (node.type === 'section') {
       const { section } = node;
       const state = section.entries.length === 0 ? vscode.TreeItemCollapsibleState.None
-        : section.key === 'graveyard' || section.key === 'proposals' || section.key === 'contradictions' || section.key === 'candidates'
-          ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+        : section.key === 'deprioritised' ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded;
       const item = new vscode.TreeItem(section.label, state);
-      item.id = `section:${section.key}`;
+      // A section that fills again is a new item, expanded: the view would otherwise keep the
+      // collapsed state of its empty self, hiding a candidate that just arrived.
+      item.id = `section:${section.key}:${section.entries.length ? 'listed' : 'empty'}`;
       item.description = String(section.count);
       item.iconPath = new vscode.ThemeIcon(section.icon);
       item.contextValue = 'section';

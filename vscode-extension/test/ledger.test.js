@@ -27,15 +27,15 @@ test('the fixture is a ledger result as ledger.schema.json defines it', () => {
   assert.equal(expect.contradiction.found, 1, 'the two memories were found to contradict');
 });
 
-test('the tree lists the server ledger: graveyard, contradictions, proposals, candidates, deprioritised', () => {
+test('the tree lists the server ledger: graveyard, contradictions, proposals, candidates, deprioritised, silences', () => {
   const parsed = parseLedger(fixture.text, fixture.project);
   const tree = sections(parsed, fixture.counts);
   assert.deepEqual(tree.map((s) => s.label),
-    ['Graveyard', 'Open contradictions', 'Pending proposals', 'Candidates from history', 'Deprioritised memories']);
-  assert.deepEqual(tree.map((s) => s.count), [2, 1, 1, 1, 1]);
-  assert.deepEqual(tree.map((s) => s.entries.length), [2, 1, 1, 1, 1]);
+    ['Graveyard', 'Open contradictions', 'Pending proposals', 'Candidates from history', 'Deprioritised memories', 'Silences']);
+  assert.deepEqual(tree.map((s) => s.count), [3, 1, 1, 1, 1, 2]);
+  assert.deepEqual(tree.map((s) => s.entries.length), [3, 1, 1, 1, 1, 2]);
 
-  const [leftPad, onnx] = parsed.graveyard;
+  const [leftPad, onnx, moment] = parsed.graveyard;
   assert.deepEqual([onnx.id, leftPad.id].sort(), [...fixture.expect.approaches].sort());
   assert.equal(onnx.displayName, 'onnxruntime');
   assert.equal(onnx.ecosystem, 'pypi');
@@ -44,6 +44,24 @@ test('the tree lists the server ledger: graveyard, contradictions, proposals, ca
   assert.equal(onnx.reason, 'SIGILL crash on Alpine | musl libc');
   assert.equal(leftPad.project, '', 'abandoned everywhere: the global graveyard');
   assert.equal(leftPad.effort, undefined);
+  assert.equal(leftPad.shared, undefined);
+  assert.equal(onnx.shared, 'mine', 'the person shared it: one entry, with the mark');
+  assert.equal(onnx.sharedPath, fixture.expect.sharedPath);
+  assert.equal(onnx.actor, 'vscode');
+  assert.equal(moment.displayName, 'moment', 'a teammate\'s entry is named plainly, no raw asterisks');
+  assert.equal(moment.shared, 'team');
+  assert.equal(moment.sharedBy, 'Grace Hopper');
+  assert.equal(moment.date, '2026-02-01');
+  assert.equal(moment.reason, 'Unmaintained since 2020');
+  assert.equal(parsed.graveyard.filter((a) => a.displayName === 'onnxruntime').length, 1, 'one entry per name');
+
+  const [requests, onnxRecall] = parsed.silences;
+  assert.equal(requests.id, fixture.expect.silence);
+  assert.equal(requests.name, 'requests');
+  assert.equal(requests.silenced, 'diagnostic');
+  assert.equal(requests.project, fixture.project, 'silenced here');
+  assert.equal(requests.reason, 'vendored | on purpose');
+  assert.equal(onnxRecall.silenced, 'recall', 'effort 4 keeps its memories out of recall');
 
   const [c] = parsed.contradictions;
   assert.equal(c.memoryA, fixture.expect.contradiction.a);
@@ -75,7 +93,7 @@ test('the tree lists the server ledger: graveyard, contradictions, proposals, ca
 
   // Each entry's line is the one the server's code actions read for that entry.
   const lines = fixture.text.split('\n');
-  for (const entry of [onnx, leftPad, c, m, p, candidate]) assert.ok(lines[entry.line].includes(`${entry.kind} #${entry.id}`));
+  for (const entry of [onnx, leftPad, moment, c, m, p, candidate, ...parsed.silences]) assert.ok(lines[entry.line].includes(`${entry.kind} #${entry.id}`));
 });
 
 test('rows show what a person needs at a glance', () => {
@@ -85,17 +103,52 @@ test('rows show what a person needs at a glance', () => {
   assert.equal(view.label, 'onnxruntime');
   assert.match(view.description, /SIGILL/);
   assert.match(view.tooltip, /effort 4\/5/);
-  assert.equal(view.contextValue, 'approach');
+  assert.equal(entryView(parsed.graveyard.find((a) => a.displayName === 'left-pad')).contextValue, 'approach');
   assert.match(entryView(parsed.contradictions[0]).label, /Prefer SQLAlchemy.*↔.*SQLAlchemy sessions/);
   assert.equal(entryView(parsed.proposals[0]).contextValue, 'proposal');
   assert.equal(entryView(parsed.deprioritised[0]).label, 'The staging cluster runs on spot instances.');
+  const shared = entryView(onnx);
+  assert.equal(shared.contextValue, 'approach.mine');
+  assert.match(shared.description, /^shared · SIGILL/);
+  assert.match(shared.tooltip, /Shared in the repository \(\.cenotaph\/graveyard\/pypi\/onnxruntime\.toml\)/);
+  const team = entryView(parsed.graveyard.find((a) => a.displayName === 'moment'));
+  assert.equal(team.contextValue, 'approach.team');
+  assert.match(team.tooltip, /Shared in the repository by Grace Hopper/);
+  const silence = entryView(parsed.silences[0]);
+  assert.equal(silence.label, 'requests');
+  assert.equal(silence.description, 'not flagged in editors · here');
+  assert.equal(silence.contextValue, 'silence');
+});
+
+test('the view\'s context menu offers each action on the entries it applies to (package.json when clauses)', () => {
+  const pkg = require('../package.json');
+  const parsed = parseLedger(fixture.text, fixture.project);
+  // The when clauses use `viewItem == x` and `viewItem =~ /re/`, joined by &&.
+  const offered = (command, contextValue) => pkg.contributes.menus['view/item/context'].some((m) => m.command === command
+    && m.when.split(' && ').every((clause) => {
+      const eq = /^viewItem == (\S+)$/.exec(clause);
+      const re = /^viewItem =~ \/(.+)\/$/.exec(clause);
+      return eq ? eq[1] === contextValue : re ? new RegExp(re[1]).test(contextValue) : clause === 'view == cenotaph.view';
+    }));
+  const entries = [...parsed.graveyard, ...parsed.contradictions, ...parsed.proposals, ...parsed.candidates,
+    ...parsed.deprioritised, ...parsed.silences];
+  for (const entry of entries) {
+    const contextValue = entryView(entry).contextValue;
+    for (const action of ITEM_ACTIONS) {
+      const applies = itemCommand(action, entry, fixture.project) !== undefined;
+      assert.equal(offered(`cenotaph.item.${action}`, contextValue), applies, `${action} on ${contextValue} #${entry.id}`);
+    }
+  }
+  // Positive control: a teammate's entry is not the person's to reinstate, and the menu agrees.
+  assert.equal(offered('cenotaph.item.reinstateApproach', 'approach.team'), false);
+  assert.equal(offered('cenotaph.item.reinstateApproach', 'approach'), true);
 });
 
 test('every context-menu action sends an argument the server accepts (commands.schema.json)', () => {
   const s = schema('commands');
   const parsed = parseLedger(fixture.text, fixture.project);
   const entries = [...parsed.graveyard, ...parsed.contradictions, ...parsed.proposals, ...parsed.candidates,
-    ...parsed.deprioritised];
+    ...parsed.deprioritised, ...parsed.silences];
   let checked = 0;
   for (const action of ITEM_ACTIONS) {
     const applicable = entries.map((e) => itemCommand(action, e, fixture.project)).filter(Boolean);
@@ -117,11 +170,20 @@ test('every context-menu action sends an argument the server accepts (commands.s
   assert.deepEqual(itemCommand('editCandidate', candidate, fixture.project),
     { command: 'cenotaph.acceptCandidate', argument: { proposalId: candidate.id, draft: candidate.reason } });
   assert.equal(entryView(candidate).contextValue, 'candidate');
+  const [requests] = parsed.silences;
+  assert.deepEqual(itemCommand('liftSilence', requests, fixture.project),
+    { command: 'cenotaph.liftSilence', argument: { name: 'requests', kind: 'diagnostic', project: fixture.project } });
+  assert.deepEqual(itemCommand('stopSharing', onnx, fixture.project),
+    { command: 'cenotaph.unshare', argument: { path: fixture.expect.sharedPath, project: fixture.project } });
+  assert.deepEqual(itemCommand('stopSharing', parsed.graveyard.find((a) => a.displayName === 'moment'), fixture.project),
+    { command: 'cenotaph.unshare', argument: { name: 'moment', project: fixture.project } });
+  assert.equal(itemCommand('stopSharing', parsed.graveyard.find((a) => a.displayName === 'left-pad'), fixture.project), undefined,
+    'an entry that is not shared cannot be unshared');
 });
 
 test('an empty ledger has empty sections; unexpected entry lines are still listed', () => {
   const empty = '# Cenotaph ledger · global scope\n\n## Graveyard (0)\n\n_none_\n\n## Open contradictions (0)\n\n_none_\n';
-  assert.deepEqual(sections(parseLedger(empty, '')).map((s) => s.count), [0, 0, 0, 0, 0]);
+  assert.deepEqual(sections(parseLedger(empty, '')).map((s) => s.count), [0, 0, 0, 0, 0, 0]);
   const odd = parseLedger('## Graveyard (1)\n\n- approach #7 · something new — because\n', 'p');
   assert.equal(odd.graveyard[0].id, 7);
   assert.equal(odd.graveyard[0].displayName, 'something new');

@@ -3,14 +3,16 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { statusView } = require('../out/status');
 
-const counts = { graveyard: 3, contradictions: 2, deprioritised: 1, proposals: 1 };
+const counts = { graveyard: 3, contradictions: 2, deprioritised: 1, proposals: 1, candidates: 3, silences: 2 };
 
-test('running: project, open contradictions and proposals', () => {
+test('running: project, open contradictions, and proposals with the mined candidates', () => {
   const v = statusView({ state: 'running', project: 'github.com/acme/app', counts });
-  assert.equal(v.text, '$(book) Cenotaph: app $(git-compare) 2 $(inbox) 1');
+  assert.equal(v.text, '$(book) Cenotaph: app $(git-compare) 2 $(inbox) 4');
+  assert.equal(statusView({ state: 'running', project: 'p', counts: { ...counts, candidates: 0 } }).text,
+    '$(book) Cenotaph: p $(git-compare) 2 $(inbox) 1');
   assert.match(v.tooltip, /server: running/);
   assert.match(v.tooltip, /Project: github.com\/acme\/app/);
-  assert.match(v.tooltip, /2 open contradictions, 1 pending proposal, 3 abandoned approaches, 1 deprioritised memory$/m);
+  assert.match(v.tooltip, /2 open contradictions, 1 pending proposal, 3 candidates from history, 3 abandoned approaches, 1 deprioritised memory, 2 silences$/m);
   assert.equal(v.alert, false);
 });
 
