@@ -155,10 +155,7 @@ def cli_memory(cli_env: dict[str, str], embedder: Embedder, analyzer: Analyzer) 
     """That store, opened in the test's process with the session's models: a test of another
     command seeds it in milliseconds a verb, where each `cenotaph abandon` process would load both
     models first (seconds)."""
-    location = cli_store(cli_env)
-    if isinstance(location, Path):
-        location.parent.mkdir(parents=True, exist_ok=True)
-    store = open_store(location)
+    store = open_store(cli_store(cli_env))
     try:
         yield Memory(Context(store=store, embedder=embedder, analyzer=analyzer))
     finally:

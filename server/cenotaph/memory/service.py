@@ -219,7 +219,7 @@ class Memory:
         odd spelling mid-edit costs no document its diagnostics."""
         if ecosystem is not None:
             validate.choice(ecosystem, "ecosystem", ecosystems.NAMES)
-        checked = validate.text_list(list(names), "names", max_items=1000, max_length=300)
+        checked = validate.text_list(list(names), "names", max_items=1000, max_length=validate.MAX_NAME)
         if not detected:
             checked = [validate.package_name(name, f"names[{i}]", ecosystem=None) for i, name in enumerate(checked)]
         return self.graveyard.check(checked, validate.project(project),

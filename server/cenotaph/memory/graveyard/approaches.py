@@ -233,7 +233,7 @@ class Graveyard:
         """Validate and normalize an abandonment before anything is written. Without an
         `ecosystem`, the `workspace` the caller works in decides (see workspace_ecosystem);
         without either, the spelling, else PyPI."""
-        name = validate.text(name, "name", max_length=300).strip()
+        name = validate.text(name, "name", max_length=validate.MAX_NAME).strip()
         reason = validate.text(reason, "reason")
         project = validate.project(project)
         effort = validate.optional_integer(effort, "effort", low=1, high=5)

@@ -37,7 +37,7 @@ def key_for(graveyard: Graveyard, name: str, project: str, ecosystem: str | None
 
 
 def _arguments(name: str, kind: str, project: str) -> tuple[str, str, str]:
-    name = validate.text(name, "name", max_length=300).strip()
+    name = validate.text(name, "name", max_length=validate.MAX_NAME).strip()
     kind = validate.choice(kind, "kind", KINDS)
     return name, kind, validate.project(project)
 
