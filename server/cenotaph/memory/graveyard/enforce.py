@@ -121,7 +121,7 @@ def edited_text(tool_name: str, tool_input: Mapping[str, Any], before: str) -> s
 def from_gemini(tool_name: str, tool_input: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
     """A Gemini CLI tool call as the Claude Code call that does the same. `replace` fails unless
     it finds exactly `expected_replacements` occurrences, so more than one means all of them."""
-    name = GEMINI_TOOLS.get(tool_name, tool_name)
+    name = GEMINI_TOOLS.get(tool_name, "")  # any other tool of Gemini's installs and edits nothing
     expected = tool_input.get("expected_replacements")
     if name == "Edit" and isinstance(expected, int) and expected > 1:
         tool_input = {**tool_input, "replace_all": True}
