@@ -12,7 +12,7 @@ from typing import Any
 
 from cenotaph.memory.errors import Conflict
 from cenotaph.memory.graveyard.enforce import EDIT_TOOLS, GEMINI_TOOLS, SHELL_TOOLS
-from cenotaph.memory.policy.compile import jsonfile
+from cenotaph.memory.policy.compile.jsonfile import dumps_like, loads
 from cenotaph.memory.policy.compile.drafts import FileDraft
 
 
@@ -58,7 +58,7 @@ def _installed(hooks: dict, event: str, agent: str) -> bool:
 def install(agent: str, current: str | None, command: str) -> FileDraft:
     """The settings with each event's hook added where it is missing (unchanged when all are there)."""
     spec = AGENTS[agent]
-    data = jsonfile.loads(spec.path, current or "")
+    data = loads(spec.path, current or "")
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise Conflict(f"{spec.path}: hooks is not a JSON object", field="file")
@@ -74,7 +74,7 @@ def install(agent: str, current: str | None, command: str) -> FileDraft:
         if not isinstance(hooks.get(event), list):
             hooks[event] = []
         hooks[event].append(group)
-    return FileDraft(spec.path, jsonfile.dumps_like(current or "", data))
+    return FileDraft(spec.path, dumps_like(current or "", data))
 
 
 def uninstall(agent: str, current: str | None) -> FileDraft:
@@ -83,7 +83,7 @@ def uninstall(agent: str, current: str | None) -> FileDraft:
     spec = AGENTS[agent]
     if current is None:
         return FileDraft(spec.path, None)
-    data = jsonfile.loads(spec.path, current)
+    data = loads(spec.path, current)
     hooks = data.get("hooks")
     if not isinstance(hooks, dict) or not any(_installed(hooks, e, agent) for e in hooks):
         return FileDraft(spec.path, current)
@@ -102,4 +102,4 @@ def uninstall(agent: str, current: str | None) -> FileDraft:
             del hooks[event]
     if not hooks and "hooks" in data:
         del data["hooks"]
-    return FileDraft(spec.path, jsonfile.dumps_like(current, data))
+    return FileDraft(spec.path, dumps_like(current, data))
