@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 NODE_TOOLS := tests/tools/node
 NODE_STAMP := $(NODE_TOOLS)/node_modules/.installed
 
-.PHONY: setup test-tools demo test vsix bench bench-plot bench-locomo pg-up pg-down clean
+.PHONY: setup test-tools demo test dist vsix bench bench-plot bench-locomo pg-up pg-down clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,15 @@ test: setup test-tools
 	$(PY) -m pytest -q -n 2 --dist worksteal --durations=25
 	neovim-plugin/tests/run.sh
 	bash vscode-extension/scripts/ci.sh
+
+# The wheel (with the models' tokenizer and lemma files) in dist/, for `uv tool install` or
+# `pipx install`. The build backend pyproject.toml names comes from the package index (or pip's
+# cache), as in `make setup`; with `build` installed, the sdist beside it.
+dist: setup
+	rm -rf dist
+	if $(PY) -c 'import build' 2>/dev/null; then $(PY) -m build --outdir dist .; \
+	else $(PY) -m pip wheel --quiet --no-deps --wheel-dir dist .; fi
+	@ls dist
 
 # Native modules build against the system's Node headers where they are (offline), as ci.sh does.
 NPM_NODEDIR := $(if $(wildcard /usr/include/node/node.h),npm_config_nodedir=/usr)
@@ -65,4 +74,4 @@ pg-down:
 	@VENV=$(VENV) bash scripts/pg.sh stop
 
 clean:
-	rm -rf $(VENV) build *.egg-info server/*.egg-info
+	rm -rf $(VENV) build dist *.egg-info server/*.egg-info

@@ -66,6 +66,7 @@ NO_AVX2 = ("PostgreSQL store not tested: pgvector's vector.so needs AVX2 and thi
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "sqlite_only(reason): the test is about the SQLite file itself")
     config.addinivalue_line("markers", "postgres_only(reason): what the test needs only PostgreSQL's store has")
+    config.addinivalue_line("markers", "install: Cenotaph built as a wheel and installed into a fresh environment")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

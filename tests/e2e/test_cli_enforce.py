@@ -179,3 +179,43 @@ def test_the_hook_imports_its_own_verb_alone(cli_env, repo):
     # A global option before the verb takes the whole parser, and answers the same.
     full = loaded("--project", PROJECT, "hook", "claude-code", command="pip install requests")
     assert '"permissionDecision": "deny"' in full and "cenotaph.cli.commands.mining" in full
+
+
+def gemini_before_tool(env, repo: GitRepo, tool_name: str, tool_input: dict) -> str | None:
+    """Gemini CLI's BeforeTool answered by `cenotaph hook gemini`: the reason it denies with, or None."""
+    done = subprocess.run([CENOTAPH, "hook", "gemini"], env=env, cwd=repo.root, capture_output=True, text=True,
+                          input=json.dumps({"cwd": str(repo.root), "hook_event_name": "BeforeTool",
+                                            "session_id": "g1", "timestamp": "2026-01-05T10:00:00Z",
+                                            "tool_name": tool_name, "tool_input": tool_input}), timeout=120)
+    assert done.returncode == 0, done.stderr
+    if not done.stdout.strip():
+        return None
+    answer = json.loads(done.stdout)
+    assert answer["decision"] == "deny" and set(answer) == {"decision", "reason"}
+    return answer["reason"]
+
+
+def test_gemini_tool_calls_are_translated_and_denied_with_its_decision(cli_env, repo):
+    reason = gemini_before_tool(cli_env, repo, "run_shell_command", {"command": "pip install requests"})
+    assert reason is not None and "requests (pypi) was abandoned in this project" in reason
+    manifest = str(repo.root / "requirements.txt")
+    assert gemini_before_tool(cli_env, repo, "replace", {"file_path": manifest, "old_string": "flask\n",
+                                                         "new_string": "flask\nrequests\n"}) is not None
+    # Positive controls beside them: a clear package, a read, and Claude Code's tool name (not Gemini's).
+    assert gemini_before_tool(cli_env, repo, "run_shell_command", {"command": "pip install httpx"}) is None
+    assert gemini_before_tool(cli_env, repo, "read_file", {"file_path": manifest}) is None
+    assert gemini_before_tool(cli_env, repo, "Bash", {"command": "pip install requests"}) is None
+
+
+def test_hooks_install_user_proposes_then_accept_writes_under_home(cli_env, repo, tmp_path):
+    home = tmp_path / "person"
+    home.mkdir()
+    env = {**cli_env, "HOME": str(home), "PATH": f"{Path(CENOTAPH).parent}:{cli_env['PATH']}"}
+    out = run(env, "hooks", "install", "claude-code", "--user", "--json", cwd=repo.root).stdout
+    proposal = json.loads(out)["proposal"]["id"]
+    assert not (home / ".claude").exists()
+    run(env, "accept", str(proposal), cwd=repo.root)
+    written = json.loads((home / ".claude" / "settings.json").read_text())
+    # The `cenotaph` found on PATH, by its full path; and nothing in the repository.
+    assert written["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == f"{CENOTAPH} hook claude-code"
+    assert not (repo.root / ".claude").exists()

@@ -45,7 +45,7 @@ def verbs() -> tuple[Verb, ...]:
         operations.backup, operations.restore, mining.proposals, mining.accept, mining.reject,
         policy.compile_lessons, policy.bless, policy.lessons, lifecycle.maintain,
         knowledge.ingest, knowledge.feed, knowledge.promote, knowledge.compact, knowledge.concepts, knowledge.related,
-        mining.mine, enforce.hook, lint.lint,
+        mining.mine, enforce.hook, policy.hooks, lint.lint,
     )
 
 

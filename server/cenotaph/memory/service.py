@@ -455,6 +455,13 @@ class Memory:
         only a person's `accept_proposal` writes them (and only if they are still as diffed)."""
         return compiler.propose(self.ctx, actor, target, project=project, root=root, directory=directory)
 
+    def propose_hooks(self, actor: Actor, agent: str, *, install: bool, project: str, root: Path,
+                      command: str) -> compiler.CompileResult:
+        """Propose `agent`'s settings under `root` with Cenotaph's hooks (running `command`) merged
+        in or taken out; `accept_proposal` writes it as it writes a compile."""
+        return compiler.propose_hooks(self.ctx, actor, agent, install=install, project=project, root=root,
+                                      command=command)
+
     def recent(self, project: str, *, kinds: Iterable[str] = (), limit: int = 10) -> list[MemoryRow]:
         """The newest active memories of `project` and the global scope, of `kinds` (all when
         empty): what a briefing lists as preferences and recent decisions."""

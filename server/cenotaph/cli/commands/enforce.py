@@ -1,5 +1,5 @@
-"""The graveyard enforced where agents and CI act: `hook claude-code` (Claude Code's hook events on
-stdin) and `lint` (a repository's manifests and source, as text, JSON or SARIF). Neither opens
+"""The graveyard enforced where agents and CI act: `hook claude-code` and `hook gemini` (Claude
+Code's or Gemini CLI's hook events on stdin) and `lint` (a repository's manifests and source, as text, JSON or SARIF). Neither opens
 the domain stack behind `Memory`: they read the graveyard alone (`app.open_enforcer`), so a hook
 on every tool call stays near a bare Python start."""
 
@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from cenotaph.cli.common import Subcommands
 
-AGENTS = ("claude-code",)
+# Each agent's name for the event before a tool call runs.
+TOOL_EVENTS = {"claude-code": "PreToolUse", "gemini": "BeforeTool"}
+AGENTS = tuple(TOOL_EVENTS)
 BRIEF_LIMIT = 2000
 
 
@@ -29,19 +31,19 @@ def main(args: argparse.Namespace) -> int:
 
 
 def cmd_hook(args: argparse.Namespace) -> int:
-    """One Claude Code hook event. A failure of the hook itself fails open: exit 1 is a
-    non-blocking error to Claude Code, which shows the one line and lets the call go ahead."""
+    """One hook event. A failure of the hook itself fails open: exit 1 is a non-blocking error
+    to both agents, which show the one line and let the call go ahead."""
     try:
         payload = json.load(sys.stdin)
         if not isinstance(payload, dict):
             raise ValueError("the hook input is not a JSON object")
         event = payload.get("hook_event_name")
         cwd = Path(payload["cwd"]) if isinstance(payload.get("cwd"), str) else Path.cwd()
-        if event == "PreToolUse":
+        if event == TOOL_EVENTS[args.agent]:
             return _pre_tool_use(args, payload, cwd)
         if event == "SessionStart":
             return _session_start(args, cwd)
-        if event == "SessionEnd":
+        if event == "SessionEnd" and args.agent == "claude-code":
             return _session_end(args, payload, cwd)
         return 0
     except Exception as exc:  # noqa: BLE001 - a broken hook must never block unrelated work
@@ -51,11 +53,13 @@ def cmd_hook(args: argparse.Namespace) -> int:
 
 
 def _pre_tool_use(args: argparse.Namespace, payload: dict[str, Any], cwd: Path) -> int:
-    from cenotaph.memory.graveyard.enforce import tool_call_names
+    from cenotaph.memory.graveyard.enforce import from_gemini, tool_call_names
 
-    tool_input = payload.get("tool_input")
-    named = tool_call_names(str(payload.get("tool_name", "")), tool_input if isinstance(tool_input, dict) else {},
-                            cwd)
+    tool_name = str(payload.get("tool_name", ""))
+    tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
+    if args.agent == "gemini":
+        tool_name, tool_input = from_gemini(tool_name, tool_input)
+    named = tool_call_names(tool_name, tool_input, cwd)
     if not named:
         return 0  # neither an install nor an edit that adds a dependency: the store stays closed
     from cenotaph.app import open_enforcer
@@ -67,8 +71,11 @@ def _pre_tool_use(args: argparse.Namespace, payload: dict[str, Any], cwd: Path) 
         enforcer.close()
     if findings:
         reasons = "\n".join(dict.fromkeys(f.message() for f in findings))
-        json.dump({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                          "permissionDecisionReason": reasons}}, sys.stdout, ensure_ascii=False)
+        # Gemini CLI sends a denial's reason to the agent as the tool's error.
+        denial = {"decision": "deny", "reason": reasons} if args.agent == "gemini" else \
+            {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                    "permissionDecisionReason": reasons}}
+        json.dump(denial, sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
     return 0
 
@@ -107,10 +114,10 @@ def _session_end(args: argparse.Namespace, payload: dict[str, Any], cwd: Path) -
 def hook(commands: Subcommands) -> None:
     p = commands.parsers.add_parser(
         "hook", parents=[commands.common], help="answer an agent's hook event (JSON on stdin)",
-        description="Answer a coding agent's hook event read from stdin. PreToolUse: deny a shell command that "
+        description="Answer a coding agent's hook event read from stdin. PreToolUse (Gemini CLI: BeforeTool): deny a shell command that "
                     "installs an abandoned package, or an edit that adds one to a manifest or an import to source. "
-                    "SessionStart: the graveyard and open contradictions as context. SessionEnd: mine the "
-                    "session's transcript in the background. A failure of the hook exits 1 with one line on "
+                    "SessionStart: the graveyard and open contradictions as context. SessionEnd (Claude Code): "
+                    "mine the session's transcript in the background. A failure of the hook exits 1 with one line on "
                     "stderr, which the agent treats as a non-blocking error.")
     p.add_argument("agent", choices=AGENTS)
     p.set_defaults(handler=None, entry=__name__, direct=cmd_hook)

@@ -4,7 +4,11 @@ blocks or lint rules."""
 from __future__ import annotations
 
 import argparse
+import shlex
+import shutil
+from pathlib import Path
 
+from cenotaph.cli.commands import enforce
 from cenotaph.cli.common import CLI_ACTOR, Subcommands, emit, project_of, repository_root
 from cenotaph.memory.models import COMPILE_TARGETS
 
@@ -28,6 +32,34 @@ def compile_lessons(commands: Subcommands) -> None:
     p.add_argument("--target", required=True, choices=COMPILE_TARGETS)
     p.add_argument("--dir", help="skills folder, relative to the repository root (default: .claude/skills, "
                                  "or [compile] skills_dir in .cenotaph.toml)")
+
+
+def cmd_hooks(args: argparse.Namespace, memory) -> None:
+    install = args.action == "install"
+    # The settings run the `cenotaph` found now, so the agent's PATH need not hold it.
+    command = f"{shlex.quote(shutil.which('cenotaph') or 'cenotaph')} hook {args.agent}"
+    root = Path.home() if args.user else repository_root()
+    result = memory.propose_hooks(CLI_ACTOR, args.agent, install=install, project=project_of(args), root=root,
+                                  command=command)
+    if result.proposal is None:
+        from cenotaph.memory.policy.compile.hooks import AGENTS  # the domain is loaded by now
+
+        state = "already installed" if install else "not installed"
+        emit(args, result, f"{args.agent} hooks: {state} in {root / AGENTS[args.agent].path}; nothing to propose")
+        return
+    lines = [change.diff.rstrip("\n") for change in result.files]
+    lines.append(f"proposed as #{result.proposal.id}: write with `cenotaph accept {result.proposal.id}`, or "
+                 f"`cenotaph reject {result.proposal.id} --reason …`")
+    emit(args, result, "\n".join(lines))
+
+
+def hooks(commands: Subcommands) -> None:
+    p = commands.add("hooks", cmd_hooks, "propose installing or removing Cenotaph's hooks in an agent's settings")
+    p.add_argument("action", choices=("install", "uninstall"))
+    p.add_argument("agent", choices=enforce.AGENTS)
+    p.add_argument("--user", action="store_true",
+                   help="the user's settings under $HOME (~/.claude/settings.json, ~/.gemini/settings.json) instead "
+                        "of the repository's")
 
 
 def cmd_bless(args: argparse.Namespace, memory) -> None:

@@ -26,6 +26,9 @@ _ANY_ECOSYSTEM = frozenset({ecosystems.ANY, "tool", "other"})
 # The tools that change a file, and where their input holds its path.
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit"})
 SHELL_TOOLS = frozenset({"Bash"})
+# Gemini CLI's tools that install or edit, by the Claude Code tool that takes the same input
+# (Gemini's `replace` counts its replacements instead of a replace_all flag).
+GEMINI_TOOLS = {"run_shell_command": "Bash", "write_file": "Write", "replace": "Edit"}
 
 
 class Named(NamedTuple):
@@ -113,6 +116,16 @@ def edited_text(tool_name: str, tool_input: Mapping[str, Any], before: str) -> s
         else:
             text = text.replace(old, new, -1 if edit.get("replace_all") else 1)
     return text
+
+
+def from_gemini(tool_name: str, tool_input: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
+    """A Gemini CLI tool call as the Claude Code call that does the same. `replace` fails unless
+    it finds exactly `expected_replacements` occurrences, so more than one means all of them."""
+    name = GEMINI_TOOLS.get(tool_name, "")  # any other tool of Gemini's installs and edits nothing
+    expected = tool_input.get("expected_replacements")
+    if name == "Edit" and isinstance(expected, int) and expected > 1:
+        tool_input = {**tool_input, "replace_all": True}
+    return name, tool_input
 
 
 def tool_call_names(tool_name: str, tool_input: Mapping[str, Any], cwd: Path) -> list[Named]:

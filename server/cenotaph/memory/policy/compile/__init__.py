@@ -19,7 +19,7 @@ from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Conflict, InvalidInput
 from cenotaph.memory.models import COMPILE_TARGETS, Actor
 from cenotaph.memory.policy import lessons as lesson_store
-from cenotaph.memory.policy.compile import biome, eslint, instructions, ruff, skills
+from cenotaph.memory.policy.compile import biome, eslint, hooks, instructions, ruff, skills
 from cenotaph.memory.policy.compile.drafts import FileDraft
 from cenotaph.store.records import ProposalRow
 
@@ -98,6 +98,13 @@ def _inside(root: Path, relative: str, field: str) -> Path:
     return path
 
 
+def _folder(root: Path) -> Path:
+    root = Path(root).resolve()
+    if not root.is_dir():
+        raise InvalidInput(f"{root} is not a folder", field="root")
+    return root
+
+
 def render(ctx: Context, target: str, project: str, root: Path, chosen: list[lesson_store.Lesson],
            directory: str | None = None) -> list[FileDraft]:
     """The drafts of `target` from the reinforced lessons `chosen` of `project` (same store, same bytes)."""
@@ -131,12 +138,19 @@ def unified_diff(path: str, current: str | None, draft: str | None) -> str:
 def propose(ctx: Context, actor: Actor, target: str, *, project: str, root: Path,
             directory: str | None = None) -> CompileResult:
     """Render `target` and store a proposal of the files that would change (or none: up to date)."""
-    root = Path(root).resolve()
-    if not root.is_dir():
-        raise InvalidInput(f"{root} is not a folder", field="root")
+    root = _folder(root)
     validate.choice(target, "target", TARGETS)
     chosen = lesson_store.reinforced(ctx, project)
     drafts = render(ctx, target, project, root, chosen, directory)
+    count = len(chosen)
+    return propose_drafts(ctx, actor, target, drafts, project=project, root=root, lessons=count,
+                          why=f"from {count} lesson(s)")
+
+
+def propose_drafts(ctx: Context, actor: Actor, target: str, drafts: list[FileDraft], *, project: str, root: Path,
+                   lessons: int, why: str) -> CompileResult:
+    """Store a proposal of the drafts that differ from their files (or none: all up to date),
+    each with the sha256 its file had, which `write` checks before it writes."""
     changes = []
     for draft in drafts:
         _inside(root, draft.path, "path")
@@ -145,16 +159,29 @@ def propose(ctx: Context, actor: Actor, target: str, *, project: str, root: Path
             continue
         changes.append(FileChange(path=draft.path, base_sha256=sha256_of(root / draft.path), draft=draft.draft,
                                   diff=unified_diff(draft.path, current, draft.draft)))
-    count = len(chosen)
     if not changes:
-        return CompileResult(target=target, root=str(root), lessons=count, files=[], proposal=None)
+        return CompileResult(target=target, root=str(root), lessons=lessons, files=[], proposal=None)
     arguments = {"target": target, "root": str(root),
                  "files": [{"path": c.path, "base_sha256": c.base_sha256, "draft": c.draft, "diff": c.diff}
                            for c in changes]}
     row = proposals.propose(ctx, actor, action=ACTION, target=f"compile:{target}", project=validate.project(project),
                             arguments=arguments,
-                            reason=f"compile {target}: {', '.join(c.path for c in changes)} from {count} lesson(s)")
-    return CompileResult(target=target, root=str(root), lessons=count, files=changes, proposal=row)
+                            reason=f"compile {target}: {', '.join(c.path for c in changes)} {why}")
+    return CompileResult(target=target, root=str(root), lessons=lessons, files=changes, proposal=row)
+
+
+def propose_hooks(ctx: Context, actor: Actor, agent: str, *, install: bool, project: str, root: Path,
+                  command: str) -> CompileResult:
+    """Propose `agent`'s settings file under `root` (a project, or a home folder) with Cenotaph's
+    hooks merged in running `command`, or taken out; accepting it is the same gated write."""
+    root = _folder(root)
+    validate.choice(agent, "agent", tuple(hooks.AGENTS))
+    path = hooks.AGENTS[agent].path
+    current = _read(root, path)
+    draft = hooks.install(agent, current, command) if install else hooks.uninstall(agent, current)
+    verb = "install" if install else "uninstall"
+    return propose_drafts(ctx, actor, f"hooks-{verb}:{agent}", [draft], project=project, root=root, lessons=0,
+                          why=f"({verb} Cenotaph's {agent} hooks)")
 
 
 def changes_of(proposal: ProposalRow) -> list[FileChange]:
