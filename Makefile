@@ -31,13 +31,11 @@ test: setup test-tools
 	neovim-plugin/tests/run.sh
 	bash vscode-extension/scripts/ci.sh
 
-# The wheel (with the models' tokenizer and lemma files) in dist/, for `uv tool install` or
-# `pipx install`. The build backend pyproject.toml names comes from the package index (or pip's
-# cache), as in `make setup`; with `build` installed, the sdist beside it.
+# The wheel and the sdist (the wheel with the models' tokenizer and lemma files) in dist/, for
+# `uv tool install` or `pipx install`; built with the test extra's `build` and setuptools, offline.
 dist: setup
 	rm -rf dist
-	if $(PY) -c 'import build' 2>/dev/null; then $(PY) -m build --outdir dist .; \
-	else $(PY) -m pip wheel --quiet --no-deps --wheel-dir dist .; fi
+	$(PY) -m build --no-isolation --outdir dist .
 	@ls dist
 
 # Native modules build against the system's Node headers where they are (offline), as ci.sh does.

@@ -1,8 +1,8 @@
-"""The install test: Cenotaph built as `make dist` builds it (`pip wheel --no-deps`), installed
+"""The install test: Cenotaph built as `make dist` builds it (`python -m build`), installed
 into a fresh virtual environment from the wheel file alone (`--no-index --no-deps`), and its
 `cenotaph` run as an agent's hook and as CI's lint. The dependencies come from this checkout's
-environment through a `.pth` line, so only Cenotaph itself comes from the wheel; building fetches
-the build backend pyproject.toml names from pip's cache or index, as `make dist` does."""
+environment through a `.pth` line, so only Cenotaph itself comes from the wheel; the build backend
+is the test extra's (no build isolation), so nothing is fetched."""
 
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ def installed(tmp_path_factory) -> Path:
         shutil.copy2(ROOT / name, source / name)
     shutil.copytree(ROOT / "server", source / "server", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(work / "dist"),
+    # No build isolation: the backend comes from the test extra, so the build reaches no index.
+    subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(work / "dist"),
                     str(source)], env=env, check=True, timeout=300, capture_output=True)
     wheel = next((work / "dist").glob("cenotaph-*.whl"))
     venv = work / "venv"
