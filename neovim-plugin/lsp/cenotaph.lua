@@ -91,5 +91,7 @@ return {
     ['cenotaph.showLocation'] = command('cenotaph.showLocation'),
     ['cenotaph.share'] = command('cenotaph.share'),
     ['cenotaph.unshare'] = command('cenotaph.unshare'),
+    ['cenotaph.bless'] = command('cenotaph.bless'),
+    ['cenotaph.setEffort'] = command('cenotaph.setEffort'),
   },
 }

@@ -10,7 +10,7 @@ vim.api.nvim_create_user_command('Cenotaph', function(opts)
 end, {
   nargs = '+',
   range = true,
-  desc = 'Cenotaph: remember, abandon, recall, ledger, suppress, reinstate, proposals, mine, candidates, compile, accept, reject, endpoint',
+  desc = 'Cenotaph: remember, abandon, bless, effort, recall, ledger, suppress, reinstate, proposals, mine, candidates, compile, accept, reject, endpoint',
   complete = function(arglead, line)
     return require('cenotaph.cmdline').complete(arglead, line)
   end,
@@ -43,7 +43,8 @@ local function plug(lhs, modes, rhs, desc)
 end
 
 plug('cenotaph-remember', 'n', function()
-  require('cenotaph').remember(vim.api.nvim_get_current_line())
+  local line = vim.fn.line('.')
+  require('cenotaph').remember(vim.api.nvim_get_current_line(), { lines = { start = line, ['end'] = line } })
 end, 'Cenotaph: remember the current line')
 plug('cenotaph-remember', 'x', ':Cenotaph remember<CR>', 'Cenotaph: remember the selection')
 plug('cenotaph-remember-as', 'x', function()

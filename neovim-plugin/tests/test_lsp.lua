@@ -347,8 +347,15 @@ step("an agent's proposal reaches the ledger; :Cenotaph proposals accepts it", f
   pick = function(items, titles)
     return table.remove(picks, 1)(items, titles)
   end
+  local spawned, system = {}, vim.system
+  vim.system = function(cmd, ...)
+    table.insert(spawned, cmd)
+    return system(cmd, ...)
+  end
   vim.cmd('Cenotaph proposals')
   check(wait(15000, function() return finished('cenotaph.acceptProposal') end), 'the proposal is accepted', offered)
+  vim.system = system
+  check(#spawned == 0, 'listed from the server\'s ledger, no process started', spawned)
   local ran = finished('cenotaph.acceptProposal') or {}
   check(ran.result and ran.result.done == true, 'by the server', ran)
   check(wait(3000, function() return H.text(ledger_buf):find('## Pending proposals (0)', 1, true) end),

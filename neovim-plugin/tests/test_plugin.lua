@@ -180,7 +180,7 @@ end)
 
 step(':Cenotaph completion', function()
   local subs = vim.fn.getcompletion('Cenotaph ', 'cmdline')
-  check(vim.deep_equal(subs, { 'abandon', 'accept', 'candidates', 'compile', 'endpoint', 'ledger', 'mine', 'proposals', 'recall',
+  check(vim.deep_equal(subs, { 'abandon', 'accept', 'bless', 'candidates', 'compile', 'effort', 'endpoint', 'ledger', 'mine', 'proposals', 'recall',
     'reinstate', 'reject', 'remember', 'suppress' }), 'every subcommand', subs)
   local targets = vim.fn.getcompletion('Cenotaph compile c', 'cmdline')
   check(vim.deep_equal(targets, { 'claude-md', 'copilot' }), 'compile completes its targets', targets)

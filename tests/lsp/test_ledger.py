@@ -94,7 +94,10 @@ async def test_the_ledger_lists_judges_and_refreshes(memory, serve, tmp_path):
     memory_actions = await actions_at(f"memory #{staging.id}")
     assert list(memory_actions) == [f"Reinstate memory #{staging.id}", f"Archive memory #{staging.id}",
                                     f"Confirm memory #{staging.id}", f"Refute memory #{staging.id}",
+                                    f"Bless memory #{staging.id} (its lessons compile now)",
                                     f"Share memory #{staging.id} with the team"]
+    command = memory_actions[f"Bless memory #{staging.id} (its lessons compile now)"]
+    assert command.arguments[0] == {"memoryId": staging.id}
     command = memory_actions[f"Reinstate memory #{staging.id}"]
     assert (await session.execute(command.command, {**command.arguments[0], "reason": "staging is back"}))["done"]
     assert memory.get(staging.id).state == "active"
@@ -106,7 +109,11 @@ async def test_the_ledger_lists_judges_and_refreshes(memory, serve, tmp_path):
 
     graveyard_actions = await actions_at("**onnxruntime**")
     assert list(graveyard_actions) == ["Reinstate 'onnxruntime' (it works now)",
-                                       "Show why 'onnxruntime' was abandoned", "Share 'onnxruntime' with the team"]
+                                       "Show why 'onnxruntime' was abandoned",
+                                       "Set what 'onnxruntime' cost (effort 1–5)", "Share 'onnxruntime' with the team"]
+    command = graveyard_actions["Set what 'onnxruntime' cost (effort 1–5)"]
+    assert (await session.execute(command.command, {**command.arguments[0], "effort": 3}))["done"]
+    assert memory.graveyard.find("onnxruntime", PROJECT).effort == 3
 
 
 async def test_a_burst_of_changes_ends_with_the_ledger_as_of_the_last(memory, serve, tmp_path):

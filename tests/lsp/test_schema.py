@@ -164,9 +164,13 @@ COMMAND_SAMPLES: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = 
                               {"name": "", "kind": "recall", "project": "p"}]),
     "cenotaph.showWhy": ([{"approachId": 1}], [{"approachId": 0}, {"approachId": "1"}, {}, {"approach_id": 1}]),
     "cenotaph.markWrong": ([{"approachId": 1, "reason": "r"}], [{"reason": "r"}]),
-    "cenotaph.remember": ([{"text": "t", "project": "p", "kind": "fact"}, {"text": "t", "uri": "file:///a"}],
+    "cenotaph.remember": ([{"text": "t", "project": "p", "kind": "fact"}, {"text": "t", "uri": "file:///a"},
+                           {"text": "t", "uri": "file:///a", "lines": {"start": 3, "end": 3}}],
                           [{"text": "t"}, {"text": "", "project": "p"},
-                           {"text": "t", "project": "p", "kind": "gossip"}]),
+                           {"text": "t", "project": "p", "kind": "gossip"},
+                           {"text": "t", "project": "p", "lines": {"start": 1, "end": 2}},
+                           {"text": "t", "uri": "file:///a", "lines": {"start": 0, "end": 2}},
+                           {"text": "t", "uri": "file:///a", "lines": {"start": 1}}]),
     "cenotaph.abandon": ([{"name": "x", "project": "p", "effort": 5, "ecosystem": "npm"},
                           {"name": "x", "scope": "everywhere"}],
                          [{"name": "x"}, {"name": "x", "project": "p", "effort": 6},
@@ -189,6 +193,11 @@ COMMAND_SAMPLES: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = 
     "cenotaph.unshare": ([{"name": "x", "project": "p"}, {"path": ".cenotaph/memories/a-0123456789.md", "project": "p"},
                           {"memoryId": 3, "uri": "file:///a"}],
                          [{"path": "", "project": "p"}, {"name": "x", "path": "y", "project": "p"}, {"project": "p"}]),
+    "cenotaph.bless": ([{"memoryId": 1}, {"memoryId": 1, "reason": "checked"}],
+                       [{"memoryId": 0}, {"memoryId": 1, "reason": ""}, {"memoryId": 1, "trust": "confirmed"}]),
+    "cenotaph.setEffort": ([{"name": "x", "project": "", "effort": 4}, {"name": "x", "project": "p", "reason": "r"}],
+                           [{"name": "x", "effort": 3}, {"name": "x", "project": "p", "effort": 6},
+                            {"name": "", "project": "p", "effort": 1}, {"name": "x", "project": "p", "effort": "3"}]),
 }
 
 

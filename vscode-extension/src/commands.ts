@@ -7,6 +7,7 @@ import { CenotaphClient } from './client';
 import { mcpClientConfig } from './endpoint';
 import { clip, shortProject } from './ledger';
 import { memoryMarkdown, parseRecall, RecallResponse, recallParams, recallPicks } from './recall';
+import { effortItems, KINDS, selectionLines } from './review';
 import { cliArgv } from './serverCommand';
 import { entryView, ITEM_ACTIONS, itemCommand } from './treeModel';
 import { LedgerModel, LedgerTree, MemoryDocuments } from './views';
@@ -20,7 +21,10 @@ export function registerCommands(context: vscode.ExtensionContext, client: Cenot
   register('cenotaph.showServerProblem', () => client.showProblem());
   register('cenotaph.refreshView', () => model.refresh());
   register('cenotaph.openLedger', (line?: unknown) => openLedger(client, model, typeof line === 'number' ? line : undefined));
-  register('cenotaph.rememberSelection', () => rememberSelection(client, model));
+  register('cenotaph.rememberSelection', () => rememberSelection(client, model, false));
+  register('cenotaph.rememberSelectionAs', () => rememberSelection(client, model, true));
+  register('cenotaph.blessMemory', () => blessMemory(client));
+  register('cenotaph.setApproachEffort', () => setApproachEffort(client, model));
   register('cenotaph.recordAbandoned', () => recordAbandoned(client, model));
   register('cenotaph.recall', () => recall(client, model, pages));
   register('cenotaph.showProposals', () => showProposals(client, model));
@@ -30,7 +34,10 @@ export function registerCommands(context: vscode.ExtensionContext, client: Cenot
     register(`cenotaph.item.${action}`, async (node: unknown) => {
       const entry = LedgerTree.entryOf(node);
       const call = entry && itemCommand(action, entry, model.project ?? '');
-      if (call) await client.run(call.command, call.argument);
+      if (call?.command === 'cenotaph.setEffort') {
+        const effort = await pickEffort(String(call.argument.name));
+        if (effort !== undefined) await client.run(call.command, { ...call.argument, effort });
+      } else if (call) await client.run(call.command, call.argument);
     });
   }
 }
@@ -69,7 +76,8 @@ async function openLedger(client: CenotaphClient, model: LedgerModel, line?: num
   }
 }
 
-async function rememberSelection(client: CenotaphClient, model: LedgerModel): Promise<void> {
+/** The selection, verbatim, with its file and lines (one selection: several have no one place). */
+async function rememberSelection(client: CenotaphClient, model: LedgerModel, askKind: boolean): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   const text = editor ? editor.selections.map((s) => editor.document.getText(s)).filter((t) => t.trim()).join('\n') : '';
   if (!editor || !text.trim()) {
@@ -78,7 +86,64 @@ async function rememberSelection(client: CenotaphClient, model: LedgerModel): Pr
   }
   if (!requireServer(client)) return;
   const scope = scopeOf(editor.document, model);
-  if (scope) await client.run('cenotaph.remember', { text, ...scope });
+  if (!scope) return;
+  const argument: Record<string, unknown> = { text, ...scope };
+  if (askKind) {
+    const kind = await vscode.window.showQuickPick([...KINDS], { title: 'Cenotaph: Remember the Selection As', ignoreFocusOut: true });
+    if (!kind) return;
+    argument.kind = kind;
+  }
+  const { start, end } = editor.selection;
+  if (scope.uri && editor.selections.length === 1) argument.lines = selectionLines(start.line, end.line, end.character);
+  await client.run('cenotaph.remember', argument);
+}
+
+async function pickEffort(name: string, skip = false): Promise<number | undefined> {
+  const pick = await vscode.window.showQuickPick(effortItems(skip), {
+    title: `Cenotaph: what did '${name}' cost?`, placeHolder: 'How much did it cost before it was given up?', ignoreFocusOut: true,
+  });
+  return pick?.effort;
+}
+
+async function blessMemory(client: CenotaphClient): Promise<void> {
+  if (!requireServer(client)) return;
+  const id = await vscode.window.showInputBox({
+    title: 'Cenotaph: Bless a Memory', prompt: 'Which memory do you vouch for (its lessons compile without waiting to recur)?',
+    placeHolder: 'memory id, e.g. 42', ignoreFocusOut: true,
+    validateInput: (v) => (/^\s*#?[1-9]\d*\s*$/.test(v) ? undefined : 'A memory id: a whole number from 1.'),
+  });
+  if (id === undefined) return;
+  await client.run('cenotaph.bless', { memoryId: Number(id.trim().replace('#', '')) });
+}
+
+/** The flagged name at the cursor (its graveyard project too), else the word there, to start from. */
+function approachAtCursor(editor: vscode.TextEditor | undefined): { name: string; project?: string } {
+  if (!editor) return { name: '' };
+  const at = editor.selection.active;
+  const flagged = vscode.languages.getDiagnostics(editor.document.uri)
+    .find((d) => d.source === 'cenotaph' && d.range.contains(at) && typeof (d as { data?: { name?: unknown } }).data?.name === 'string');
+  const data = (flagged as { data?: { name: string; project: string } } | undefined)?.data;
+  if (data) return { name: data.name, project: data.project };
+  const word = editor.document.getWordRangeAtPosition(at, /[@\w][\w@./:+~-]*/);
+  return { name: word ? editor.document.getText(word) : '' };
+}
+
+async function setApproachEffort(client: CenotaphClient, model: LedgerModel): Promise<void> {
+  if (!requireServer(client)) return;
+  const guess = approachAtCursor(vscode.window.activeTextEditor);
+  const name = await vscode.window.showInputBox({
+    title: 'Cenotaph: Set What an Abandoned Approach Cost', prompt: 'Which abandoned approach?', value: guess.name,
+    ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'Give its name.'),
+  });
+  if (name === undefined) return;
+  const effort = await pickEffort(name.trim());
+  if (effort === undefined) return;
+  const project = name.trim() === guess.name && guess.project !== undefined ? guess.project : model.project;
+  if (project === undefined) {
+    void vscode.window.showWarningMessage('Cenotaph: open a folder first: the graveyard belongs to a project.');
+    return;
+  }
+  await client.run('cenotaph.setEffort', { name: name.trim(), project, effort });
 }
 
 async function recordAbandoned(client: CenotaphClient, model: LedgerModel): Promise<void> {
@@ -102,14 +167,7 @@ async function recordAbandoned(client: CenotaphClient, model: LedgerModel): Prom
     validateInput: (v) => (v.trim() ? undefined : 'The reason is what future readers need.'),
   });
   if (reason === undefined) return;
-  const efforts = [
-    { label: 'Skip', effort: undefined },
-    ...[1, 2, 3, 4, 5].map((effort) => ({
-      label: `${effort}`, effort,
-      description: ['a quick try', 'an afternoon', 'a day or two', 'days (memories naming it leave recall)', 'a week or more (memories naming it leave recall)'][effort - 1],
-    })),
-  ];
-  const effort = await vscode.window.showQuickPick(efforts, { title: 'Cenotaph: Record Abandoned Approach (3/4)', placeHolder: 'How much did it cost before it was given up?', ignoreFocusOut: true });
+  const effort = await vscode.window.showQuickPick(effortItems(true), { title: 'Cenotaph: Record Abandoned Approach (3/4)', placeHolder: 'How much did it cost before it was given up?', ignoreFocusOut: true });
   if (!effort) return;
   const scopes = [
     { label: 'In this project', scope: 'project' as const },

@@ -120,6 +120,8 @@ export function itemCommand(action: string, entry: LedgerEntry, documentProject:
       if (entry.shared !== 'team') {
         table.reinstateApproach = { command: 'cenotaph.reinstate', argument: { name: entry.displayName, project: entry.project } };
         table.markWrong = { command: 'cenotaph.markWrong', argument: { approachId: entry.id } };
+        // The effort is picked in the client before it is sent (commands.ts).
+        table.setEffort = { command: 'cenotaph.setEffort', argument: { name: entry.displayName, project: entry.project } };
       }
       if (entry.shared) {
         table.stopSharing = { command: 'cenotaph.unshare',
@@ -143,6 +145,7 @@ export function itemCommand(action: string, entry: LedgerEntry, documentProject:
         archiveMemory: { command: 'cenotaph.archive', argument: { memoryId: entry.id } },
         confirmMemory: { command: 'cenotaph.setTrust', argument: { memoryId: entry.id, trust: 'confirmed' } },
         refuteMemory: { command: 'cenotaph.setTrust', argument: { memoryId: entry.id, trust: 'refuted' } },
+        blessMemory: { command: 'cenotaph.bless', argument: { memoryId: entry.id } },
       };
       return table[action];
     }
@@ -160,10 +163,10 @@ export function itemCommand(action: string, entry: LedgerEntry, documentProject:
 
 /** The context-menu actions, by the command id suffix in package.json (`cenotaph.item.<action>`). */
 export const ITEM_ACTIONS = [
-  'showWhy', 'reinstateApproach', 'silenceProject', 'silenceEverywhere', 'markWrong', 'stopSharing',
+  'showWhy', 'reinstateApproach', 'setEffort', 'silenceProject', 'silenceEverywhere', 'markWrong', 'stopSharing',
   'keepA', 'keepB', 'keepBoth', 'keepNeither', 'dismissContradiction',
   'acceptProposal', 'rejectProposal',
   'acceptCandidate', 'editCandidate', 'rejectCandidate',
-  'reinstateMemory', 'archiveMemory', 'confirmMemory', 'refuteMemory',
+  'reinstateMemory', 'archiveMemory', 'confirmMemory', 'refuteMemory', 'blessMemory',
   'liftSilence',
 ] as const;

@@ -18,6 +18,23 @@ local function selection(opts)
   return table.concat(vim.api.nvim_buf_get_lines(0, opts.line1 - 1, opts.line2, false), '\n')
 end
 
+--- The memory a command without an id acts on: a recalled memory's buffer, or the ledger entry
+--- under the cursor.
+---@return integer?
+local function memory_here()
+  local id = vim.api.nvim_buf_get_name(0):match('^cenotaph://memory/(%d+)$')
+    or vim.api.nvim_get_current_line():match('^%- memory #(%d+)')
+  return tonumber(id)
+end
+
+--- The abandoned approach a command without a name acts on: the flagged name under the cursor,
+--- or the ledger's graveyard entry under it.
+---@return string?
+local function approach_here()
+  local flagged = require('cenotaph.names').at_cursor()
+  return flagged and flagged.name or vim.api.nvim_get_current_line():match('^%- approach #%d+ · %*%*(.-)%*%*')
+end
+
 ---@param args string[]
 ---@return string? name, boolean everywhere
 local function name_and_scope(args)
@@ -48,8 +65,10 @@ M.subcommands = {
         kind = table.remove(args, 1)
       end
       local text = #args > 0 and table.concat(args, ' ') or selection(opts)
+      -- A selection keeps the file and lines it came from.
+      local lines = (#args == 0 and opts.range > 0) and { start = opts.line1, ['end'] = opts.line2 } or nil
       if text then
-        cenotaph.remember(text, { kind = kind })
+        cenotaph.remember(text, { kind = kind, lines = lines })
       else
         vim.ui.input({ prompt = 'Remember: ' }, function(answer)
           if answer and vim.trim(answer) ~= '' then
@@ -82,6 +101,39 @@ M.subcommands = {
         return (word ~= '' and vim.startswith(word, arglead)) and { word } or {}
       end
       return vim.startswith('everywhere', arglead) and { 'everywhere' } or {}
+    end,
+  },
+  bless = {
+    usage = 'bless [memory id]  (else the recalled memory shown, or the ledger entry at the cursor)',
+    run = function(args)
+      local id = tonumber(args[1]) or (args[1] == nil and memory_here() or nil)
+      if not id then
+        ui.warn('usage: :Cenotaph bless {memory id}')
+        return
+      end
+      require('cenotaph').bless(id)
+    end,
+  },
+  effort = {
+    usage = 'effort [name] [1-5]  (what an abandoned approach cost; the flagged name at the cursor)',
+    run = function(args)
+      local effort = tonumber(args[#args])
+      if effort then
+        table.remove(args)
+      end
+      local name = args[1] or approach_here()
+      if not name or (effort and (effort < 1 or effort > 5 or effort % 1 ~= 0)) then
+        ui.warn('usage: :Cenotaph effort {name} [1-5]')
+        return
+      end
+      require('cenotaph').effort(name, { effort = effort })
+    end,
+    complete = function(arglead, args)
+      if #args == 0 then
+        return require('cenotaph.names').complete(arglead)
+      end
+      return #args == 1 and vim.tbl_filter(function(e) return vim.startswith(e, arglead) end, { '1', '2', '3', '4', '5' })
+        or {}
     end,
   },
   recall = {

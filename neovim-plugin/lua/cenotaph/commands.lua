@@ -74,7 +74,14 @@ M.EFFORT_PROMPTS = {
   ['cenotaph.acceptCandidate'] = function(a)
     return ('What did candidate #%d cost before it was abandoned?'):format(a.proposalId)
   end,
+  ['cenotaph.setEffort'] = function(a)
+    return ("What did '%s' cost before it was abandoned?"):format(a.name)
+  end,
 }
+
+--- The commands whose effort is the point: cancelling its picker cancels the command.
+---@type table<string, true>
+M.EFFORT_REQUIRED = { ['cenotaph.setEffort'] = true }
 
 M.EFFORTS = {
   { effort = 1, title = '1 · a quick try' },
@@ -134,6 +141,14 @@ end
 function M.invoke(client, name, argument, opts)
   opts = opts or {}
   argument = vim.deepcopy(argument)
+  local function cancel(why)
+    ui.notify('Cenotaph: cancelled (' .. why .. ')', vim.log.levels.WARN)
+    local cancelled = { done = false, message = 'cancelled' }
+    announce(name, argument, cancelled, nil)
+    if opts.on_done then
+      opts.on_done(cancelled, nil)
+    end
+  end
   local function run()
     local ask_effort = M.EFFORT_PROMPTS[name]
     if not (ask_effort and argument.effort == nil and config.options.ask_reason) then
@@ -142,6 +157,10 @@ function M.invoke(client, name, argument, opts)
     end
     vim.ui.select(M.EFFORTS, { prompt = ask_effort(argument), kind = 'cenotaph.effort',
       format_item = function(item) return item.title end }, function(choice)
+      if not choice and M.EFFORT_REQUIRED[name] then
+        cancel('no effort given')
+        return
+      end
       argument.effort = choice and choice.effort or nil
       M.execute(client, name, argument, opts.bufnr, opts.on_done, opts.on_error)
     end)
@@ -155,12 +174,7 @@ function M.invoke(client, name, argument, opts)
   vim.ui.input({ prompt = prompt(argument, opts.title), default = default }, function(reason)
     reason = reason and vim.trim(reason) or ''
     if reason == '' then
-      ui.notify('Cenotaph: cancelled (no reason given)', vim.log.levels.WARN)
-      local cancelled = { done = false, message = 'cancelled' }
-      announce(name, argument, cancelled, nil)
-      if opts.on_done then
-        opts.on_done(cancelled, nil)
-      end
+      cancel('no reason given')
       return
     end
     argument.reason = reason

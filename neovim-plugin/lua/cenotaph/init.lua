@@ -57,6 +57,7 @@ M.KINDS = { 'note', 'experience', 'decision', 'preference', 'fact' }
 
 ---@class cenotaph.RememberOpts
 ---@field kind? 'note'|'experience'|'decision'|'preference'|'fact'
+---@field lines? { start: integer, ['end']: integer } The selection's lines (1-based): the memory keeps its file and lines.
 ---@field bufnr? integer
 
 --- Remember `text` verbatim in the project of the buffer.
@@ -69,8 +70,28 @@ function M.remember(text, opts)
     return
   end
   with_client(opts.bufnr, function(client, bufnr)
-    local argument = vim.tbl_extend('force', { text = text, kind = opts.kind }, require('cenotaph.client').scope(client, bufnr))
+    local scope = require('cenotaph.client').scope(client, bufnr)
+    local argument = vim.tbl_extend('force', { text = text, kind = opts.kind }, scope)
+    -- Lines locate something only in the buffer's own file (a buffer outside the root is scoped by the root).
+    if opts.lines and scope.uri and scope.uri == vim.uri_from_bufnr(bufnr) then
+      argument.lines = { start = opts.lines.start, ['end'] = opts.lines['end'] }
+    end
     require('cenotaph.commands').invoke(client, 'cenotaph.remember', argument, { bufnr = bufnr })
+  end)
+end
+
+---@class cenotaph.BlessOpts
+---@field reason? string Kept in the audit log; not asked (it is optional).
+---@field bufnr? integer
+
+--- Vouch for memory `memory_id`: its lessons compile without waiting to recur.
+---@param memory_id integer
+---@param opts? cenotaph.BlessOpts
+function M.bless(memory_id, opts)
+  opts = opts or {}
+  with_client(opts.bufnr, function(client, bufnr)
+    require('cenotaph.commands').invoke(client, 'cenotaph.bless', { memoryId = memory_id, reason = opts.reason },
+      { bufnr = bufnr })
   end)
 end
 
@@ -154,6 +175,32 @@ function M.reinstate(name, opts)
   end)
 end
 
+---@class cenotaph.EffortOpts
+---@field effort? integer 1–5; picked with vim.ui.select when absent.
+---@field project? string The graveyard it is in ("" is the global one); found from diagnostics or the buffer's project.
+---@field reason? string Kept in the audit log; not asked.
+---@field bufnr? integer
+
+--- Give the abandoned approach `name` the effort it cost (1–5); at 4 or more the memories naming
+--- it leave recall, as abandoning at that effort does.
+---@param name string
+---@param opts? cenotaph.EffortOpts
+function M.effort(name, opts)
+  opts = opts or {}
+  with_client(opts.bufnr, function(client, bufnr)
+    local function run(project)
+      require('cenotaph.commands').invoke(client, 'cenotaph.setEffort',
+        { name = name, project = project, effort = opts.effort, reason = opts.reason }, { bufnr = bufnr })
+    end
+    local project = opts.project or flagged_project(name)
+    if project then
+      run(project)
+    else
+      require('cenotaph.client').project(client, bufnr, run)
+    end
+  end)
+end
+
 --- Recall memories about `query`; pick one to read it in a scratch buffer.
 ---@param query string
 ---@param opts? { bufnr?: integer, k?: integer }
@@ -183,7 +230,7 @@ end
 --- Pick a pending proposal (an agent's destructive or epistemic verb) to accept or reject.
 ---@param opts? { bufnr?: integer }
 function M.proposals(opts)
-  require('cenotaph.recall').proposals(opts)
+  require('cenotaph.ledger').proposals(opts)
 end
 
 --- Show the MCP endpoint of the buffer's server (URL copied to registers).

@@ -199,6 +199,58 @@ function M.open(opts)
   end)
 end
 
+---@class cenotaph.PendingProposal An entry of the ledger's "Pending proposals" section.
+---@field id integer
+---@field text string `mcp:agent proposes to refute memory:4 · 2026-03-01 — why`
+
+--- The pending proposals a ledger's text lists (`- proposal #N · …`).
+---@param text string
+---@return cenotaph.PendingProposal[]
+function M.pending_proposals(text)
+  local found = {}
+  for _, line in ipairs(ui.lines(text)) do
+    local id, rest = line:match('^%- proposal #(%d+) · (.*)$')
+    if id then
+      table.insert(found, { id = tonumber(id), text = rest })
+    end
+  end
+  return found
+end
+
+--- The buffer's project's pending proposals, from the server's ledger (`cenotaph/ledger`); pick
+--- one to accept or reject.
+---@param opts? { bufnr?: integer }
+function M.proposals(opts)
+  opts = opts or {}
+  local bufnr = ui.buffer(opts.bufnr)
+  client_mod.with_client(bufnr, function(client)
+    client_mod.request(client, 'cenotaph/ledger', client_mod.scope(client, bufnr), bufnr, function(ledger)
+      local proposals = M.pending_proposals(ledger.text)
+      if #proposals == 0 then
+        ui.notify('Cenotaph: no pending proposals')
+        return
+      end
+      vim.ui.select(proposals, {
+        prompt = 'Cenotaph proposals',
+        kind = 'cenotaph.proposal',
+        format_item = function(p) ---@param p cenotaph.PendingProposal
+          return ('#%d %s'):format(p.id, p.text)
+        end,
+      }, function(proposal) ---@param proposal cenotaph.PendingProposal?
+        if not proposal then
+          return
+        end
+        vim.ui.select({ 'Accept', 'Reject' }, { prompt = ('Proposal #%d'):format(proposal.id) }, function(verdict)
+          if verdict then
+            require('cenotaph.commands').invoke(client, verdict == 'Accept' and 'cenotaph.acceptProposal' or 'cenotaph.rejectProposal',
+              { proposalId = proposal.id }, { bufnr = bufnr })
+          end
+        end)
+      end)
+    end)
+  end)
+end
+
 --- BufReadCmd for `cenotaph://ledger/*`: `:edit` of a ledger URI, `:e!`, or a session restore.
 ---@param bufnr integer
 ---@param name string

@@ -1,6 +1,6 @@
---- Recall and proposals, picked with `vim.ui.select`. Recall asks the running server
---- (`cenotaph/recall`, answered from its loaded model in milliseconds); the CLI, which loads the
---- model first, only for a server too old to know the request. Proposals come from the CLI.
+--- Recall, picked with `vim.ui.select`. Recall asks the running server (`cenotaph/recall`,
+--- answered from its loaded model in milliseconds); the CLI, which loads the model first, only for
+--- a server too old to know the request.
 local client_mod = require('cenotaph.client')
 local ui = require('cenotaph.ui')
 
@@ -146,54 +146,6 @@ function M.recall(query, opts)
       else
         ui.error('recall failed: ' .. (err.message or vim.inspect(err)))
       end
-    end)
-  end)
-end
-
----@class cenotaph.Proposal (`cenotaph proposals --json`)
----@field id integer
----@field project string
----@field action string
----@field target string
----@field reason string
----@field actor string
----@field created_at string
-
---- Pending proposals, then Accept / Reject.
----@param opts? { bufnr?: integer }
-function M.proposals(opts)
-  opts = opts or {}
-  local bufnr = ui.buffer(opts.bufnr)
-  client_mod.with_client(bufnr, function(client)
-    client_mod.project(client, bufnr, function(project)
-      client_mod.cli(client, { 'proposals', '--project', project }, function(ok, response)
-        if not ok then
-          ui.error('listing proposals failed: ' .. tostring(response))
-          return
-        end
-        local proposals = response.proposals or {}
-        if #proposals == 0 then
-          ui.notify('Cenotaph: no pending proposals')
-          return
-        end
-        vim.ui.select(proposals, {
-          prompt = 'Cenotaph proposals',
-          kind = 'cenotaph.proposal',
-          format_item = function(p) ---@param p cenotaph.Proposal
-            return ('#%d %s proposes to %s %s — %s'):format(p.id, p.actor, p.action, p.target, flat(p.reason))
-          end,
-        }, function(proposal) ---@param proposal cenotaph.Proposal?
-          if not proposal then
-            return
-          end
-          vim.ui.select({ 'Accept', 'Reject' }, { prompt = ('Proposal #%d'):format(proposal.id) }, function(verdict)
-            if verdict then
-              require('cenotaph.commands').invoke(client, verdict == 'Accept' and 'cenotaph.acceptProposal' or 'cenotaph.rejectProposal',
-                { proposalId = proposal.id }, { bufnr = bufnr })
-            end
-          end)
-        end)
-      end)
     end)
   end)
 end

@@ -24,6 +24,12 @@ def story_text(name: str, reason: str) -> str:
     return f"Abandoned {name}: {reason}"
 
 
+def location_tag(path: str, start_line: int, end_line: int) -> str:
+    """The tag a memory remembered from a selection carries: where it came from, `at:src/app.py:10-12`
+    (lines 1-based and inclusive; the path relative to its workspace folder when it lies in one)."""
+    return f"at:{path}:{start_line}" if start_line == end_line else f"at:{path}:{start_line}-{end_line}"
+
+
 @dataclass(frozen=True, slots=True)
 class Actor:
     """Who makes a call: `name` is what the audit log shows (`cli`, `vscode`, `nvim`, `mcp:claude`)."""

@@ -51,7 +51,7 @@ from cenotaph.nlp import ecosystems
 from cenotaph.store import events, memories, vectors
 from cenotaph.store.db import Store
 from cenotaph.store.memories import Scope
-from cenotaph.store.records import EventRow, MemoryRow, ProposalRow, SuppressionRow
+from cenotaph.store.records import ApproachRow, EventRow, MemoryRow, ProposalRow, SuppressionRow
 
 
 # How long `why`, `check_store`, `repair` and `migrate_store` wait for this process's recent recalls
@@ -154,6 +154,11 @@ class Memory:
 
     def reinstate_approach(self, actor: Actor, name: str, *, reason: str, project: str):
         return self.graveyard.reinstate(actor, name, reason=reason, project=project)
+
+    def set_effort(self, actor: Actor, name: str, *, effort: int, project: str,
+                   reason: str | None = None) -> tuple[ApproachRow, bool]:
+        """What the dead end `name` cost (1–5), given after it was recorded (Graveyard.set_effort)."""
+        return self.graveyard.set_effort(actor, name, effort=effort, project=project, reason=reason)
 
     def import_memories(self, actor: Actor, items: Iterable[importing.ImportItem], *, project: str,
                         batch: int = importing.BATCH, total: int | None = None,

@@ -58,6 +58,11 @@ def set_status(conn: Any, approach_id: int, status: str, reason: str, actor: str
     )
 
 
+def set_effort(conn: Any, approach_id: int, effort: int, actor: str, at: str) -> None:
+    conn.execute("UPDATE approaches SET effort = ?, actor = ?, updated_at = ? WHERE id = ?",
+                 (effort, actor, at, approach_id))
+
+
 def get(conn: Any, approach_id: int) -> ApproachRow | None:
     rows = conn.execute(f"SELECT {_COLUMNS} FROM approaches WHERE id = ?", (approach_id,)).fetchall()
     found = _with_aliases(conn, rows)

@@ -96,7 +96,11 @@ def selection_actions(ls: ServerContext, params: types.CodeActionParams, project
     selected = document.source[start:end]
     actions = []
     if selected.strip() and len(selected) <= MAX_CONTENT:
-        actions.append(code_action("Remember this", "cenotaph.remember", {"text": selected, "project": project},
+        # The selection's lines go with it (an end at a line's start ends the line before).
+        first, last = params.range.start.line, params.range.end.line
+        last -= 1 if params.range.end.character == 0 and last > first else 0
+        where = {"uri": params.text_document.uri, "lines": {"start": first + 1, "end": last + 1}}
+        actions.append(code_action("Remember this", "cenotaph.remember", {"text": selected, "project": project, **where},
                                    kind=types.CodeActionKind.Refactor))
     name = selected.strip()
     if _NAME_SHAPED.match(name):

@@ -16,10 +16,11 @@ from lsprotocol import types
 from pydantic import Field, StringConstraints, ValidationError, model_validator
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from cenotaph.lsp.convert import Wire, approach_summary, one_line, plain, rpc_error
+from cenotaph.lsp.convert import Wire, approach_summary, file_path, one_line, plain, rpc_error
 from cenotaph.lsp.features import mining
 from cenotaph.lsp.features.hover import story
 from cenotaph.memory.errors import AlreadyDecided, CenotaphError
+from cenotaph.memory.models import location_tag
 from cenotaph.memory.team.folder import source_of
 from cenotaph.nlp import ecosystems
 from cenotaph.store.connect import StoreUnavailable
@@ -85,14 +86,42 @@ class MarkWrongArgs(Wire):
     reason: Reason | None = None
 
 
+class Lines(Wire):
+    """A selection's lines, 1-based and inclusive."""
+
+    start: Id
+    end: Id
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Lines:
+        if self.end < self.start:
+            raise ValueError("`end` is before `start`")
+        return self
+
+
 class RememberArgs(_ProjectOrUri):
     text: Annotated[str, StringConstraints(min_length=1, max_length=50_000)]
     kind: Literal["note", "experience", "decision", "preference", "fact"] = "note"
+    lines: Lines | None = None  # the selection's lines in `uri`, kept with the memory as its location tag
 
     @model_validator(mode="after")
     def _scoped(self) -> RememberArgs:
         self._require_project()
+        if self.lines is not None and self.uri is None:
+            raise ValueError("`lines` needs the `uri` of their document")
         return self
+
+
+class BlessArgs(Wire):
+    memory_id: Id
+    reason: Reason | None = None
+
+
+class SetEffortArgs(Wire):
+    name: Name
+    project: str  # "" is everywhere
+    effort: Annotated[int, Field(ge=1, le=5)] | None = None
+    reason: Reason | None = None
 
 
 class AbandonArgs(_ProjectOrUri):
@@ -345,14 +374,50 @@ async def mark_wrong(ls: ServerContext, args: MarkWrongArgs) -> dict[str, Any]:
     return _done(f"the record of '{approach.display_name}' is marked wrong", approach.id)
 
 
+def _location(ls: ServerContext, uri: str, lines: Lines) -> str:
+    """Where a selection lies: its file relative to the workspace folder holding it (else absolute)."""
+    path = file_path(uri)
+    if path is None:
+        raise JsonRpcInvalidParams(message=f"uri: {uri!r} is not a file, so `lines` locate nothing")
+    folder = next((f for f, _ in ls.folders if path.is_relative_to(f)), None)
+    where = path.relative_to(folder).as_posix() if folder is not None else path.as_posix()
+    return location_tag(where, lines.start, lines.end)
+
+
 async def remember(ls: ServerContext, args: RememberArgs) -> dict[str, Any]:
     project = _project(ls, args)
-    result = await _domain(ls, lambda: ls.memory.remember(ls.actor, args.text, project=project, kind=args.kind))
+    tags = [] if args.lines is None else [_location(ls, args.uri or "", args.lines)]
+    result = await _domain(ls, lambda: ls.memory.remember(ls.actor, args.text, project=project, kind=args.kind,
+                                                      tags=tags))
     if not result.stored:
         return CommandResult(done=False, id=result.duplicate_of,
                              message=f"not stored: memory #{result.duplicate_of} already says this").dump()
     warnings = "".join(f"; contradicts #{w.other_id}" for w in result.contradictions)
-    return _done(f"remembered #{result.id}{warnings}", result.id)
+    at = f" ({tags[0].removeprefix('at:')})" if tags else ""
+    return _done(f"remembered #{result.id}{at}{warnings}", result.id)
+
+
+async def bless(ls: ServerContext, args: BlessArgs) -> dict[str, Any]:
+    """A person vouches for a memory: its lessons compile without waiting to recur (the reason is
+    optional, as for `cenotaph bless`)."""
+    row = await _domain(ls, lambda: ls.memory.bless(ls.actor, args.memory_id, reason=args.reason))
+    return _done(f"memory #{row.memory_id} is blessed: its lessons compile without waiting to recur", row.memory_id)
+
+
+EFFORT_CHOICES = ("1 · a quick try", "2 · an afternoon", "3 · days", "4 · a week or more", "5 · a major investment")
+
+
+async def set_effort(ls: ServerContext, args: SetEffortArgs) -> dict[str, Any]:
+    effort = args.effort
+    if effort is None:
+        answer = await _ask(ls, None, f"What did '{args.name}' cost before it was abandoned?", list(EFFORT_CHOICES))
+        if answer is None:
+            return _cancelled()
+        effort = EFFORT_CHOICES.index(answer) + 1
+    approach, suppressed = await _domain(ls, lambda: ls.memory.set_effort(ls.actor, args.name, effort=effort,
+                                                                          project=args.project, reason=args.reason))
+    left = "; memories naming it now stay out of recall" if suppressed else ""
+    return _done(f"'{approach.display_name}' cost {effort}/5{left}", approach.id)
 
 
 async def abandon(ls: ServerContext, args: AbandonArgs) -> dict[str, Any]:
@@ -550,6 +615,8 @@ COMMANDS: dict[str, tuple[type[Wire], Handler]] = {
     "cenotaph.showLocation": (ShowLocationArgs, show_location),
     "cenotaph.share": (ShareArgs, share),
     "cenotaph.unshare": (UnshareArgs, unshare),
+    "cenotaph.bless": (BlessArgs, bless),
+    "cenotaph.setEffort": (SetEffortArgs, set_effort),
 }
 
 

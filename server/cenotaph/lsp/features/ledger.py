@@ -370,8 +370,9 @@ def code_actions(ls: ServerContext, params: types.CodeActionParams) -> list[type
         if source_of(approach) == "repo":
             return [why, code_action(f"Stop sharing '{name}' with the team", "cenotaph.unshare",
                                      {"path": approach.path, "project": project})]  # type: ignore[attr-defined]
-        actions = [code_action(f"Reinstate '{name}' (it works now)", "cenotaph.reinstate",
-                               {"name": approach.name, "project": approach.project}), why]
+        target = {"name": approach.name, "project": approach.project}
+        actions = [code_action(f"Reinstate '{name}' (it works now)", "cenotaph.reinstate", target), why,
+                   code_action(f"Set what '{name}' cost (effort 1–5)", "cenotaph.setEffort", target)]
         shared = any(source_of(a) == "repo" and a.name == approach.name for a in ls.memory.graveyard.in_scope(project))
         if shared:  # its shared copy is a mark on this entry, not an entry of its own
             actions.append(code_action(f"Stop sharing '{name}' with the team", "cenotaph.unshare",
@@ -385,7 +386,8 @@ def code_actions(ls: ServerContext, params: types.CodeActionParams) -> list[type
         actions = [code_action(f"Reinstate memory #{entry_id}", "cenotaph.reinstateMemory", argument),
                    code_action(f"Archive memory #{entry_id}", "cenotaph.archive", argument),
                    code_action(f"Confirm memory #{entry_id}", "cenotaph.setTrust", {**argument, "trust": "confirmed"}),
-                   code_action(f"Refute memory #{entry_id}", "cenotaph.setTrust", {**argument, "trust": "refuted"})]
+                   code_action(f"Refute memory #{entry_id}", "cenotaph.setTrust", {**argument, "trust": "refuted"}),
+                   code_action(f"Bless memory #{entry_id} (its lessons compile now)", "cenotaph.bless", argument)]
         if in_repository:
             actions.append(code_action(f"Share memory #{entry_id} with the team", "cenotaph.share",
                                        {**argument, "project": project}))

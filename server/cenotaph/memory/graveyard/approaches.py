@@ -9,6 +9,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import Context
@@ -22,6 +23,7 @@ from cenotaph.store.records import ApproachRow, SuppressionRow
 
 # Event targets that change what the index holds.
 GRAVEYARD_TARGETS = ("approach:", "suppression:")
+RECALL_SUPPRESSING_EFFORT = 4  # DESIGN: an approach abandoned at effort 4–5 leaves recall
 
 
 def guess_ecosystem(name: str) -> str:
@@ -285,12 +287,7 @@ class Graveyard:
                 before=None if before is None else {"status": before.status, "reason": before.reason},
                 after={"name": key, "status": "abandoned", "effort": effort, "ecosystem": ecosystem}, reason=reason,
             )
-            recall_suppressed = effort is not None and effort >= 4
-            if recall_suppressed:
-                suppressions.add(tx, project=project, kind="recall", value=key,
-                                 reason=f"abandoned at effort {effort}/5: {reason}", actor=actor.name, at=now)
-                self.ctx.event(tx, actor=actor.name, action="suppress", target=f"suppression:{key}", project=project,
-                               after={"kind": "recall", "value": key, "automatic": True}, reason=reason)
+            recall_suppressed = self._suppress_recall(tx, actor, project, key, effort, reason, now)
             approach = approaches.get(tx, approach_id)
             # A global abandonment is silenced in any project that silenced the name.
             silenced = [s for s in suppressions.active(tx, kind="diagnostic")
@@ -298,6 +295,40 @@ class Graveyard:
         assert approach is not None
         return AbandonResult(approach=approach, memory_id=memory_id, recall_suppressed=recall_suppressed,
                              silenced=silenced)
+
+    def _suppress_recall(self, tx: Any, actor: Actor, project: str, key: str, effort: int | None, reason: str,
+                         now: str) -> bool:
+        """A dead end that cost days or more keeps the memories naming it out of recall."""
+        if effort is None or effort < RECALL_SUPPRESSING_EFFORT:
+            return False
+        suppressions.add(tx, project=project, kind="recall", value=key,
+                         reason=f"abandoned at effort {effort}/5: {reason}", actor=actor.name, at=now)
+        self.ctx.event(tx, actor=actor.name, action="suppress", target=f"suppression:{key}", project=project,
+                       after={"kind": "recall", "value": key, "automatic": True}, reason=reason)
+        return True
+
+    def set_effort(self, actor: Actor, name: str, *, effort: int, project: str,
+                   reason: str | None = None) -> tuple[ApproachRow, bool]:
+        """What an abandoned approach cost, given (or corrected) after it was recorded; raised to
+        4 or more it keeps its memories out of recall as abandoning at that effort does. Lowered,
+        an existing recall silence stays: lifting it is a person's separate decision. Returns the
+        record and whether a recall silence was added."""
+        effort = validate.integer(effort, "effort", low=1, high=5)
+        reason = None if reason is None else secrets.screen(validate.text(reason, "reason"), "reason", actor)
+        approach = self.find(name, validate.project(project))
+        now = self.ctx.now()
+        with self.ctx.store.write() as tx:
+            approaches.set_effort(tx, approach.id, effort, actor.name, now)
+            self.ctx.event(tx, actor=actor.name, action="effort", target=f"approach:{approach.id}",
+                           project=approach.project, before={"effort": approach.effort}, after={"effort": effort},
+                           reason=reason)
+            silenced = any(s.value == approach.name and s.project == approach.project
+                           for s in suppressions.active(tx, kind="recall"))
+            suppressed = approach.status == "abandoned" and not silenced and self._suppress_recall(
+                tx, actor, approach.project, approach.name, effort, reason or approach.reason, now)
+            found = approaches.get(tx, approach.id)
+        assert found is not None
+        return found, suppressed
 
     def reinstate(self, actor: Actor, name: str, *, reason: str, project: str) -> ApproachRow:
         reason = secrets.screen(validate.text(reason, "reason"), "reason", actor)
