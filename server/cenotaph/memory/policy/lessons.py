@@ -23,7 +23,7 @@ from cenotaph.memory import validate
 from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Conflict, NotFound
 from cenotaph.memory.models import Actor
-from cenotaph.nlp import names
+from cenotaph.nlp import ecosystems, names
 from cenotaph.project import display_name
 from cenotaph.store import approaches, blessings, memories, vectors
 from cenotaph.store.memories import Scope
@@ -50,7 +50,6 @@ _WORD = re.compile(r"[\w@/.+-]+")
 _CODE_NAME = re.compile(r"`([A-Za-z0-9@][\w@/.\-]*)`|(?<![\w./-])([A-Za-z_][\w-]*)\.([A-Za-z_]\w*)")
 _FILE_SUFFIXES = frozenset({"py", "js", "ts", "tsx", "jsx", "md", "txt", "toml", "json", "yaml", "yml", "lock", "cfg",
                             "ini", "rs", "go", "mod", "sh", "html", "css"})
-_LANGUAGES = {"pypi": "python", "npm": "javascript", "cargo": "rust", "go": "go", "conda": "conda"}
 _SKILL_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
@@ -325,7 +324,7 @@ def _subject(lessons: list[Lesson]) -> tuple[str, list[str]]:
     terms = [display[k] for k in ranked[:NAME_TERMS]]
     donts = [l.approach for l in lessons if l.approach is not None]
     if 2 * len(donts) >= len(lessons):
-        languages = {_LANGUAGES.get(a.ecosystem, a.ecosystem) for a in donts}
+        languages = {ecosystems.language(a.ecosystem) for a in donts}
         return (f"{languages.pop()} dependencies" if len(languages) == 1 else "dependencies"), terms
     if ranked and (documents[ranked[0]] >= 2 or len(ranked) == 1):
         return " and ".join(display[k] for k in ranked[:2] if documents[k] == documents[ranked[0]]), terms
