@@ -284,3 +284,13 @@ def test_a_rename_to_an_invalid_skill_name_is_refused_naming_the_setting(memory,
     with pytest.raises(InvalidInput) as refused:
         memory.compile(HUMAN, "skill", project=P, root=repo)
     assert refused.value.field == "skill_names"
+
+
+def test_the_description_names_the_first_abandoned_libraries_and_stays_within_the_limit(memory, repo):
+    names = [f"lib{n}-{'x' * 40}" for n in range(12)]
+    for name in names:
+        memory.abandon(HUMAN, name, ecosystem="pypi", reason="too slow " * 20, project=P, effort=4)
+    [change] = memory.compile(HUMAN, "skill", project=P, root=repo).files
+    description = _front_matter(change.draft)["description"]
+    assert len(description) <= 1024
+    assert f"installing {', '.join(names[:8])}, … again." in description and names[8] not in description

@@ -13,6 +13,7 @@ from cenotaph.project import display_name
 
 DEFAULT_DIR = ".claude/skills"
 MAX_DESCRIPTION = 1024
+LOAD_NAMES = 8
 HEADINGS = {"do": "Do", "watch_out": "Watch out", "dont": "Don't"}
 
 
@@ -33,7 +34,9 @@ def provenance(lesson: Lesson) -> str:
 def when_to_load(skill: Skill, project: str) -> str:
     """The occasion an agent loads the skill for, from what its lessons are about."""
     if skill.subject.endswith("dependencies"):
-        abandoned = ", ".join(dict.fromkeys(l.approach.display_name for l in skill.lessons if l.approach is not None))
+        named = list(dict.fromkeys(l.approach.display_name for l in skill.lessons if l.approach is not None))
+        # The first few: the description has 1,024 characters, and what the skill holds comes after.
+        abandoned = ", ".join(named[:LOAD_NAMES]) + (", …" if len(named) > LOAD_NAMES else "")
         return (f"Load when adding or choosing a dependency for {project}, or before importing or installing "
                 f"{abandoned} again.")
     if skill.subject in ("practices", "pitfalls"):
