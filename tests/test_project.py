@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from cenotaph.project import normalize_remote, resolve
+from cenotaph.project import display_name, normalize_remote, resolve
 
 
 @pytest.mark.parametrize(
@@ -40,3 +40,11 @@ def test_outside_any_repository_uses_the_absolute_path(tmp_path: Path):
     folder = tmp_path / "loose"
     folder.mkdir()
     assert resolve(None, folder) == str(folder.resolve())
+
+
+@pytest.mark.parametrize(("project", "shown"), [
+    ("github.com/acme/crawler", "crawler"), ("/home/jane/src/billing", "billing"), ("/home/jane/src/billing/", "billing"),
+    ("C:\\Users\\jane\\billing", "billing"), ("acme", "acme"), ("", "every project"),
+])
+def test_a_project_is_shown_by_its_last_component_never_its_path(project, shown):
+    assert display_name(project) == shown

@@ -72,3 +72,11 @@ def resolve(explicit: str | None, start: Path) -> str:
     if origin:
         return normalize_remote(origin)
     return str(root)
+
+
+def display_name(project: str) -> str:
+    """What a person calls the project in a file others read: the last component of its id (the
+    repository's name of `github.com/owner/repo`, the folder's of an absolute path), so that a
+    local path never leaves the machine. The global scope ("") is "every project"."""
+    parts = [p for p in re.split(r"[/\\]", project.strip()) if p and not re.fullmatch(r"[A-Za-z]:", p)]
+    return parts[-1] if parts else "every project"

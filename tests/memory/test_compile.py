@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from cenotaph.memory.errors import Conflict
+from cenotaph.memory.errors import Conflict, InvalidInput
 from cenotaph.memory.policy import lessons as lesson_rules
 from cenotaph.memory.policy.compile import CompileWrite, instructions
 
@@ -101,7 +101,7 @@ def test_skill_drafts_are_valid_deterministic_and_carry_provenance(memory, repo)
     assert re.fullmatch(r"\.claude/skills/[a-z0-9]+(-[a-z0-9]+)*/SKILL\.md", change.path)
     meta = _front_matter(change.draft)
     assert len(meta["name"]) <= 64 and change.path.split("/")[2] == meta["name"]
-    assert 0 < len(meta["description"]) <= 1024 and "Use when" in meta["description"]
+    assert 0 < len(meta["description"]) <= 1024 and meta["description"].startswith("Load when")
     assert "- Don't: requests — blocking calls stalled the event loop (memory #1;" in change.draft
     assert f"- {BREAKTHROUGH} (memories #{a}, #{b};" in change.draft
     assert change.base_sha256 == "absent" and change.diff.startswith("--- /dev/null\n+++ b/.claude/skills/")
@@ -204,3 +204,93 @@ def test_a_skill_cenotaph_wrote_for_a_topic_that_is_gone_is_removed_and_a_person
     memory.accept_proposal(HUMAN, result.proposal.id)
     assert not (skills / "old-topic").exists()
     assert (skills / "mine" / "SKILL.md").read_text(encoding="utf-8").endswith("Written by hand.\n")
+
+
+# --- names and descriptions (issue 29) -------------------------------------------------------------
+
+def _skill_files(root: Path, result) -> dict[str, str]:
+    return {c.path: c.draft for c in result.files if c.draft is not None}
+
+
+def test_a_project_whose_id_is_a_path_leaves_no_path_in_any_compiled_file(memory, tmp_path):
+    root = tmp_path / "home" / "jane" / "src" / "billing"
+    (root / ".git").mkdir(parents=True)
+    project = str(root)
+    memory.abandon(HUMAN, "requests", reason=f"blocking calls stalled {project}'s event loop", project=project,
+                   effort=4)
+    memory.abandon(HUMAN, "moment", ecosystem="npm", reason="too heavy for the bundle", project=project, effort=3)
+    for target in ("skill", "agents-md", "ruff", "eslint"):
+        files = _skill_files(root, memory.compile(HUMAN, target, project=project, root=root))
+        assert files, target
+        for path, text in files.items():
+            assert str(tmp_path) not in text and "/home/jane" not in text, (path, text)
+    [skill] = _skill_files(root, memory.compile(HUMAN, "skill", project=project, root=root)).values()
+    meta = _front_matter(skill)
+    # Positive control: the project is named, by its folder's name.
+    assert meta["name"] == "billing-dependencies" and "for billing," in meta["description"]
+    assert "blocking calls stalled billing's event loop" in skill
+
+
+def test_names_come_from_what_the_rules_are_about_not_the_words_of_their_reasons(memory, repo):
+    # Reasons full of words that recur across lessons, and would name a topic by frequency.
+    for name, reason in (("requests", "event-loop broke the colon-hash parsing in the event-loop"),
+                         ("lxml", "event-loop stalls, colon-hash broke again on the build image"),
+                         ("simplejson", "broke colon-hash keys; event-loop event-loop event-loop")):
+        memory.abandon(HUMAN, name, ecosystem="pypi", reason=reason, project=P, effort=4)
+    [change] = memory.compile(HUMAN, "skill", project=P, root=repo).files
+    meta = _front_matter(change.draft)
+    assert meta["name"] == "crawler-python-dependencies"
+    assert not re.search(r"event|loop|colon|hash|broke", meta["name"])
+    assert meta["description"].startswith("Load when adding or choosing a dependency for crawler, or before "
+                                          "importing or installing requests, lxml, simplejson again.")
+    assert change.draft.splitlines()[5] == "# crawler: python dependencies (requests, lxml, simplejson)"
+
+
+def test_lessons_about_one_library_are_named_after_it(memory, repo):
+    for summary, gotcha in (("Indexed the docs", "httpx.AsyncClient leaks sockets when a response is never read"),
+                            ("Crawled the blog", "httpx.Timeout applies per phase, not to the whole request"),
+                            ("Fetched the feeds", "Close `httpx` clients in a finally block: shared pools hang")):
+        memory.bless(HUMAN, _experience(memory, summary, breakthrough=None, gotchas=[gotcha]), reason="bit us")
+    [change] = memory.compile(HUMAN, "skill", project=P, root=repo).files
+    meta = _front_matter(change.draft)
+    assert meta["name"] == "crawler-httpx"
+    assert meta["description"].startswith("Load when working with httpx in crawler")
+
+
+def test_a_persons_rename_survives_recompiles(memory, repo):
+    memory.abandon(HUMAN, "requests", reason="blocking calls stalled the event loop", project=P, effort=4)
+    first = memory.compile(HUMAN, "skill", project=P, root=repo)
+    assert [c.path for c in first.files] == [".claude/skills/crawler-python-dependencies/SKILL.md"]
+    memory.accept_proposal(HUMAN, first.proposal.id)
+    (repo / ".cenotaph.toml").write_text('[compile.skill_names]\ncrawler-python-dependencies = "crawler-deps"\n',
+                                         encoding="utf-8")
+    renamed = memory.compile(HUMAN, "skill", project=P, root=repo)
+    by_path = {c.path: c for c in renamed.files}
+    assert set(by_path) == {".claude/skills/crawler-deps/SKILL.md", ".claude/skills/crawler-python-dependencies/SKILL.md"}
+    assert by_path[".claude/skills/crawler-python-dependencies/SKILL.md"].draft is None  # the old folder goes
+    assert _front_matter(by_path[".claude/skills/crawler-deps/SKILL.md"].draft)["name"] == "crawler-deps"
+    memory.accept_proposal(HUMAN, renamed.proposal.id)
+    # More lessons later: the topic keeps the person's name.
+    memory.abandon(HUMAN, "lxml", reason="wheels missing on the build image", project=P, effort=3)
+    again = memory.compile(HUMAN, "skill", project=P, root=repo)
+    assert [c.path for c in again.files] == [".claude/skills/crawler-deps/SKILL.md"]
+    assert "- Don't: lxml — wheels missing" in again.files[0].draft
+
+
+def test_a_rename_to_an_invalid_skill_name_is_refused_naming_the_setting(memory, repo):
+    memory.abandon(HUMAN, "requests", reason="blocking calls stalled the event loop", project=P, effort=4)
+    (repo / ".cenotaph.toml").write_text('[compile.skill_names]\ncrawler-python-dependencies = "Crawler Deps"\n',
+                                         encoding="utf-8")
+    with pytest.raises(InvalidInput) as refused:
+        memory.compile(HUMAN, "skill", project=P, root=repo)
+    assert refused.value.field == "skill_names"
+
+
+def test_the_description_names_the_first_abandoned_libraries_and_stays_within_the_limit(memory, repo):
+    names = [f"lib{n}-{'x' * 40}" for n in range(12)]
+    for name in names:
+        memory.abandon(HUMAN, name, ecosystem="pypi", reason="too slow " * 20, project=P, effort=4)
+    [change] = memory.compile(HUMAN, "skill", project=P, root=repo).files
+    description = _front_matter(change.draft)["description"]
+    assert len(description) <= 1024
+    assert f"installing {', '.join(names[:8])}, … again." in description and names[8] not in description

@@ -68,6 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from cenotaph.cli.commands.enforce import hook
 
         parser = build_parser((hook,))
+    elif words[:1] == ["lint"]:  # CI and pre-commit: likewise, without the other verbs' imports
+        from cenotaph.cli.commands.lint import lint
+
+        parser = build_parser((lint,))
     else:
         parser = build_parser()
     args = parser.parse_args(words)

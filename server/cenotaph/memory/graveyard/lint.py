@@ -72,9 +72,28 @@ def candidate_files(root: Path, targets: list[Path], in_git: bool, base: str | N
     return sorted(files)
 
 
-def _at_base(root: Path, base: str, relative: str) -> str:
-    done = subprocess.run(["git", "-C", str(root), "show", f"{base}:{relative}"], capture_output=True, check=False)
-    return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else ""  # new since the base
+def _at_base(root: Path, base: str, paths: list[str]) -> dict[str, str]:
+    """Each file's text at `base` ("" when new since), read by one `git cat-file --batch` rather
+    than a process a file. A name with a line break cannot go through the batch: it is not asked
+    for, and counts as new."""
+    asked = [p for p in paths if "\n" not in p]
+    if not asked:
+        return {}
+    request = "".join(f"{base}:{p}\n" for p in asked).encode("utf-8", "surrogateescape")
+    out = subprocess.run(["git", "-C", str(root), "cat-file", "--batch"], input=request, capture_output=True,
+                         check=False).stdout
+    texts, at = {}, 0
+    for path in asked:
+        end = out.index(b"\n", at)
+        header = out[at:end].split()
+        at = end + 1
+        if len(header) == 3 and header[1] == b"blob":
+            size = int(header[2])
+            texts[path] = out[at:at + size].decode("utf-8", "replace")
+            at += size + 1  # the content, then a line break
+        elif len(header) == 3:
+            at += int(header[2]) + 1  # not a file at the base (a submodule's commit, a tree): new
+    return texts
 
 
 def lint(enforcer: Enforcer, start: Path, targets: Iterable[Path], *, base: str | None = None) -> LintReport:
@@ -93,7 +112,9 @@ def lint(enforcer: Enforcer, start: Path, targets: Iterable[Path], *, base: str 
         _git(root, "rev-parse", "--verify", "--quiet", f"{base}^{{commit}}")
     report = LintReport(root=str(root))
     named = []
-    for relative in candidate_files(root, paths, in_git, base):
+    files = candidate_files(root, paths, in_git, base)
+    before = {} if base is None else _at_base(root, base, files)
+    for relative in files:
         file = root / relative
         try:
             if file.stat().st_size > MAX_FILE_BYTES:
@@ -102,6 +123,6 @@ def lint(enforcer: Enforcer, start: Path, targets: Iterable[Path], *, base: str 
         except OSError:
             continue  # deleted in the working tree, or unreadable: nothing there to flag
         report.files += 1
-        named += file_names(relative, text, None if base is None else _at_base(root, base, relative))
+        named += file_names(relative, text, None if base is None else before.get(relative, ""))
     report.findings = enforcer.judge(named)
     return report

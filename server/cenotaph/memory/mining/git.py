@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache, lru_cache
+from functools import cache
 from typing import NamedTuple
 
 from cenotaph.memory import validate
@@ -66,7 +66,7 @@ _DEV_WORDS = re.compile(
 )
 
 Key = tuple[str, str]  # (ecosystem, normalized name)
-_kind = lru_cache(maxsize=8192)(ecosystems.document_kind)  # a history names the same few paths thousands of times
+_kind = ecosystems.document_kind  # cached: a history names the same few paths thousands of times
 
 
 @dataclass(frozen=True, slots=True)

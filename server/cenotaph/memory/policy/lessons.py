@@ -23,7 +23,8 @@ from cenotaph.memory import validate
 from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Conflict, NotFound
 from cenotaph.memory.models import Actor
-from cenotaph.nlp import names
+from cenotaph.nlp import ecosystems, names
+from cenotaph.project import display_name
 from cenotaph.store import approaches, blessings, memories, vectors
 from cenotaph.store.memories import Scope
 from cenotaph.store.records import ApproachRow, MemoryRow
@@ -44,10 +45,12 @@ NAME_TERMS = 3
 MAX_SKILL_NAME = 64
 
 _WHITESPACE = re.compile(r"\s+")
-_TERM = re.compile(r"[a-z][a-z0-9]*(?:[.+-][a-z0-9]+)*")
-# Words every lesson has, which name no topic.
-_GENERIC = frozenset({"abandoned", "instead", "use", "used", "using", "don't", "dont", "watch", "avoid", "always",
-                      "never", "need", "needs", "make", "makes", "work", "works", "way", "thing", "things"})
+_WORD = re.compile(r"[\w@/.+-]+")
+# `name`, or a dotted name's module and attribute (the attribute tells a file's name, `setup.py`, apart).
+_CODE_NAME = re.compile(r"`([A-Za-z0-9@][\w@/.\-]*)`|(?<![\w./-])([A-Za-z_][\w-]*)\.([A-Za-z_]\w*)")
+_FILE_SUFFIXES = frozenset({"py", "js", "ts", "tsx", "jsx", "md", "txt", "toml", "json", "yaml", "yml", "lock", "cfg",
+                            "ini", "rs", "go", "mod", "sh", "html", "css"})
+_SKILL_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,11 +78,14 @@ class Lesson:
 
 @dataclass(slots=True)
 class Skill:
-    """Lessons on one topic: an embedding cluster named by its most frequent terms."""
+    """Lessons on one topic: an embedding cluster, named after the project and what its lessons
+    are about (or what a person renamed that name to)."""
 
     name: str
-    terms: list[str]
+    subject: str  # "python dependencies", "httpx", "pitfalls"
+    terms: list[str]  # the names the lessons concern, most shared first
     lessons: list[Lesson] = field(default_factory=list)
+    derived: str = ""  # the name before a person's rename: the key the rename is kept under
 
 
 @dataclass(slots=True)
@@ -250,8 +256,11 @@ def _embedding_text(lesson: Lesson) -> str:
     return f"Don't use {lesson.text}" if lesson.kind == "dont" else lesson.text
 
 
-def topics(ctx: Context, lessons: list[Lesson]) -> list[Skill]:
-    """Lessons grouped by embedding into skills, each named by its most frequent terms."""
+def topics(ctx: Context, lessons: list[Lesson], project: str,
+           renames: dict[str, str] | None = None) -> list[Skill]:
+    """Lessons grouped by embedding into skills, each named `<project>-<subject>` (see _subject),
+    unless `renames` maps that name to the one a person chose."""
+    renames = renames or {}
     if not lessons:
         return []
     unit = _unit(np.asarray(ctx.embedder.embed([_embedding_text(l) for l in lessons])))
@@ -273,45 +282,69 @@ def topics(ctx: Context, lessons: list[Lesson]) -> list[Skill]:
         target = max(others, key=lambda c: (float(_unit(unit[clusters[c]].mean(axis=0)) @ centroid), -c))
         clusters[target] = sorted(clusters[target] + clusters[small])
         del clusters[small]
+    named = [(sorted(members), _subject([lessons[i] for i in sorted(members)])) for members in clusters]
     skills = []
     taken: set[str] = set()
-    for members in clusters:
-        chosen = [lessons[i] for i in sorted(members)]
-        terms = _terms(chosen)
-        name = _skill_name(terms, taken)
+    prefix = _slug(display_name(project))
+    for members, (subject, terms) in named:
+        derived = _unique(_slug(f"{prefix}-{_slug(subject)}") or "project-lessons", taken)
+        name = _unique(renames.get(derived, derived), taken)
         taken.add(name)
-        skills.append(Skill(name=name, terms=terms, lessons=chosen))
+        skills.append(Skill(name=name, subject=subject, terms=terms, lessons=[lessons[i] for i in members],
+                            derived=derived))
     return sorted(skills, key=lambda s: s.name)
 
 
-def _stop_words() -> frozenset[str]:
-    from spacy.lang.en.stop_words import STOP_WORDS
+def _code_subjects(text: str) -> list[str]:
+    """The libraries a lesson's words name as code: `backticked` names and the module of a dotted
+    name (`httpx.AsyncClient` → httpx), not a file's name (`setup.py`)."""
+    found = [(m.group(1) or m.group(2)).split(".")[0] for m in _CODE_NAME.finditer(text)
+             if m.group(1) or m.group(3).casefold() not in _FILE_SUFFIXES]
+    return [names.fold(f) for f in found if len(f) >= 2]
 
-    return frozenset(STOP_WORDS) | _GENERIC
 
-
-def _terms(lessons: list[Lesson]) -> list[str]:
-    stop = _stop_words()
+def _subject(lessons: list[Lesson]) -> tuple[str, list[str]]:
+    """What a topic is about, and the names it concerns. The names are the abandoned approaches
+    and, in the other lessons, the libraries named as code or by a name the graveyard holds;
+    never the words around them. Mostly graveyard entries: the project's dependencies (of one
+    language when they share one). Else the name most lessons share; else the lessons' kind."""
+    known = {names.fold(l.approach.name): l.approach.display_name for l in lessons if l.approach is not None}
     documents: Counter[str] = Counter()
-    total: Counter[str] = Counter()
+    display: dict[str, str] = dict(known)
     for lesson in lessons:
-        words = [w.strip(".-+") for w in _TERM.findall(lesson.text.casefold())]
-        words = [w for w in words if len(w) >= 3 and w not in stop]
-        if lesson.approach is not None:  # the abandoned library's name says most about the topic
-            words.append(names.fold(lesson.approach.name))
-        total.update(words)
-        documents.update(set(words))
-    ranked = sorted(total, key=lambda w: (-documents[w], -total[w], w))
-    return ranked[:NAME_TERMS]
+        if lesson.approach is not None:
+            mentioned = [names.fold(lesson.approach.name)]
+        else:
+            words = {names.fold(w.strip(".,;:")) for w in _WORD.findall(lesson.text)}
+            mentioned = [k for k in known if k in words] + _code_subjects(lesson.text)
+        for key in dict.fromkeys(mentioned):
+            documents[key] += 1
+            display.setdefault(key, key)
+    ranked = sorted(documents, key=lambda k: -documents[k])  # ties: in the lessons' order
+    terms = [display[k] for k in ranked[:NAME_TERMS]]
+    donts = [l.approach for l in lessons if l.approach is not None]
+    if 2 * len(donts) >= len(lessons):
+        languages = {ecosystems.language(a.ecosystem) for a in donts}
+        return (f"{languages.pop()} dependencies" if len(languages) == 1 else "dependencies"), terms
+    if ranked and (documents[ranked[0]] >= 2 or len(ranked) == 1):
+        return " and ".join(display[k] for k in ranked[:2] if documents[k] == documents[ranked[0]]), terms
+    kinds = Counter(l.kind for l in lessons)
+    return ("pitfalls" if kinds["watch_out"] > kinds["do"] else "practices"), terms
 
 
-def _skill_name(terms: list[str], taken: set[str]) -> str:
+def _slug(text: str) -> str:
     """Lowercase letters, digits and single hyphens, at most 64 characters (the Agent Skills rule)."""
-    slug = re.sub(r"[^a-z0-9]+", "-", "-".join(names.fold(t) for t in terms)).strip("-") or "project-lessons"
-    slug = slug[:MAX_SKILL_NAME].strip("-")
+    return re.sub(r"[^a-z0-9]+", "-", text.casefold()).strip("-")[:MAX_SKILL_NAME].strip("-")
+
+
+def _unique(slug: str, taken: set[str]) -> str:
     name, n = slug, 2
     while name in taken:
         suffix = f"-{n}"
         name = slug[: MAX_SKILL_NAME - len(suffix)].strip("-") + suffix
         n += 1
     return name
+
+
+def valid_skill_name(name: str) -> bool:
+    return len(name) <= MAX_SKILL_NAME and _SKILL_NAME.fullmatch(name) is not None

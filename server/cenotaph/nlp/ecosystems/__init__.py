@@ -27,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fnmatch import translate
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import PurePosixPath
 from typing import Final
 from urllib.parse import unquote
@@ -185,6 +185,11 @@ def spelled_ecosystem(name: str) -> str | None:
     return next((ecosystem.name for ecosystem in load().ecosystems if ecosystem.spelled(name)), None)
 
 
+def language(ecosystem: str) -> str:
+    """What a person calls an ecosystem's code ("python" for pypi), else the ecosystem's name."""
+    return get(ecosystem).language or ecosystem
+
+
 def enclosing(name: str, ecosystem: str | None) -> tuple[str, ...]:
     """The names that may hold `name` in its ecosystem, nearest first (a Go package's modules)."""
     return tuple(get(ecosystem).enclosing(name))
@@ -199,6 +204,8 @@ def is_type_stubs(key: str) -> bool:
 # Files
 
 
+# Cached: a git history or a repository's lint names thousands of paths, each asked about more than once.
+@lru_cache(maxsize=8192)
 def document_kind(path: str) -> str | None:
     """The kind of document a file path (or URI path) is, or None when no ecosystem reads it."""
     parts = PurePosixPath(unquote(path.replace("\\", "/"))).parts

@@ -146,6 +146,7 @@ class Ecosystem:
     rules its names follow."""
 
     name: str  # as recorded: "pypi", "npm", …
+    language: str = ""  # what a person calls the code its packages serve ("python" for pypi), if one
     documents: tuple[Document, ...] = ()
     normalize: Callable[[str], str] = fold  # the graveyard's key for a (stripped) name
     name_problem: NameRule = WORD_NAME  # what its registry would refuse in a name

@@ -288,6 +288,7 @@ LOCK_FILES = {"cargo.lock": lambda text: (match[1] for match in _LOCKED_CRATE.fi
 ECOSYSTEMS = (
     Ecosystem(
         "cargo",
+        language="rust",
         documents=(
             Document("rust", ("?*.rs",), _import_hits, import_names=CrateRenames),
             Document("cargo_toml", ("cargo.toml",), _cargo_toml_hits, manifest=True, at_root=True, well_formed=parses),

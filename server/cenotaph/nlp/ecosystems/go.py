@@ -126,6 +126,7 @@ LOCK_FILES = {"go.sum": lambda text: (match[1] for match in _SUMMED_MODULE.findi
 ECOSYSTEMS = (
     Ecosystem(
         "go",
+        language="go",
         documents=(
             Document("go", ("?*.go",), _import_hits),
             Document("go_mod", ("go.mod",), _go_mod_hits, manifest=True, at_root=True),

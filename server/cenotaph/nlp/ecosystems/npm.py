@@ -312,6 +312,7 @@ def _urls(root: Path, name: str) -> list[str]:
 ECOSYSTEMS = (
     Ecosystem(
         "npm",
+        language="javascript",
         documents=(
             Document("javascript", tuple(f"?*.{suffix}" for suffix in "js jsx ts tsx mjs cjs mts cts".split()),
                      _import_hits),

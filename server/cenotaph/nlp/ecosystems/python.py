@@ -697,6 +697,7 @@ def _project_urls(root: Path, declared: Mapping[str, str]) -> dict[str, list[str
 ECOSYSTEMS = (
     Ecosystem(
         "pypi",
+        language="python",
         documents=(
             Document("python", ("?*.py", "?*.pyi"), _import_hits, import_names=EnvironmentModules),
             Document("pyproject", ("pyproject.toml",), _pyproject_hits, manifest=True, at_root=True,

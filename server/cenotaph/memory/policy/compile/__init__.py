@@ -6,6 +6,7 @@ writes them only if every file still has that sha256; otherwise nothing is writt
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import difflib
 import hashlib
 import os
@@ -21,6 +22,7 @@ from cenotaph.memory.models import COMPILE_TARGETS, Actor
 from cenotaph.memory.policy import lessons as lesson_store
 from cenotaph.memory.policy.compile import biome, eslint, hooks, instructions, ruff, skills
 from cenotaph.memory.policy.compile.drafts import FileDraft
+from cenotaph.project import display_name
 from cenotaph.store.records import ProposalRow
 
 TARGETS = COMPILE_TARGETS
@@ -78,17 +80,37 @@ def _read(root: Path, relative: str) -> str | None:
         raise Conflict(f"{relative} is not UTF-8 text", field="file") from None
 
 
+def _compile_settings(root: Path) -> dict:
+    """The `[compile]` table of the repository's `.cenotaph.toml` (empty when absent or unreadable)."""
+    settings = root / ".cenotaph.toml"
+    if not settings.is_file():
+        return {}
+    try:
+        found = tomllib.loads(settings.read_text(encoding="utf-8")).get("compile", {})
+    except (tomllib.TOMLDecodeError, AttributeError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
 def skills_dir(root: Path) -> str:
     """`[compile] skills_dir` in the repository's `.cenotaph.toml`, else `.claude/skills`."""
-    settings = root / ".cenotaph.toml"
-    if settings.is_file():
-        try:
-            found = tomllib.loads(settings.read_text(encoding="utf-8")).get("compile", {}).get("skills_dir")
-        except (tomllib.TOMLDecodeError, AttributeError):
-            found = None
-        if isinstance(found, str) and found.strip():
-            return found.strip()
-    return skills.DEFAULT_DIR
+    found = _compile_settings(root).get("skills_dir")
+    return found.strip() if isinstance(found, str) and found.strip() else skills.DEFAULT_DIR
+
+
+def skill_names(root: Path) -> dict[str, str]:
+    """A person's renames of topics, `[compile.skill_names]` in `.cenotaph.toml`: the name the
+    compiler derives → the name to use. Kept in the repository, so every recompile (and every
+    teammate's) honours them."""
+    found = _compile_settings(root).get("skill_names", {})
+    if not isinstance(found, dict):
+        raise InvalidInput("[compile.skill_names] in .cenotaph.toml must be a table", field="skill_names")
+    for old, new in found.items():
+        if not isinstance(new, str) or not lesson_store.valid_skill_name(new):
+            raise InvalidInput(f"[compile.skill_names] {old} = {new!r}: a skill name is lowercase letters, digits "
+                               f"and single hyphens, at most {lesson_store.MAX_SKILL_NAME} characters",
+                               field="skill_names")
+    return dict(found)
 
 
 def _inside(root: Path, relative: str, field: str) -> Path:
@@ -107,9 +129,17 @@ def _folder(root: Path) -> Path:
 
 def render(ctx: Context, target: str, project: str, root: Path, chosen: list[lesson_store.Lesson],
            directory: str | None = None) -> list[FileDraft]:
-    """The drafts of `target` from the reinforced lessons `chosen` of `project` (same store, same bytes)."""
+    """The drafts of `target` from the reinforced lessons `chosen` of `project` (same store, same bytes).
+    A project id that is a local path never reaches a file: where a lesson quotes it, the
+    project's display name stands for it."""
+    if os.path.isabs(project):
+        shown = display_name(project)
+        chosen = [dataclasses.replace(
+            l, text=l.text.replace(project, shown),
+            approach=l.approach and dataclasses.replace(l.approach, reason=l.approach.reason.replace(project, shown)))
+            for l in chosen]
     if target in ("skill", *instructions.FILES):
-        grouped = lesson_store.topics(ctx, chosen)
+        grouped = lesson_store.topics(ctx, chosen, project, skill_names(root))
         if target == "skill":
             folder = directory if directory is not None else skills_dir(root)
             _inside(root, folder, "dir")

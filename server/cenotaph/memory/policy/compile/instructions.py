@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from cenotaph.memory.errors import Conflict
 from cenotaph.memory.policy.authored import BEGIN, END
 from cenotaph.memory.policy.compile.drafts import FileDraft
-from cenotaph.memory.policy.compile.skills import HEADINGS, rule
+from cenotaph.memory.policy.compile.skills import HEADINGS, rule, title
 from cenotaph.memory.policy.lessons import Skill
 
 FILES = {"agents-md": "AGENTS.md", "claude-md": "CLAUDE.md", "copilot": ".github/copilot-instructions.md"}
@@ -27,7 +27,7 @@ def block(skills: list[Skill]) -> str:
     if not keys:
         lines += ["No reinforced lessons yet.", ""]
     for skill in skills:
-        lines += [f"### {', '.join(skill.terms) or skill.name}", ""]
+        lines += [f"### {title(skill)}", ""]
         for kind, heading in HEADINGS.items():
             for lesson in (l for l in skill.lessons if l.kind == kind):
                 refs = ", ".join(f"#{s.memory_id}" for s in lesson.sources)

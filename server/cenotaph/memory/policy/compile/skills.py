@@ -9,9 +9,11 @@ from pathlib import Path
 from cenotaph.memory.policy.authored import GENERATED
 from cenotaph.memory.policy.compile.drafts import FileDraft
 from cenotaph.memory.policy.lessons import Lesson, Skill
+from cenotaph.project import display_name
 
 DEFAULT_DIR = ".claude/skills"
 MAX_DESCRIPTION = 1024
+LOAD_NAMES = 8
 HEADINGS = {"do": "Do", "watch_out": "Watch out", "dont": "Don't"}
 
 
@@ -29,19 +31,36 @@ def provenance(lesson: Lesson) -> str:
     return "; ".join(p for p in parts if p)
 
 
+def when_to_load(skill: Skill, project: str) -> str:
+    """The occasion an agent loads the skill for, from what its lessons are about."""
+    if skill.subject.endswith("dependencies"):
+        named = list(dict.fromkeys(l.approach.display_name for l in skill.lessons if l.approach is not None))
+        # The first few: the description has 1,024 characters, and what the skill holds comes after.
+        abandoned = ", ".join(named[:LOAD_NAMES]) + (", …" if len(named) > LOAD_NAMES else "")
+        return (f"Load when adding or choosing a dependency for {project}, or before importing or installing "
+                f"{abandoned} again.")
+    if skill.subject in ("practices", "pitfalls"):
+        return f"Load before changing how {project} does the work these rules are about."
+    return f"Load when working with {skill.subject} in {project}, or before choosing how to use it."
+
+
+def title(skill: Skill) -> str:
+    return skill.subject + (f" ({', '.join(skill.terms)})" if skill.terms and skill.subject not in skill.terms else "")
+
+
 def description(skill: Skill, project: str) -> str:
     counts = {kind: sum(1 for l in skill.lessons if l.kind == kind) for kind in HEADINGS}
     summary = ", ".join(f"{n} {HEADINGS[kind].lower()}" for kind, n in counts.items() if n)
-    topic = ", ".join(skill.terms) or "this project"
-    text = (f"What the project memory of {project or 'every project'} learned about {topic} ({summary}): "
-            f"approaches that worked, pitfalls, and abandoned libraries not to use again. "
-            f"Use when working on {topic} in this repository, or before choosing a library for it.")
+    text = (f"{when_to_load(skill, project)} What the project memory of {project} learned about {title(skill)} "
+            f"({summary}): approaches that worked, pitfalls, and abandoned libraries not to use again.")
     return text if len(text) <= MAX_DESCRIPTION else text[: MAX_DESCRIPTION - 1] + "…"
 
 
 def render_skill(skill: Skill, project: str) -> str:
-    lines = ["---", f"name: {skill.name}", f"description: {json.dumps(description(skill, project), ensure_ascii=False)}",
-             "---", "", f"# {', '.join(skill.terms) or skill.name}", "",
+    """The SKILL.md of one topic; the project named by its display name (an id can be a local path)."""
+    shown = display_name(project)
+    lines = ["---", f"name: {skill.name}", f"description: {json.dumps(description(skill, shown), ensure_ascii=False)}",
+             "---", "", f"# {shown}: {title(skill)}", "",
              f"{GENERATED} (`cenotaph compile --target skill`). Each rule names the memories it comes from; "
              "change the memories, not this file.", ""]
     for kind, heading in HEADINGS.items():
