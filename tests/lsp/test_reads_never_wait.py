@@ -127,3 +127,32 @@ def test_a_write_waits_a_bounded_time_and_says_who_holds_the_store(memory, db_pa
     found = memory.recall(HUMAN, "when does the build run", project=PROJECT, log=False)
     contents = [r.content for r in found.results]
     assert "The nightly build runs at 02:00." in contents and "The weekly build runs on Sunday." not in contents
+
+
+def test_the_recall_log_is_dropped_and_counted_when_the_store_stays_busy(memory, db_path, caplog):
+    """Another process holds the write lock past the recorder's waits: the answers come, and what
+    they would have recorded is given up when the reader closes, counted in a warning."""
+    memory.remember(HUMAN, "The release job signs artifacts with the team's GPG key.", project=PROJECT)
+    reader = Memory(dataclasses.replace(memory.ctx, store=open_store(db_path)))
+    try:
+        # The control: with the lock free, a recall's log row is written.
+        assert reader.recall(HUMAN, "who signs the release artifacts", project=PROJECT).results
+        assert reader.recaller.recorder.flush(60) and ("test", "who signs the release artifacts") in logged_queries(memory)
+        asked = ["what key signs artifacts", "which job signs the release", "is the release signed"]
+
+        async def blocked() -> None:
+            async with write_lock_held(db_path, at_most=HOLD_SECONDS):
+                for query in asked:
+                    found = await asyncio.to_thread(reader.recall, HUMAN, query, project=PROJECT)
+                    assert "The release job signs artifacts with the team's GPG key." in [r.content for r in found.results]
+                with caplog.at_level("WARNING", logger="cenotaph.memory.core.recorder"):
+                    await asyncio.to_thread(reader.recaller.recorder.close, 1.0)
+                assert await asyncio.to_thread(lock_still_held, memory.ctx.store)
+
+        asyncio.run(blocked())
+        assert reader.recaller.recorder.dropped == len(asked)
+        assert [r.getMessage() for r in caplog.records if r.name == "cenotaph.memory.core.recorder"] == [
+            "dropped 3 read record(s) (recall log, recalled counters; 3 in all): the store was still busy when it closed"]
+        assert not {("test", query) for query in asked} & logged_queries(memory)
+    finally:
+        reader.close()

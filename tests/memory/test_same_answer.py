@@ -103,3 +103,44 @@ def test_the_exact_lane_ranks_alike_on_both_stores(tmp_path, pg_url, embedder, a
     finally:
         for memory in (sqlite, postgres):
             memory.ctx.store.close()
+
+
+# More memories in one project than the vector lane's candidates (vectors.MIN_CANDIDATES, 40), each
+# sentence twice: identical vectors, so ties at the candidates' cut and in the cosine order.
+MANY = [f"Service {name} {verb} its {thing} on the {place}." for name, verb, thing, place in zip(
+    ["billing", "search", "auth", "mailer", "exporter", "scheduler", "ingest", "gateway", "cache", "ledger",
+     "reports", "thumbnails", "webhooks", "audit", "payments", "notifier", "crawler", "indexer", "backup",
+     "metrics", "tracing", "quotas", "uploads", "sessions", "pricing"],
+    ["rotates", "compacts", "replicates", "drains", "archives"] * 5,
+    ["logs", "queue", "tokens", "shards", "snapshots"] * 5,
+    ["Sunday night", "first of the month", "staging cluster", "office rack", "spare node"] * 5, strict=True)]
+
+
+def test_the_vector_lane_draws_and_ranks_the_same_neighbours_on_both_stores(tmp_path, pg_url, embedder, analyzer):
+    """The vector lane alone, over more memories than its candidates: the same neighbours in the
+    same order with the same cosine on both stores (before, sqlite-vec's binary index and
+    pgvector's HNSW index drew different candidates, and the two computed cosine apart)."""
+    opened = []
+    for db in (tmp_path / "many.db", pg_url):
+        memory = Memory(Context(store=open_store(db), embedder=embedder, analyzer=analyzer, clock=Clock()))
+        for content in MANY * 2:
+            memory.remember(HUMAN, content, project=P, force=True)
+        opened.append(memory)
+    sqlite, postgres = opened
+    try:
+        for question in ("which service drains its queue", "snapshots on the spare node", "billing logs", "tokens"):
+            for k in (3, 10, 50):
+                on_sqlite = _ranked_k(sqlite, question, k)
+                assert _ranked_k(postgres, question, k) == on_sqlite, (question, k)
+        # Positive control: the lists hold tied neighbours (each sentence twice), older first, and
+        # more than the candidates' cut when asked for 50.
+        ranked = _ranked_k(sqlite, "billing logs", 50)
+        assert len(ranked) == 50 and ranked[0][1] == ranked[1][1] and ranked[0][2] < ranked[1][2]
+    finally:
+        for memory in opened:
+            memory.ctx.store.close()
+
+
+def _ranked_k(memory: Memory, question: str, k: int) -> list[tuple[str, float, int]]:
+    response = memory.recall(HUMAN, question, project=P, k=k, lane="vector", log=False)
+    return [(r.content, r.components.cosine, r.id) for r in response.results if r.result_type == "memory"]

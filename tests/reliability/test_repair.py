@@ -6,12 +6,13 @@ keep their vectors (and a memory forgotten meanwhile gets none back)."""
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 
 from cenotaph.store import vectors
 from cenotaph.store.connect import open_connection
-from tests.conftest import HUMAN
+from tests.conftest import CENOTAPH, HUMAN
 from tests.reliability.support import PROJECT, assert_in_step, open_memory_on, record
 
 
@@ -54,6 +55,32 @@ def test_check_store_sees_each_disagreement_and_repair_mends_it(live_memory, db_
     assert memory.audit_log(target="store")[-1].action == "repair"
     assert memory.recall(HUMAN, "queue shard 0 drains", project=PROJECT, k=3).results[0].id == ids[0]
     record("repair", disagreements_planted=5, found=5, mended=5)
+
+
+@pytest.mark.sqlite_only("deletes rows of SQLite's FTS5 and vec0 tables through a raw connection to the file")
+def test_repair_says_what_it_mended_and_recall_finds_the_memory_again(live_memory, db_path, in_process_cli, cli_env):
+    memory = live_memory
+    ids = _fill(memory, 4)
+    status, out, _ = in_process_cli(["repair", "--db", str(db_path)])
+    assert (status, out.splitlines()[0]) == (0, "nothing to mend")  # the control: a clean store
+    lost = memory.ctx.store.conn.execute("SELECT id FROM memories WHERE memory_id = ?", (ids[2],)).fetchone()[0]
+    raw = open_connection(db_path)
+    raw.execute("DELETE FROM memory_fts WHERE rowid = ?", (lost,))
+    raw.execute(f"DELETE FROM {vectors.TABLE} WHERE row_id = ?", (lost,))
+    raw.close()
+    query = "queue shard 2 drains at 2:00"
+    assert ids[2] not in [r.id for r in memory.recall(HUMAN, query, project=PROJECT, k=10).results]  # the damage
+
+    done = subprocess.run([CENOTAPH, "repair", "--db", str(db_path)], env=cli_env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    mended = done.stdout.splitlines()
+    assert mended[:2] == ["mended the full-text index: rewrote 1 rows (1 missing, 0 orphaned, 0 stale)",
+                          "mended the vectors: embedded 1 missing"], done.stdout
+    assert "nothing to mend" not in done.stdout and "event log: checked" in done.stdout
+    assert memory.recall(HUMAN, query, project=PROJECT, k=3).results[0].id == ids[2]
+    status, out, err = in_process_cli(["repair", "--db", str(db_path)])
+    assert (status, out.splitlines()[:1]) == (0, ["nothing to mend"]), err
 
 
 def test_writes_made_while_a_reindex_runs_keep_their_vectors(live_memory, db_path, embedder, analyzer):

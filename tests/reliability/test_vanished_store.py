@@ -5,6 +5,7 @@ it is written anywhere, and everything acknowledged before is on the device, int
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 from pygls.exceptions import JsonRpcException
 
+from tests.conftest import CENOTAPH
 from tests.lsp.conftest import PROJECT, project_folder
 from tests.reliability.test_faults import contents
 
@@ -68,3 +70,25 @@ async def test_a_store_whose_folder_vanishes_is_told_plainly_and_keeps_what_was_
         await request("cenotaph/remember", {"content": "The deploy window is Tuesday morning.", "project": PROJECT})
     assert str(failed.value.message).startswith("the store's file is gone from its folder"), failed.value.message
     assert contents(kept / "cenotaph.db") == ["The staging database is rebuilt every night."]
+
+
+@pytest.mark.sqlite_only("a store file named with --db")
+def test_a_store_folder_missing_at_start_is_told_plainly_and_nothing_is_created(tmp_path: Path):
+    env = dict(os.environ, CENOTAPH_HOME=str(tmp_path / "home"), XDG_STATE_HOME=str(tmp_path / "state"))
+    env.pop("CENOTAPH_STORE", None)
+
+    def audit(db: Path) -> subprocess.CompletedProcess[str]:
+        # `audit verify` opens the store and loads no model: the fault costs no embedding.
+        return subprocess.run([CENOTAPH, "audit", "verify", "--db", str(db)], env=env, capture_output=True, text=True,
+                              timeout=120)
+
+    missing = tmp_path / "no-such-folder" / "store"
+    done = audit(missing / "cenotaph.db")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip() == (f"cenotaph: error: the folder {missing} does not exist: create it, or name a store "
+                                   "in a folder that does (only the default store's folder is created)")
+    assert not (tmp_path / "no-such-folder").exists()
+    (tmp_path / "there").mkdir()  # the control: a folder that exists gets its store
+    done = audit(tmp_path / "there" / "cenotaph.db")
+    assert done.returncode == 0 and "the event log is intact" in done.stdout, done.stderr
+    assert (tmp_path / "there" / "cenotaph.db").is_file()

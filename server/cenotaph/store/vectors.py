@@ -78,23 +78,43 @@ def delete(conn: Any, row_id: int) -> None:
     conn.execute(f"DELETE FROM {TABLE} WHERE row_id = ?", (row_id,))
 
 
-@per_dialect
-def knn(conn: Any, project: str, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
-    """(row id, cosine similarity) of the k nearest rows in one project, nearest first: the
-    binary index's `k × OVERSAMPLE` nearest, rescored by cosine."""
+def candidates(k: int) -> int:
+    """How many of the binary index's nearest rows are rescored for `k` neighbours."""
+    return max(k * OVERSAMPLE, MIN_CANDIDATES)
+
+
+def rescore(query: np.ndarray, rows: list[tuple[int, bytes | np.ndarray]], k: int) -> list[tuple[int, float]]:
+    """(row id, cosine) of the k rows nearest `query` by cosine, ties to the older row: the one
+    computation both stores' candidates go through (float32, numpy), so a score and its order do
+    not depend on which store's arithmetic computed it."""
     import numpy as np
-    query = np.asarray(vector, dtype=np.float32)
-    rows = conn.execute(
-        f"SELECT row_id, embedding FROM {TABLE} WHERE bits MATCH vec_quantize_binary(?) AND k = ? AND project = ?",
-        (query.tobytes(), max(k * OVERSAMPLE, MIN_CANDIDATES), project),
-    ).fetchall()
     if not rows:
         return []
-    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+    rows = sorted(rows, key=lambda r: r[0])
+    matrix = np.stack([np.frombuffer(v, dtype=np.float32) if isinstance(v, bytes) else np.asarray(v, dtype=np.float32)
+                       for _, v in rows])
     norms = np.linalg.norm(matrix, axis=1) * np.linalg.norm(query)
     similarity = matrix @ query / np.where(norms == 0, 1, norms)
     order = np.argsort(-similarity, kind="stable")[:k]
     return [(rows[i][0], float(similarity[i])) for i in order]
+
+
+@per_dialect
+def knn(conn: Any, project: str, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """(row id, cosine similarity) of the k nearest rows in one project, nearest first: the
+    binary index's `candidates(k)` nearest (Hamming distance, ties to the older row), rescored by
+    cosine. PostgreSQL draws the same candidates (store/postgres/vectors.py)."""
+    import numpy as np
+    query = np.asarray(vector, dtype=np.float32)
+    wanted = candidates(k)
+    # Twice as many as wanted, cut by (distance, row id): vec0 returns rows tied at the cut in an
+    # order of its own, and the two stores must keep the same ones.
+    rows = conn.execute(
+        f"SELECT row_id, distance, embedding FROM {TABLE} WHERE bits MATCH vec_quantize_binary(?) AND k = ? "
+        "AND project = ?", (query.tobytes(), 2 * wanted, project),
+    ).fetchall()
+    kept = sorted(rows, key=lambda r: (r[1], r[0]))[:wanted]
+    return rescore(query, [(r[0], r[2]) for r in kept], k)
 
 
 @per_dialect

@@ -130,9 +130,27 @@ def _check_lines(check) -> list[str]:
         lines.append(f"vectors: {len(check.vectors_missing)} missing, {len(check.vectors_orphans)} orphaned")
     elif check.vector_model is not None:
         lines.append("vectors: built by another model (run `cenotaph reindex`)")
-    lines.append("event log: intact" if check.audit.ok else f"event log: {check.audit.problem}")
+    lines.append(f"event log: checked {check.audit.checked} events, intact" if check.audit.ok
+                 else f"event log: {check.audit.problem}")
     lines += [f"secret stored (forget it): {found}" for found in check.secrets]
     return lines
+
+
+def _mended_lines(report) -> list[str]:
+    """What repair found out of step and mended, one line a thing; "nothing to mend" when clean."""
+    before, lines = report.before, []
+    if report.fts_rewritten:
+        lines.append(f"mended the full-text index: rewrote {report.fts_rewritten} rows ({len(before.fts_missing)} "
+                     f"missing, {len(before.fts_orphans)} orphaned, {len(before.fts_stale)} stale)")
+    if report.substrings_rebuilt:
+        lines.append("mended the substring index: rebuilt it")
+    if report.vectors_added:
+        lines.append(f"mended the vectors: embedded {report.vectors_added} missing")
+    if report.vectors_removed:
+        lines.append(f"mended the vectors: removed {report.vectors_removed} orphaned")
+    if report.reindex_finished:
+        lines.append("mended the vectors: finished an interrupted reindex")
+    return lines or ["nothing to mend"]
 
 
 def cmd_repair(args: argparse.Namespace, memory) -> None:
@@ -143,11 +161,7 @@ def cmd_repair(args: argparse.Namespace, memory) -> None:
             raise CommandFailed
         return
     report = memory.repair(CLI_ACTOR, progress=progress)
-    lines = [f"rewrote {report.fts_rewritten} full-text rows, added {report.vectors_added} vectors, "
-             f"removed {report.vectors_removed}" + ("; rebuilt the substring index" if report.substrings_rebuilt
-                                                    else "")
-             + ("; finished an interrupted reindex" if report.reindex_finished else ""),
-             *_check_lines(report.after), *report.notes]
+    lines = [*_mended_lines(report), *_check_lines(report.after), *report.notes]
     emit(args, report, "\n".join(lines))
     if not report.after.ok:
         raise CommandFailed

@@ -1,12 +1,14 @@
-"""Vectors on PostgreSQL: pgvector's `vector(dim)` with an HNSW cosine index, filtered by project.
-The connections run with `hnsw.iterative_scan` (store/postgres/db.py), so that a KNN query whose
-project holds few of the index's nearest rows scans on until it has k of them."""
+"""Vectors on PostgreSQL: pgvector's `vector(dim)`, filtered by project. KNN draws the same
+candidates as SQLite's binary index and rescores them with the same code (`knn`); the HNSW cosine
+index is no longer what KNN reads (its approximate order drew other candidates than SQLite)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+
+from cenotaph.store import vectors
 
 TABLE = "memory_vectors"
 
@@ -38,14 +40,18 @@ def insert(conn: Any, row_id: int, project: str, vector: np.ndarray) -> None:
 
 
 def knn(conn: Any, project: str, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
-    """(row id, cosine similarity) of the k nearest rows in one project, nearest first."""
+    """(row id, cosine similarity) of the k nearest rows in one project, nearest first: the same
+    candidates as SQLite's binary index (each vector's signs, nearest by Hamming distance, ties to
+    the older row: an exact scan of the project) rescored by the same code, so that both stores
+    give one answer (bench/store_agreement.py). The HNSW index's approximate order differed."""
     query = np.asarray(vector, dtype=np.float32)
+    bits = f"binary_quantize(embedding)::bit({len(query)})"
     rows = conn.execute(
-        f"SELECT row_id, 1 - (embedding <=> ?) FROM {TABLE} WHERE project = ? ORDER BY embedding <=> ? LIMIT ?",
-        (query, project, query, k),
+        f"SELECT row_id, embedding FROM {TABLE} WHERE project = ? "
+        f"ORDER BY {bits} <~> binary_quantize(?::vector)::bit({len(query)}), row_id LIMIT ?",
+        (project, query, vectors.candidates(k)),
     ).fetchall()
-    # The iterative scan's relaxed order may leave neighbours slightly out of order.
-    return sorted(((r[0], float(r[1])) for r in rows), key=lambda r: -r[1])
+    return vectors.rescore(query, [(r[0], r[1].to_numpy()) for r in rows], k)
 
 
 def get(conn: Any, row_id: int) -> np.ndarray | None:
