@@ -31,9 +31,6 @@ RECONNECT_TIMEOUT_S = CONNECT_TIMEOUT_S
 # IMMEDIATE: the domain's read-then-write steps (the next memory id, the event chain's head) stay
 # atomic across every process on every machine.
 WRITE_LOCK = 0x63656E6F_00000002
-# The HNSW index's candidate list, and its iterative scan: a KNN query filtered by project goes on
-# scanning until it has its k rows (pgvector ≥ 0.8).
-_SESSION = ("SET hnsw.ef_search = 100", "SET hnsw.iterative_scan = relaxed_order")
 
 
 class PostgresUnavailable(StoreUnavailable):
@@ -58,12 +55,6 @@ def _extensions(conn: PgConnection, where: str) -> None:
                 "superuser (the server must have it installed)") from None
 
 
-def _configure(conn: PgConnection) -> None:
-    register_vector(conn)
-    for statement in _SESSION:
-        conn.execute(statement)
-
-
 class PostgresStore(MetaMixin):
     """A PostgreSQL database with its migrations applied. Each thread's `write()`/`read()` holds
     one pooled connection for its transaction (nested calls share it); a connection lost in the
@@ -86,7 +77,7 @@ class PostgresStore(MetaMixin):
         except psycopg.OperationalError as exc:
             raise PostgresUnavailable(f"cannot open the PostgreSQL store at {self.path}: {_describe(exc)}") from None
         self._pool = ConnectionPool(
-            url, min_size=1, max_size=pool_size, connection_class=PgConnection, configure=_configure,
+            url, min_size=1, max_size=pool_size, connection_class=PgConnection, configure=register_vector,
             kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
             check=ConnectionPool.check_connection, timeout=CONNECT_TIMEOUT_S * 2, name="cenotaph", open=False,
             reconnect_timeout=RECONNECT_TIMEOUT_S,
@@ -99,7 +90,7 @@ class PostgresStore(MetaMixin):
         `Store.conn` is: for tools and tests that look at the tables directly. Opened on first use."""
         if self._direct is None or self._direct.closed:
             self._direct = PgConnection.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
-            _configure(self._direct)
+            register_vector(self._direct)
         return self._direct
 
     def truncate_wal_after_commit(self) -> None:

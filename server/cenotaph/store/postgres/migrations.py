@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cenotaph.store.migrations import SchemaTooNew
+from cenotaph.store.postgres import vectors
 
 Migration = Callable[[Any], None]
 
@@ -453,8 +454,19 @@ def _m0004_bm25_statistics(conn: Any) -> None:
     )
 
 
+def _m0005_stored_vector_signs(conn: Any) -> None:
+    """KNN scans each vector's signs, as SQLite's binary index does (store/postgres/vectors.py):
+    stored once instead of computed on every search, and the HNSW index it no longer reads gone.
+    The vector table exists once a dimension is known; a store without it gets both at creation."""
+    dim = vectors.dimension(conn)
+    if dim is None:
+        return
+    conn.execute(f"ALTER TABLE {vectors.TABLE} ADD COLUMN {vectors.signs_column(dim)}")
+    conn.execute(f"DROP INDEX IF EXISTS {vectors.TABLE}_hnsw")
+
+
 MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_compaction_and_concepts, _m0003_folded_full_text,
-                                     _m0004_bm25_statistics)
+                                     _m0004_bm25_statistics, _m0005_stored_vector_signs)
 
 
 def schema_version(conn: Any) -> int:

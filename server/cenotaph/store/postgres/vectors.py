@@ -1,6 +1,6 @@
-"""Vectors on PostgreSQL: pgvector's `vector(dim)`, filtered by project. KNN draws the same
-candidates as SQLite's binary index and rescores them with the same code (`knn`); the HNSW cosine
-index is no longer what KNN reads (its approximate order drew other candidates than SQLite)."""
+"""Vectors on PostgreSQL: pgvector's `vector(dim)` beside its stored signs (`bit(dim)`), filtered by
+project. KNN draws the same candidates as SQLite's binary index and rescores them with the same
+code (`knn`); an HNSW index is not used, as its approximate order drew other candidates."""
 
 from __future__ import annotations
 
@@ -24,10 +24,15 @@ def create(conn: Any, dim: int) -> None:
     conn.execute(f"""CREATE TABLE {TABLE} (
                          row_id    BIGINT PRIMARY KEY REFERENCES memories (id) ON DELETE CASCADE,
                          project   TEXT NOT NULL,
-                         embedding vector({int(dim)}) NOT NULL
+                         embedding vector({int(dim)}) NOT NULL,
+                         {signs_column(dim)}
                      )""")
-    conn.execute(f"CREATE INDEX {TABLE}_hnsw ON {TABLE} USING hnsw (embedding vector_cosine_ops)")
     conn.execute(f"CREATE INDEX {TABLE}_project ON {TABLE} (project)")
+
+
+def signs_column(dim: int) -> str:
+    """Each vector's signs, stored: the binary copy KNN scans (SQLite's vec0 keeps its own)."""
+    return f"signs bit({int(dim)}) GENERATED ALWAYS AS (binary_quantize(embedding)::bit({int(dim)})) STORED"
 
 
 def drop(conn: Any) -> None:
@@ -43,12 +48,11 @@ def knn(conn: Any, project: str, vector: np.ndarray, k: int) -> list[tuple[int, 
     """(row id, cosine similarity) of the k nearest rows in one project, nearest first: the same
     candidates as SQLite's binary index (each vector's signs, nearest by Hamming distance, ties to
     the older row: an exact scan of the project) rescored by the same code, so that both stores
-    give one answer (bench/store_agreement.py). The HNSW index's approximate order differed."""
+    give one answer (bench/store_agreement.py)."""
     query = np.asarray(vector, dtype=np.float32)
-    bits = f"binary_quantize(embedding)::bit({len(query)})"
     rows = conn.execute(
         f"SELECT row_id, embedding FROM {TABLE} WHERE project = ? "
-        f"ORDER BY {bits} <~> binary_quantize(?::vector)::bit({len(query)}), row_id LIMIT ?",
+        f"ORDER BY signs <~> binary_quantize(?::vector)::bit({len(query)}), row_id LIMIT ?",
         (project, query, vectors.candidates(k)),
     ).fetchall()
     return vectors.rescore(query, [(r[0], r[1].to_numpy()) for r in rows], k)
