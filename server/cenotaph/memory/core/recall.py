@@ -374,10 +374,13 @@ class Recaller:
             content = f"{a.display_name} was abandoned{effort}: {a.reason}"
             if shared:
                 content = f"{a.display_name} was abandoned{effort} (shared in the repository by {a.actor}): {a.reason}"
+            told = {a.reason.strip()}
             for other in verdict.also:
                 where = f"shared in the repository by {other.actor}" if source_of(other) == "repo" else \
                     "everywhere" if other.project == "" else "by you"
-                content += f"; also abandoned {where}: {other.reason}"
+                # A record with the reason already told (the person's own, shared): where, not why again.
+                content += f"; also abandoned {where}" + ("" if other.reason.strip() in told else f": {other.reason}")
+                told.add(other.reason.strip())
             warnings.append(RecallResult(
                 result_type="abandoned_warning", id=a.id, content=content,
                 project=a.project, kind="approach", tags=[], state="abandoned", trust="confirmed", score=1.0,
