@@ -132,7 +132,8 @@ def score(memory: Memory, samples: list[dict], lane: str | None) -> list[dict]:
                 continue
             response = memory.recall(ACTOR, qa["question"], project=project_of(sample), k=10, lane=lane, log=False)
             ranked = [tag for r in response.results if r.result_type == "memory" for tag in r.tags[:1] if tag in known]
-            row = {"conversation": sample["sample_id"], "category": qa["category"]}
+            row = {"conversation": sample["sample_id"], "category": qa["category"],
+                   "returned": len(ranked), "padding": len(set(ranked) - set(evidence))}
             for k in (5, 10):
                 hits = set(ranked[:k]) & set(evidence)
                 row[f"any@{k}"] = bool(hits)
@@ -184,7 +185,12 @@ STUDY: dict[str, tuple] = {
     "scope_idf": (False, True),
     "anchored_dates": (False, True),
     "memory_dates": (False, True),
+    "floor": (0.0, 0.2, 0.25, 0.3, 0.35, 0.4),
 }
+# Rules that only leave results out: the strictest value that costs the four conversations
+# nothing, on any figure, is chosen (not the best any_hit@5, which a floor rarely raises).
+FLOORS = {"floor"}
+FIGURES = ("any@5", "all@5", "recall@5", "any@10", "recall@10")
 
 
 class QueryCache(Embedder):
@@ -328,8 +334,13 @@ def cross_validate(variants: Variants, fixed: dict[str, list[dict]], study: dict
         with_rule, without = [], []
         for fold in folds:
             train = [f for f in folds if f != fold]
-            # On a tie the default stays: a rule earns a change only by a gain on the four.
-            best = max(candidates, key=lambda r: (hit_rate(variants.rows(r, train)), r == base))
+            if name in FLOORS:
+                off = {key: hit_rate(variants.rows(candidates[0], train), key) for key in FIGURES}
+                best = max((r for r in candidates if all(hit_rate(variants.rows(r, train), key) >= off[key] - 1e-12
+                                                          for key in FIGURES)), key=lambda r: getattr(r, name))
+            else:
+                # On a tie the default stays: a rule earns a change only by a gain on the four.
+                best = max(candidates, key=lambda r: (hit_rate(variants.rows(r, train)), r == base))
             chosen[fold][name] = getattr(best, name)
             with_rule += variants.rows(best, [fold])
             without += variants.rows(candidates[0], [fold])
@@ -341,6 +352,11 @@ def cross_validate(variants: Variants, fixed: dict[str, list[dict]], study: dict
             "whole_split": {str(v): round(hit_rate(variants.rows(c, folds)), 4) for v, c in zip(values, candidates)},
             "held_out_with": round(hit_rate(with_rule), 4), "held_out_without": round(hit_rate(without), 4),
             "contribution": spread(contribution),
+            "held_out_figures": {key: {"with": round(hit_rate(with_rule, key), 4), "without": round(hit_rate(without, key), 4)}
+                                 for key in FIGURES},
+            # Results returned that are no evidence turn, at k = 10: what the rule left out of them.
+            "padding_removed": round(1 - sum(r["padding"] for r in with_rule) / max(1, sum(r["padding"] for r in without)), 4),
+            "returned_with": sum(r["returned"] for r in with_rule), "returned_without": sum(r["returned"] for r in without),
         }
     variants.prefetch([("shipped", replace(base, **chosen[fold]), fold) for fold in folds])
     tuned = [row for fold in folds for row in variants.rows(replace(base, **chosen[fold]), [fold])]
@@ -366,6 +382,11 @@ def cv_markdown(cv: dict) -> str:
         c = r["contribution"]
         lines.append(f"| {name} | {r['default']} | {r['off']} | {', '.join(str(v) for v in r['chosen'].values())} | "
                      f"{r['held_out_with']:.3f} | {r['held_out_without']:.3f} | {c['mean']:+.3f} ± {c['sd']:.3f} |")
+    for name in FLOORS & set(cv["rules"]):
+        r = cv["rules"][name]
+        figures = ", ".join(f"{key} {v['with']:.3f} (off {v['without']:.3f})" for key, v in r["held_out_figures"].items())
+        lines += ["", f"{name}, held out: {figures}; results at k = 10 {r['returned_with']} (off {r['returned_without']}), "
+                      f"padding removed {r['padding_removed']:.1%}"]
     return "\n".join(lines)
 
 

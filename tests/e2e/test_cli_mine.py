@@ -24,8 +24,8 @@ def test_mine_review_accept_and_check(cli_env, tmp_path):
     keys = sorted(p["arguments"]["key"] for p in mined["proposals"]["proposed"])
     assert keys == ["@types/node", "requests"]  # httpx, click and jest are declared at HEAD
     requests = next(p for p in mined["proposals"]["proposed"] if p["arguments"]["key"] == "requests")
-    assert requests["reason"] == (f'removed in {replaced[:7]} "Replace requests with httpx" (2024-03-02, Bob Roe); '
-                                  "replaced by httpx; lived 41 days")
+    assert requests["reason"] == "Replace requests with httpx"
+    assert requests["arguments"]["commit"] == replaced[:7] and requests["arguments"]["lived_days"] == 41
 
     listing = run(cli_env, "proposals", cwd=repo.root).stdout
     assert f"#{requests['id']} [pending] abandon requests (pypi)" in listing
@@ -41,7 +41,7 @@ def test_mine_review_accept_and_check(cli_env, tmp_path):
     run(cli_env, "accept", str(requests["id"]), "--effort", "2", cwd=repo.root)
     checked = json.loads(run(cli_env, "check", "requests", "--json", cwd=repo.root).stdout)
     verdict = checked["results"][0]
-    assert verdict["status"] == "abandoned" and "replaced by httpx" in verdict["approach"]["reason"]
+    assert verdict["status"] == "abandoned" and verdict["approach"]["reason"] == "Replace requests with httpx"
 
 
 def test_mining_outside_a_repository_is_a_clear_error(cli_env, tmp_path):

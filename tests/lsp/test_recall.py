@@ -49,6 +49,9 @@ async def test_recall_answers_like_the_cli_for_the_documents_project(memory, ser
     assert answer["results"][0]["result_type"] == "abandoned_warning" and answer["results"][0]["name"] == "capistrano"
     found = [r["id"] for r in answer["results"] if r["result_type"] == "memory"]
     assert decision in found and note in found and elsewhere not in found
+    # Three memories of k = 5 matched (the abandonment's story too): the answer says nothing else
+    # did, as the CLI's does.
+    assert answer["nothing_else_matched"] is cli["nothing_else_matched"] is True and len(found) == 3
 
     # A folder URI decides the project too; `kinds` keeps only those kinds (the note is a control).
     decisions = plain(await request("cenotaph/recall", {"query": "deploy releases", "kinds": ["decision"],

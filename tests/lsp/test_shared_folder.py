@@ -61,7 +61,7 @@ async def test_a_teammates_pull_reaches_the_open_document_within_a_second(serve,
 async def test_share_with_the_team_from_a_warning_and_from_the_ledger(memory, serve, tmp_path, cli_env):
     (ada,) = team(tmp_path, cli_env, "Ada Lovelace")
     project = project_resolution.resolve(None, ada.root)
-    memory.abandon(HUMAN, "requests", reason="blocking I/O in the event loop", project=project)
+    story = memory.abandon(HUMAN, "requests", reason="blocking I/O in the event loop", project=project).memory_id
     stored = memory.remember(HUMAN, "Releases are tagged from main only", project=project, kind="decision")
     memory.deprioritise(HUMAN, stored.id, reason="rarely asked")
     session = await serve([ada.root])
@@ -77,10 +77,13 @@ async def test_share_with_the_team_from_a_warning_and_from_the_ledger(memory, se
     # Now shared: the warning says so, the reason once, and the action turns into "Stop sharing".
     (again,) = await session.diagnostics(uri, lambda d: bool(d) and "shared in the repository" in d[0].message)
     assert again.message.count("blocking I/O in the event loop") == 1
-    assert "; shared in the repository by Ada Lovelace" in again.message
+    assert "; also shared in the repository by Ada Lovelace" in again.message
     hover = await session.hover(uri, 0, 2)
     assert "\n---\n" not in hover.contents.value  # one story, not the same story twice
     assert "*Also shared in the repository by Ada Lovelace" in hover.contents.value
+    # The reason once, the story memory cited beside it (its number, not its text again).
+    assert hover.contents.value.count("blocking I/O in the event loop") == 1
+    assert f"- memory #{story} · experience" in hover.contents.value
     titles = [a.title for a in await session.code_actions(uri, again)]
     assert "Stop sharing 'requests' with the team" in titles and "Share 'requests' with the team" not in titles
 

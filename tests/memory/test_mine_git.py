@@ -134,8 +134,9 @@ def test_a_history_proposes_exactly_what_was_declared_and_is_declared_nowhere_at
 
 def test_evidence_reason_and_replacement_of_a_replaced_dependency(memory, history):
     requests = proposed(memory.mine_git(HUMAN, history["repo"], project="p"))["requests"]
-    assert requests["reason"] == (f'removed in {history["replace"][:7]} "Replace requests with httpx for async '
-                                  f'support" (2024-01-07, Jane Doe); replaced by httpx; lived 6 days')
+    # The commit's why, short; the commit is its citation, not pasted into it.
+    assert requests["reason"] == "Replace requests with httpx for async support"
+    assert requests["commit"] == history["replace"][:7]
     assert requests["replacement"] == "httpx" and requests["lived_days"] == 6 and not requests["revert"]
     assert [(e["role"], e["ref"], e["author"], e["path"]) for e in requests["evidence"]] == [
         ("added", history["initial"], "Jane Doe", "requirements.txt"),
@@ -162,7 +163,7 @@ def test_classes_a_person_weighs_differently(memory, history):
     assert found["@types/node"]["classes"] == ["dev", "types"]
     assert found["flit-core"]["classes"] == ["build"]
     assert found["docopt"]["classes"] == ["subproject"]
-    assert "its manifest tools/legacy/setup.py was deleted" in found["docopt"]["reason"]
+    assert found["docopt"]["reason"] == "Delete the legacy tools"  # the class says the manifest went with it
     assert found["flit-core"]["confidence"] < found["old-crate"]["confidence"]
     assert found["old-crate"]["classes"] == [] and found["click"]["classes"] == []  # the positive controls
 
@@ -179,7 +180,8 @@ def test_a_removal_merged_from_a_branch_is_traced_to_the_branch_commit(memory, h
     logrus = proposed(memory.mine_git(HUMAN, history["repo"], project="p"))["github.com/sirupsen/logrus"]
     assert logrus["evidence"][-1]["ref"] == history["branch"]
     assert logrus["evidence"][-1]["author"] == "Bob Roe"
-    assert f"merged in {history['merge'][:7]}" in logrus["reason"]
+    # The branch commit's why, not the merge's line; the branch commit is the citation.
+    assert logrus["reason"] == "Use the standard log package" and logrus["commit"] == history["branch"][:7]
 
 
 def test_a_rerun_reads_only_new_commits_and_remembers_how_names_were_added(memory, tmp_path):
@@ -226,7 +228,7 @@ def test_accepting_a_mined_candidate_abandons_it_with_the_drafted_reason(memory,
     proposal = memory.mine_git(HUMAN, str(repo.root), project="p").proposals.proposed[0]
     memory.accept_proposal(HUMAN, proposal.id, effort=2)
     verdict = memory.check_approaches(["requests"], project="p")[0]
-    assert verdict.status == "abandoned" and "replaced by httpx" in verdict.approach.reason
+    assert verdict.status == "abandoned" and verdict.approach.reason == "Replace requests with httpx"
     assert memory.check_approaches(["httpx"], project="p")[0].status == "clear"
 
 

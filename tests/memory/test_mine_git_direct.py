@@ -257,7 +257,7 @@ def test_lifetimes_add_up_across_re_additions(memory, tmp_path):
     repo.commit("Bring ujson back", {"requirements.txt": "flask\nujson\n"}, at=day(21))
     repo.commit("Drop ujson again", {"requirements.txt": "flask\n"}, at=day(26))
     found = mine(memory, repo)[1]
-    assert found["ujson"]["lived_days"] == 15 and "lived 15 days over 2 additions" in found["ujson"]["reason"]
+    assert found["ujson"]["lived_days"] == 15 and found["ujson"]["reason"] == "Drop ujson again"
 
 
 def test_deliberate_drops_rank_above_churn(memory, tmp_path):
@@ -270,3 +270,39 @@ def test_deliberate_drops_rank_above_churn(memory, tmp_path):
     found = mine(memory, repo)[1]
     assert found["ujson"]["confidence"] >= 0.8
     assert max(found[name]["confidence"] for name in many) < 0.35
+
+
+def test_a_drafted_reason_is_the_commits_why_without_trailers_and_cites_the_commit(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"requirements.txt": "flask\nujson\nsix\nattrs\n"}, at=day(1))
+    # The subject does not say why; the body's first sentence that does is kept, trailers are not.
+    ujson = repo.commit("Drop ujson (#412)\n\nWe measured it again. It crashed on big integers because of an "
+                        "overflow in its C encoder.\n\nSigned-off-by: Jane Doe <jane@example.com>\n"
+                        "Co-authored-by: Bob Roe <bob@example.com>\nFixes #411",
+                        {"requirements.txt": "flask\nsix\nattrs\n"}, at=day(5))
+    # A subject that explains is the reason alone (the control: nothing of the body is added).
+    six = repo.commit("Remove six since we only support Python 3 [skip ci]\n\nLong discussion " + "and more " * 60,
+                      {"requirements.txt": "flask\nattrs\n"}, at=day(6))
+    # A long why is cut at a word, within a line's length.
+    attrs = repo.commit("Remove attrs because " + "the dataclasses in the standard library now cover it " * 5,
+                        {"requirements.txt": "flask\n"}, at=day(7))
+    found = mine(memory, repo)[1]
+    assert found["ujson"]["reason"] == "Drop ujson: It crashed on big integers because of an overflow in its C encoder."
+    assert found["six"]["reason"] == "Remove six since we only support Python 3"
+    assert len(found["attrs"]["reason"]) <= 160 and found["attrs"]["reason"].endswith("…")
+    assert found["attrs"]["reason"].startswith("Remove attrs because the dataclasses")
+    assert [found[n]["commit"] for n in ("ujson", "six", "attrs")] == [ujson[:7], six[:7], attrs[:7]]
+    for name in ("ujson", "six", "attrs"):
+        assert not {"Signed-off-by", "Co-authored-by", "#41", "skip ci", ujson[:7]} & {
+            s for s in ("Signed-off-by", "Co-authored-by", "#41", "skip ci", ujson[:7]) if s in found[name]["reason"]}
+
+
+def test_a_merged_drop_reads_the_pull_requests_title_not_the_merge_line(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"requirements.txt": "flask\nujson\n"}, at=day(1))
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.commit("Drop ujson, it is unmaintained", {"requirements.txt": "flask\n"}, at=day(2))
+    repo.git("checkout", "-q", "-")
+    repo.merge("feature", "Merge pull request #7 from jane/feature\n\nDrop ujson, it is unmaintained", at=day(3))
+    found = mine(memory, repo)[1]
+    assert found["ujson"]["reason"] == "Drop ujson, it is unmaintained"

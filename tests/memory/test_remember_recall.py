@@ -130,6 +130,17 @@ def test_graveyard_warning_comes_first_with_its_reason(memory):
     assert any(r.result_type == "memory" for r in response.results[1:])
 
 
+def test_a_reason_told_by_two_records_is_said_once_in_the_warning(memory):
+    memory.abandon(HUMAN, "left-pad", reason="unpublished overnight", project=P)
+    memory.abandon(HUMAN, "left-pad", reason="unpublished overnight", project="")
+    memory.abandon(HUMAN, "moment", reason="too heavy for the bundle", project=P)
+    memory.abandon(HUMAN, "moment", reason="mutable dates", project="")  # the control: another reason is told
+    response = memory.recall(HUMAN, "left-pad or moment", project=P)
+    warnings = {r.name: r.content for r in response.results if r.result_type == "abandoned_warning"}
+    assert warnings["left-pad"] == "left-pad was abandoned: unpublished overnight; also abandoned everywhere"
+    assert warnings["moment"] == "moment was abandoned: too heavy for the bundle; also abandoned everywhere: mutable dates"
+
+
 def test_graveyard_warning_only_for_names_in_the_query(memory):
     memory.abandon(HUMAN, "onnxruntime", reason="SIGILL", project=P)
     memory.abandon(HUMAN, "left-pad", reason="unpublished", project=P)

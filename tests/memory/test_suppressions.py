@@ -151,10 +151,16 @@ def test_abandoning_a_silenced_name_says_so_and_the_story_is_told_once(memory):
     # Told once: the same story is linked again, not written again.
     stories = [r for r in memory.recent(P, kinds=["experience"], limit=50) if "flask" in r.content]
     assert [r.memory_id for r in stories] == [again.memory_id]
-    # A new reason is a new story; a name silenced only in another project is not silenced here.
+    # Another name is another story (the control); a name silenced only in another project is
+    # not silenced here.
     other = memory.abandon(HUMAN, "django", reason="the admin was too slow", project=P)
-    assert other.silenced == []
+    assert other.silenced == [] and other.memory_id != again.memory_id
+    # A new reason is the story's new version, not a second story: the old reason is its history.
     changed = memory.abandon(HUMAN, "flask", reason="it blocked the event loop", project=P)
-    assert changed.memory_id != again.memory_id
+    assert changed.memory_id == again.memory_id
+    stories = [r for r in memory.recent(P, kinds=["experience"], limit=50) if "flask" in r.content]
+    assert [(r.memory_id, r.content) for r in stories] == [(again.memory_id, "Abandoned flask: it blocked the event loop")]
+    assert [v.content for v in memory.history(again.memory_id).versions] == \
+        ["Abandoned flask: sync workers stalled", "Abandoned flask: it blocked the event loop"]
     memory.unsuppress(HUMAN, "flask", kind="diagnostic", project=P, reason="flag it again")
     assert memory.abandon(HUMAN, "flask", reason="it blocked the event loop", project=P).silenced == []

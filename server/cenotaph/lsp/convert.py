@@ -121,11 +121,14 @@ def approach_payload(verdict: ApproachCheck, document_project: str, kind: str) -
                                   display_name=approach.display_name, project=approach.project, scope=verdict.scope,
                                   document_project=document_project, kind=kind, source=source_of(approach))
     message = approach_summary(approach, verdict.scope)
+    told = {one_line(approach.reason)}
     for other in verdict.also:
         origin = shared_by(other) or ("everywhere" if other.project == "" else "by you")
-        # The person's own record shared with the team says the same: once, with where it is shared.
-        message += f"; {origin}" if one_line(other.reason) == one_line(approach.reason) else \
-            f"; also abandoned ({origin}): {one_line(other.reason)}"
+        # A record that says what was said already (the person's own, shared with the team): once,
+        # with where else it is.
+        reason = one_line(other.reason)
+        message += f"; also {origin}" if reason in told else f"; also abandoned ({origin}): {reason}"
+        told.add(reason)
     return message, data.dump()
 
 
@@ -176,9 +179,11 @@ def approach_story(approach: ApproachRow, scope: str | None, record: MemoryRow |
     if record and record.gotchas:
         lines += ["**Gotchas:**", *[f"- {one_line(g, 300)}" for g in record.gotchas], ""]
     if record is not None:
+        # The story memory `abandon` wrote says the reason again: cited, not repeated.
+        content = "" if approach.reason.strip() in record.content else f": {one_line(record.content, 300)}"
         lines += ["**The memory behind it:**",
                   f"- memory #{record.memory_id} · {record.kind} · {record.trust} · {record.recorded_at[:10]} "
-                  f"by {record.actor}: {one_line(record.content, 300)}"]
+                  f"by {record.actor}{content}"]
     if approach.aliases:
         lines += ["", "Also known as: " + ", ".join(f"`{a}`" for a in approach.aliases)]
     return "\n".join(lines).strip() + "\n"

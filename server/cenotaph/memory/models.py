@@ -137,6 +137,16 @@ class RecallResponse:
     lane: Literal["exact", "semantic"]
     results: list[RecallResult]
     notices: list[str] = field(default_factory=list)
+    # Fewer than k memories held evidence enough (memory/core/recall.py's floor): nothing else
+    # matched; `below_floor` candidates would have filled the list without it.
+    nothing_else_matched: bool = False
+    below_floor: int = 0
+
+
+def nothing_else(response: RecallResponse) -> str:
+    """What every edge says when fewer than k memories matched."""
+    left_out = f" ({response.below_floor} weaker left out)" if response.below_floor else ""
+    return f"nothing else matched{left_out}"
 
 
 @dataclass(slots=True)

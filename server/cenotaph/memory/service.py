@@ -110,15 +110,19 @@ class Memory:
         secrets.check(plan.name, "name")  # a name is not redacted (it would name nothing): it is refused
         plan = dataclasses.replace(plan, reason=secrets.screen(plan.reason, "reason", actor))
         story = story_text(plan.name, plan.reason)
-        told = self.graveyard.told(plan, story)
+        told = self.graveyard.story(plan)
         # One transaction: a crash leaves the memory and its graveyard record together, or neither.
         with self.ctx.store.write():
             if told is None:
-                told = self.remember(
+                memory_id = self.remember(
                     actor, story, project=plan.project, kind="experience", tags=["abandoned", plan.name], force=True,
                     experience={"outcome": "abandoned", "effort": plan.effort},
                 ).id
-            return self.graveyard.record(actor, plan, memory_id=told)
+            else:
+                memory_id = told.memory_id
+                if told.content != story:
+                    self.update(actor, memory_id, content=story, reason=f"{plan.name} abandoned again")
+            return self.graveyard.record(actor, plan, memory_id=memory_id)
 
     def record_experience(self, actor: Actor, summary: str, *, project: str, outcome: str, effort: int,
                           iterations: int | None = None, breakthrough: str | None = None,

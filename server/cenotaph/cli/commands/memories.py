@@ -9,7 +9,7 @@ from cenotaph.cli.commands.team import share_after, shared_lines
 from cenotaph.cli.common import CLI_ACTOR, REDACT_HELP, CommandFailed, Subcommands, emit, project_of, writer
 from cenotaph.cli.render import memory_line
 from cenotaph.memory.errors import CenotaphError
-from cenotaph.memory.models import KINDS, OUTCOMES, RecallResponse, as_json
+from cenotaph.memory.models import KINDS, OUTCOMES, RecallResponse, as_json, nothing_else
 
 
 def cmd_remember(args: argparse.Namespace, memory) -> None:
@@ -58,6 +58,8 @@ def _format_recall(response: RecallResponse) -> str:
         meta = ", ".join(f for f in flags if f)
         where = f"{r.location.path}:{r.location.start_line}: " if r.location else ""
         lines.append(f"{i}. {where}#{r.id} [{r.lane} {r.score:.3f}; {meta}] {r.content}")
+    if response.nothing_else_matched:
+        lines.append(f"{nothing_else(response).capitalize()}.")
     return "\n".join(lines)
 
 

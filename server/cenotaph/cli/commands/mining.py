@@ -121,7 +121,7 @@ def cmd_mine_git(args: argparse.Namespace, memory) -> None:
                      f"({history.oldest_seen.at[:10]}) only")
     lines.append(f"{len(history.candidates)} candidates; {len(proposals.proposed)} proposed")
     lines += [f"  #{p.id} {p.arguments['name']} ({p.arguments['ecosystem']}, "
-              f"{p.arguments['confidence']:.2f}): {p.reason}" for p in proposals.proposed]
+              f"{p.arguments['confidence']:.2f}): {p.reason} [{p.arguments['commit']}]" for p in proposals.proposed]
     skipped = [(len(proposals.already_pending), "already pending"), (len(proposals.in_graveyard), "in the graveyard"),
                (len(proposals.suppressed), "suppressed"), (len(proposals.dismissed), "dismissed before")]
     if any(count for count, _ in skipped):

@@ -32,11 +32,13 @@ def story(ls: ServerContext, approach_id: int, scope: str | None, *, name: str |
     if name is not None and document_project is not None:
         verdict = ls.memory.check_approaches([name], project=document_project, detected=True)[0]
         if verdict.approach is not None and verdict.approach.id == approach.id:
+            told = {approach.reason.strip()}
             for other in verdict.also:
-                if other.reason.strip() == approach.reason.strip():  # the same story, shared: told once
+                if other.reason.strip() in told:  # the same story, shared: told once
                     text += f"\n\n*Also {shared_by(other) or ('everywhere' if other.project == '' else 'here')}.*"
                 else:
                     text += "\n---\n\n" + _one_story(ls, other, "global" if other.project == "" else "project")
+                told.add(other.reason.strip())
     return text
 
 

@@ -32,6 +32,7 @@ from cenotaph.memory.models import (
     RecallResult,
     RememberResult,
     WhyReport,
+    nothing_else,
 )
 from cenotaph.memory.policy.compile import CompileResult, FileChange
 from cenotaph.store.records import EventRow, MemoryRow, ProposalRow, SuppressionRow, TombstoneRow, TransitionRow
@@ -264,6 +265,9 @@ class Recalled(BaseModel):
     project: str
     results: list[Hit]
     notices: list[str] = []
+    # Fewer than k memories cleared recall's relevance floor: these are all that matched (absent
+    # when k were found, to keep the reply short).
+    nothing_else_matched: Literal[True] | None = None
 
 
 def _why_matched(r: RecallResult) -> str:
@@ -302,7 +306,10 @@ def recall_reply(response: RecallResponse, *, explain: bool) -> CallToolResult:
                      + (f" · {source}" if source else ""))
         lines.append(h.content)
     lines.extend(f"note: {n}" for n in response.notices)
+    if response.nothing_else_matched and hits:
+        lines.append(f"note: {nothing_else(response)}")
     text = "\n".join(lines) or f"Nothing recalled for {response.query!r}."
     if explain:
         return reply(result(response), text)
-    return reply(Recalled(query=response.query, project=response.project, results=hits, notices=response.notices), text)
+    return reply(Recalled(query=response.query, project=response.project, results=hits, notices=response.notices,
+                          nothing_else_matched=response.nothing_else_matched or None), text)

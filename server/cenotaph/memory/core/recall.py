@@ -13,7 +13,12 @@ candidates of their own, read from the files rather than from the store: the fil
 source of truth, the store's `source` column admits no `repo`, and two clones on different
 branches that use one store must each see their own branch's folder. They are few (a team's
 reviewed decisions), so they are embedded in this process, once per content, and scored by the
-same rules; their full-text stand-in is the share of the query's words they contain."""
+same rules; their full-text stand-in is the share of the query's words they contain.
+
+A relevance floor then drops what the query gave no evidence for: a memory whose cosine and whose
+share of the query's words are both below `Rules.floor` is not an answer, only the best of
+nothing (ranking alone fills k with whatever is nearest). A response holding fewer than k
+memories says that nothing else matched (`RecallResponse.nothing_else_matched`)."""
 
 from __future__ import annotations
 
@@ -73,6 +78,10 @@ PINNED_SCORE = 0.6
 # of its concept, each gaining this much relevance × the share of the query's concepts it has.
 CONCEPT_WEIGHT = 0.3
 CONCEPT_CANDIDATES = 20  # a concept's newest memories drawn into the candidates (each lane draws 60)
+# The evidence a memory needs in the semantic lane: a cosine, or a share of the query's words,
+# at least this high (bench/locomo.py --cv --study floor: chosen on four conversations, scored on
+# the fifth; docs/benchmarks.md). MiniLM puts unrelated sentences at cosine −0.1 to 0.25.
+FLOOR = 0.3
 RECENCY_HALF_LIFE_DAYS = 90
 RECALL_LOG_DAYS = 30
 
@@ -107,6 +116,7 @@ class Rules:
     scope_idf: bool = True  # BM25 weighs terms by their rarity in the recall's scope, not the store
     anchored_dates: bool = True  # "the week before 9 June 2023" is that week, not the day
     memory_dates: bool = True  # the dates a memory names, relative ones read from its valid time
+    floor: float = FLOOR  # the least evidence (cosine or word share) a memory is returned on
 
 _SYNTAX = re.compile(
     r"""(?:[\w.-]*/[\w./-]+)                                  # a path
@@ -132,6 +142,22 @@ def _index_tokens(term: str) -> list[str]:
     """The tokens the full-text index's tokenizer (unicode61, diacritics removed) makes of `term`."""
     folded = "".join(c for c in unicodedata.normalize("NFKD", term.lower()) if not unicodedata.combining(c))
     return [t for t in re.split(r"[\W_]+", folded) if t]
+
+
+def _query_words(query: str, analyzer: Any) -> list[frozenset[str]]:
+    """The query's words (stop words left out), each as the index tokens that hold it: its own and
+    its lemma's ("mondays" is found in "Monday")."""
+    stop_words = query_stop_words()
+    words = [w for w in (w.lower() for w in _WORD.findall(query)) if w not in stop_words]
+    lemmas = analyzer.lemmas(" ".join(words)).split() if words else []
+    if len(lemmas) != len(words):  # the lemmatizer split a word: its own tokens only
+        lemmas = words
+    return [frozenset(_index_tokens(w)) | frozenset(_index_tokens(lemma)) for w, lemma in zip(words, lemmas, strict=True)]
+
+
+def _word_share(words: list[frozenset[str]], tokens: frozenset[str]) -> float:
+    """The share of the query's words a text whose index tokens are `tokens` holds."""
+    return sum(1 for w in words if w & tokens) / len(words) if words else 0.0
 
 
 def _fts_quote(token: str) -> str:
@@ -210,12 +236,21 @@ class _Reading:
     rules: Rules
     periods: list[dates.Period]
     asks_when: bool
+    words: list[frozenset[str]]
 
     @classmethod
-    def of(cls, query: str, now: datetime, active: bool, rules: Rules) -> _Reading:
+    def of(cls, query: str, now: datetime, active: bool, rules: Rules, analyzer: Any) -> _Reading:
         return cls(now=now, lowered=query.lower(), active=active, rules=rules,
                    periods=dates.periods(query, now.date(), anchored=rules.anchored_dates) if active else [],
-                   asks_when=active and dates.asks_when(query))
+                   asks_when=active and dates.asks_when(query), words=_query_words(query, analyzer))
+
+    def evidence(self, c: _Candidate) -> bool:
+        """Whether the query gave `c` evidence enough to be an answer: a cosine or a share of the
+        query's words at the floor, or a concept it names, or the question it answers."""
+        if c.exact or c.concept_share > 0 or c.passed_on > 0:
+            return True
+        share = c.word_share if c.word_share is not None else _word_share(self.words, frozenset(_index_tokens(c.row.content)))
+        return max(c.cosine or 0.0, share) >= self.rules.floor
 
     def windows(self) -> list[tuple[str, str]]:
         """valid_from ranges (store format) the named periods reach, slack included; a month
@@ -286,18 +321,23 @@ class Recaller:
                     notices.append("no exact match; answered from the semantic lane")
                     chosen = "semantic"
             # The bench's single lanes ("bm25", "vector") rank by their own score alone.
-            reading = _Reading.of(query, self.ctx.clock(), chosen != "exact" and lane in (None, "semantic"), self.rules)
+            reading = _Reading.of(query, self.ctx.clock(), chosen != "exact" and lane in (None, "semantic"), self.rules,
+                                  self.ctx.analyzer)
             if chosen != "exact":
                 candidates = self._semantic(query, scope, k, projects, notices, reading,
                                             use_bm25=chosen != "vector", use_vector=chosen != "bm25")
                 if lane in (None, "semantic"):
                     candidates = self._expand(query, scope, k, candidates, notices)
             if lane is None:  # the bench's single lanes measure the store alone
-                candidates += self._shared(query, chosen, notices)
-            results = self._score(candidates, scope, project, chosen if chosen == "exact" else "semantic", k, reading)
+                candidates += self._shared(query, chosen, notices, reading)
+            results, below = self._score(candidates, scope, project, chosen if chosen == "exact" else "semantic", k,
+                                         reading)
             self._locate(results)
+        # The floor applies to the ranked lane as shipped; fewer than k is then all there is.
+        nothing_else = reading.active and len(results) < k
         response = RecallResponse(query=query, project=project, lane="exact" if chosen == "exact" else "semantic",
-                                  results=[*warnings, *results], notices=notices)
+                                  results=[*warnings, *results], notices=notices, nothing_else_matched=nothing_else,
+                                  below_floor=below)
         if log:
             self._log(actor, query, project, response)
         return response
@@ -334,10 +374,13 @@ class Recaller:
             content = f"{a.display_name} was abandoned{effort}: {a.reason}"
             if shared:
                 content = f"{a.display_name} was abandoned{effort} (shared in the repository by {a.actor}): {a.reason}"
+            told = {a.reason.strip()}
             for other in verdict.also:
                 where = f"shared in the repository by {other.actor}" if source_of(other) == "repo" else \
                     "everywhere" if other.project == "" else "by you"
-                content += f"; also abandoned {where}: {other.reason}"
+                # A record with the reason already told (the person's own, shared): where, not why again.
+                content += f"; also abandoned {where}" + ("" if other.reason.strip() in told else f": {other.reason}")
+                told.add(other.reason.strip())
             warnings.append(RecallResult(
                 result_type="abandoned_warning", id=a.id, content=content,
                 project=a.project, kind="approach", tags=[], state="abandoned", trust="confirmed", score=1.0,
@@ -361,7 +404,7 @@ class Recaller:
             self._shared_index = (generation, entries)
         return self._shared_index[1]
 
-    def _shared(self, query: str, lane: str, notices: list[str]) -> list[_Candidate]:
+    def _shared(self, query: str, lane: str, notices: list[str], reading: _Reading) -> list[_Candidate]:
         """The repositories' shared memories as candidates: in the exact lane those holding the
         query byte for byte; in the semantic lane each with its cosine and word share."""
         entries = self._shared_entries()
@@ -370,7 +413,6 @@ class Recaller:
         if lane == "exact":
             needle = query.strip()
             return [_Candidate(row, exact=True, shared_path=path) for row, path, _ in entries if needle in row.content]
-        words = {t for w in _WORD.findall(query) if w.lower() not in query_stop_words() for t in _index_tokens(w)}
         missing = [row for row, _, _ in entries if row.content_hash not in self._shared_vectors]
         if missing:
             try:
@@ -381,7 +423,7 @@ class Recaller:
             self._shared_vectors.update((row.content_hash, v) for row, v in zip(missing, embedded, strict=True))
         vector = self._embed_query(query)
         return [_Candidate(row, cosine=float(np.dot(self._shared_vectors[row.content_hash], vector)),
-                           word_share=len(words & tokens) / len(words) if words else 0.0, shared_path=path)
+                           word_share=_word_share(reading.words, tokens), shared_path=path)
                 for row, path, tokens in entries]
 
     # --- lanes -----------------------------------------------------------------------------------
@@ -531,7 +573,8 @@ class Recaller:
     # --- scoring ---------------------------------------------------------------------------------
 
     def _score(self, candidates: list[_Candidate], scope: Scope, project: str, lane: str, k: int,
-               reading: _Reading) -> list[RecallResult]:
+               reading: _Reading) -> tuple[list[RecallResult], int]:
+        """The top k, and how many candidates the floor left out that would have been among them."""
         candidates = self._visible(candidates, scope, project)
         semantic = lane != "exact"
         scale = _Scale(candidates, semantic)
@@ -540,6 +583,11 @@ class Recaller:
             scored.sort(key=_ranking)
             if reading.active:
                 scored = self._pass_to_answers(scored, scale, scope, project, reading)
+        below = 0
+        if reading.active:
+            kept = [s for s in scored if s[2].pinned or reading.evidence(s[1])]
+            below = min(len(scored), k) - min(len(kept), k)
+            scored = kept
         return [
             RecallResult(
                 result_type="memory", id=c.row.memory_id, content=c.row.content, project=c.row.project,
@@ -550,7 +598,7 @@ class Recaller:
                 source=c.row.source, actor=c.row.actor, shared_path=c.shared_path,
             )
             for score, c, components in scored[:k]
-        ]
+        ], below
 
     def _components(self, c: _Candidate, scale: _Scale, lane: str,
                     reading: _Reading) -> tuple[float, _Candidate, ScoreComponents]:

@@ -19,7 +19,7 @@ from cenotaph.memory.team.folder import RepoApproach, SharedFolders, is_shared_i
 from cenotaph.nlp import ecosystems, names
 from cenotaph.nlp.detect import declared_ecosystem
 from cenotaph.store import approaches, events, memories, suppressions
-from cenotaph.store.records import ApproachRow, SuppressionRow
+from cenotaph.store.records import ApproachRow, MemoryRow, SuppressionRow
 
 # Event targets that change what the index holds.
 GRAVEYARD_TARGETS = ("approach:", "suppression:")
@@ -261,13 +261,13 @@ class Graveyard:
         return self.record(actor, self.plan(name, reason=reason, project=project, effort=effort, ecosystem=ecosystem,
                                             aliases=aliases), memory_id=memory_id, outcome=outcome)
 
-    def told(self, plan: AbandonPlan, story: str) -> int | None:
-        """The live memory that already tells `story` for this approach: abandoning it again (after
-        a reinstatement, say) with the same reason links that one instead of a duplicate."""
+    def story(self, plan: AbandonPlan) -> MemoryRow | None:
+        """The live memory that tells this approach's story: abandoning it again (after a
+        reinstatement, say) links that one, a new reason as its new version, not a second story."""
         with self.ctx.store.read() as conn:
             before = approaches.find(conn, plan.project, plan.key)
             row = None if before is None or before.memory_id is None else memories.current(conn, before.memory_id)
-        return row.memory_id if row is not None and row.state == "active" and row.content == story else None
+        return row if row is not None and row.state == "active" else None
 
     def record(self, actor: Actor, plan: AbandonPlan, *, memory_id: int | None = None,
                outcome: str = "abandoned") -> AbandonResult:

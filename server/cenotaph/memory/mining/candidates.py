@@ -45,6 +45,7 @@ class Candidate:
     replacement: str | None = None
     lived_days: int | None = None  # from its addition to its removal, when both are known
     revert: bool = False  # its removal reverted its addition
+    commit: str | None = None  # the short sha of the commit that dropped it: the reason's citation
 
     @property
     def key(self) -> str:
@@ -95,7 +96,7 @@ def propose(ctx: Context, graveyard: Graveyard, actor: Actor, project: str,
                     "name": candidate.name, "key": key, "ecosystem": candidate.ecosystem, "reason": candidate.reason,
                     "confidence": round(candidate.confidence, 3), "classes": list(candidate.classes),
                     "replacement": candidate.replacement, "evidence": [asdict(e) for e in candidate.evidence],
-                    "lived_days": candidate.lived_days, "revert": candidate.revert,
+                    "lived_days": candidate.lived_days, "revert": candidate.revert, "commit": candidate.commit,
                 }
                 proposal_id = proposals.add(tx, project=project, action=ACTION, target=candidate.target,
                                             arguments=arguments, reason=candidate.reason, actor=actor.name,

@@ -60,6 +60,16 @@ _SIGNAL_WORDS = re.compile(
     re.IGNORECASE,
 )
 _REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
+# What a commit message says beyond its why: trailers (`Signed-off-by: …`, `Fixes #12`), a revert's
+# line, a merge's own subject, the pull request or issue a subject ends with, a `[skip ci]`.
+_TRAILER = re.compile(r"^\s*(?:[A-Za-z][\w-]*-by:|Change-Id:|Bug:|Refs?:|See-also:|Issue:|(?:Fix(?:es|ed)?|Close[sd]?|"
+                      r"Resolve[sd]?)\b:?\s*[\w./-]*#\d+|This reverts commit\b|\(cherry picked from\b)", re.IGNORECASE)
+_MERGE = re.compile(r"^Merge (?:pull request|branch|remote-tracking branch|tag)\b", re.IGNORECASE)
+_NOISE = re.compile(r"\s*(?:\((?:#\d+(?:,\s*)?)+\)|\[(?:skip ci|ci skip|no ci)\])\s*", re.IGNORECASE)
+_WHY_WORDS = re.compile(r"\b(?:because|since|due to|so that|as it|caused|causes|slow(?:er)?|broken|breaks|"
+                        r"unmaintained|deprecated|vulnerab\w*|cve-\d+|instead|incompatible|bloat\w*|heavy)\b", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+REASON_CHARS = 160  # a drafted reason is read in a hover and a diagnostic: a line, not the message
 _DEV_WORDS = re.compile(
     r"(?<![a-z])(?:dev|develop|tests?|testing|lint|docs?|typing|types|check|format|style|bench|ci)(?![a-z])",
     re.IGNORECASE,
@@ -426,7 +436,6 @@ def _candidate(walk: _Walk, key: Key, episodes: list[_Episode]) -> Candidate:
     ecosystem, normalized = key
     last = episodes[-1]
     assert last.removed is not None and last.removed_in is not None
-    removing = walk.commits[last.removed_in]
     replacement = _replacement(walk, key, last)
     reverted = _REVERTS.findall(last.message)
     is_revert = last.added is not None and any(last.added.ref.startswith(sha) for sha in reverted)
@@ -441,24 +450,43 @@ def _candidate(walk: _Walk, key: Key, episodes: list[_Episode]) -> Candidate:
     confidence -= 0.2 * ("build" in classes) + 0.2 * ("subproject" in classes) + 0.35 * ("moved-out" in classes)
     confidence -= 0.1 * bool({"dev", "types", "backport"} & set(classes))
     removed = last.removed
-    reason = f'removed in {removed.ref[:7]} "{removed.summary}" ({removed.at[:10]}, {removed.author})'
-    if removing.sha != removed.ref:
-        reason += f", merged in {removing.sha[:7]}"
+    # The commit's why, short; the commit itself is cited beside it (`commit`, the evidence), and
+    # the lifetime and classes are fields of their own.
+    reason = commit_why(last.message) or commit_why(removed.summary) or f"removed from {removed.path}"
     if is_revert:
         reason += "; a revert of its addition"
-    if replacement:
+    if replacement and replacement.lower() not in reason.lower():
         reason += f"; replaced by {replacement}"
-    if lived is not None:
-        times = sum(1 for e in episodes if e.added is not None)
-        reason += f"; lived {lived} day{'s' if lived != 1 else ''}" + (f" over {times} additions" if times > 1 else "")
-    if "subproject" in classes:
-        reason += f"; its manifest {removed.path} was deleted"
-    if "moved-out" in classes:
-        reason += "; its code left the repository in the same commit"
     evidence = [e for episode in episodes[-3:] for e in (episode.added, episode.removed) if e is not None]
-    return Candidate(name=last.name, ecosystem=ecosystem, reason=reason, confidence=min(0.95, max(0.05, confidence)),
-                     evidence=tuple(evidence), classes=classes, replacement=replacement, lived_days=lived,
-                     revert=is_revert)
+    return Candidate(name=last.name, ecosystem=ecosystem, reason=shorten(reason),
+                     confidence=min(0.95, max(0.05, confidence)), evidence=tuple(evidence), classes=classes,
+                     replacement=replacement, lived_days=lived, revert=is_revert, commit=removed.ref[:7])
+
+
+def commit_why(message: str) -> str:
+    """The part of a commit message that says why: its subject (a merge's: the merged pull
+    request's title, the body's first line), and when the subject does not explain, the body's
+    first sentence that does; no trailers, issue references or merge noise."""
+    lines = [line.strip() for line in message.strip().splitlines()]
+    lines = [line for line in lines if not _TRAILER.match(line)]
+    if lines and _MERGE.match(lines[0]):
+        lines = lines[1:]
+    lines = [_NOISE.sub(" ", line).strip() for line in lines]
+    lines = [line for line in lines if line]
+    if not lines:
+        return ""
+    subject, body = lines[0], " ".join(lines[1:])
+    if _WHY_WORDS.search(subject):
+        return subject
+    because = next((s for s in _SENTENCE.split(body) if _WHY_WORDS.search(s)), None)
+    return f"{subject.rstrip('.:')}: {because}" if because else subject
+
+
+def shorten(text: str, limit: int = REASON_CHARS) -> str:
+    """`text` within `limit` characters, cut at a word and marked."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
 
 
 def _lifetime(episodes: list[_Episode]) -> int | None:
