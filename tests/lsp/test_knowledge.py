@@ -88,5 +88,5 @@ async def test_show_location_opens_the_file_at_the_chunk(memory, serve, tmp_path
     result = await session.execute("cenotaph.showLocation", {"memoryId": chunk.id})
     assert result["done"] and result["message"] == "docs/design.md:7"
     assert shown[0].uri == design.as_uri() and shown[0].selection.start.line == 6
-    with pytest.raises(Exception, match="not from a document"):
+    with pytest.raises(Exception, match="from no document or selection"):
         await session.execute("cenotaph.showLocation", {"memoryId": note.id})

@@ -72,6 +72,7 @@ async def test_remember_this_keeps_the_selection_file_and_lines(memory, serve, t
     (folder / "src").mkdir()
     session = await serve([folder])
     text = "import os\n\n# retries: three, then give up\nRETRIES = 3\nTIMEOUT = 10\n"
+    (folder / "src" / "client.py").write_text(text, encoding="utf-8")
     uri = session.open(folder / "src" / "client.py", text, "python")
     await session.diagnostics(uri)
     # Lines 3–4 selected to the start of line 5: the selection ends with line 4.
@@ -87,6 +88,9 @@ async def test_remember_this_keeps_the_selection_file_and_lines(memory, serve, t
     row = memory.get(result["id"])
     assert row.tags == ["at:src/client.py:3-4"] and row.kind == "decision" and row.project == PROJECT
     assert row.content == "# retries: three, then give up\nRETRIES = 3\n"
+    opened = await session.execute("cenotaph.showLocation", {"memoryId": result["id"]})  # and back to it
+    shown = session.client.shown_documents[-1]
+    assert opened["message"] == "src/client.py:3" and shown.uri == uri and shown.selection.start.line == 2
 
     # The control: remembered without lines, no location.
     plain_result = await session.execute("cenotaph.remember", {"text": "Timeouts are in seconds.", "uri": uri})

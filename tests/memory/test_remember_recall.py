@@ -338,3 +338,17 @@ def test_opposite_polarity_is_a_contradiction_not_a_duplicate(memory):
     # Positive control: the same polarity, reworded, is still refused as a near-duplicate.
     again = memory.remember(HUMAN, "Always use poetry for dependency management in this repository", project=P)
     assert not again.stored and again.duplicate_of == first.id
+
+
+def test_a_memory_remembered_from_a_selection_says_where_it_came_from(memory):
+    from cenotaph.memory.models import Location, location_tag
+
+    selected = memory.remember(HUMAN, "The retry loop in the job runner backs off exponentially up to 30 s",
+                               project=P, tags=[location_tag("src/jobs.py", 12, 18)])
+    plain = memory.remember(HUMAN, "The retry loop in the mailer gives up after three attempts", project=P)
+    odd = memory.remember(HUMAN, "The retry loop in the uploader is linear", project=P, tags=["at:no-lines-here"])
+    found = {r.id: r.location for r in memory.recall(HUMAN, "retry loop", project=P).results}
+    assert found[selected.memory.id] == Location("src/jobs.py", 12, 18)
+    assert found[plain.memory.id] is None and found[odd.memory.id] is None  # no selection, no location
+    assert memory.location(selected.memory.id) == Location("src/jobs.py", 12, 18)
+    assert memory.location(plain.memory.id) is None

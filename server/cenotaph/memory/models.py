@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Literal
 
@@ -28,6 +29,16 @@ def location_tag(path: str, start_line: int, end_line: int) -> str:
     """The tag a memory remembered from a selection carries: where it came from, `at:src/app.py:10-12`
     (lines 1-based and inclusive; the path relative to its workspace folder when it lies in one)."""
     return f"at:{path}:{start_line}" if start_line == end_line else f"at:{path}:{start_line}-{end_line}"
+
+
+def tagged_location(tags: Iterable[str]) -> Location | None:
+    """Where a memory remembered from a selection came from: its `location_tag` read back."""
+    for tag in tags:
+        path, _, lines = tag.removeprefix("at:").rpartition(":")
+        start, _, end = lines.partition("-")
+        if tag.startswith("at:") and path and start.isdigit() and (end.isdigit() or not end):
+            return Location(path, int(start), int(end or start))
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +97,9 @@ class ScoreComponents:
 
 @dataclass(frozen=True, slots=True)
 class Location:
-    """Where a document memory lies: its file (relative to the repository root), lines (1-based)
-    and heading path (`Setup › Install`; empty before the first heading)."""
+    """Where a document memory lies, or where a memory remembered from a selection came from: its
+    file (relative to the repository root), lines (1-based) and heading path (`Setup › Install`;
+    empty before the first heading, and for a selection)."""
 
     path: str
     start_line: int
@@ -117,7 +129,7 @@ class RecallResult:
     # reader can weigh text that looks like instructions as the data it is.
     source: str | None = None
     actor: str | None = None
-    location: Location | None = None  # documents only
+    location: Location | None = None  # documents, and memories remembered from a selection
     # Feed entries only (memory/knowledge/feeds.py): the entry's link and title, to cite it.
     link: str | None = None
     title: str | None = None

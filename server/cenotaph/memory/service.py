@@ -40,6 +40,7 @@ from cenotaph.memory.models import (
     RememberResult,
     ShareResult,
     story_text,
+    tagged_location,
 )
 from cenotaph.memory.operations import backup, importing, repair
 from cenotaph.memory.operations import migrate_store as store_migration
@@ -205,10 +206,12 @@ class Memory:
         return feeds.promote(self.ctx, actor, memory_id)
 
     def location(self, memory_id: int) -> Location | None:
-        """Where a document memory lies in its file; None for any other memory."""
+        """Where a document memory lies in its file, or where a memory remembered from a selection
+        came from; None for any other memory."""
         memory_id = validate.integer(memory_id, "memory_id", low=1, high=2**62)
         with self.ctx.store.read() as conn:
-            return document_locations(conn, [memory_id]).get(memory_id)
+            found = document_locations(conn, [memory_id]).get(memory_id)
+        return found or tagged_location(self.get(memory_id).tags)
 
     def _vocabulary(self) -> frozenset[str]:
         """Names entity extraction must recognise: the graveyard's, and every recall-suppressed one

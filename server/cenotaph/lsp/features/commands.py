@@ -573,12 +573,12 @@ async def reject_proposal(ls: ServerContext, args: RejectProposalArgs) -> dict[s
 
 
 async def show_location(ls: ServerContext, args: ShowLocationArgs) -> dict[str, Any]:
-    """Open a document memory's file at its lines (`window/showDocument`), in the workspace folder
-    of the memory's project."""
+    """Open a document memory's file at its lines, or a remembered selection's (`window/showDocument`),
+    in the workspace folder of the memory's project."""
     row = await _domain(ls, lambda: ls.memory.get(args.memory_id))
     location = await _domain(ls, lambda: ls.memory.location(args.memory_id))
     if location is None:
-        raise JsonRpcInvalidParams(message=f"memoryId: memory #{args.memory_id} is not from a document")
+        raise JsonRpcInvalidParams(message=f"memoryId: memory #{args.memory_id} is from no document or selection")
     path = Path(location.path)
     if not path.is_absolute():
         folders = [f for f, project in ls.folders if project == row.project and (f / path).exists()]

@@ -40,7 +40,7 @@ from cenotaph.memory.core import concepts
 from cenotaph.memory.core.recorder import Recorder
 from cenotaph.memory.core.remember import SITTING_MINUTES
 from cenotaph.memory.graveyard.approaches import Graveyard, spelling_pattern
-from cenotaph.memory.models import Actor, Location, RecallResponse, RecallResult, ScoreComponents
+from cenotaph.memory.models import Actor, Location, RecallResponse, RecallResult, ScoreComponents, tagged_location
 from cenotaph.memory.team.folder import is_shared_id, source_of
 from cenotaph.nlp import dates
 from cenotaph.nlp.analysis import query_stop_words
@@ -343,8 +343,11 @@ class Recaller:
         return response
 
     def _locate(self, results: list[RecallResult]) -> None:
-        """Document results say where they lie, so that a reader can open the file there; feed
-        entries their link and title, so that a reader can cite them."""
+        """Document results say where they lie, and memories remembered from a selection where
+        they came from, so that a reader can open the file there; feed entries their link and
+        title, so that a reader can cite them."""
+        for r in results:
+            r.location = r.location or tagged_location(r.tags)
         chunk_ids = [r.id for r in results if r.kind == "document"]
         knowledge_ids = [r.id for r in results if r.kind == "knowledge"]
         if not chunk_ids and not knowledge_ids:
