@@ -16,6 +16,9 @@ def day(n: int) -> str:
     return f"2024-02-{n:02d}T10:00:00+00:00"
 
 
+LONG_AGO = "2023-01-02T10:00:00+00:00"  # a development tool used this long was no passing trial
+
+
 def mine(memory, repo: GitRepo):
     report = memory.mine_git(HUMAN, str(repo.root), project="p")
     return report, {p.arguments["key"]: p.arguments for p in report.proposals.proposed}
@@ -53,7 +56,7 @@ def test_generated_pins_are_no_declarations_and_a_hand_written_drop_is(memory, t
         "requirements/tests.txt": PIP_COMPILE.format(extra="exceptiongroup==1.2.0\n    # via pytest\n"),
         "requirements/docs.txt": UV_COMPILE.format(extra="babel==2.15.0\n    # via sphinx\n"),
         "requirements/dev.txt": "tox\nnox\n",
-    }, at=day(1))
+    }, at=LONG_AGO)
     repo.commit("Update the pins", {
         "requirements/tests.txt": PIP_COMPILE.format(extra=""),
         "requirements/docs.txt": UV_COMPILE.format(extra=""),
@@ -229,7 +232,7 @@ def test_a_replacement_needs_evidence(memory, tmp_path):
     req = lambda *names: "".join(f"{n}\n" for n in names)  # noqa: E731
     dev = lambda *names: '[project]\nname = "app"\n[dependency-groups]\ndev = [%s]\n' % ", ".join(f'"{n}"' for n in names)  # noqa: E731
     repo.commit("Start", {"requirements.txt": req("requests", "ujson", "orjson", "simplejson", "a1", "a2", "a3"),
-                          "pyproject.toml": dev("coverage", "nose")}, at=day(1))
+                          "pyproject.toml": dev("coverage", "nose")}, at=LONG_AGO)
     # The one runtime name dropped, the one runtime name added: replaced.
     repo.commit("HTTP client", {"requirements.txt": req("httpx", "ujson", "orjson", "simplejson", "a1", "a2", "a3")},
                 at=day(2))
@@ -264,9 +267,53 @@ def test_deliberate_drops_rank_above_churn(memory, tmp_path):
     repo = GitRepo(tmp_path / "repo")
     many = [f"pin{i}" for i in range(8)]
     repo.commit("Start", {"requirements.txt": "flask\nujson\n", "requirements-dev.txt": "\n".join(many) + "\n"},
-                at=day(1))
+                at=LONG_AGO)
     repo.commit("Drop ujson: it segfaults on 3.12", {"requirements.txt": "flask\n"}, at=day(20))
     repo.commit("Update the dev tooling", {"requirements-dev.txt": ""}, at=day(21))
     found = mine(memory, repo)[1]
     assert found["ujson"]["confidence"] >= 0.8
     assert max(found[name]["confidence"] for name in many) < 0.35
+
+
+def test_what_the_history_shows_no_choice_about_is_passed_over(memory, tmp_path):
+    """Each shape that is no abandoned approach beside a drop of the same shape that is one."""
+    repo = GitRepo(tmp_path / "repo")
+    extras = '[tool.flit.metadata]\nmodule = "app"\nrequires = ["starlette"]\n' \
+             '[tool.flit.metadata.requires-extra]\nall = [{all}]\ndev = [{dev}]\n'
+    action = ".github/actions/notify/Dockerfile"
+    repo.commit("Start", {
+        "pyproject.toml": extras.format(all='"ujson", "types-ujson", "orjson", "types-orjson"', dev='"coverage"'),
+        action: "FROM python:3.7\nRUN pip install httpx\n",
+        "Dockerfile": "FROM node:18\n",
+    }, at="2018-12-09T19:20:00+04:00")
+    repo.commit("Add the extras", {"pyproject.toml": extras.format(
+        all='"ujson", "types-ujson", "orjson", "types-orjson", "openapi", "swagger", "fastjson"',
+        dev='"coverage", "prospector", "pylint", "rope"')}, at="2018-12-09T19:27:05+04:00")
+    # Minutes later, without a word about them: feature words listed as requirements by mistake.
+    repo.commit("Fix the names of the extras", {"pyproject.toml": extras.format(
+        all='"ujson", "types-ujson", "orjson", "types-orjson", "fastjson"', dev='"coverage", "prospector", "pylint", "rope"')},
+        at="2018-12-09T19:35:24+04:00")
+    # The same day, named: a real drop.
+    repo.commit("Drop fastjson, it segfaults", {"pyproject.toml": extras.format(
+        all='"ujson", "types-ujson", "orjson", "types-orjson"', dev='"coverage", "prospector", "pylint", "rope"')},
+        at="2018-12-09T21:00:00+04:00")
+    # A fortnight later, silently in a commit about something else (what it adds replaces neither
+    # of the two dropped); rope's removal says why.
+    repo.commit("Add passlib and pyjwt to the development extra", {"pyproject.toml": extras.format(
+        all='"ujson", "types-ujson", "orjson", "types-orjson"', dev='"coverage", "rope", "passlib", "pyjwt"')},
+        at="2018-12-24T10:00:00+04:00")
+    repo.commit("Remove rope, the editors do refactoring now", {"pyproject.toml": extras.format(
+        all='"ujson", "types-ujson", "orjson", "types-orjson"', dev='"passlib", "pyjwt"')}, at="2018-12-25T10:00:00+04:00")
+    # Packages and their stubs leave together; a deleted Action takes its base image with it, a
+    # Dockerfile that stays changes its own.
+    repo.commit("Support free-threaded Python", {
+        "pyproject.toml": extras.format(all='', dev='"passlib", "pyjwt"'), action: None, "Dockerfile": "FROM alpine:3.19\n",
+    }, at="2021-04-16T10:00:00+00:00")
+    report, found = mine(memory, repo)
+    assert set(found) == {"fastjson", "rope", "coverage", "ujson", "orjson", "node", "httpx"}
+    over = report.history.passed_over
+    assert set(over) == {"openapi", "swagger", "prospector", "pylint", "types-ujson", "types-orjson", "python"}
+    assert over["openapi"] == "declared for 8 minutes and dropped without a word: a slip"
+    assert over["prospector"].startswith("a development tool tried for 14 days")
+    assert over["python"] == f"the base image of {action}, deleted whole"
+    assert over["types-ujson"] == "types for another package, not a choice of their own"

@@ -114,6 +114,8 @@ class GitMining:
     incremental: bool = False  # only the commits after the last run were read
     generated: int = 0  # manifest versions read as a tool's output (no declarations of their own)
     locked_at_head: list[str] = field(default_factory=list)  # dropped from manifests, still in a lock file at HEAD
+    # Dropped names the history does not show abandoned, each with why: name -> reason.
+    passed_over: dict[str, str] = field(default_factory=dict)
     complete: bool = True  # the walk reached the last run or the first commit (no --since, --max-commits)
     candidates: list[Candidate] = field(default_factory=list)
 
@@ -370,7 +372,13 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
     dropped = [key for key, episodes in walk.episodes.items()
                if key not in declared_at_head and episodes and episodes[-1].removed is not None]
     mining.locked_at_head = sorted(walk.episodes[key][-1].name for key in dropped if key in locked)
-    mining.candidates = [_candidate(walk, key, walk.episodes[key]) for key in dropped if key not in locked]
+    for key in dropped:
+        if key not in locked:
+            candidate = _candidate(walk, key, walk.episodes[key])
+            if why := _passed_over(candidate, walk.episodes[key][-1]):
+                mining.passed_over[candidate.name] = why
+            else:
+                mining.candidates.append(candidate)
     if limited:
         return _Mined(mining, declared_at_head, None)
     still = {key: e.added for key, episodes in walk.episodes.items() if key in declared_at_head
@@ -459,6 +467,37 @@ def _candidate(walk: _Walk, key: Key, episodes: list[_Episode]) -> Candidate:
     return Candidate(name=last.name, ecosystem=ecosystem, reason=reason, confidence=min(0.95, max(0.05, confidence)),
                      evidence=tuple(evidence), classes=classes, replacement=replacement, lived_days=lived,
                      revert=is_revert)
+
+
+# A name declared for less than this and dropped without a word about it is a slip in writing the
+# manifest (a feature word listed as a requirement, a name fixed minutes later), not a choice.
+SLIP_SECONDS = 24 * 3600
+# A development tool declared for fewer days than this and dropped without a word, a revert or a
+# replacement was tried and set aside for reasons the history does not tell: too unclear to propose.
+TRIED_DAYS = 30
+
+
+def _passed_over(candidate: Candidate, last: _Episode) -> str | None:
+    """Why a dropped name is no abandoned approach, or None when it may be one. Each rule needs
+    the history's silence: a removal that names the package, says why or reverts it is proposed."""
+    assert last.removed is not None
+    if ecosystems.is_type_stubs(candidate.key):
+        # Types follow their package: when it left, its own drop is the proposal; when it stayed
+        # (or never was declared, a stdlib backport's stubs), nothing was abandoned.
+        return "types for another package, not a choice of their own"
+    if candidate.ecosystem == "container" and last.manifest_deleted:
+        return f"the base image of {last.removed.path}, deleted whole"
+    if candidate.revert or _names(last.message, last.name) or _SIGNAL_WORDS.search(last.message):
+        return None
+    if last.added is not None:
+        seconds = (_instant(last.removed.at) - _instant(last.added.at)).total_seconds()
+        if seconds < SLIP_SECONDS:
+            return f"declared for {max(1, round(seconds / 60))} minutes and dropped without a word: a slip"
+    if "dev" in candidate.classes and candidate.replacement is None and last.added is not None \
+            and _days_between(last.added.at, last.removed.at) < TRIED_DAYS:
+        return (f"a development tool tried for {_days_between(last.added.at, last.removed.at)} days and dropped "
+                "without a word in a commit about something else")
+    return None
 
 
 def _lifetime(episodes: list[_Episode]) -> int | None:
