@@ -317,3 +317,59 @@ def test_what_the_history_shows_no_choice_about_is_passed_over(memory, tmp_path)
     assert over["prospector"].startswith("a development tool tried for 14 days")
     assert over["python"] == f"the base image of {action}, deleted whole"
     assert over["types-ujson"] == "types for another package, not a choice of their own"
+
+
+def hooks(*repos: tuple[str, str], whitespace: str = "trailing-whitespace") -> str:
+    """A .pre-commit-config.yaml with pre-commit's own hooks repository and `repos` (url, hook id)."""
+    entries = [("https://github.com/pre-commit/pre-commit-hooks", whitespace), *repos]
+    return "repos:\n" + "".join(f"  - repo: {url}\n    rev: v1\n    hooks:\n      - id: {hook}\n" for url, hook in entries)
+
+
+def test_tox_and_pre_commit_declarations_are_read_and_their_drops_found(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    tox = "[testenv]\ndeps =\n    pytest\n    -r requirements/tests.txt\n{extra}\n[testenv:style]\ndeps = pre-commit\n"
+    flake8 = ("https://github.com/PyCQA/flake8", "flake8\n        additional_dependencies: [flake8-bugbear]")
+    repo.commit("Start", {
+        "tox.ini": tox.format(extra="    simplejson: simplejson\n"),
+        ".pre-commit-config.yaml": hooks(("https://github.com/psf/black", "black"), flake8,
+                                         ("https://github.com/charliermarsh/ruff-pre-commit", "ruff")),
+        "requirements/tests.txt": "pytest\n",
+    }, at=LONG_AGO)
+    # Not drops: the hook repository moved to its new owner, a hook id of the same repository gone.
+    repo.commit("Update the hooks", {
+        ".pre-commit-config.yaml": hooks(("https://github.com/psf/black", "black"), flake8,
+                                         ("https://github.com/astral-sh/ruff-pre-commit", "ruff"),
+                                         whitespace="end-of-file-fixer"),
+    }, at=day(1))
+    repo.commit("remove simplejson", {"tox.ini": tox.format(extra="")}, at=day(2))
+    repo.commit("use ruff linter and formatter", {
+        ".pre-commit-config.yaml": hooks(("https://github.com/astral-sh/ruff-pre-commit", "ruff-format")),
+    }, at=day(3))
+    report, found = mine(memory, repo)
+    assert set(found) == {"simplejson", "black", "flake8", "flake8-bugbear"}
+    assert {name: found[name]["replacement"] for name in ("black", "flake8", "flake8-bugbear")} == dict.fromkeys(
+        ("black", "flake8", "flake8-bugbear"), None)  # ruff was declared already: the subject does not say "use" it
+    assert found["simplejson"]["evidence"][-1]["path"] == "tox.ini"
+    assert found["black"]["evidence"][-1]["path"] == ".pre-commit-config.yaml"
+
+
+def test_a_list_of_changes_gives_a_replacement_only_from_the_lines_that_speak_of_it(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    docs = lambda *names: "".join(f"{n}\n" for n in names)  # noqa: E731
+    repo.commit("Start", {"requirements/docs.in": docs("sphinx", "sphinx-issues", "sphinx-theme-old"),
+                          "requirements/typing.in": docs("mypy"), "requirements/lint.in": docs("flake8", "black")},
+                at=LONG_AGO)
+    # A squashed commit: pyright arrives on a line of its own, sphinx-issues leaves on another.
+    repo.commit("update project files\n\n* use sphinx.ext.extlinks instead of sphinx-issues\n* add pyright config\n",
+                {"requirements/docs.in": docs("sphinx", "sphinx-theme-old"),
+                 "requirements/typing.in": docs("mypy", "pyright")}, at=day(1))
+    # The positive control: the line that drops the theme names what replaces it.
+    repo.commit("update docs\n\n* switch to sphinx-theme-new instead of sphinx-theme-old\n* add pyright config\n",
+                {"requirements/docs.in": docs("sphinx", "sphinx-theme-new")}, at=day(2))
+    # The subject says which tool is used now: it replaces each it dropped.
+    repo.commit("Use ruff linter and formatter\n\n* configure the rules\n",
+                {"requirements/lint.in": docs("ruff")}, at=day(3))
+    found = mine(memory, repo)[1]
+    assert found["sphinx-issues"]["replacement"] is None
+    assert found["sphinx-theme-old"]["replacement"] == "sphinx-theme-new"
+    assert found["flake8"]["replacement"] == "ruff" and found["black"]["replacement"] == "ruff"

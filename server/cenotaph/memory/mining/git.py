@@ -512,7 +512,9 @@ def _names(message: str, name: str) -> bool:
 
 
 def _instead_of(name: str) -> re.Pattern[str]:
-    return re.compile(rf"\b(?:with|to|in favou?r of|use|using|by|for)\s+`?{re.escape(name)}(?![\w-])", re.IGNORECASE)
+    # Not a module of it: "use sphinx.ext.extlinks" is no use of the Sphinx package.
+    return re.compile(rf"\b(?:with|to|in favou?r of|use|using|adopt|by|for)\s+`?{re.escape(name)}(?![\w-]|\.\w)",
+                      re.IGNORECASE)
 
 
 def _role(groups: Iterable[str]) -> str:
@@ -526,28 +528,42 @@ def _role(groups: Iterable[str]) -> str:
 
 
 def _replacement(walk: _Walk, key: Key, episode: _Episode) -> str | None:
-    """What replaced a name, only with evidence: a name the removing commit's message names that
-    the commit (or its merged branch) declared anew or that is declared at HEAD; else the one
-    name of the same ecosystem and role the commit added, when it dropped only this one of them."""
+    """What replaced a name, only with evidence: a name the removing commit's message names beside
+    it that the commit (or its merged branch) declared anew or that is declared at HEAD; else the
+    one name of the same ecosystem and role the commit added and says it uses, or added when it
+    dropped only this one of them."""
     assert episode.removed_in is not None
     index = episode.removed_in
-    message = walk.commits[index].message
+    message = episode.message  # the commit that made the removal, on a merged branch too
     role = _role(episode.groups)
     added = [(name, groups) for added_key, name, _, groups in walk.added_by_commit[index]
              if added_key[0] == key[0] and added_key != key]
     dropped = [k for k in walk.removed_by_commit[index] if k[0] == key[0]]
-    # The message speaks of this name ("Replace nose with pytest"), or of no other it dropped.
-    if _names(message, episode.name) or dropped == [key]:
-        for name, _ in added:
-            if _names(message, name):
-                return name
-        for other in sorted(walk.declared_at_head):  # "drop ujson, use orjson" (declared already)
-            if other[0] == key[0] and other != key and walk.episodes[other] \
-                    and _instead_of(walk.episodes[other][-1].name).search(message):
-                return walk.episodes[other][-1].name
+    # What speaks of this name: the lines of the message that name it ("Replace nose with pytest");
+    # else the subject, when the commit dropped no other name. In a list of changes, a line that
+    # names neither it nor the subject's business is about another change ("add pyright config").
+    lines = [line for line in message.splitlines() if line.strip()]
+    subject = lines[0] if lines else ""
+    mentions = "\n".join(line for line in lines if _names(line, episode.name))
+    said = mentions or (subject if dropped == [key] else "")
+    for name, _ in added:
+        if said and _names(said, name):
+            return name
+    for other in sorted(walk.declared_at_head):  # "drop ujson, use orjson" (declared already)
+        if said and other[0] == key[0] and other != key and walk.episodes[other] \
+                and _instead_of(walk.episodes[other][-1].name).search(said):
+            return walk.episodes[other][-1].name
     same_role = [name for name, groups in added if _role(groups) == role]
+    # "Use ruff linter and formatter": the one name of its role the commit added and its subject
+    # says it uses replaces each name of that role it dropped without a word.
+    used = [name for name in same_role if _instead_of(name).search(subject)]
+    if len(used) == 1 and not mentions:
+        return used[0]
     dropped_same_role = [k for k in dropped if _role(walk.episodes[k][-1].groups) == role]
-    return same_role[0] if len(same_role) == 1 and dropped_same_role == [key] else None
+    if len(same_role) == 1 and dropped_same_role == [key]:
+        other_change = _names(message, same_role[0]) and not _names(f"{subject}\n{mentions}", same_role[0])
+        return None if other_change else same_role[0]
+    return None
 
 
 def _classes(key: Key, episode: _Episode) -> tuple[str, ...]:
