@@ -447,7 +447,7 @@ def _candidate(walk: _Walk, key: Key, episodes: list[_Episode]) -> Candidate:
     confidence += 0.1 * (_role(last.groups) == "runtime" and "dev" not in classes) + 0.05 * (lived is not None and lived < 30)
     confidence -= 0.15 * (churn and not named)
     confidence -= 0.2 * ("build" in classes) + 0.2 * ("subproject" in classes) + 0.35 * ("moved-out" in classes)
-    confidence -= 0.1 * bool({"dev", "types", "backport"} & set(classes))
+    confidence -= 0.1 * bool({"dev", "backport"} & set(classes))
     removed = last.removed
     reason = f'removed in {removed.ref[:7]} "{removed.summary}" ({removed.at[:10]}, {removed.author})'
     if removing.sha != removed.ref:
@@ -575,8 +575,6 @@ def _classes(key: Key, episode: _Episode) -> tuple[str, ...]:
         classes.append("dev")
     if bases == {"build"}:
         classes.append("build")
-    if ecosystems.is_type_stubs(name):
-        classes.append("types")
     if ecosystems.get(ecosystem).is_backport(name):
         classes.append("backport")
     if episode.manifest_deleted:
