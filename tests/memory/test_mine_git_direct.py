@@ -105,9 +105,18 @@ def test_a_name_still_resolved_in_a_lock_file_at_head_is_in_use(memory, tmp_path
         "uv.lock": UV_LOCK,  # blinker is still resolved (werkzeug needs it); itsdangerous is not
         "web/yarn.lock": '# yarn lockfile v1\n\n\nchalk@^4.1.0:\n  version "4.1.2"\n  resolved "https://registry.yarnpkg.com/chalk/-/chalk-4.1.2.tgz"\n',
     }, at=day(2))
+    # Replaced, and the commit names both: the lock resolves it for another package (werkzeug here).
+    repo.commit("Add requests for the test client", {
+        "pyproject.toml": '[project]\nname = "flask"\ndependencies = ["werkzeug", "requests"]\n'}, at=day(3))
+    repo.commit("Replace requests with httpx for the test client", {
+        "pyproject.toml": '[project]\nname = "flask"\ndependencies = ["werkzeug", "httpx"]\n',
+        "uv.lock": UV_LOCK.replace('{ name = "blinker" },', '{ name = "blinker" },\n    { name = "requests" },')
+        + '\n[[package]]\nname = "requests"\nversion = "2.32.0"\n'}, at=day(4))
     report, found = mine(memory, repo)
-    assert set(found) == {"itsdangerous", "left-pad"}
-    assert report.history.locked_at_head == ["blinker", "chalk"]
+    assert set(found) == {"itsdangerous", "left-pad", "requests"}
+    assert report.history.locked_at_head == ["blinker", "chalk"]  # dropped without a word about them
+    assert found["requests"]["replacement"] == "httpx"
+    assert found["requests"]["reason"].endswith("a lock file at HEAD still resolves it, for another package")
 
 
 def test_lock_files_of_every_ecosystem_are_read_in_their_own_formats():

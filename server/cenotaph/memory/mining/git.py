@@ -12,7 +12,7 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cache
 from typing import NamedTuple
@@ -371,14 +371,20 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
     locked = _locked(repo, files_at_head)
     dropped = [key for key, episodes in walk.episodes.items()
                if key not in declared_at_head and episodes and episodes[-1].removed is not None]
-    mining.locked_at_head = sorted(walk.episodes[key][-1].name for key in dropped if key in locked)
     for key in dropped:
-        if key not in locked:
-            candidate = _candidate(walk, key, walk.episodes[key])
-            if why := _passed_over(candidate, walk.episodes[key][-1]):
-                mining.passed_over[candidate.name] = why
-            else:
-                mining.candidates.append(candidate)
+        candidate = _candidate(walk, key, walk.episodes[key])
+        last = walk.episodes[key][-1]
+        if key in locked and not _replaced_by_name(candidate, last):
+            mining.locked_at_head.append(candidate.name)
+            continue
+        if key in locked:
+            candidate = replace(candidate, reason=f"{candidate.reason}; a lock file at HEAD still resolves it, "
+                                                  "for another package")
+        if why := _passed_over(candidate, last):
+            mining.passed_over[candidate.name] = why
+        else:
+            mining.candidates.append(candidate)
+    mining.locked_at_head.sort()
     if limited:
         return _Mined(mining, declared_at_head, None)
     still = {key: e.added for key, episodes in walk.episodes.items() if key in declared_at_head
@@ -475,6 +481,12 @@ SLIP_SECONDS = 24 * 3600
 # A development tool declared for fewer days than this and dropped without a word, a revert or a
 # replacement was tried and set aside for reasons the history does not tell: too unclear to propose.
 TRIED_DAYS = 30
+
+
+def _replaced_by_name(candidate: Candidate, last: _Episode) -> bool:
+    """The removing commit names the package and what replaced it ("Update references to Requests
+    for tests to HTTPX"): a lock file at HEAD that still resolves it does so for another package."""
+    return candidate.replacement is not None and _names(last.message, last.name)
 
 
 def _passed_over(candidate: Candidate, last: _Episode) -> str | None:
