@@ -8,7 +8,8 @@ propose. The miner runs on a clone checked out at the judged HEAD; a proposal th
 know (the miner changed since the judging) is listed as unjudged, not guessed.
 
 Figures: precision over all proposals and over the default `proposals` view (confidence >= 0.5),
-recall of deliberate drops, and replacement accuracy where one is proposed.
+recall of deliberate drops, and replacement accuracy where one is proposed; the names passed over
+(with why in the miner's report), and the wall time of one cold mining run (the cursor is not used).
 
 Usage: python bench/mining_score.py NAME=CLONE [NAME=CLONE …]   (e.g. flask=/tmp/flask)
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from cenotaph.cli.commands.mining import DEFAULT_MIN_CONFIDENCE
@@ -34,7 +36,10 @@ def score(name: str, clone: str) -> dict:
                           check=True).stdout.strip()
     if head != key["head"]:
         raise SystemExit(f"{name}: the clone is at {head}, the key judged {key['head']}")
-    candidates = mine(Repository(clone), None).history.candidates
+    started = time.perf_counter()
+    history = mine(Repository(clone), None).history
+    seconds = time.perf_counter() - started
+    candidates = history.candidates
     judged, unjudged = [], []
     for candidate in candidates:
         verdict = key["proposals"].get(f"{candidate.ecosystem}/{candidate.key}")
@@ -46,6 +51,8 @@ def score(name: str, clone: str) -> dict:
     deliberate = len(right) + len(key["missed"])
     return {
         "repository": key["repository"], "head": head[:12], "proposals": len(candidates),
+        "commits_read": history.commits_read, "mining_seconds": round(seconds, 1),
+        "passed_over": sorted(history.passed_over),
         "unjudged": [f"{c.ecosystem}/{c.key}" for c, _ in unjudged],
         "right": len(right),
         "precision": round(len(right) / len(judged), 3) if judged else None,

@@ -13,7 +13,7 @@ def test_mine_review_accept_and_check(cli_env, tmp_path):
     repo = GitRepo(tmp_path / "app")
     (repo.root / ".cenotaph.toml").write_text('project = "acme/app"\n', encoding="utf-8")
     repo.commit("Start the API client", {"requirements.txt": "requests==2.31\nclick\n",
-                                         "package.json": '{"devDependencies": {"@types/node": "20", "jest": "29"}}'},
+                                         "package.json": '{"devDependencies": {"@types/node": "20", "eslint": "8", "jest": "29"}}'},
                 at="2024-01-21T09:00:00+00:00")
     replaced = repo.commit("Replace requests with httpx", {"requirements.txt": "httpx==0.27\nclick\n"}, author=BOB,
                            at="2024-03-02T09:00:00+00:00")
@@ -22,7 +22,9 @@ def test_mine_review_accept_and_check(cli_env, tmp_path):
     mined = json.loads(run(cli_env, "mine", "git", "--json", cwd=repo.root).stdout)
     assert mined["project"] == "acme/app"
     keys = sorted(p["arguments"]["key"] for p in mined["proposals"]["proposed"])
-    assert keys == ["@types/node", "requests"]  # httpx, click and jest are declared at HEAD
+    assert keys == ["eslint", "requests"]  # httpx, click and jest are declared at HEAD
+    # Types follow their package: @types/node is passed over, with why.
+    assert mined["history"]["passed_over"] == {"@types/node": "types for another package, not a choice of their own"}
     requests = next(p for p in mined["proposals"]["proposed"] if p["arguments"]["key"] == "requests")
     assert requests["reason"] == "Replace requests with httpx"
     assert requests["arguments"]["commit"] == replaced[:7] and requests["arguments"]["lived_days"] == 41
@@ -30,8 +32,8 @@ def test_mine_review_accept_and_check(cli_env, tmp_path):
     listing = run(cli_env, "proposals", cwd=repo.root).stdout
     assert f"#{requests['id']} [pending] abandon requests (pypi)" in listing
     assert f'removed  {replaced[:7]} 2024-03-02 Bob Roe: "Replace requests with httpx"  requirements.txt' in listing
-    typed = json.loads(run(cli_env, "proposals", "--class", "types", "--json", cwd=repo.root).stdout)["proposals"]
-    assert [p["arguments"]["key"] for p in typed] == ["@types/node"]
+    dev = json.loads(run(cli_env, "proposals", "--class", "dev", "--json", cwd=repo.root).stdout)["proposals"]
+    assert [p["arguments"]["key"] for p in dev] == ["eslint"]
     plain = json.loads(run(cli_env, "proposals", "--class", "plain", "--json", cwd=repo.root).stdout)["proposals"]
     assert [p["arguments"]["key"] for p in plain] == ["requests"]
 

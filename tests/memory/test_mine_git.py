@@ -117,11 +117,13 @@ def test_a_history_proposes_exactly_what_was_declared_and_is_declared_nowhere_at
     report = memory.mine_git(HUMAN, history["repo"], project="p")
     found = proposed(report)
     assert sorted(found) == [
-        "@types/node", "click", "docopt", "fancy-crate", "flit-core", "github.com/sirupsen/logrus", "lodash",
+        "click", "docopt", "fancy-crate", "flit-core", "github.com/sirupsen/logrus", "lodash",
         "old-crate", "requests", "toml", "ujson",
     ]
     # Not proposed: still declared (bumped, moved between files or groups, respelled, renamed with
     # `package =`, dropped and brought back), and what only fixtures and vendored trees declared.
+    # @types/node's package was never declared: types are no choice of their own.
+    assert report.history.passed_over == {"@types/node": "types for another package, not a choice of their own"}
     for kept in ("flask", "six", "typing-extensions", "pytest", "attrs", "serde-json", "json", "httpx",
                  "fixture-only-pkg", "vendored-dep", "left-pad", "jest", "github.com/pkg/errors"):
         assert kept not in found
@@ -160,7 +162,6 @@ def test_a_revert_of_an_addition_and_the_confidence_it_earns(memory, history):
 
 def test_classes_a_person_weighs_differently(memory, history):
     found = proposed(memory.mine_git(HUMAN, history["repo"], project="p"))
-    assert found["@types/node"]["classes"] == ["dev", "types"]
     assert found["flit-core"]["classes"] == ["build"]
     assert found["docopt"]["classes"] == ["subproject"]
     assert found["docopt"]["reason"] == "Delete the legacy tools"  # the class says the manifest went with it
@@ -274,14 +275,14 @@ def test_bad_input_is_a_clear_error(memory, tmp_path, monkeypatch):
 
 
 
-def test_backports_stubs_and_dev_requirement_files_are_classed(memory, tmp_path):
+def test_backports_and_dev_requirement_files_are_classed(memory, tmp_path):
     repo = GitRepo(tmp_path / "repo")
-    repo.commit("Start", {"requirements.txt": "importlib_metadata; python_version < '3.8'\ntypes-requests\nujson\n",
+    repo.commit("Start", {"requirements.txt": "importlib_metadata; python_version < '3.8'\nujson\n",
                           "requirements-dev.txt": "black\n", "requirements-docker.txt": "gunicorn\n"}, at=day(1))
     repo.commit("Python 3.11 only", {"requirements.txt": "", "requirements-dev.txt": "",
-                                     "requirements-docker.txt": ""}, at=day(2))
+                                     "requirements-docker.txt": ""}, at="2024-06-01T10:00:00+00:00")
     classes = {key: args["classes"] for key, args in proposed(memory.mine_git(HUMAN, str(repo.root), project="p")).items()}
-    assert classes == {"importlib-metadata": ["backport"], "types-requests": ["types"], "black": ["dev"],
+    assert classes == {"importlib-metadata": ["backport"], "black": ["dev"],
                        "ujson": [], "gunicorn": []}  # ujson, gunicorn: the positive controls
 
 

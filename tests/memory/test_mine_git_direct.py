@@ -16,6 +16,9 @@ def day(n: int) -> str:
     return f"2024-02-{n:02d}T10:00:00+00:00"
 
 
+LONG_AGO = "2023-01-02T10:00:00+00:00"  # a development tool used this long was no passing trial
+
+
 def mine(memory, repo: GitRepo):
     report = memory.mine_git(HUMAN, str(repo.root), project="p")
     return report, {p.arguments["key"]: p.arguments for p in report.proposals.proposed}
@@ -53,7 +56,7 @@ def test_generated_pins_are_no_declarations_and_a_hand_written_drop_is(memory, t
         "requirements/tests.txt": PIP_COMPILE.format(extra="exceptiongroup==1.2.0\n    # via pytest\n"),
         "requirements/docs.txt": UV_COMPILE.format(extra="babel==2.15.0\n    # via sphinx\n"),
         "requirements/dev.txt": "tox\nnox\n",
-    }, at=day(1))
+    }, at=LONG_AGO)
     repo.commit("Update the pins", {
         "requirements/tests.txt": PIP_COMPILE.format(extra=""),
         "requirements/docs.txt": UV_COMPILE.format(extra=""),
@@ -102,9 +105,18 @@ def test_a_name_still_resolved_in_a_lock_file_at_head_is_in_use(memory, tmp_path
         "uv.lock": UV_LOCK,  # blinker is still resolved (werkzeug needs it); itsdangerous is not
         "web/yarn.lock": '# yarn lockfile v1\n\n\nchalk@^4.1.0:\n  version "4.1.2"\n  resolved "https://registry.yarnpkg.com/chalk/-/chalk-4.1.2.tgz"\n',
     }, at=day(2))
+    # Replaced, and the commit names both: the lock resolves it for another package (werkzeug here).
+    repo.commit("Add requests for the test client", {
+        "pyproject.toml": '[project]\nname = "flask"\ndependencies = ["werkzeug", "requests"]\n'}, at=day(3))
+    repo.commit("Replace requests with httpx for the test client", {
+        "pyproject.toml": '[project]\nname = "flask"\ndependencies = ["werkzeug", "httpx"]\n',
+        "uv.lock": UV_LOCK.replace('{ name = "blinker" },', '{ name = "blinker" },\n    { name = "requests" },')
+        + '\n[[package]]\nname = "requests"\nversion = "2.32.0"\n'}, at=day(4))
     report, found = mine(memory, repo)
-    assert set(found) == {"itsdangerous", "left-pad"}
-    assert report.history.locked_at_head == ["blinker", "chalk"]
+    assert set(found) == {"itsdangerous", "left-pad", "requests"}
+    assert report.history.locked_at_head == ["blinker", "chalk"]  # dropped without a word about them
+    assert found["requests"]["replacement"] == "httpx"
+    assert found["requests"]["reason"].endswith("a lock file at HEAD still resolves it, for another package")
 
 
 def test_lock_files_of_every_ecosystem_are_read_in_their_own_formats():
@@ -229,7 +241,7 @@ def test_a_replacement_needs_evidence(memory, tmp_path):
     req = lambda *names: "".join(f"{n}\n" for n in names)  # noqa: E731
     dev = lambda *names: '[project]\nname = "app"\n[dependency-groups]\ndev = [%s]\n' % ", ".join(f'"{n}"' for n in names)  # noqa: E731
     repo.commit("Start", {"requirements.txt": req("requests", "ujson", "orjson", "simplejson", "a1", "a2", "a3"),
-                          "pyproject.toml": dev("coverage", "nose")}, at=day(1))
+                          "pyproject.toml": dev("coverage", "nose")}, at=LONG_AGO)
     # The one runtime name dropped, the one runtime name added: replaced.
     repo.commit("HTTP client", {"requirements.txt": req("httpx", "ujson", "orjson", "simplejson", "a1", "a2", "a3")},
                 at=day(2))
@@ -264,7 +276,7 @@ def test_deliberate_drops_rank_above_churn(memory, tmp_path):
     repo = GitRepo(tmp_path / "repo")
     many = [f"pin{i}" for i in range(8)]
     repo.commit("Start", {"requirements.txt": "flask\nujson\n", "requirements-dev.txt": "\n".join(many) + "\n"},
-                at=day(1))
+                at=LONG_AGO)
     repo.commit("Drop ujson: it segfaults on 3.12", {"requirements.txt": "flask\n"}, at=day(20))
     repo.commit("Update the dev tooling", {"requirements-dev.txt": ""}, at=day(21))
     found = mine(memory, repo)[1]
@@ -306,3 +318,103 @@ def test_a_merged_drop_reads_the_pull_requests_title_not_the_merge_line(memory, 
     repo.merge("feature", "Merge pull request #7 from jane/feature\n\nDrop ujson, it is unmaintained", at=day(3))
     found = mine(memory, repo)[1]
     assert found["ujson"]["reason"] == "Drop ujson, it is unmaintained"
+
+
+def test_what_the_history_shows_no_choice_about_is_passed_over(memory, tmp_path):
+    """Each shape that is no abandoned approach beside a drop of the same shape that is one."""
+    repo = GitRepo(tmp_path / "repo")
+    extras = '[tool.flit.metadata]\nmodule = "app"\nrequires = ["starlette"]\n' \
+             '[tool.flit.metadata.requires-extra]\nall = [{all}]\ndev = [{dev}]\n'
+    action = ".github/actions/notify/Dockerfile"
+    repo.commit("Start", {
+        "pyproject.toml": extras.format(all='"ujson", "types-ujson", "orjson", "types-orjson"', dev='"coverage"'),
+        action: "FROM python:3.7\nRUN pip install httpx\n",
+        "Dockerfile": "FROM node:18\n",
+    }, at="2018-12-09T19:20:00+04:00")
+    repo.commit("Add the extras", {"pyproject.toml": extras.format(
+        all='"ujson", "types-ujson", "orjson", "types-orjson", "openapi", "swagger", "fastjson"',
+        dev='"coverage", "prospector", "pylint", "rope"')}, at="2018-12-09T19:27:05+04:00")
+    # Minutes later, without a word about them: feature words listed as requirements by mistake.
+    repo.commit("Fix the names of the extras", {"pyproject.toml": extras.format(
+        all='"ujson", "types-ujson", "orjson", "types-orjson", "fastjson"', dev='"coverage", "prospector", "pylint", "rope"')},
+        at="2018-12-09T19:35:24+04:00")
+    # The same day, named: a real drop.
+    repo.commit("Drop fastjson, it segfaults", {"pyproject.toml": extras.format(
+        all='"ujson", "types-ujson", "orjson", "types-orjson"', dev='"coverage", "prospector", "pylint", "rope"')},
+        at="2018-12-09T21:00:00+04:00")
+    # A fortnight later, silently in a commit about something else (what it adds replaces neither
+    # of the two dropped); rope's removal says why.
+    repo.commit("Add passlib and pyjwt to the development extra", {"pyproject.toml": extras.format(
+        all='"ujson", "types-ujson", "orjson", "types-orjson"', dev='"coverage", "rope", "passlib", "pyjwt"')},
+        at="2018-12-24T10:00:00+04:00")
+    repo.commit("Remove rope, the editors do refactoring now", {"pyproject.toml": extras.format(
+        all='"ujson", "types-ujson", "orjson", "types-orjson"', dev='"passlib", "pyjwt"')}, at="2018-12-25T10:00:00+04:00")
+    # Packages and their stubs leave together; a deleted Action takes its base image with it, a
+    # Dockerfile that stays changes its own.
+    repo.commit("Support free-threaded Python", {
+        "pyproject.toml": extras.format(all='', dev='"passlib", "pyjwt"'), action: None, "Dockerfile": "FROM alpine:3.19\n",
+    }, at="2021-04-16T10:00:00+00:00")
+    report, found = mine(memory, repo)
+    assert set(found) == {"fastjson", "rope", "coverage", "ujson", "orjson", "node", "httpx"}
+    over = report.history.passed_over
+    assert set(over) == {"openapi", "swagger", "prospector", "pylint", "types-ujson", "types-orjson", "python"}
+    assert over["openapi"] == "declared for 8 minutes and dropped without a word: a slip"
+    assert over["prospector"].startswith("a development tool tried for 14 days")
+    assert over["python"] == f"the base image of {action}, deleted whole"
+    assert over["types-ujson"] == "types for another package, not a choice of their own"
+
+
+def hooks(*repos: tuple[str, str], whitespace: str = "trailing-whitespace") -> str:
+    """A .pre-commit-config.yaml with pre-commit's own hooks repository and `repos` (url, hook id)."""
+    entries = [("https://github.com/pre-commit/pre-commit-hooks", whitespace), *repos]
+    return "repos:\n" + "".join(f"  - repo: {url}\n    rev: v1\n    hooks:\n      - id: {hook}\n" for url, hook in entries)
+
+
+def test_tox_and_pre_commit_declarations_are_read_and_their_drops_found(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    tox = "[testenv]\ndeps =\n    pytest\n    -r requirements/tests.txt\n{extra}\n[testenv:style]\ndeps = pre-commit\n"
+    flake8 = ("https://github.com/PyCQA/flake8", "flake8\n        additional_dependencies: [flake8-bugbear]")
+    repo.commit("Start", {
+        "tox.ini": tox.format(extra="    simplejson: simplejson\n"),
+        ".pre-commit-config.yaml": hooks(("https://github.com/psf/black", "black"), flake8,
+                                         ("https://github.com/charliermarsh/ruff-pre-commit", "ruff")),
+        "requirements/tests.txt": "pytest\n",
+    }, at=LONG_AGO)
+    # Not drops: the hook repository moved to its new owner, a hook id of the same repository gone.
+    repo.commit("Update the hooks", {
+        ".pre-commit-config.yaml": hooks(("https://github.com/psf/black", "black"), flake8,
+                                         ("https://github.com/astral-sh/ruff-pre-commit", "ruff"),
+                                         whitespace="end-of-file-fixer"),
+    }, at=day(1))
+    repo.commit("remove simplejson", {"tox.ini": tox.format(extra="")}, at=day(2))
+    repo.commit("use ruff linter and formatter", {
+        ".pre-commit-config.yaml": hooks(("https://github.com/astral-sh/ruff-pre-commit", "ruff-format")),
+    }, at=day(3))
+    report, found = mine(memory, repo)
+    assert set(found) == {"simplejson", "black", "flake8", "flake8-bugbear"}
+    assert {name: found[name]["replacement"] for name in ("black", "flake8", "flake8-bugbear")} == dict.fromkeys(
+        ("black", "flake8", "flake8-bugbear"), None)  # ruff was declared already: the subject does not say "use" it
+    assert found["simplejson"]["evidence"][-1]["path"] == "tox.ini"
+    assert found["black"]["evidence"][-1]["path"] == ".pre-commit-config.yaml"
+
+
+def test_a_list_of_changes_gives_a_replacement_only_from_the_lines_that_speak_of_it(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    docs = lambda *names: "".join(f"{n}\n" for n in names)  # noqa: E731
+    repo.commit("Start", {"requirements/docs.in": docs("sphinx", "sphinx-issues", "sphinx-theme-old"),
+                          "requirements/typing.in": docs("mypy"), "requirements/lint.in": docs("flake8", "black")},
+                at=LONG_AGO)
+    # A squashed commit: pyright arrives on a line of its own, sphinx-issues leaves on another.
+    repo.commit("update project files\n\n* use sphinx.ext.extlinks instead of sphinx-issues\n* add pyright config\n",
+                {"requirements/docs.in": docs("sphinx", "sphinx-theme-old"),
+                 "requirements/typing.in": docs("mypy", "pyright")}, at=day(1))
+    # The positive control: the line that drops the theme names what replaces it.
+    repo.commit("update docs\n\n* switch to sphinx-theme-new instead of sphinx-theme-old\n* add pyright config\n",
+                {"requirements/docs.in": docs("sphinx", "sphinx-theme-new")}, at=day(2))
+    # The subject says which tool is used now: it replaces each it dropped.
+    repo.commit("Use ruff linter and formatter\n\n* configure the rules\n",
+                {"requirements/lint.in": docs("ruff")}, at=day(3))
+    found = mine(memory, repo)[1]
+    assert found["sphinx-issues"]["replacement"] is None
+    assert found["sphinx-theme-old"]["replacement"] == "sphinx-theme-new"
+    assert found["flake8"]["replacement"] == "ruff" and found["black"]["replacement"] == "ruff"

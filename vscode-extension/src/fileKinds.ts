@@ -13,6 +13,8 @@ export const FILE_KIND_PATTERNS: Record<string, string[]> = {
   go_mod: ['**/go.mod'],
   setup_py: ['**/setup.py'], // a Python file too: its imports are scanned with its declarations
   setup_cfg: ['**/setup.cfg'],
+  tox_ini: ['**/tox.ini'],
+  pre_commit: ['**/.pre-commit-config.{yaml,yml}'],
   dockerfile: [
     '**/{Dockerfile,dockerfile,Containerfile,containerfile}',
     '**/{Dockerfile,dockerfile,Containerfile,containerfile}.*',

@@ -13,7 +13,8 @@ const SAMPLES = [
   '/w/pyproject.toml', '/w/package.json', '/w/Cargo.toml', '/w/go.mod', '/w/Dockerfile', '/w/Dockerfile.prod',
   '/w/build.dockerfile', '/w/Containerfile', '/w/README.md', '/w/docs/notes.markdown', '/w/AGENTS.md', '/w/CLAUDE.md',
   '/w/.cursorrules', '/w/.github/copilot-instructions.md',
-  '/w/setup.py', '/w/pkg/setup.cfg',
+  '/w/setup.py', '/w/pkg/setup.cfg', '/w/tox.ini', '/w/.pre-commit-config.yaml', '/w/.pre-commit-config.yml',
+  '/w/pytest.ini', '/w/.pre-commit-hooks.yaml',
   '/w/notes.txt', '/w/setup.txt', '/w/Makefile', '/w/package-lock.json', '/w/go.sum', '/w/data.json', '/w/image.png',
 ];
 

@@ -12,7 +12,7 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cache
 from typing import NamedTuple
@@ -124,6 +124,8 @@ class GitMining:
     incremental: bool = False  # only the commits after the last run were read
     generated: int = 0  # manifest versions read as a tool's output (no declarations of their own)
     locked_at_head: list[str] = field(default_factory=list)  # dropped from manifests, still in a lock file at HEAD
+    # Dropped names the history does not show abandoned, each with why: name -> reason.
+    passed_over: dict[str, str] = field(default_factory=dict)
     complete: bool = True  # the walk reached the last run or the first commit (no --since, --max-commits)
     candidates: list[Candidate] = field(default_factory=list)
 
@@ -379,8 +381,20 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
     locked = _locked(repo, files_at_head)
     dropped = [key for key, episodes in walk.episodes.items()
                if key not in declared_at_head and episodes and episodes[-1].removed is not None]
-    mining.locked_at_head = sorted(walk.episodes[key][-1].name for key in dropped if key in locked)
-    mining.candidates = [_candidate(walk, key, walk.episodes[key]) for key in dropped if key not in locked]
+    for key in dropped:
+        candidate = _candidate(walk, key, walk.episodes[key])
+        last = walk.episodes[key][-1]
+        if key in locked and not _replaced_by_name(candidate, last):
+            mining.locked_at_head.append(candidate.name)
+            continue
+        if key in locked:
+            candidate = replace(candidate, reason=f"{candidate.reason}; a lock file at HEAD still resolves it, "
+                                                  "for another package")
+        if why := _passed_over(candidate, last):
+            mining.passed_over[candidate.name] = why
+        else:
+            mining.candidates.append(candidate)
+    mining.locked_at_head.sort()
     if limited:
         return _Mined(mining, declared_at_head, None)
     still = {key: e.added for key, episodes in walk.episodes.items() if key in declared_at_head
@@ -448,7 +462,7 @@ def _candidate(walk: _Walk, key: Key, episodes: list[_Episode]) -> Candidate:
     confidence += 0.1 * (_role(last.groups) == "runtime" and "dev" not in classes) + 0.05 * (lived is not None and lived < 30)
     confidence -= 0.15 * (churn and not named)
     confidence -= 0.2 * ("build" in classes) + 0.2 * ("subproject" in classes) + 0.35 * ("moved-out" in classes)
-    confidence -= 0.1 * bool({"dev", "types", "backport"} & set(classes))
+    confidence -= 0.1 * bool({"dev", "backport"} & set(classes))
     removed = last.removed
     # The commit's why, short; the commit itself is cited beside it (`commit`, the evidence), and
     # the lifetime and classes are fields of their own.
@@ -489,6 +503,43 @@ def shorten(text: str, limit: int = REASON_CHARS) -> str:
     return text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
 
 
+# A name declared for less than this and dropped without a word about it is a slip in writing the
+# manifest (a feature word listed as a requirement, a name fixed minutes later), not a choice.
+SLIP_SECONDS = 24 * 3600
+# A development tool declared for fewer days than this and dropped without a word, a revert or a
+# replacement was tried and set aside for reasons the history does not tell: too unclear to propose.
+TRIED_DAYS = 30
+
+
+def _replaced_by_name(candidate: Candidate, last: _Episode) -> bool:
+    """The removing commit names the package and what replaced it ("Update references to Requests
+    for tests to HTTPX"): a lock file at HEAD that still resolves it does so for another package."""
+    return candidate.replacement is not None and _names(last.message, last.name)
+
+
+def _passed_over(candidate: Candidate, last: _Episode) -> str | None:
+    """Why a dropped name is no abandoned approach, or None when it may be one. Each rule needs
+    the history's silence: a removal that names the package, says why or reverts it is proposed."""
+    assert last.removed is not None
+    if ecosystems.is_type_stubs(candidate.key):
+        # Types follow their package: when it left, its own drop is the proposal; when it stayed
+        # (or never was declared, a stdlib backport's stubs), nothing was abandoned.
+        return "types for another package, not a choice of their own"
+    if candidate.ecosystem == "container" and last.manifest_deleted:
+        return f"the base image of {last.removed.path}, deleted whole"
+    if candidate.revert or _names(last.message, last.name) or _SIGNAL_WORDS.search(last.message):
+        return None
+    if last.added is not None:
+        seconds = (_instant(last.removed.at) - _instant(last.added.at)).total_seconds()
+        if seconds < SLIP_SECONDS:
+            return f"declared for {max(1, round(seconds / 60))} minutes and dropped without a word: a slip"
+    if "dev" in candidate.classes and candidate.replacement is None and last.added is not None \
+            and _days_between(last.added.at, last.removed.at) < TRIED_DAYS:
+        return (f"a development tool tried for {_days_between(last.added.at, last.removed.at)} days and dropped "
+                "without a word in a commit about something else")
+    return None
+
+
 def _lifetime(episodes: list[_Episode]) -> int | None:
     """Days declared, summed over every stretch whose addition was seen (a name dropped, added
     again and dropped again lived both times)."""
@@ -501,7 +552,9 @@ def _names(message: str, name: str) -> bool:
 
 
 def _instead_of(name: str) -> re.Pattern[str]:
-    return re.compile(rf"\b(?:with|to|in favou?r of|use|using|by|for)\s+`?{re.escape(name)}(?![\w-])", re.IGNORECASE)
+    # Not a module of it: "use sphinx.ext.extlinks" is no use of the Sphinx package.
+    return re.compile(rf"\b(?:with|to|in favou?r of|use|using|adopt|by|for)\s+`?{re.escape(name)}(?![\w-]|\.\w)",
+                      re.IGNORECASE)
 
 
 def _role(groups: Iterable[str]) -> str:
@@ -515,28 +568,42 @@ def _role(groups: Iterable[str]) -> str:
 
 
 def _replacement(walk: _Walk, key: Key, episode: _Episode) -> str | None:
-    """What replaced a name, only with evidence: a name the removing commit's message names that
-    the commit (or its merged branch) declared anew or that is declared at HEAD; else the one
-    name of the same ecosystem and role the commit added, when it dropped only this one of them."""
+    """What replaced a name, only with evidence: a name the removing commit's message names beside
+    it that the commit (or its merged branch) declared anew or that is declared at HEAD; else the
+    one name of the same ecosystem and role the commit added and says it uses, or added when it
+    dropped only this one of them."""
     assert episode.removed_in is not None
     index = episode.removed_in
-    message = walk.commits[index].message
+    message = episode.message  # the commit that made the removal, on a merged branch too
     role = _role(episode.groups)
     added = [(name, groups) for added_key, name, _, groups in walk.added_by_commit[index]
              if added_key[0] == key[0] and added_key != key]
     dropped = [k for k in walk.removed_by_commit[index] if k[0] == key[0]]
-    # The message speaks of this name ("Replace nose with pytest"), or of no other it dropped.
-    if _names(message, episode.name) or dropped == [key]:
-        for name, _ in added:
-            if _names(message, name):
-                return name
-        for other in sorted(walk.declared_at_head):  # "drop ujson, use orjson" (declared already)
-            if other[0] == key[0] and other != key and walk.episodes[other] \
-                    and _instead_of(walk.episodes[other][-1].name).search(message):
-                return walk.episodes[other][-1].name
+    # What speaks of this name: the lines of the message that name it ("Replace nose with pytest");
+    # else the subject, when the commit dropped no other name. In a list of changes, a line that
+    # names neither it nor the subject's business is about another change ("add pyright config").
+    lines = [line for line in message.splitlines() if line.strip()]
+    subject = lines[0] if lines else ""
+    mentions = "\n".join(line for line in lines if _names(line, episode.name))
+    said = mentions or (subject if dropped == [key] else "")
+    for name, _ in added:
+        if said and _names(said, name):
+            return name
+    for other in sorted(walk.declared_at_head):  # "drop ujson, use orjson" (declared already)
+        if said and other[0] == key[0] and other != key and walk.episodes[other] \
+                and _instead_of(walk.episodes[other][-1].name).search(said):
+            return walk.episodes[other][-1].name
     same_role = [name for name, groups in added if _role(groups) == role]
+    # "Use ruff linter and formatter": the one name of its role the commit added and its subject
+    # says it uses replaces each name of that role it dropped without a word.
+    used = [name for name in same_role if _instead_of(name).search(subject)]
+    if len(used) == 1 and not mentions:
+        return used[0]
     dropped_same_role = [k for k in dropped if _role(walk.episodes[k][-1].groups) == role]
-    return same_role[0] if len(same_role) == 1 and dropped_same_role == [key] else None
+    if len(same_role) == 1 and dropped_same_role == [key]:
+        other_change = _names(message, same_role[0]) and not _names(f"{subject}\n{mentions}", same_role[0])
+        return None if other_change else same_role[0]
+    return None
 
 
 def _classes(key: Key, episode: _Episode) -> tuple[str, ...]:
@@ -548,8 +615,6 @@ def _classes(key: Key, episode: _Episode) -> tuple[str, ...]:
         classes.append("dev")
     if bases == {"build"}:
         classes.append("build")
-    if ecosystems.is_type_stubs(name):
-        classes.append("types")
     if ecosystems.get(ecosystem).is_backport(name):
         classes.append("backport")
     if episode.manifest_deleted:

@@ -230,6 +230,32 @@ def lines(text: str) -> Iterator[tuple[int, str]]:
     yield position, text[position:]
 
 
+_INI_SECTION = re.compile(r"\[(?P<name>[^\]\r\n]+)\]")
+_INI_KEY = re.compile(r"(?P<key>[^=:\s][^=:]*?)[ \t]*[=:][ \t]*")
+
+
+def ini_values(text: str) -> Iterator[tuple[str, str, int, str]]:
+    """(section in lower case, key, offset, the value's text on one line) for every line of every
+    value of an INI file (setup.cfg, tox.ini), as configparser reads them: a value continues on
+    indented lines, and comment or blank lines inside it are skipped."""
+    section = ""
+    key: str | None = None  # the key whose value is being read
+    for offset, line in lines(text):
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("#", ";")):
+            continue
+        if line[:1] in " \t":
+            if key is not None:
+                yield section, key, offset, line
+            continue
+        key = None
+        if header := _INI_SECTION.match(line):
+            section = header["name"].strip().lower()
+        elif found := _INI_KEY.match(line):
+            key = found["key"].strip()
+            yield section, key, offset + found.end(), line[found.end() :]
+
+
 # ---------------------------------------------------------------------------------------------
 # Lexing code: comments and string contents are blanked out (offsets and line breaks kept) so
 # that import patterns can be matched on what is really code.

@@ -1,4 +1,5 @@
-"""Python (PyPI): imports in code, requirements files, pyproject.toml, setup.py and setup.cfg,
+"""Python (PyPI): imports in code, requirements files, pyproject.toml, setup.py and setup.cfg
+(the tooling's tox.ini and .pre-commit-config.yaml in `pytools`),
 pip, uv and Poetry commands, PEP 503 names with the import names that stand for distributions,
 and what a workspace's environment says its imports are."""
 
@@ -16,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Final
 
-from cenotaph.nlp.ecosystems import base
+from cenotaph.nlp.ecosystems import base, pep508, pytools
 from cenotaph.nlp.ecosystems.base import (
     LINE_COMMENT_REST,
     Context,
@@ -32,23 +33,6 @@ from cenotaph.nlp.ecosystems.base import (
 )
 from cenotaph.nlp.ecosystems.tomlscan import TomlScan, parses
 from cenotaph.nlp.names import fold
-
-# ---------------------------------------------------------------------------------------------
-# Requirement names (PEP 508)
-
-_REQUIREMENT_NAME_PATTERN = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
-_REQUIREMENT_NAME = re.compile(rf"[ \t]*(?P<name>{_REQUIREMENT_NAME_PATTERN})[ \t]*(?=[\[(<>=!~;@]|--|\Z)")
-_ARCHIVE_SUFFIXES = (".whl", ".zip", ".gz", ".bz2", ".xz", ".tgz", ".tar")
-
-
-def _requirement_name_span(requirement: str) -> tuple[int, int] | None:
-    """The PEP 508 name at the start of `requirement` (specifiers, extras, markers, `@ url` and
-    pip's `--hash` options may follow), or None when it starts with a path or URL."""
-    match = _REQUIREMENT_NAME.match(requirement)
-    if match is None or match["name"].lower().endswith(_ARCHIVE_SUFFIXES):
-        return None
-    return match.span("name")
-
 
 # ---------------------------------------------------------------------------------------------
 # Imports
@@ -144,15 +128,14 @@ def _import_hits(text: str, _context: Context) -> Iterator[Hit]:
 # requirements.txt and friends
 
 _REQUIREMENTS_COMMENT = re.compile(r"(?:^|[ \t])#")  # pip: a '#' at the start or after a blank
-_EGG_FRAGMENT = re.compile(r"#egg=(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
 # Any physical line; a common requirement line (a name then a specifier, a comment or the end,
 # no backslash anywhere) also has its name read here, so that most lines cost no Python work.
 _REQUIREMENT_LINE = re.compile(
     r"(?:\A|(?<=\n)|(?<=\r)(?!\n))"  # a line start: after '\n', after '\r' not in "\r\n"
-    rf"(?:[ \t]*(?P<name>{_REQUIREMENT_NAME_PATTERN})[ \t]*+"
-    # What _REQUIREMENT_NAME accepts after the name; the end of content is a comment or blanks.
+    rf"(?:[ \t]*(?P<name>{pep508.NAME_PATTERN})[ \t]*+"
+    # What pep508.name_span accepts after the name; the end of content is a comment or blanks.
     r"(?=[\[(<>=!~;@]|--|(?<=[ \t])#|[^\S\r\n]*+(?:[\r\n]|\Z))"
     r"(?=[^\r\n\\]*+(?:[\r\n]|\Z)))?"
     r"[^\r\n]*+"
@@ -163,7 +146,7 @@ def _requirements_hits(text: str, _context: Context) -> Iterator[Hit]:
     starts_requirement = True  # False on the continuation lines of a requirement
     for physical_line in _REQUIREMENT_LINE.finditer(text):
         name = physical_line["name"]
-        if name is not None and not name.lower().endswith(_ARCHIVE_SUFFIXES):
+        if name is not None and not name.lower().endswith(pep508.ARCHIVE_SUFFIXES):
             if starts_requirement:
                 yield Hit(*physical_line.span("name"), "pypi", "declaration", "main")
             starts_requirement = True  # without a backslash, the line does not continue
@@ -176,26 +159,10 @@ def _requirements_hits(text: str, _context: Context) -> Iterator[Hit]:
         if continues:
             content = content[:-1]
         if starts_requirement and content.strip():
-            yield from _requirement_line_hits(offset, content)
+            yield from pep508.line_hits(offset, content, "main")
             starts_requirement = False
         if not continues:
             starts_requirement = True
-
-
-def _requirement_line_hits(offset: int, content: str) -> Iterator[Hit]:
-    option = content.lstrip()
-    if not option.startswith("-"):
-        span = _requirement_name_span(content)
-    elif option.startswith(("-e", "--editable")):
-        span = None
-    else:
-        return  # -r, -c, --index-url and the other options name no package
-    if span is None:
-        # An editable or URL requirement is named by its `#egg=` fragment, if any.
-        egg = _EGG_FRAGMENT.search(content)
-        span = egg.span("name") if egg else None
-    if span:
-        yield Hit(offset + span[0], offset + span[1], "pypi", "declaration", "main")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,7 +226,7 @@ def _pyproject_declared(text: str) -> set[str] | None:
     ]
     declared = set()
     for requirement in requirements:
-        if isinstance(requirement, str) and (span := _requirement_name_span(requirement)):
+        if isinstance(requirement, str) and (span := pep508.name_span(requirement)):
             declared.add(fold(requirement[span[0] : span[1]]))
     poetry = _table(_table(data.get("tool")).get("poetry"))
     poetry_tables = [
@@ -321,11 +288,11 @@ def _pyproject_hits(text: str, _context: Context) -> Iterator[Hit]:
         depth = 0
         if _is_requirement_array(path):
             for string in entry.strings:
-                if span := _requirement_name_span(string.text):
+                if span := pep508.name_span(string.text):
                     names.append((string.start + span[0], string.start + span[1]))
         elif (depth := _poetry_table_depth(path)) and len(path) > depth:
             key = entry.path[depth]
-            is_name = _requirement_name_span(key.text) == (0, len(key.text))
+            is_name = pep508.name_span(key.text) == (0, len(key.text))
             if is_name and key.text.lower() != "python":  # python: the interpreter, no package
                 names.append((key.start, key.end))
         for start, end in names:
@@ -418,7 +385,7 @@ def _literal_requirement_hits(text: str, line_starts: list[int], literal: ast.Co
     for requirement in literal.value.splitlines(keepends=True):
         content = requirement.split("#", 1)[0]
         indent = len(content) - len(content.lstrip())
-        if span := _requirement_name_span(content.strip()):
+        if span := pep508.name_span(content.strip()):
             name = content.strip()[span[0] : span[1]]
             name_start = position + indent + span[0]
             # An escape or an implicit concatenation moves the source away from the value: left out.
@@ -427,37 +394,14 @@ def _literal_requirement_hits(text: str, line_starts: list[int], literal: ast.Co
         position += len(requirement)
 
 
-_CFG_SECTION = re.compile(r"\[(?P<name>[^\]\r\n]+)\]")
-_CFG_KEY = re.compile(r"(?P<key>[^=:\s][^=:]*?)[ \t]*[=:][ \t]*")
-
-
 def _setup_cfg_hits(text: str, _context: Context) -> Iterator[Hit]:
     """`[options]` install_requires, tests_require, setup_requires and `[options.extras_require]`
-    values, one requirement a line; a value continues on indented lines, as configparser reads it."""
-    group: str | None = None  # the group of the value being read; None outside one
-    section = ""
-    for offset, line in base.lines(text):
-        stripped = line.strip()
-        if not stripped or stripped.startswith(("#", ";")):
-            continue  # configparser skips comments and blank lines inside a multi-line value
-        if line[:1] in " \t":
-            if group is not None:
-                yield from _cfg_requirement_hits(offset, line, group)
-            continue
-        group = None
-        if header := _CFG_SECTION.match(line):
-            section = header["name"].strip().lower()
-            continue
-        key = _CFG_KEY.match(line)
-        if key is None:
-            continue
-        name = key["key"].strip()
-        if section == "options" and name.lower() in _SETUP_KEYWORD_GROUPS:
-            group = _SETUP_KEYWORD_GROUPS[name.lower()]
+    values, one requirement a line."""
+    for section, key, offset, value in base.ini_values(text):
+        if section == "options" and key.lower() in _SETUP_KEYWORD_GROUPS:
+            yield from _cfg_requirement_hits(offset, value, _SETUP_KEYWORD_GROUPS[key.lower()])
         elif section == "options.extras_require":
-            group = f"extra:{name}"
-        if group is not None:
-            yield from _cfg_requirement_hits(offset + key.end(), line[key.end() :], group)
+            yield from _cfg_requirement_hits(offset, value, f"extra:{key}")
 
 
 def _cfg_requirement_hits(offset: int, value: str, group: str) -> Iterator[Hit]:
@@ -465,7 +409,7 @@ def _cfg_requirement_hits(offset: int, value: str, group: str) -> Iterator[Hit]:
     if content.lstrip().startswith(("file:", "attr:")):
         return
     indent = len(content) - len(content.lstrip())
-    if span := _requirement_name_span(content.lstrip()):
+    if span := pep508.name_span(content.lstrip()):
         yield Hit(offset + indent + span[0], offset + indent + span[1], "pypi", "declaration", group)
 
 
@@ -482,7 +426,7 @@ def _parses(text: str) -> bool:
 
 
 def _pip_package_span(argument: str) -> tuple[int, int] | None:
-    span = _requirement_name_span(argument)
+    span = pep508.name_span(argument)
     return span if span and span[0] == 0 else None
 
 
@@ -707,6 +651,9 @@ ECOSYSTEMS = (
                      _requirements_hits, manifest=True, at_root=True, group_in_name=True),
             Document("setup_py", ("setup.py",), _setup_py_hits, manifest=True, well_formed=_parses),
             Document("setup_cfg", ("setup.cfg",), _setup_cfg_hits, manifest=True),
+            Document("tox_ini", ("tox.ini",), pytools.tox_hits, manifest=True),
+            Document("pre_commit", (".pre-commit-config.yaml", ".pre-commit-config.yml"), pytools.pre_commit_hits,
+                     manifest=True),
         ),
         normalize=_normalize,
         name_problem=name_rule(r"[A-Z0-9](?:[A-Z0-9._-]*[A-Z0-9])?", "PyPI",
