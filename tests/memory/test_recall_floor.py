@@ -40,6 +40,18 @@ def test_recall_returns_the_relevant_and_says_nothing_else_matched(memory):
     assert not padded.nothing_else_matched and padded.below_floor == 0
 
 
+def test_the_time_a_question_asks_about_is_evidence(memory):
+    """A memory from the period a question names is an answer even in other words; one from
+    another month with the same (lack of) words is left out (the control)."""
+    then = memory.remember(HUMAN, "Staging moved to the new cluster.", project=PROJECT,
+                           valid_from="2026-01-14T10:00:00Z").id
+    other = memory.remember(HUMAN, "Staging got a bigger disk.", project=PROJECT,
+                            valid_from="2025-07-02T10:00:00Z").id
+    response = memory.recall(HUMAN, "what did the team decide in January 2026", project=PROJECT, k=5, log=False)
+    found = {r.id for r in response.results}
+    assert then in found and other not in found
+
+
 def test_a_full_list_does_not_say_nothing_else_matched(memory):
     seed(memory)
     response = memory.recall(HUMAN, QUERY, project=PROJECT, k=2, log=False)

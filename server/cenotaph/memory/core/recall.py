@@ -79,8 +79,8 @@ PINNED_SCORE = 0.6
 CONCEPT_WEIGHT = 0.3
 CONCEPT_CANDIDATES = 20  # a concept's newest memories drawn into the candidates (each lane draws 60)
 # The evidence a memory needs in the semantic lane: a cosine, or a share of the query's words,
-# at least this high (bench/locomo.py --cv --study floor: chosen on four conversations, scored on
-# the fifth; docs/benchmarks.md). MiniLM puts unrelated sentences at cosine −0.1 to 0.25.
+# at least this high (bench/locomo.py --cv --study floor; on LoCoMo 0.3 costs no any_hit@5,
+# docs/benchmarks.md). MiniLM puts unrelated sentences at cosine −0.1 to 0.25.
 FLOOR = 0.3
 RECENCY_HALF_LIFE_DAYS = 90
 RECALL_LOG_DAYS = 30
@@ -244,10 +244,11 @@ class _Reading:
                    periods=dates.periods(query, now.date(), anchored=rules.anchored_dates) if active else [],
                    asks_when=active and dates.asks_when(query), words=_query_words(query, analyzer))
 
-    def evidence(self, c: _Candidate) -> bool:
+    def evidence(self, c: _Candidate, components: ScoreComponents) -> bool:
         """Whether the query gave `c` evidence enough to be an answer: a cosine or a share of the
-        query's words at the floor, or a concept it names, or the question it answers."""
-        if c.exact or c.concept_share > 0 or c.passed_on > 0:
+        query's words at the floor, or a concept it names, the question it answers, or the time it
+        asks about."""
+        if c.exact or c.concept_share > 0 or c.passed_on > 0 or components.temporal_boost > 1:
             return True
         share = c.word_share if c.word_share is not None else _word_share(self.words, frozenset(_index_tokens(c.row.content)))
         return max(c.cosine or 0.0, share) >= self.rules.floor
@@ -588,7 +589,7 @@ class Recaller:
                 scored = self._pass_to_answers(scored, scale, scope, project, reading)
         below = 0
         if reading.active:
-            kept = [s for s in scored if s[2].pinned or reading.evidence(s[1])]
+            kept = [s for s in scored if s[2].pinned or reading.evidence(s[1], s[2])]
             below = min(len(scored), k) - min(len(kept), k)
             scored = kept
         return [
