@@ -4,7 +4,9 @@ subprojects; dependencies added, bumped and dropped), built with `git fast-impor
 
 Cold: the real `cenotaph mine git` on a fresh store (every commit read). Rerun: the same command
 again with nothing new (the cursor says so). Each figure is a median and p95 over repeated runs.
-Usage: python bench/mine_git.py [--commits 10000] [--manifest-commits 1000] [--runs 5] [--out figures.json]
+`--repository CLONE` times a real history instead (e.g. a clone of vitejs/vite), nothing built.
+Usage: python bench/mine_git.py [--commits 10000] [--manifest-commits 1000] [--runs 5] [--repository CLONE]
+       [--out figures.json]
 """
 
 from __future__ import annotations
@@ -145,26 +147,31 @@ def main() -> None:
     parser.add_argument("--commits", type=int, default=10_000)
     parser.add_argument("--manifest-commits", type=int, default=1_000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--repository", help="a clone to mine instead of the built repository")
     parser.add_argument("--out")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="cenotaph-mine-bench-") as scratch:
         root = Path(scratch)
         began = time.perf_counter()
-        build(root / "repo", args.commits, args.manifest_commits)
+        repo = Path(args.repository) if args.repository else root / "repo"
+        if not args.repository:
+            build(repo, args.commits, args.manifest_commits)
         built = time.perf_counter() - began
         cold, cold_cpu, rerun, rerun_cpu, last = [], [], [], [], {}
         for run in range(args.runs):
             env = {**os.environ, "CENOTAPH_HOME": str(root / f"home-{run}")}
-            seconds, cpu, last = timed(env, root / "repo")
+            seconds, cpu, last = timed(env, repo)
             cold.append(seconds)
             cold_cpu.append(cpu)
-            seconds, cpu, again = timed(env, root / "repo")
+            seconds, cpu, again = timed(env, repo)
             assert again["history"]["commits_read"] == 0
             rerun.append(seconds)
             rerun_cpu.append(cpu)
         history = last["history"]
         figures = {
-            "commits": args.commits, "manifest_commits": args.manifest_commits, "build_seconds": round(built, 2),
+            "repository": args.repository, "commits": None if args.repository else args.commits,
+            "manifest_commits": None if args.repository else args.manifest_commits,
+            "build_seconds": round(built, 2),
             "commits_read": history["commits_read"], "manifests_parsed": history["manifests_parsed"],
             "candidates": len(history["candidates"]), "proposed": len(last["proposals"]["proposed"]),
             "cold_median": round(statistics.median(cold), 2), "cold_p95": round(p95(cold), 2),

@@ -5,7 +5,10 @@ miner's rule: every proposal the miner made at the judged HEAD is marked deliber
 maintainer would sign), not deliberate, or unclear (null, counted as wrong), with the replacement
 the history shows; `missed` lists the deliberate drops found by reading that the miner did not
 propose. The miner runs on a clone checked out at the judged HEAD; a proposal the key does not
-know (the miner changed since the judging) is listed as unjudged, not guessed.
+know (the miner changed since the judging) is listed as unjudged, not guessed. A history with too
+many proposals to judge by hand (vite) is judged on a seeded sample stated in its key's `sample`:
+the proposals whose sha1(fold(name)) begins with one of its hex `digits`; the others are counted as
+outside the sample and left out of every figure, and its `missed` lists only names in the sample.
 
 Figures: precision over all proposals and over the default `proposals` view (confidence >= 0.5),
 recall of deliberate drops, and replacement accuracy where one is proposed; the names passed over
@@ -16,6 +19,7 @@ Usage: python bench/mining_score.py NAME=CLONE [NAME=CLONE …]   (e.g. flask=/t
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -30,6 +34,11 @@ from cenotaph.nlp.names import fold
 KEYS = Path(__file__).with_name("mining_keys")
 
 
+def in_sample(key: dict, name: str) -> bool:
+    sample = key.get("sample")
+    return sample is None or hashlib.sha1(fold(name).encode()).hexdigest()[0] in sample["digits"]
+
+
 def score(name: str, clone: str) -> dict:
     key = json.loads((KEYS / f"{name}.json").read_text(encoding="utf-8"))
     head = subprocess.run(["git", "-C", clone, "rev-parse", "HEAD"], capture_output=True, text=True,
@@ -39,7 +48,8 @@ def score(name: str, clone: str) -> dict:
     started = time.perf_counter()
     history = mine(Repository(clone), None).history
     seconds = time.perf_counter() - started
-    candidates = history.candidates
+    outside = [c for c in history.candidates if not in_sample(key, c.name)]
+    candidates = [c for c in history.candidates if in_sample(key, c.name)]
     judged, unjudged = [], []
     for candidate in candidates:
         verdict = key["proposals"].get(f"{candidate.ecosystem}/{candidate.key}")
@@ -51,6 +61,7 @@ def score(name: str, clone: str) -> dict:
     deliberate = len(right) + len(key["missed"])
     return {
         "repository": key["repository"], "head": head[:12], "proposals": len(candidates),
+        "outside_sample": len(outside),
         "commits_read": history.commits_read, "mining_seconds": round(seconds, 1),
         "passed_over": sorted(history.passed_over),
         "unjudged": [f"{c.ecosystem}/{c.key}" for c, _ in unjudged],
@@ -60,7 +71,7 @@ def score(name: str, clone: str) -> dict:
         "precision_shown": round(sum(v["deliberate"] is True for _, v in shown) / len(shown), 3) if shown else None,
         "deliberate_drops": deliberate, "missed": [m["key"] for m in key["missed"]],
         "recall": round(len(right) / deliberate, 3) if deliberate else None,
-        "replacements_proposed": len(replaced),
+        "replacements_proposed": len(replaced), "replacements_right": len(replaced_right),
         "replacement_accuracy": round(len(replaced_right) / len(replaced), 3) if replaced else None,
         "wrong": sorted(f"{c.ecosystem}/{c.key}" for c, v in judged if v["deliberate"] is not True),
     }
@@ -74,6 +85,8 @@ def main(argv: list[str]) -> None:
         "proposals": sum(r["proposals"] for r in results), "right": sum(r["right"] for r in results),
         "deliberate_drops": sum(r["deliberate_drops"] for r in results),
         "shown": sum(r["shown_by_default"] for r in results),
+        "replacements_proposed": sum(r["replacements_proposed"] for r in results),
+        "replacements_right": sum(r["replacements_right"] for r in results),
     }
     judged = total["proposals"] - sum(len(r["unjudged"]) for r in results)
     total["precision"] = round(total["right"] / judged, 3) if judged else None
