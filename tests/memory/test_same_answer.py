@@ -87,7 +87,7 @@ def test_the_same_questions_rank_alike_on_sqlite_and_postgresql(tmp_path, pg_url
         # Positive control: the lists compared are full ones, ranked by full-text scores.
         first = _ranked(sqlite, QUESTIONS[0], P, "bm25")
         assert len(first) == 10 and all(b is not None for _, b, _ in first)
-        assert compared > 150
+        assert compared > 100  # recall's floor leaves out what a question gave no evidence for
     finally:
         for memory in (sqlite, postgres):
             memory.ctx.store.close()

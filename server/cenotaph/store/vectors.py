@@ -24,6 +24,7 @@ TABLE = "memory_vectors"
 # rescoring them by cosine recovers the exact order (overlap figures in docs/benchmarks-history.md).
 OVERSAMPLE = 3
 MIN_CANDIDATES = 40
+VEC0_MAX_K = 4096  # sqlite-vec refuses a KNN query for more neighbours
 
 
 @per_dialect
@@ -79,8 +80,9 @@ def delete(conn: Any, row_id: int) -> None:
 
 
 def candidates(k: int) -> int:
-    """How many of the binary index's nearest rows are rescored for `k` neighbours."""
-    return max(k * OVERSAMPLE, MIN_CANDIDATES)
+    """How many of the binary index's nearest rows are rescored for `k` neighbours: on both stores
+    at most half of vec0's largest k, as SQLite's query draws twice as many (`knn`)."""
+    return min(max(k * OVERSAMPLE, MIN_CANDIDATES), VEC0_MAX_K // 2)
 
 
 def rescore(query: np.ndarray, rows: list[tuple[int, bytes | np.ndarray]], k: int) -> list[tuple[int, float]]:

@@ -9,7 +9,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cenotaph.store.migrations import SchemaTooNew
-from cenotaph.store.postgres import vectors
 
 Migration = Callable[[Any], None]
 
@@ -458,6 +457,8 @@ def _m0005_stored_vector_signs(conn: Any) -> None:
     """KNN scans each vector's signs, as SQLite's binary index does (store/postgres/vectors.py):
     stored once instead of computed on every search, and the HNSW index it no longer reads gone.
     The vector table exists once a dimension is known; a store without it gets both at creation."""
+    from cenotaph.store.postgres import vectors  # with numpy: opening a migrated store (a hook) needs neither
+
     dim = vectors.dimension(conn)
     if dim is None:
         return
