@@ -208,8 +208,9 @@ async function recall(client: CenotaphClient, model: LedgerModel, pages: MemoryD
   if (!pick) return;
   if (pick.result.result_type === 'abandoned_warning') {
     if (requireServer(client)) await client.run('cenotaph.showWhy', { approachId: pick.result.id });
-  } else if (pick.result.location && client.running) {
-    // A document's chunk: the server opens its file at the lines (window/showDocument).
+  } else if (pick.result.location && pick.result.kind === 'document' && client.running) {
+    // A document's chunk: the server opens its file at the lines (window/showDocument). A memory
+    // remembered from a selection opens as itself, verbatim: the file may have changed since.
     await client.run('cenotaph.showLocation', { memoryId: pick.result.id });
   } else {
     await pages.show(`memory-${pick.result.id}`, memoryMarkdown(pick.result));

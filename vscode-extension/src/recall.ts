@@ -26,7 +26,7 @@ export interface RecallResult {
   reason?: string | null;
   effort?: number | null;
   ecosystem?: string | null;
-  /** Documents (`cenotaph ingest`): the file, relative to the repository root, and its lines. */
+  /** Documents (`cenotaph ingest`) and memories remembered from a selection: the file, relative to the repository root, and its lines. */
   location?: { path: string; start_line: number; end_line: number } | null;
 }
 

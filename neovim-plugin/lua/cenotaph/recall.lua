@@ -26,7 +26,7 @@ local M = {}
 ---@field reason? string
 ---@field effort? integer
 ---@field ecosystem? string
----@field location? { path: string, start_line: integer, end_line: integer } documents: file and lines
+---@field location? { path: string, start_line: integer, end_line: integer } documents and remembered selections: file and lines
 
 ---@param text string
 local function flat(text)
@@ -123,9 +123,11 @@ function M.recall(query, opts)
     else
       local select_opts = { prompt = 'Cenotaph recall: ' .. query, kind = 'cenotaph.recall', format_item = M.format }
       vim.ui.select(results, select_opts, function(choice)
-        local client = choice and type(choice.location) == 'table' and client_mod.get(ui.buffer(opts.bufnr))
+        local client = choice and choice.kind == 'document' and type(choice.location) == 'table'
+          and client_mod.get(ui.buffer(opts.bufnr))
         if client then
-          -- A document's chunk: the server opens its file at the lines (window/showDocument).
+          -- A document's chunk: the server opens its file at the lines (window/showDocument). A
+          -- memory remembered from a selection opens as itself, verbatim: the file may have changed.
           require('cenotaph.commands').execute(client, 'cenotaph.showLocation', { memoryId = choice.id })
         elseif choice then
           M.show(choice)
