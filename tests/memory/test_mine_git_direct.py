@@ -418,3 +418,29 @@ def test_a_list_of_changes_gives_a_replacement_only_from_the_lines_that_speak_of
     assert found["sphinx-issues"]["replacement"] is None
     assert found["sphinx-theme-old"]["replacement"] == "sphinx-theme-new"
     assert found["flake8"]["replacement"] == "ruff" and found["black"]["replacement"] == "ruff"
+
+
+def go_mod(direct: list[str], indirect: list[str] = ()) -> str:
+    lines = [f"\t{module} v1.0.0\n" for module in direct] + [f"\t{module} v1.0.0 // indirect\n" for module in indirect]
+    return "module example.com/app\n\ngo 1.22\n\nrequire (\n" + "".join(lines) + ")\n"
+
+
+def test_indirect_requirements_are_no_choices_and_a_direct_one_leaving_is(memory, tmp_path):
+    """`// indirect` lines are the go command's bookkeeping for dependencies: one leaving on a bump
+    is no drop, and one that stays does not hide the drop of the direct requirement it was."""
+    errors, color, homedir, cobra = ("github.com/pkg/errors", "github.com/gookit/color",
+                                     "github.com/mitchellh/go-homedir", "github.com/spf13/cobra")
+    chroma = "github.com/alecthomas/chroma"
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"go.mod": go_mod([errors, color, homedir, cobra], [chroma])}, at=LONG_AGO)
+    repo.commit("Bump glamour and go mod tidy", {"go.mod": go_mod([errors, color, homedir, cobra])}, at=day(1))
+    repo.commit("Use mgutz/ansi instead of gookit/color", {"go.mod": go_mod([errors, homedir, cobra])}, at=day(2))
+    repo.commit("Migrate away from `errors.Wrap()`", {"go.mod": go_mod([homedir, cobra])}, at=day(3))
+    # A dependency brings pkg/errors back, for its own sake; the go command keeps it in go.sum.
+    repo.commit("Add the attestation packages", {"go.mod": go_mod([cobra], [errors, homedir]),
+                                                 "go.sum": f"{errors} v1.0.0 h1:x=\n{homedir} v1.0.0 h1:y=\n"},
+                at=day(4))
+    report, found = mine(memory, repo)
+    assert set(found) == {errors, color}
+    assert report.history.passed_over == {homedir: "still required for a dependency's sake (`// indirect`), "
+                                                   "in a commit that says nothing of it"}

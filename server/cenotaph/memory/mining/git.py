@@ -89,6 +89,8 @@ class CommitRef:
 class _Parsed:
     names: dict[Key, str]  # key -> the name as written
     groups: dict[Key, frozenset[str]]
+    # Required only for a dependency's sake (go.mod's `// indirect`): no declaration of the project's.
+    indirect: frozenset[Key] = frozenset()
 
 
 _EMPTY = _Parsed({}, {})
@@ -105,6 +107,7 @@ class _Episode:
     removed: Evidence | None = None
     removed_in: int | None = None  # index of the removing commit in the walk
     manifest_deleted: bool = False
+    turned_indirect: bool = False  # the removing commit left it required for a dependency's sake
     deleted_trees: tuple[str, ...] = ()  # the folders whose manifest the removing commit deleted
     message: str = ""  # the removing commit's whole message
 
@@ -290,6 +293,7 @@ class _Walk:
                 episode.removed = _evidence(source, "removed", lost[key][0].path)
                 episode.removed_in = index
                 episode.manifest_deleted = all(change.new_blob is None for change in lost[key])
+                episode.turned_indirect = any(key in self.files[change.path].indirect for change in lost[key])
                 episode.deleted_trees = tuple(change.path.rpartition("/")[0] for change in commit.changes
                                               if change.new_blob is None)
                 episode.message = source.message
@@ -307,11 +311,15 @@ def _parse(path: str, text: str) -> _Parsed | None:
         return None
     names: dict[Key, str] = {}
     groups: dict[Key, set[str]] = defaultdict(set)
+    indirect = set()
     for declaration in scan.declarations:
         key = (declaration.ecosystem, declaration.key)
+        if declaration.group == "indirect":
+            indirect.add(key)
+            continue
         names.setdefault(key, declaration.name)
         groups[key].add(declaration.group or "main")
-    return _Parsed(names, {key: frozenset(value) for key, value in groups.items()})
+    return _Parsed(names, {key: frozenset(value) for key, value in groups.items()}, frozenset(indirect - names.keys()))
 
 
 def _evidence(commit: Commit, role: str, path: str | None) -> Evidence:
@@ -368,6 +376,7 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
     files_at_head = repo.files(head)
     head_files = {path: blob for path, blob in files_at_head.items() if is_manifest(path)}
     declared_at_head: set[Key] = set()
+    indirect_at_head: set[Key] = set()
     walk = _Walk(repo, mining, remembered if base else {}, declared_at_head)
     walk.start(head_files, commits)
     walk.load((c.path, c.new_blob) for commit in commits for c in commit.changes if c.new_blob)
@@ -378,7 +387,9 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
     for path, blob in head_files.items():
         parsed = walk.declared(path, blob) or walk.files.get(path, _EMPTY)
         declared_at_head.update(parsed.names)
-    locked = _locked(repo, files_at_head)
+        indirect_at_head.update(parsed.indirect)
+    # A module required `// indirect` at HEAD is in the lock file for a dependency's sake.
+    locked = _locked(repo, files_at_head) - indirect_at_head
     dropped = [key for key, episodes in walk.episodes.items()
                if key not in declared_at_head and episodes and episodes[-1].removed is not None]
     for key in dropped:
@@ -529,6 +540,8 @@ def _passed_over(candidate: Candidate, last: _Episode) -> str | None:
         return f"the base image of {last.removed.path}, deleted whole"
     if candidate.revert or _names(last.message, last.name) or _SIGNAL_WORDS.search(last.message):
         return None
+    if last.turned_indirect:
+        return "still required for a dependency's sake (`// indirect`), in a commit that says nothing of it"
     if last.added is not None:
         seconds = (_instant(last.removed.at) - _instant(last.added.at)).total_seconds()
         if seconds < SLIP_SECONDS:

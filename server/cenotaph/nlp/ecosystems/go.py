@@ -63,12 +63,13 @@ def _import_hits(text: str, _context: Context) -> Iterator[Hit]:
 
 _GO_MOD_DIRECTIVE = re.compile(r"[ \t]*(?P<verb>require|replace)\b[ \t]*(?P<block>\()?")
 _GO_MOD_PATH = re.compile(r'[ \t]*"?(?P<path>[^\s"]+)')
+_INDIRECT = re.compile(r"\s*indirect\b")
 
 
 def _go_mod_hits(text: str, _context: Context) -> Iterator[Hit]:
     block_verb = None  # the directive of the `( ... )` block being read
     for offset, line in lines(text):
-        code = line.split("//", 1)[0]
+        code, _, comment = line.partition("//")
         if block_verb:
             if code.strip().startswith(")"):
                 block_verb = None
@@ -90,7 +91,9 @@ def _go_mod_hits(text: str, _context: Context) -> Iterator[Hit]:
         module = _GO_MOD_PATH.match(code, position)
         if module and not module["path"].startswith((".", "/")):
             start, end = module.span("path")
-            yield Hit(offset + start, offset + end, "go", "declaration", "main" if verb == "require" else "replace")
+            # `// indirect`: the go command keeps a dependency's requirement; no choice of the project's.
+            group = "replace" if verb == "replace" else "indirect" if _INDIRECT.match(comment) else "main"
+            yield Hit(offset + start, offset + end, "go", "declaration", group)
 
 
 _GO_GET = Installer("go", ("go",), frozenset({"get"}), frozenset(),
