@@ -444,3 +444,27 @@ def test_indirect_requirements_are_no_choices_and_a_direct_one_leaving_is(memory
     assert set(found) == {errors, color}
     assert report.history.passed_over == {homedir: "still required for a dependency's sake (`// indirect`), "
                                                    "in a commit that says nothing of it"}
+
+
+def test_a_go_modules_next_major_version_is_an_upgrade_and_another_module_a_replacement(memory, tmp_path):
+    """In Go a new major version is a new module path; moving to it abandons nothing, whatever the
+    commit says. Moving to another module is still a drop."""
+    gh, yaml, jose, ansi, color = ("github.com/cli/go-gh", "gopkg.in/yaml.v2", "gopkg.in/go-jose/go-jose.v2",
+                                   "github.com/mgutz/ansi", "github.com/gookit/color")
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"go.mod": go_mod([gh, yaml, jose, color])}, at=LONG_AGO)
+    repo.commit("Update go-gh to v2, drop the old API", {"go.mod": go_mod([f"{gh}/v2", yaml, jose, color])},
+                at=day(1))
+    repo.commit("Replace gopkg.in/yaml.v2, it is unmaintained", {"go.mod": go_mod([f"{gh}/v2", "gopkg.in/yaml.v3",
+                                                                                   jose, color])}, at=day(2))
+    repo.commit("Remove go-jose", {"go.mod": go_mod([f"{gh}/v2", "gopkg.in/yaml.v3", color])}, at=day(3))
+    repo.commit("Sign with go-jose v4", {"go.mod": go_mod([f"{gh}/v2", "gopkg.in/yaml.v3", color,
+                                                            "github.com/go-jose/go-jose/v4"])}, at=day(4))
+    repo.commit("Use mgutz/ansi instead of gookit/color", {"go.mod": go_mod([f"{gh}/v2", "gopkg.in/yaml.v3", ansi,
+                                                                             "github.com/go-jose/go-jose/v4"])},
+                at=day(5))
+    report, found = mine(memory, repo)
+    assert set(found) == {color, jose}  # gopkg.in's go-jose is another path than github.com's
+    assert found[color]["replacement"] == ansi
+    assert report.history.passed_over == {gh: f"upgraded to its next major version, {gh}/v2",
+                                          yaml: "upgraded to its next major version, gopkg.in/yaml.v3"}

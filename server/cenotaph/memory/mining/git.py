@@ -401,7 +401,7 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
         if key in locked:
             candidate = replace(candidate, reason=f"{candidate.reason}; a lock file at HEAD still resolves it, "
                                                   "for another package")
-        if why := _passed_over(candidate, last):
+        if why := _passed_over(candidate, last, _next_major(walk, key, last)):
             mining.passed_over[candidate.name] = why
         else:
             mining.candidates.append(candidate)
@@ -528,10 +528,24 @@ def _replaced_by_name(candidate: Candidate, last: _Episode) -> bool:
     return candidate.replacement is not None and _names(last.message, last.name)
 
 
-def _passed_over(candidate: Candidate, last: _Episode) -> str | None:
+def _next_major(walk: _Walk, key: Key, last: _Episode) -> str | None:
+    """The package's own later major version (a new name in Go) that the removing commit added or
+    HEAD declares, if one is."""
+    assert last.removed_in is not None
+    ecosystem, name = key
+    lineage = ecosystems.lineage(name, ecosystem)
+    others = {*walk.declared_at_head, *(added[0] for added in walk.added_by_commit[last.removed_in])}
+    return next((walk.episodes[other][-1].name for other in sorted(others) if other[0] == ecosystem
+                 and other != key and walk.episodes[other] and ecosystems.lineage(other[1], ecosystem) == lineage), None)
+
+
+def _passed_over(candidate: Candidate, last: _Episode, next_major: str | None) -> str | None:
     """Why a dropped name is no abandoned approach, or None when it may be one. Each rule needs
-    the history's silence: a removal that names the package, says why or reverts it is proposed."""
+    the history's silence (a removal that names the package, says why or reverts it is proposed),
+    but for a move to the package's own next major version: an upgrade, whatever it says."""
     assert last.removed is not None
+    if next_major:
+        return f"upgraded to its next major version, {next_major}"
     if ecosystems.is_type_stubs(candidate.key):
         # Types follow their package: when it left, its own drop is the proposal; when it stayed
         # (or never was declared, a stdlib backport's stubs), nothing was abandoned.

@@ -119,6 +119,16 @@ def _enclosing_modules(path: str) -> list[str]:
     return prefixes
 
 
+# A major version of 2 or more is part of the module path: `/v2`, or gopkg.in's `.v2`.
+_MAJOR_VERSION = re.compile(r"/v(?:[2-9]|[1-9]\d+)$|(?<=^gopkg\.in/)(.+)\.v\d+$")
+
+
+def _lineage(path: str) -> str:
+    """The module path without its major version (`example.com/mod/v2` → `example.com/mod`,
+    `gopkg.in/yaml.v3` → `gopkg.in/yaml`)."""
+    return _MAJOR_VERSION.sub(lambda match: match[1] or "", path)
+
+
 # ---------------------------------------------------------------------------------------------
 
 # go.sum: `module version hash`, a line each (a module's `/go.mod` line too).
@@ -139,6 +149,7 @@ ECOSYSTEMS = (
         name_problem=name_rule(r"{0}(?:/{0})*".format(r"[A-Za-z0-9_~+-](?:[A-Za-z0-9_.~+-]*[A-Za-z0-9_~+-])?"),
                                "Go module", "'/'-separated elements of letters, digits and - . _ ~ +, none "
                                "starting or ending with '.'", versions="@", flags=re.ASCII, max_length=500),
+        lineage=_lineage,
         enclosing=_enclosing_modules,  # most Go code imports a package inside a module
         spelled=lambda name: _MODULE_PATH.match(name) is not None,
         project_installers=(_GO_GET,),
