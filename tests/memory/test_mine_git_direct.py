@@ -199,8 +199,9 @@ def test_a_package_that_left_with_its_code_is_moved_out(memory, tmp_path):
     }, at=day(2))
     found = mine(memory, repo)[1]
     assert "moved-out" in found["@demo/plugin-legacy"]["classes"]
-    assert "moved-out" not in found["jest"]["classes"] and "moved-out" not in found["core-js"]["classes"]
-    assert "subproject" in found["core-js"]["classes"]
+    assert "moved-out" not in found["jest"]["classes"]
+    # Its own dependencies went with its folder: no choice about them.
+    assert "core-js" not in found
 
 
 def test_flit_hatch_and_pdm_declarations_are_read():
@@ -355,9 +356,10 @@ def test_what_the_history_shows_no_choice_about_is_passed_over(memory, tmp_path)
         "pyproject.toml": extras.format(all='', dev='"passlib", "pyjwt"'), action: None, "Dockerfile": "FROM alpine:3.19\n",
     }, at="2021-04-16T10:00:00+00:00")
     report, found = mine(memory, repo)
-    assert set(found) == {"fastjson", "rope", "coverage", "ujson", "orjson", "node", "httpx"}
+    assert set(found) == {"fastjson", "rope", "coverage", "ujson", "orjson", "node"}
     over = report.history.passed_over
-    assert set(over) == {"openapi", "swagger", "prospector", "pylint", "types-ujson", "types-orjson", "python"}
+    assert set(over) == {"openapi", "swagger", "prospector", "pylint", "types-ujson", "types-orjson", "python", "httpx"}
+    assert over["httpx"] == f"a dependency of {action}, deleted whole with its folder"
     assert over["openapi"] == "declared for 8 minutes and dropped without a word: a slip"
     assert over["prospector"].startswith("a development tool tried for 14 days")
     assert over["python"] == f"the base image of {action}, deleted whole"
@@ -468,3 +470,32 @@ def test_a_go_modules_next_major_version_is_an_upgrade_and_another_module_a_repl
     assert found[color]["replacement"] == ansi
     assert report.history.passed_over == {gh: f"upgraded to its next major version, {gh}/v2",
                                           yaml: "upgraded to its next major version, gopkg.in/yaml.v3"}
+
+
+def test_a_subproject_deleted_whole_takes_its_dependencies_with_it(memory, tmp_path):
+    """A manifest deleted with every file of its folder (a retired action, a tool) is no choice
+    about each of its dependencies, unless the commit names one; a manifest that stays and drops
+    a name, or one deleted while its folder stays, is still proposed."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {
+        "package.json": '{"dependencies": {"chalk": "^4", "ora": "^5"}}',
+        ".github/actions/notify/package.json": '{"dependencies": {"@actions/core": "^1", "node-fetch": "^2"}}',
+        ".github/actions/notify/index.js": "require('@actions/core')\n",
+        "tools/release/package.json": '{"dependencies": {"request": "^2", "semver": "^7"}}',
+        "tools/release/release.js": "require('request')\n",
+        "web/package.json": '{"dependencies": {"lodash": "^4"}}',
+        "web/index.js": "require('lodash')\n",
+    }, at=LONG_AGO)
+    repo.commit("Retire the notify action", {".github/actions/notify/package.json": None,
+                                              ".github/actions/notify/index.js": None}, at=day(1))
+    repo.commit("Drop the release tool: request is deprecated", {"tools/release/package.json": None,
+                                                                  "tools/release/release.js": None}, at=day(2))
+    repo.commit("Remove the spinner", {"package.json": '{"dependencies": {"chalk": "^4"}}'}, at=day(3))
+    repo.commit("Bundle the web code without a manifest", {"web/package.json": None}, at=day(4))
+    report, found = mine(memory, repo)
+    assert set(found) == {"request", "ora", "lodash"}
+    assert report.history.passed_over == {
+        "@actions/core": "a dependency of .github/actions/notify/package.json, deleted whole with its folder",
+        "node-fetch": "a dependency of .github/actions/notify/package.json, deleted whole with its folder",
+        "semver": "a dependency of tools/release/package.json, deleted whole with its folder",
+    }

@@ -107,6 +107,7 @@ class _Episode:
     removed: Evidence | None = None
     removed_in: int | None = None  # index of the removing commit in the walk
     manifest_deleted: bool = False
+    folder_deleted: bool = False  # the manifest went with every file of its folder (not the root)
     turned_indirect: bool = False  # the removing commit left it required for a dependency's sake
     deleted_trees: tuple[str, ...] = ()  # the folders whose manifest the removing commit deleted
     message: str = ""  # the removing commit's whole message
@@ -204,6 +205,7 @@ class _Walk:
         self.added_by_commit: list[list[tuple[Key, str, str, frozenset[str]]]] = []
         self.removed_by_commit: list[list[Key]] = []
         self.commits: list[Commit] = []
+        self.folders: dict[str, set[str]] = {}  # sha -> the folders holding a file at that commit
 
     # -- blobs ---------------------------------------------------------------------------------
 
@@ -293,6 +295,8 @@ class _Walk:
                 episode.removed = _evidence(source, "removed", lost[key][0].path)
                 episode.removed_in = index
                 episode.manifest_deleted = all(change.new_blob is None for change in lost[key])
+                episode.folder_deleted = episode.manifest_deleted and all(
+                    self._folder_gone(source.sha, change.path) for change in lost[key])
                 episode.turned_indirect = any(key in self.files[change.path].indirect for change in lost[key])
                 episode.deleted_trees = tuple(change.path.rpartition("/")[0] for change in commit.changes
                                               if change.new_blob is None)
@@ -301,6 +305,21 @@ class _Walk:
         self.added_by_commit.append(added)
         self.removed_by_commit.append(removed)
         self.commits.append(commit)
+
+
+    def _folder_gone(self, sha: str, path: str) -> bool:
+        """Whether no file is left at `sha` in the folder of `path` (a subproject deleted whole)."""
+        folder = path.rpartition("/")[0]
+        if not folder:
+            return False
+        if sha not in self.folders:
+            self.folders[sha] = {parent for file in self.repo.files(sha) for parent in _parents(file)}
+        return folder not in self.folders[sha]
+
+
+def _parents(path: str) -> Iterable[str]:
+    while (path := path.rpartition("/")[0]):
+        yield path
 
 
 def _parse(path: str, text: str) -> _Parsed | None:
@@ -552,6 +571,9 @@ def _passed_over(candidate: Candidate, last: _Episode, next_major: str | None) -
         return "types for another package, not a choice of their own"
     if candidate.ecosystem == "container" and last.manifest_deleted:
         return f"the base image of {last.removed.path}, deleted whole"
+    if last.folder_deleted and not _names(last.message, last.name):
+        # Like a deleted Dockerfile's base image: the subproject went, its dependencies with it.
+        return f"a dependency of {last.removed.path}, deleted whole with its folder"
     if candidate.revert or _names(last.message, last.name) or _SIGNAL_WORDS.search(last.message):
         return None
     if last.turned_indirect:
