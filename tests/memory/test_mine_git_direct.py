@@ -330,6 +330,7 @@ def test_what_the_history_shows_no_choice_about_is_passed_over(memory, tmp_path)
     repo.commit("Start", {
         "pyproject.toml": extras.format(all='"ujson", "types-ujson", "orjson", "types-orjson"', dev='"coverage"'),
         action: "FROM python:3.7\nRUN pip install httpx\n",
+        ".github/actions/notify/action.yml": "runs:\n  using: docker\n",
         "Dockerfile": "FROM node:18\n",
     }, at="2018-12-09T19:20:00+04:00")
     repo.commit("Add the extras", {"pyproject.toml": extras.format(
@@ -353,7 +354,8 @@ def test_what_the_history_shows_no_choice_about_is_passed_over(memory, tmp_path)
     # Packages and their stubs leave together; a deleted Action takes its base image with it, a
     # Dockerfile that stays changes its own.
     repo.commit("Support free-threaded Python", {
-        "pyproject.toml": extras.format(all='', dev='"passlib", "pyjwt"'), action: None, "Dockerfile": "FROM alpine:3.19\n",
+        "pyproject.toml": extras.format(all='', dev='"passlib", "pyjwt"'), action: None,
+        ".github/actions/notify/action.yml": None, "Dockerfile": "FROM alpine:3.19\n",
     }, at="2021-04-16T10:00:00+00:00")
     report, found = mine(memory, repo)
     assert set(found) == {"fastjson", "rope", "coverage", "ujson", "orjson", "node"}
@@ -475,7 +477,8 @@ def test_a_go_modules_next_major_version_is_an_upgrade_and_another_module_a_repl
 def test_a_subproject_deleted_whole_takes_its_dependencies_with_it(memory, tmp_path):
     """A manifest deleted with every file of its folder (a retired action, a tool) is no choice
     about each of its dependencies, unless the commit names one; a manifest that stays and drops
-    a name, or one deleted while its folder stays, is still proposed."""
+    a name, one deleted while its folder stays, or a folder of requirement files deleted whole
+    (a move to another tool) is still proposed."""
     repo = GitRepo(tmp_path / "repo")
     repo.commit("Start", {
         "package.json": '{"dependencies": {"chalk": "^4", "ora": "^5"}}',
@@ -485,6 +488,7 @@ def test_a_subproject_deleted_whole_takes_its_dependencies_with_it(memory, tmp_p
         "tools/release/release.js": "require('request')\n",
         "web/package.json": '{"dependencies": {"lodash": "^4"}}',
         "web/index.js": "require('lodash')\n",
+        "requirements/build.in": "build\n", "requirements/build.txt": "build==1.2\n",
     }, at=LONG_AGO)
     repo.commit("Retire the notify action", {".github/actions/notify/package.json": None,
                                               ".github/actions/notify/index.js": None}, at=day(1))
@@ -492,8 +496,9 @@ def test_a_subproject_deleted_whole_takes_its_dependencies_with_it(memory, tmp_p
                                                                   "tools/release/release.js": None}, at=day(2))
     repo.commit("Remove the spinner", {"package.json": '{"dependencies": {"chalk": "^4"}}'}, at=day(3))
     repo.commit("Bundle the web code without a manifest", {"web/package.json": None}, at=day(4))
+    repo.commit("Use uv", {"requirements/build.in": None, "requirements/build.txt": None}, at=day(5))
     report, found = mine(memory, repo)
-    assert set(found) == {"request", "ora", "lodash"}
+    assert set(found) == {"request", "ora", "lodash", "build"}
     assert report.history.passed_over == {
         "@actions/core": "a dependency of .github/actions/notify/package.json, deleted whole with its folder",
         "node-fetch": "a dependency of .github/actions/notify/package.json, deleted whole with its folder",

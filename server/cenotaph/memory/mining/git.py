@@ -107,7 +107,7 @@ class _Episode:
     removed: Evidence | None = None
     removed_in: int | None = None  # index of the removing commit in the walk
     manifest_deleted: bool = False
-    folder_deleted: bool = False  # the manifest went with every file of its folder (not the root)
+    folder_deleted: bool = False  # the manifest went with every file of its subproject's folder
     turned_indirect: bool = False  # the removing commit left it required for a dependency's sake
     deleted_trees: tuple[str, ...] = ()  # the folders whose manifest the removing commit deleted
     message: str = ""  # the removing commit's whole message
@@ -205,7 +205,7 @@ class _Walk:
         self.added_by_commit: list[list[tuple[Key, str, str, frozenset[str]]]] = []
         self.removed_by_commit: list[list[Key]] = []
         self.commits: list[Commit] = []
-        self.folders: dict[str, set[str]] = {}  # sha -> the folders holding a file at that commit
+        self.trees: dict[str, list[str]] = {}  # sha -> the paths of its files
 
     # -- blobs ---------------------------------------------------------------------------------
 
@@ -296,7 +296,7 @@ class _Walk:
                 episode.removed_in = index
                 episode.manifest_deleted = all(change.new_blob is None for change in lost[key])
                 episode.folder_deleted = episode.manifest_deleted and all(
-                    self._folder_gone(source.sha, change.path) for change in lost[key])
+                    self._subproject_gone(source, change.path) for change in lost[key])
                 episode.turned_indirect = any(key in self.files[change.path].indirect for change in lost[key])
                 episode.deleted_trees = tuple(change.path.rpartition("/")[0] for change in commit.changes
                                               if change.new_blob is None)
@@ -307,19 +307,19 @@ class _Walk:
         self.commits.append(commit)
 
 
-    def _folder_gone(self, sha: str, path: str) -> bool:
-        """Whether no file is left at `sha` in the folder of `path` (a subproject deleted whole)."""
-        folder = path.rpartition("/")[0]
-        if not folder:
+    def _subproject_gone(self, commit: Commit, path: str) -> bool:
+        """Whether `commit` deleted every file of the folder of `path`, and the folder was a
+        subproject: it held more than manifests (code, an action's metadata), unlike a folder of
+        requirement files."""
+        folder = path.rpartition("/")[0] + "/"
+        if folder == "/" or not commit.parents or any(file.startswith(folder) for file in self._tree(commit.sha)):
             return False
-        if sha not in self.folders:
-            self.folders[sha] = {parent for file in self.repo.files(sha) for parent in _parents(file)}
-        return folder not in self.folders[sha]
+        return any(file.startswith(folder) and not is_manifest(file) for file in self._tree(commit.parents[0]))
 
-
-def _parents(path: str) -> Iterable[str]:
-    while (path := path.rpartition("/")[0]):
-        yield path
+    def _tree(self, sha: str) -> list[str]:
+        if sha not in self.trees:
+            self.trees[sha] = list(self.repo.files(sha))
+        return self.trees[sha]
 
 
 def _parse(path: str, text: str) -> _Parsed | None:
