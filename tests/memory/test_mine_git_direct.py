@@ -484,14 +484,22 @@ def test_a_subproject_deleted_whole_takes_its_dependencies_with_it(memory, tmp_p
         "package.json": '{"dependencies": {"chalk": "^4", "ora": "^5"}}',
         ".github/actions/notify/package.json": '{"dependencies": {"@actions/core": "^1", "node-fetch": "^2"}}',
         ".github/actions/notify/index.js": "require('@actions/core')\n",
+        ".github/actions/publish/package.json": '{"dependencies": {"@actions/core": "^1"}}',
+        ".github/actions/publish/index.js": "require('@actions/core')\n",
         "tools/release/package.json": '{"dependencies": {"request": "^2", "semver": "^7"}}',
         "tools/release/release.js": "require('request')\n",
         "web/package.json": '{"dependencies": {"lodash": "^4"}}',
         "web/index.js": "require('lodash')\n",
         "requirements/build.in": "build\n", "requirements/build.txt": "build==1.2\n",
     }, at=LONG_AGO)
+    # Two actions retired on a branch, one commit each: the merge loses @actions/core from both.
+    repo.git("checkout", "-q", "-b", "retire")
+    repo.commit("Retire the publish action", {".github/actions/publish/package.json": None,
+                                               ".github/actions/publish/index.js": None}, at=day(1))
     repo.commit("Retire the notify action", {".github/actions/notify/package.json": None,
                                               ".github/actions/notify/index.js": None}, at=day(1))
+    repo.git("checkout", "-q", "main")
+    repo.merge("retire", "Merge branch 'retire'", at=day(1))
     repo.commit("Drop the release tool: request is deprecated", {"tools/release/package.json": None,
                                                                   "tools/release/release.js": None}, at=day(2))
     repo.commit("Remove the spinner", {"package.json": '{"dependencies": {"chalk": "^4"}}'}, at=day(3))

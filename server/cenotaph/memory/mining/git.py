@@ -205,7 +205,7 @@ class _Walk:
         self.added_by_commit: list[list[tuple[Key, str, str, frozenset[str]]]] = []
         self.removed_by_commit: list[list[Key]] = []
         self.commits: list[Commit] = []
-        self.trees: dict[str, list[str]] = {}  # sha -> the paths of its files
+        self.trees: dict[str, set[str]] = {}  # sha -> the paths of its files
 
     # -- blobs ---------------------------------------------------------------------------------
 
@@ -314,11 +314,14 @@ class _Walk:
         folder = path.rpartition("/")[0] + "/"
         if folder == "/" or not commit.parents or any(file.startswith(folder) for file in self._tree(commit.sha)):
             return False
-        return any(file.startswith(folder) and not is_manifest(file) for file in self._tree(commit.parents[0]))
+        before = self._tree(commit.parents[0])
+        if path not in before:
+            return True  # deleted earlier on the branch a merge brings: what its other manifests show
+        return any(file.startswith(folder) and not is_manifest(file) for file in before)
 
-    def _tree(self, sha: str) -> list[str]:
+    def _tree(self, sha: str) -> set[str]:
         if sha not in self.trees:
-            self.trees[sha] = list(self.repo.files(sha))
+            self.trees[sha] = set(self.repo.files(sha))
         return self.trees[sha]
 
 
