@@ -57,6 +57,7 @@ def history(tmp_path_factory) -> dict[str, str]:
         "go.mod": "module demo\n\nrequire (\n\tgithub.com/pkg/errors v0.9.1\n\tgithub.com/sirupsen/logrus v1.9.0\n)\n",
         "setup.cfg": "[options]\ninstall_requires =\n    click\n",
         "tools/legacy/setup.py": "from setuptools import setup\nsetup(name='legacy', install_requires=['docopt'])\n",
+        "tools/legacy/README.md": "kept when the manifest goes\n",  # the folder stays: a manifest deleted alone
         "tests/data/requirements.txt": "fixture-only-pkg\n",
         "web/node_modules/dep/package.json": PACKAGE.format(deps='"vendored-dep": "1"', dev=""),
         "README.md": "demo\n",

@@ -199,8 +199,9 @@ def test_a_package_that_left_with_its_code_is_moved_out(memory, tmp_path):
     }, at=day(2))
     found = mine(memory, repo)[1]
     assert "moved-out" in found["@demo/plugin-legacy"]["classes"]
-    assert "moved-out" not in found["jest"]["classes"] and "moved-out" not in found["core-js"]["classes"]
-    assert "subproject" in found["core-js"]["classes"]
+    assert "moved-out" not in found["jest"]["classes"]
+    # Its own dependencies went with its folder: no choice about them.
+    assert "core-js" not in found
 
 
 def test_flit_hatch_and_pdm_declarations_are_read():
@@ -329,6 +330,7 @@ def test_what_the_history_shows_no_choice_about_is_passed_over(memory, tmp_path)
     repo.commit("Start", {
         "pyproject.toml": extras.format(all='"ujson", "types-ujson", "orjson", "types-orjson"', dev='"coverage"'),
         action: "FROM python:3.7\nRUN pip install httpx\n",
+        ".github/actions/notify/action.yml": "runs:\n  using: docker\n",
         "Dockerfile": "FROM node:18\n",
     }, at="2018-12-09T19:20:00+04:00")
     repo.commit("Add the extras", {"pyproject.toml": extras.format(
@@ -352,12 +354,14 @@ def test_what_the_history_shows_no_choice_about_is_passed_over(memory, tmp_path)
     # Packages and their stubs leave together; a deleted Action takes its base image with it, a
     # Dockerfile that stays changes its own.
     repo.commit("Support free-threaded Python", {
-        "pyproject.toml": extras.format(all='', dev='"passlib", "pyjwt"'), action: None, "Dockerfile": "FROM alpine:3.19\n",
+        "pyproject.toml": extras.format(all='', dev='"passlib", "pyjwt"'), action: None,
+        ".github/actions/notify/action.yml": None, "Dockerfile": "FROM alpine:3.19\n",
     }, at="2021-04-16T10:00:00+00:00")
     report, found = mine(memory, repo)
-    assert set(found) == {"fastjson", "rope", "coverage", "ujson", "orjson", "node", "httpx"}
+    assert set(found) == {"fastjson", "rope", "coverage", "ujson", "orjson", "node"}
     over = report.history.passed_over
-    assert set(over) == {"openapi", "swagger", "prospector", "pylint", "types-ujson", "types-orjson", "python"}
+    assert set(over) == {"openapi", "swagger", "prospector", "pylint", "types-ujson", "types-orjson", "python", "httpx"}
+    assert over["httpx"] == f"a dependency of {action}, deleted whole with its folder"
     assert over["openapi"] == "declared for 8 minutes and dropped without a word: a slip"
     assert over["prospector"].startswith("a development tool tried for 14 days")
     assert over["python"] == f"the base image of {action}, deleted whole"
@@ -418,3 +422,93 @@ def test_a_list_of_changes_gives_a_replacement_only_from_the_lines_that_speak_of
     assert found["sphinx-issues"]["replacement"] is None
     assert found["sphinx-theme-old"]["replacement"] == "sphinx-theme-new"
     assert found["flake8"]["replacement"] == "ruff" and found["black"]["replacement"] == "ruff"
+
+
+def go_mod(direct: list[str], indirect: list[str] = ()) -> str:
+    lines = [f"\t{module} v1.0.0\n" for module in direct] + [f"\t{module} v1.0.0 // indirect\n" for module in indirect]
+    return "module example.com/app\n\ngo 1.22\n\nrequire (\n" + "".join(lines) + ")\n"
+
+
+def test_indirect_requirements_are_no_choices_and_a_direct_one_leaving_is(memory, tmp_path):
+    """`// indirect` lines are the go command's bookkeeping for dependencies: one leaving on a bump
+    is no drop, and one that stays does not hide the drop of the direct requirement it was."""
+    errors, color, homedir, cobra = ("github.com/pkg/errors", "github.com/gookit/color",
+                                     "github.com/mitchellh/go-homedir", "github.com/spf13/cobra")
+    chroma = "github.com/alecthomas/chroma"
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"go.mod": go_mod([errors, color, homedir, cobra], [chroma])}, at=LONG_AGO)
+    repo.commit("Bump glamour and go mod tidy", {"go.mod": go_mod([errors, color, homedir, cobra])}, at=day(1))
+    repo.commit("Use mgutz/ansi instead of gookit/color", {"go.mod": go_mod([errors, homedir, cobra])}, at=day(2))
+    repo.commit("Migrate away from `errors.Wrap()`", {"go.mod": go_mod([homedir, cobra])}, at=day(3))
+    # A dependency brings pkg/errors back, for its own sake; the go command keeps it in go.sum.
+    repo.commit("Add the attestation packages", {"go.mod": go_mod([cobra], [errors, homedir]),
+                                                 "go.sum": f"{errors} v1.0.0 h1:x=\n{homedir} v1.0.0 h1:y=\n"},
+                at=day(4))
+    report, found = mine(memory, repo)
+    assert set(found) == {errors, color}
+    assert report.history.passed_over == {homedir: "still required for a dependency's sake (`// indirect`), "
+                                                   "in a commit that says nothing of it"}
+
+
+def test_a_go_modules_next_major_version_is_an_upgrade_and_another_module_a_replacement(memory, tmp_path):
+    """In Go a new major version is a new module path; moving to it abandons nothing, whatever the
+    commit says. Moving to another module is still a drop."""
+    gh, yaml, jose, ansi, color = ("github.com/cli/go-gh", "gopkg.in/yaml.v2", "gopkg.in/go-jose/go-jose.v2",
+                                   "github.com/mgutz/ansi", "github.com/gookit/color")
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"go.mod": go_mod([gh, yaml, jose, color])}, at=LONG_AGO)
+    repo.commit("Update go-gh to v2, drop the old API", {"go.mod": go_mod([f"{gh}/v2", yaml, jose, color])},
+                at=day(1))
+    repo.commit("Replace gopkg.in/yaml.v2, it is unmaintained", {"go.mod": go_mod([f"{gh}/v2", "gopkg.in/yaml.v3",
+                                                                                   jose, color])}, at=day(2))
+    repo.commit("Remove go-jose", {"go.mod": go_mod([f"{gh}/v2", "gopkg.in/yaml.v3", color])}, at=day(3))
+    repo.commit("Sign with go-jose v4", {"go.mod": go_mod([f"{gh}/v2", "gopkg.in/yaml.v3", color,
+                                                            "github.com/go-jose/go-jose/v4"])}, at=day(4))
+    repo.commit("Use mgutz/ansi instead of gookit/color", {"go.mod": go_mod([f"{gh}/v2", "gopkg.in/yaml.v3", ansi,
+                                                                             "github.com/go-jose/go-jose/v4"])},
+                at=day(5))
+    report, found = mine(memory, repo)
+    assert set(found) == {color, jose}  # gopkg.in's go-jose is another path than github.com's
+    assert found[color]["replacement"] == ansi
+    assert report.history.passed_over == {gh: f"upgraded to its next major version, {gh}/v2",
+                                          yaml: "upgraded to its next major version, gopkg.in/yaml.v3"}
+
+
+def test_a_subproject_deleted_whole_takes_its_dependencies_with_it(memory, tmp_path):
+    """A manifest deleted with every file of its folder (a retired action, a tool) is no choice
+    about each of its dependencies, unless the commit names one; a manifest that stays and drops
+    a name, one deleted while its folder stays, or a folder of requirement files deleted whole
+    (a move to another tool) is still proposed."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {
+        "package.json": '{"dependencies": {"chalk": "^4", "ora": "^5"}}',
+        ".github/actions/notify/package.json": '{"dependencies": {"@actions/core": "^1", "node-fetch": "^2"}}',
+        ".github/actions/notify/index.js": "require('@actions/core')\n",
+        ".github/actions/publish/package.json": '{"dependencies": {"@actions/core": "^1"}}',
+        ".github/actions/publish/index.js": "require('@actions/core')\n",
+        "tools/release/package.json": '{"dependencies": {"request": "^2", "semver": "^7"}}',
+        "tools/release/release.js": "require('request')\n",
+        "web/package.json": '{"dependencies": {"lodash": "^4"}}',
+        "web/index.js": "require('lodash')\n",
+        "requirements/build.in": "build\n", "requirements/build.txt": "build==1.2\n",
+    }, at=LONG_AGO)
+    # Two actions retired on a branch, one commit each: the merge loses @actions/core from both.
+    repo.git("checkout", "-q", "-b", "retire")
+    repo.commit("Retire the publish action", {".github/actions/publish/package.json": None,
+                                               ".github/actions/publish/index.js": None}, at=day(1))
+    repo.commit("Retire the notify action", {".github/actions/notify/package.json": None,
+                                              ".github/actions/notify/index.js": None}, at=day(1))
+    repo.git("checkout", "-q", "main")
+    repo.merge("retire", "Merge branch 'retire'", at=day(1))
+    repo.commit("Drop the release tool: request is deprecated", {"tools/release/package.json": None,
+                                                                  "tools/release/release.js": None}, at=day(2))
+    repo.commit("Remove the spinner", {"package.json": '{"dependencies": {"chalk": "^4"}}'}, at=day(3))
+    repo.commit("Bundle the web code without a manifest", {"web/package.json": None}, at=day(4))
+    repo.commit("Use uv", {"requirements/build.in": None, "requirements/build.txt": None}, at=day(5))
+    report, found = mine(memory, repo)
+    assert set(found) == {"request", "ora", "lodash", "build"}
+    assert report.history.passed_over == {
+        "@actions/core": "a dependency of .github/actions/notify/package.json, deleted whole with its folder",
+        "node-fetch": "a dependency of .github/actions/notify/package.json, deleted whole with its folder",
+        "semver": "a dependency of tools/release/package.json, deleted whole with its folder",
+    }

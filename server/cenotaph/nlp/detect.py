@@ -79,7 +79,7 @@ class Declaration(NamedTuple):
     ecosystem: str
     # Where it is declared: `main`, `dev`, `test`, `build` (build-system requires, setup_requires,
     # build-dependencies), `extra:<name>`, `group:<name>` (dependency groups, Poetry groups),
-    # `peer`, `optional`, `bundled`, `override`, `replace` (go.mod), `workspace`,
+    # `peer`, `optional`, `bundled`, `override`, `replace` and `indirect` (go.mod), `workspace`,
     # `target:<cfg>:<main|dev|build>` (Cargo); "" for a Dockerfile's installs.
     group: str
 

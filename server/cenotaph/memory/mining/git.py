@@ -89,6 +89,8 @@ class CommitRef:
 class _Parsed:
     names: dict[Key, str]  # key -> the name as written
     groups: dict[Key, frozenset[str]]
+    # Required only for a dependency's sake (go.mod's `// indirect`): no declaration of the project's.
+    indirect: frozenset[Key] = frozenset()
 
 
 _EMPTY = _Parsed({}, {})
@@ -105,6 +107,8 @@ class _Episode:
     removed: Evidence | None = None
     removed_in: int | None = None  # index of the removing commit in the walk
     manifest_deleted: bool = False
+    folder_deleted: bool = False  # the manifest went with every file of its subproject's folder
+    turned_indirect: bool = False  # the removing commit left it required for a dependency's sake
     deleted_trees: tuple[str, ...] = ()  # the folders whose manifest the removing commit deleted
     message: str = ""  # the removing commit's whole message
 
@@ -201,6 +205,7 @@ class _Walk:
         self.added_by_commit: list[list[tuple[Key, str, str, frozenset[str]]]] = []
         self.removed_by_commit: list[list[Key]] = []
         self.commits: list[Commit] = []
+        self.trees: dict[str, set[str]] = {}  # sha -> the paths of its files
 
     # -- blobs ---------------------------------------------------------------------------------
 
@@ -290,6 +295,9 @@ class _Walk:
                 episode.removed = _evidence(source, "removed", lost[key][0].path)
                 episode.removed_in = index
                 episode.manifest_deleted = all(change.new_blob is None for change in lost[key])
+                episode.folder_deleted = episode.manifest_deleted and all(
+                    self._subproject_gone(source, change.path) for change in lost[key])
+                episode.turned_indirect = any(key in self.files[change.path].indirect for change in lost[key])
                 episode.deleted_trees = tuple(change.path.rpartition("/")[0] for change in commit.changes
                                               if change.new_blob is None)
                 episode.message = source.message
@@ -297,6 +305,24 @@ class _Walk:
         self.added_by_commit.append(added)
         self.removed_by_commit.append(removed)
         self.commits.append(commit)
+
+
+    def _subproject_gone(self, commit: Commit, path: str) -> bool:
+        """Whether `commit` deleted every file of the folder of `path`, and the folder was a
+        subproject: it held more than manifests (code, an action's metadata), unlike a folder of
+        requirement files."""
+        folder = path.rpartition("/")[0] + "/"
+        if folder == "/" or not commit.parents or any(file.startswith(folder) for file in self._tree(commit.sha)):
+            return False
+        before = self._tree(commit.parents[0])
+        if path not in before:
+            return True  # deleted earlier on the branch a merge brings: what its other manifests show
+        return any(file.startswith(folder) and not is_manifest(file) for file in before)
+
+    def _tree(self, sha: str) -> set[str]:
+        if sha not in self.trees:
+            self.trees[sha] = set(self.repo.files(sha))
+        return self.trees[sha]
 
 
 def _parse(path: str, text: str) -> _Parsed | None:
@@ -307,11 +333,15 @@ def _parse(path: str, text: str) -> _Parsed | None:
         return None
     names: dict[Key, str] = {}
     groups: dict[Key, set[str]] = defaultdict(set)
+    indirect = set()
     for declaration in scan.declarations:
         key = (declaration.ecosystem, declaration.key)
+        if declaration.group == "indirect":
+            indirect.add(key)
+            continue
         names.setdefault(key, declaration.name)
         groups[key].add(declaration.group or "main")
-    return _Parsed(names, {key: frozenset(value) for key, value in groups.items()})
+    return _Parsed(names, {key: frozenset(value) for key, value in groups.items()}, frozenset(indirect - names.keys()))
 
 
 def _evidence(commit: Commit, role: str, path: str | None) -> Evidence:
@@ -368,6 +398,7 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
     files_at_head = repo.files(head)
     head_files = {path: blob for path, blob in files_at_head.items() if is_manifest(path)}
     declared_at_head: set[Key] = set()
+    indirect_at_head: set[Key] = set()
     walk = _Walk(repo, mining, remembered if base else {}, declared_at_head)
     walk.start(head_files, commits)
     walk.load((c.path, c.new_blob) for commit in commits for c in commit.changes if c.new_blob)
@@ -378,7 +409,9 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
     for path, blob in head_files.items():
         parsed = walk.declared(path, blob) or walk.files.get(path, _EMPTY)
         declared_at_head.update(parsed.names)
-    locked = _locked(repo, files_at_head)
+        indirect_at_head.update(parsed.indirect)
+    # A module required `// indirect` at HEAD is in the lock file for a dependency's sake.
+    locked = _locked(repo, files_at_head) - indirect_at_head
     dropped = [key for key, episodes in walk.episodes.items()
                if key not in declared_at_head and episodes and episodes[-1].removed is not None]
     for key in dropped:
@@ -390,7 +423,7 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
         if key in locked:
             candidate = replace(candidate, reason=f"{candidate.reason}; a lock file at HEAD still resolves it, "
                                                   "for another package")
-        if why := _passed_over(candidate, last):
+        if why := _passed_over(candidate, last, _next_major(walk, key, last)):
             mining.passed_over[candidate.name] = why
         else:
             mining.candidates.append(candidate)
@@ -517,18 +550,37 @@ def _replaced_by_name(candidate: Candidate, last: _Episode) -> bool:
     return candidate.replacement is not None and _names(last.message, last.name)
 
 
-def _passed_over(candidate: Candidate, last: _Episode) -> str | None:
+def _next_major(walk: _Walk, key: Key, last: _Episode) -> str | None:
+    """The package's own later major version (a new name in Go) that the removing commit added or
+    HEAD declares, if one is."""
+    assert last.removed_in is not None
+    ecosystem, name = key
+    lineage = ecosystems.lineage(name, ecosystem)
+    others = {*walk.declared_at_head, *(added[0] for added in walk.added_by_commit[last.removed_in])}
+    return next((walk.episodes[other][-1].name for other in sorted(others) if other[0] == ecosystem
+                 and other != key and walk.episodes[other] and ecosystems.lineage(other[1], ecosystem) == lineage), None)
+
+
+def _passed_over(candidate: Candidate, last: _Episode, next_major: str | None) -> str | None:
     """Why a dropped name is no abandoned approach, or None when it may be one. Each rule needs
-    the history's silence: a removal that names the package, says why or reverts it is proposed."""
+    the history's silence (a removal that names the package, says why or reverts it is proposed),
+    but for a move to the package's own next major version: an upgrade, whatever it says."""
     assert last.removed is not None
+    if next_major:
+        return f"upgraded to its next major version, {next_major}"
     if ecosystems.is_type_stubs(candidate.key):
         # Types follow their package: when it left, its own drop is the proposal; when it stayed
         # (or never was declared, a stdlib backport's stubs), nothing was abandoned.
         return "types for another package, not a choice of their own"
     if candidate.ecosystem == "container" and last.manifest_deleted:
         return f"the base image of {last.removed.path}, deleted whole"
+    if last.folder_deleted and not _names(last.message, last.name):
+        # Like a deleted Dockerfile's base image: the subproject went, its dependencies with it.
+        return f"a dependency of {last.removed.path}, deleted whole with its folder"
     if candidate.revert or _names(last.message, last.name) or _SIGNAL_WORDS.search(last.message):
         return None
+    if last.turned_indirect:
+        return "still required for a dependency's sake (`// indirect`), in a commit that says nothing of it"
     if last.added is not None:
         seconds = (_instant(last.removed.at) - _instant(last.added.at)).total_seconds()
         if seconds < SLIP_SECONDS:

@@ -195,6 +195,11 @@ def enclosing(name: str, ecosystem: str | None) -> tuple[str, ...]:
     return tuple(get(ecosystem).enclosing(name))
 
 
+def lineage(key: str, ecosystem: str) -> str:
+    """The key every major version of `key` shares (Go's `example.com/mod/v2` → `example.com/mod`)."""
+    return get(ecosystem).lineage(key)
+
+
 def is_type_stubs(key: str) -> bool:
     """Whether a key names types for another package (`@types/node`, `types-requests`)."""
     return any(ecosystem.is_type_stubs(key) for ecosystem in load().ecosystems)

@@ -95,6 +95,10 @@ def _never(_name: str) -> bool:
     return False
 
 
+def _itself(name: str) -> str:
+    return name
+
+
 # What is wrong with a name as an ecosystem's registry would see it, or None when it is one.
 NameRule = Callable[[str], "str | None"]
 
@@ -160,6 +164,9 @@ class Ecosystem:
     project_installers: tuple[Installer, ...] = ()  # what adds to a project's manifest, or removes
     is_backport: Callable[[str], bool] = _never  # a newer standard library's feature, for older ones
     is_type_stubs: Callable[[str], bool] = _never  # types for another package (`@types/node`)
+    # The key every major version of a package shares, where a new major version is a new name
+    # (Go's `example.com/mod/v2`, `gopkg.in/yaml.v3`): moving to it is an upgrade.
+    lineage: Callable[[str], str] = _itself
     # The URLs installed packages' metadata names (repository, home page), for declared names
     # (key → name as written): key → URLs.
     project_urls: Callable[[Path, Mapping[str, str]], dict[str, list[str]]] | None = None

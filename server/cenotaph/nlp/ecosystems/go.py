@@ -63,12 +63,13 @@ def _import_hits(text: str, _context: Context) -> Iterator[Hit]:
 
 _GO_MOD_DIRECTIVE = re.compile(r"[ \t]*(?P<verb>require|replace)\b[ \t]*(?P<block>\()?")
 _GO_MOD_PATH = re.compile(r'[ \t]*"?(?P<path>[^\s"]+)')
+_INDIRECT = re.compile(r"\s*indirect\b")
 
 
 def _go_mod_hits(text: str, _context: Context) -> Iterator[Hit]:
     block_verb = None  # the directive of the `( ... )` block being read
     for offset, line in lines(text):
-        code = line.split("//", 1)[0]
+        code, _, comment = line.partition("//")
         if block_verb:
             if code.strip().startswith(")"):
                 block_verb = None
@@ -90,7 +91,9 @@ def _go_mod_hits(text: str, _context: Context) -> Iterator[Hit]:
         module = _GO_MOD_PATH.match(code, position)
         if module and not module["path"].startswith((".", "/")):
             start, end = module.span("path")
-            yield Hit(offset + start, offset + end, "go", "declaration", "main" if verb == "require" else "replace")
+            # `// indirect`: the go command keeps a dependency's requirement; no choice of the project's.
+            group = "replace" if verb == "replace" else "indirect" if _INDIRECT.match(comment) else "main"
+            yield Hit(offset + start, offset + end, "go", "declaration", group)
 
 
 _GO_GET = Installer("go", ("go",), frozenset({"get"}), frozenset(),
@@ -116,6 +119,16 @@ def _enclosing_modules(path: str) -> list[str]:
     return prefixes
 
 
+# A major version of 2 or more is part of the module path: `/v2`, or gopkg.in's `.v2`.
+_MAJOR_VERSION = re.compile(r"/v(?:[2-9]|[1-9]\d+)$|(?<=^gopkg\.in/)(.+)\.v\d+$")
+
+
+def _lineage(path: str) -> str:
+    """The module path without its major version (`example.com/mod/v2` → `example.com/mod`,
+    `gopkg.in/yaml.v3` → `gopkg.in/yaml`)."""
+    return _MAJOR_VERSION.sub(lambda match: match[1] or "", path)
+
+
 # ---------------------------------------------------------------------------------------------
 
 # go.sum: `module version hash`, a line each (a module's `/go.mod` line too).
@@ -136,6 +149,7 @@ ECOSYSTEMS = (
         name_problem=name_rule(r"{0}(?:/{0})*".format(r"[A-Za-z0-9_~+-](?:[A-Za-z0-9_.~+-]*[A-Za-z0-9_~+-])?"),
                                "Go module", "'/'-separated elements of letters, digits and - . _ ~ +, none "
                                "starting or ending with '.'", versions="@", flags=re.ASCII, max_length=500),
+        lineage=_lineage,
         enclosing=_enclosing_modules,  # most Go code imports a package inside a module
         spelled=lambda name: _MODULE_PATH.match(name) is not None,
         project_installers=(_GO_GET,),
