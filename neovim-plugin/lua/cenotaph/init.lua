@@ -130,14 +130,24 @@ function M.suppress(name, opts)
   end)
 end
 
---- The graveyard project of a flagged `name`, from the diagnostics on open buffers.
+--- `run` in the graveyard project of `name`: `project` when given, else the one its diagnostics
+--- on open buffers name, else the buffer's own project.
+---@param client vim.lsp.Client
+---@param bufnr integer
 ---@param name string
----@return string?
-local function flagged_project(name)
-  for _, item in ipairs(require('cenotaph.names').flagged()) do
+---@param project? string
+---@param run fun(project: string)
+local function in_its_project(client, bufnr, name, project, run)
+  for _, item in ipairs(project == nil and require('cenotaph.names').flagged() or {}) do
     if item.name == name or item.displayName == name then
-      return item.project
+      project = item.project
+      break
     end
+  end
+  if project then
+    run(project)
+  else
+    require('cenotaph.client').project(client, bufnr, run)
   end
 end
 
@@ -166,12 +176,7 @@ function M.reinstate(name, opts)
         end or nil,
       })
     end
-    local project = opts.project or flagged_project(name)
-    if project then
-      run(project)
-    else
-      require('cenotaph.client').project(client, bufnr, run)
-    end
+    in_its_project(client, bufnr, name, opts.project, run)
   end)
 end
 
@@ -192,12 +197,7 @@ function M.effort(name, opts)
       require('cenotaph.commands').invoke(client, 'cenotaph.setEffort',
         { name = name, project = project, effort = opts.effort, reason = opts.reason }, { bufnr = bufnr })
     end
-    local project = opts.project or flagged_project(name)
-    if project then
-      run(project)
-    else
-      require('cenotaph.client').project(client, bufnr, run)
-    end
+    in_its_project(client, bufnr, name, opts.project, run)
   end)
 end
 
