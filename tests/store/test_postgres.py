@@ -216,8 +216,9 @@ def test_knn_filtered_by_project_returns_k_rows_of_that_project(url):
 
 
 def test_a_store_made_before_the_stored_signs_gets_them_and_loses_the_unused_hnsw_index(url):
-    """Migration 5 on a store as schema 4 left it (vectors with an HNSW index and no signs
-    column): the signs are stored for the rows already there, KNN reads them, the index is gone."""
+    """Migrations 5 and 6 on a store as schema 4 left it (vectors with an HNSW index and no signs
+    column, the per-row phrase counter): the signs are stored for the rows already there, KNN reads
+    them, the index and the counter are gone."""
     store = open_store(url)
     rng = np.random.default_rng(11)
     block = rng.normal(size=(30, 384)).astype(np.float32)
@@ -230,14 +231,20 @@ def test_a_store_made_before_the_stored_signs_gets_them_and_loses_the_unused_hns
     with psycopg.connect(url, autocommit=True) as conn:  # back to schema 4's layout
         conn.execute("ALTER TABLE memory_vectors DROP COLUMN signs")
         conn.execute("CREATE INDEX memory_vectors_hnsw ON memory_vectors USING hnsw (embedding vector_cosine_ops)")
-        conn.execute("DELETE FROM schema_migrations WHERE version = 5")
+        conn.execute("CREATE FUNCTION cenotaph_phrase_frequency(tsvector, text[], text) RETURNS float8 "
+                     "LANGUAGE sql RETURN 0")  # migration 4's, which migration 6 drops
+        conn.execute("DELETE FROM schema_migrations WHERE version >= 5")
     store = open_store(url)
     try:
         with store.read() as conn:
             nearest = vectors.knn(conn, "p", block[3], 5)
             index = conn.execute("SELECT to_regclass('memory_vectors_hnsw')").fetchone()[0]
             unsigned = conn.execute("SELECT count(*) FROM memory_vectors WHERE signs IS NULL").fetchone()[0]
-        assert store.schema_version == 5 and index is None and unsigned == 0
+            counter = conn.execute("SELECT to_regprocedure('cenotaph_phrase_frequency(tsvector, text[], text)')"
+                                   ).fetchone()[0]
+            bm25 = conn.execute("SELECT to_regprocedure('cenotaph_bm25(float8, integer, float8, float8)')").fetchone()[0]
+        assert store.schema_version == 6 and index is None and unsigned == 0
+        assert counter is None and bm25 is not None  # the search's own function stays
         assert nearest[0][0] == ids[3] and nearest[0][1] == pytest.approx(1.0)  # a row stored before the upgrade
         assert len(nearest) == 5
     finally:
