@@ -4,7 +4,8 @@ substring lane (pg_trgm)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from cenotaph.store.memories import Scope, idf
@@ -20,11 +21,23 @@ def term_documents(conn: Any, terms: Sequence[str]) -> dict[str, int]:
     counted = [(term, q) for term, q in queries.items() if q]  # a term of no words is in no row
     found: dict[str, int] = {}
     if counted:
-        filters = ", ".join("count(*) FILTER (WHERE fts @@ ?::tsquery)" for _ in counted)
-        row = conn.execute(f"SELECT {filters} FROM memories WHERE fts @@ ?::tsquery",
-                           [*(q for _, q in counted), " | ".join(f"( {q} )" for _, q in counted)]).fetchone()
+        counts = ", ".join("(SELECT count(*) FROM memories WHERE fts @@ ?::tsquery)" for _ in counted)
+        with _by_index(conn):
+            row = conn.execute(f"SELECT {counts}", [q for _, q in counted]).fetchone()
         found = {term: n for (term, _), n in zip(counted, row, strict=True)}
     return {term: found.get(term, 0) for term in terms}
+
+
+@contextmanager
+def _by_index(conn: Any) -> Iterator[None]:
+    """The counts inside find their rows through the full-text index. The planner prices a
+    sequential scan below it for a common word, but matching a row there reads its vector out of
+    line (TOAST), while the index counts a word's rows without reading them: 10 times faster at
+    10,000 memories. Set for the transaction, then set back."""
+    (setting,) = conn.execute("SELECT current_setting('enable_seqscan')").fetchone()
+    conn.execute("SELECT set_config('enable_seqscan', 'off', true)")
+    yield
+    conn.execute("SELECT set_config('enable_seqscan', ?, true)", (setting,))
 
 
 def fts_search(conn: Any, match: str, scope: Scope, limit: int,
@@ -86,7 +99,8 @@ def _scored(conn: Any, query: fulltext.Query, idfs: Sequence[float], where: str,
 
 
 def _rows_matching(conn: Any, tsquery: str) -> int:
-    return conn.execute("SELECT count(*) FROM memories WHERE fts @@ ?::tsquery", (tsquery,)).fetchone()[0]
+    with _by_index(conn):
+        return conn.execute("SELECT count(*) FROM memories WHERE fts @@ ?::tsquery", (tsquery,)).fetchone()[0]
 
 
 def _totals(conn: Any) -> tuple[int, float]:
