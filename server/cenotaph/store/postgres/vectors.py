@@ -50,10 +50,13 @@ def knn(conn: Any, project: str, vector: np.ndarray, k: int) -> list[tuple[int, 
     the older row: an exact scan of the project) rescored by the same code, so that both stores
     give one answer (bench/store_agreement.py)."""
     query = np.asarray(vector, dtype=np.float32)
+    # The nearest ids first, then their vectors: sorting the whole project with each row's vector
+    # (1.5 kB) in tow took twice as long.
     rows = conn.execute(
-        f"SELECT row_id, embedding FROM {TABLE} WHERE project = ? "
-        f"ORDER BY signs <~> binary_quantize(?::vector)::bit({len(query)}), row_id LIMIT ?",
-        (project, query, vectors.candidates(k)),
+        f"SELECT v.row_id, v.embedding FROM (SELECT row_id, signs <~> binary_quantize(?::vector)::bit({len(query)}) "
+        f"AS distance FROM {TABLE} WHERE project = ? ORDER BY distance, row_id LIMIT ?) AS nearest "
+        f"JOIN {TABLE} v USING (row_id) ORDER BY nearest.distance, nearest.row_id",
+        (query, project, vectors.candidates(k)),
     ).fetchall()
     return vectors.rescore(query, [(r[0], r[1].to_numpy()) for r in rows], k)
 
