@@ -512,3 +512,39 @@ def test_a_subproject_deleted_whole_takes_its_dependencies_with_it(memory, tmp_p
         "node-fetch": "a dependency of .github/actions/notify/package.json, deleted whole with its folder",
         "semver": "a dependency of tools/release/package.json, deleted whole with its folder",
     }
+
+
+def test_a_rewrite_that_takes_the_projects_files_away_takes_its_dependencies_with_it(memory, tmp_path):
+    """A commit that deletes or moves most of a manifest's project elsewhere (a rewrite reorganising
+    the repository into a monorepo) is no choice about each dependency it drops, unless it names
+    one; a drop beside a few deleted files, or beside files moved within the project (into its own
+    src/), is still proposed."""
+    repo = GitRepo(tmp_path / "repo")
+    code = {f"src/{name}.js": f"// {name}\n" for name in ("server", "build", "spinner", "css")}
+    repo.commit("Start", {
+        "package.json": '{"dependencies": {"koa": "^2", "ora": "^5", "lodash": "^4", "chalk": "^4", "debug": "^4"}}',
+        "README.md": "# app\n", **code,
+        "template/package.json": '{"dependencies": {"es-react": "^16"}}',
+        "template/App.jsx": "x\n", "template/main.jsx": "y\n",
+    }, at=LONG_AGO)
+    # The old code leaves for packages/core/ (moved and deleted); the root keeps only tooling.
+    repo.commit("refactor: re-organize into monorepo; drop lodash, it is unused", {
+        "package.json": '{"private": true, "workspaces": ["packages/*"], "dependencies": {"debug": "^4"}}',
+        "packages/core/package.json": '{"name": "core", "dependencies": {"chalk": "^4"}}',
+        "packages/core/src/server.js": "// server\n", "packages/core/src/build.js": "// build\n",
+        **{path: None for path in code},
+    }, at=day(1))
+    repo.commit("Add docs", {f"docs/{n}.md": "x\n" for n in range(3)}, at=day(2))
+    # One file of several deleted: no rewrite.
+    repo.commit("Tidy the tooling", {"package.json": '{"private": true, "workspaces": ["packages/*"]}',
+                                      "docs/0.md": None}, at=day(3))
+    # Every file moved, but within the template: the project stayed.
+    repo.commit("feat: use @pika/react + alias", {
+        "template/package.json": '{"dependencies": {"@pika/react": "^16"}}',
+        "template/App.jsx": None, "template/main.jsx": None, "template/src/App.jsx": "x\n", "template/src/main.jsx": "y\n",
+    }, at=day(4))
+    report, found = mine(memory, repo)
+    assert set(found) == {"lodash", "debug", "es-react"}
+    rewrite = "a dependency of package.json, dropped by a commit that deleted or moved 4 of the 5 files of its " \
+              "project: a rewrite, no choice about each dependency"
+    assert report.history.passed_over == {"koa": rewrite, "ora": rewrite}

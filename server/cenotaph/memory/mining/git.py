@@ -107,7 +107,8 @@ class _Episode:
     removed: Evidence | None = None
     removed_in: int | None = None  # index of the removing commit in the walk
     manifest_deleted: bool = False
-    folder_deleted: bool = False  # the manifest went with every file of its subproject's folder
+    source: Commit | None = None  # the commit that made the removal (on a merged branch too)
+    lost: tuple[tuple[str, bool], ...] = ()  # each manifest that lost it, and whether it was deleted
     turned_indirect: bool = False  # the removing commit left it required for a dependency's sake
     deleted_trees: tuple[str, ...] = ()  # the folders whose manifest the removing commit deleted
     message: str = ""  # the removing commit's whole message
@@ -206,6 +207,7 @@ class _Walk:
         self.removed_by_commit: list[list[Key]] = []
         self.commits: list[Commit] = []
         self.trees: dict[str, set[str]] = {}  # sha -> the paths of its files
+        self.departures: dict[str, dict[str, str | None]] = {}  # sha -> its files deleted or moved, and where
 
     # -- blobs ---------------------------------------------------------------------------------
 
@@ -295,8 +297,8 @@ class _Walk:
                 episode.removed = _evidence(source, "removed", lost[key][0].path)
                 episode.removed_in = index
                 episode.manifest_deleted = all(change.new_blob is None for change in lost[key])
-                episode.folder_deleted = episode.manifest_deleted and all(
-                    self._subproject_gone(source, change.path) for change in lost[key])
+                episode.source = source
+                episode.lost = tuple((change.path, change.new_blob is None) for change in lost[key])
                 episode.turned_indirect = any(key in self.files[change.path].indirect for change in lost[key])
                 episode.deleted_trees = tuple(change.path.rpartition("/")[0] for change in commit.changes
                                               if change.new_blob is None)
@@ -307,22 +309,70 @@ class _Walk:
         self.commits.append(commit)
 
 
-    def _subproject_gone(self, commit: Commit, path: str) -> bool:
-        """Whether `commit` deleted every file of the folder of `path`, and the folder was a
-        subproject: it held more than manifests (code, an action's metadata), unlike a folder of
-        requirement files."""
-        folder = path.rpartition("/")[0] + "/"
-        if folder == "/" or not commit.parents or any(file.startswith(folder) for file in self._tree(commit.sha)):
-            return False
+    def project_gone(self, episode: _Episode) -> str | None:
+        """Why the commit that removed the name took its project away with it, or None: for every
+        manifest that lost it, the project the manifest's folder holds went too."""
+        if episode.source is None or not episode.lost:
+            return None
+        reasons = [self._project_gone(episode.source, path, deleted) for path, deleted in episode.lost]
+        return reasons[0] if all(reasons) else None
+
+    def _project_gone(self, commit: Commit, path: str, deleted: bool) -> str | None:
+        """Whether `commit` deleted, or moved away, more than half of the files of the project of
+        `path`: those of its folder that are no manifests (its code, an action's metadata; a folder
+        of requirement files holds none) and belong to no deeper manifest's folder (a monorepo's
+        root is not its packages). A subproject deleted whole, or a rewrite reorganising the
+        repository."""
+        if not commit.parents:
+            return None
+        whole = f"a dependency of {path}, deleted whole with its folder"
+        gone = self._gone(commit)
+        if deleted and path not in gone:
+            # Deleted earlier on the branch a merge brings: what its other manifests show.
+            return whole if path not in self._tree(commit.parents[0]) else None
+        folder = path.rpartition("/")[0]
+        if not any(_in_folder(file, folder) and not is_manifest(file) for file in gone):
+            return None
         before = self._tree(commit.parents[0])
-        if path not in before:
-            return True  # deleted earlier on the branch a merge brings: what its other manifests show
-        return any(file.startswith(folder) and not is_manifest(file) for file in before)
+        others = {file.rpartition("/")[0] for file in before if is_manifest(file)} - {folder}
+        code = [file for file in before if _in_project(file, folder, others)]
+        # A file moved within the project (into its src/) stayed; one moved into another's left.
+        after = {file.rpartition("/")[0] for file in self._tree(commit.sha) if is_manifest(file)} - {folder}
+        code_gone = sum(1 for file in code if file in gone
+                        and (gone[file] is None or not _in_project(gone[file], folder, after)))
+        if deleted and code_gone == len(code):
+            return whole
+        if code_gone * 2 > len(code):
+            return (f"a dependency of {path}, dropped by a commit that deleted or moved {code_gone} of the {len(code)} "
+                    "files of its project: a rewrite, no choice about each dependency")
+        return None
+
+    def _gone(self, commit: Commit) -> dict[str, str | None]:
+        if commit.sha not in self.departures:
+            self.departures[commit.sha] = self.repo.departures(commit.parents[0], commit.sha)
+        return self.departures[commit.sha]
 
     def _tree(self, sha: str) -> set[str]:
         if sha not in self.trees:
             self.trees[sha] = set(self.repo.files(sha))
         return self.trees[sha]
+
+
+def _in_folder(path: str, folder: str) -> bool:
+    return not folder or path.startswith(f"{folder}/")
+
+
+def _in_project(path: str, folder: str, manifest_folders: set[str]) -> bool:
+    """Whether `path` is a file of the project whose manifest is in `folder`: under it, no
+    manifest itself, and under no deeper folder of `manifest_folders`."""
+    if not _in_folder(path, folder) or is_manifest(path):
+        return False
+    parent = path.rpartition("/")[0]
+    while parent != folder and len(parent) > len(folder):
+        if parent in manifest_folders:
+            return False
+        parent = parent.rpartition("/")[0]
+    return True
 
 
 def _parse(path: str, text: str) -> _Parsed | None:
@@ -423,7 +473,7 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
         if key in locked:
             candidate = replace(candidate, reason=f"{candidate.reason}; a lock file at HEAD still resolves it, "
                                                   "for another package")
-        if why := _passed_over(candidate, last, _next_major(walk, key, last)):
+        if why := _passed_over(candidate, last, _next_major(walk, key, last), walk.project_gone(last)):
             mining.passed_over[candidate.name] = why
         else:
             mining.candidates.append(candidate)
@@ -561,7 +611,7 @@ def _next_major(walk: _Walk, key: Key, last: _Episode) -> str | None:
                  and other != key and walk.episodes[other] and ecosystems.lineage(other[1], ecosystem) == lineage), None)
 
 
-def _passed_over(candidate: Candidate, last: _Episode, next_major: str | None) -> str | None:
+def _passed_over(candidate: Candidate, last: _Episode, next_major: str | None, project_gone: str | None) -> str | None:
     """Why a dropped name is no abandoned approach, or None when it may be one. Each rule needs
     the history's silence (a removal that names the package, says why or reverts it is proposed),
     but for a move to the package's own next major version: an upgrade, whatever it says."""
@@ -574,9 +624,9 @@ def _passed_over(candidate: Candidate, last: _Episode, next_major: str | None) -
         return "types for another package, not a choice of their own"
     if candidate.ecosystem == "container" and last.manifest_deleted:
         return f"the base image of {last.removed.path}, deleted whole"
-    if last.folder_deleted and not _names(last.message, last.name):
-        # Like a deleted Dockerfile's base image: the subproject went, its dependencies with it.
-        return f"a dependency of {last.removed.path}, deleted whole with its folder"
+    if project_gone and not _names(last.message, last.name):
+        # Like a deleted Dockerfile's base image: the (sub)project went, its dependencies with it.
+        return project_gone
     if candidate.revert or _names(last.message, last.name) or _SIGNAL_WORDS.search(last.message):
         return None
     if last.turned_indirect:

@@ -108,6 +108,23 @@ class Repository:
                 found[path] = parts[2]
         return found
 
+    def departures(self, older: str, newer: str) -> dict[str, str | None]:
+        """Each path of `older`'s files that `newer` no longer has there: where it moved (a
+        rename git detects), or None when it was deleted."""
+        fields = self._git("diff-tree", "-r", "-z", "-M", "--name-status", "--diff-filter=DR", older,
+                           newer).stdout.decode("utf-8", "replace").split("\0")
+        found: dict[str, str | None] = {}
+        i = 0
+        while i + 1 < len(fields):
+            status, old = fields[i], fields[i + 1]
+            if status.startswith("R") and i + 2 < len(fields):
+                found[old] = fields[i + 2]
+                i += 3
+            else:
+                found[old] = None
+                i += 2
+        return found
+
     def blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
         """The contents of many blobs from one `git cat-file --batch` process."""
         wanted = list(dict.fromkeys(shas))
