@@ -548,3 +548,22 @@ def test_a_rewrite_that_takes_the_projects_files_away_takes_its_dependencies_wit
     rewrite = "a dependency of package.json, dropped by a commit that deleted or moved 4 of the 5 files of its " \
               "project: a rewrite, no choice about each dependency"
     assert report.history.passed_over == {"koa": rewrite, "ora": rewrite}
+
+
+def test_a_package_moved_into_a_script_that_installs_it_is_not_dropped(memory, tmp_path):
+    """A commit that takes an apt-get line out of a Dockerfile and installs the same packages from
+    a script moved them; a package it drops while only writing of it elsewhere (a README), or
+    removing it in the script, was dropped."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"ci/docker/Dockerfile": "FROM ubuntu:22.04\nRUN apt-get update \\\n && apt-get install -y "
+                                                  "asciidoc xsltproc pandoc zsh musl-tools\n"}, at=LONG_AGO)
+    repo.commit("ci: switch build to GitHub Actions", {
+        "ci/docker/Dockerfile": "FROM ubuntu:22.04\nCOPY install-packages /\nRUN /install-packages\n",
+        "ci/install-packages": "#!/bin/sh\nsudo apt-get update\nsudo apt-get install -y --no-install-recommends \\\n"
+                               "  asciidoc xsltproc \\\n  zsh\nsudo apt-get remove -y musl-tools\n",
+        "README.md": "The man page needs pandoc no more.\n",
+    }, at=day(1))
+    report, found = mine(memory, repo)
+    assert set(found) == {"pandoc", "musl-tools"}
+    moved = "moved from ci/docker/Dockerfile into ci/install-packages, which installs it: not dropped"
+    assert report.history.passed_over == {"asciidoc": moved, "xsltproc": moved, "zsh": moved}

@@ -27,6 +27,7 @@ from cenotaph.memory.mining.history import Change, Commit, Repository
 from cenotaph.memory.models import Actor
 from cenotaph.nlp import ecosystems
 from cenotaph.nlp.detect import declarations
+from cenotaph.nlp.ecosystems import shell
 from cenotaph.store import mining as cursors
 from cenotaph.store import proposals as proposal_rows
 
@@ -52,6 +53,14 @@ def pathspecs() -> tuple[str, ...]:
           for pattern in document.patterns),
         *(f":(exclude,glob)**/{tree}**" for tree in EXCLUDED_TREES),
     )
+
+@cache
+def script_pathspecs() -> tuple[str, ...]:
+    """Every file but manifests and lock files: where else a commit may install a name."""
+    return (".", *(f":(exclude,glob,icase)**/{pattern}" for document in ecosystems.documents() if document.manifest
+                   for pattern in document.patterns),
+            *(f":(exclude,glob,icase)**/{name}" for name in ecosystems.lock_readers()))
+
 
 _SIGNAL_WORDS = re.compile(
     r"\b(?:drop(?:s|ped|ping)?|remov(?:e|es|ed|ing)|replac(?:e|es|ed|ing)|revert(?:s|ed)?|broken|break(?:s|ing)?|"
@@ -207,6 +216,7 @@ class _Walk:
         self.removed_by_commit: list[list[Key]] = []
         self.commits: list[Commit] = []
         self.trees: dict[str, set[str]] = {}  # sha -> the paths of its files
+        self.added_lines: dict[str, dict[str, str]] = {}  # sha -> path -> the lines it added there
         self.departures: dict[str, dict[str, str | None]] = {}  # sha -> its files deleted or moved, and where
 
     # -- blobs ---------------------------------------------------------------------------------
@@ -347,6 +357,24 @@ class _Walk:
                     "files of its project: a rewrite, no choice about each dependency")
         return None
 
+    def installed_elsewhere(self, key: Key, episode: _Episode) -> str | None:
+        """The file, no manifest, in which the commit that removed the name installs it (a
+        Dockerfile's apt-get line moved into a CI script), if one does: a move, not a drop."""
+        commit = episode.source
+        if commit is None or not commit.parents:
+            return None
+        if commit.sha not in self.added_lines:
+            self.added_lines[commit.sha] = self.repo.added_lines(commit.parents[0], commit.sha, script_pathspecs())
+        ecosystem, normalized = key
+        for path, text in self.added_lines[commit.sha].items():
+            if is_manifest(path) or episode.name.lower() not in text.lower():
+                continue
+            for found in shell.package_commands(text, ecosystems.system_installers()):
+                if not found.removes and found.ecosystem == ecosystem and \
+                        any(ecosystems.normalize(name, ecosystem) == normalized for name in found.names):
+                    return path
+        return None
+
     def _gone(self, commit: Commit) -> dict[str, str | None]:
         if commit.sha not in self.departures:
             self.departures[commit.sha] = self.repo.departures(commit.parents[0], commit.sha)
@@ -473,7 +501,8 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
         if key in locked:
             candidate = replace(candidate, reason=f"{candidate.reason}; a lock file at HEAD still resolves it, "
                                                   "for another package")
-        if why := _passed_over(candidate, last, _next_major(walk, key, last), walk.project_gone(last)):
+        if why := _passed_over(candidate, last, _next_major(walk, key, last), walk.project_gone(last),
+                               walk.installed_elsewhere(key, last)):
             mining.passed_over[candidate.name] = why
         else:
             mining.candidates.append(candidate)
@@ -611,13 +640,17 @@ def _next_major(walk: _Walk, key: Key, last: _Episode) -> str | None:
                  and other != key and walk.episodes[other] and ecosystems.lineage(other[1], ecosystem) == lineage), None)
 
 
-def _passed_over(candidate: Candidate, last: _Episode, next_major: str | None, project_gone: str | None) -> str | None:
+def _passed_over(candidate: Candidate, last: _Episode, next_major: str | None, project_gone: str | None,
+                 installed_in: str | None) -> str | None:
     """Why a dropped name is no abandoned approach, or None when it may be one. Each rule needs
     the history's silence (a removal that names the package, says why or reverts it is proposed),
-    but for a move to the package's own next major version: an upgrade, whatever it says."""
+    but for a move to the package's own next major version, an upgrade, and for a move into a
+    script that installs it, whatever it says."""
     assert last.removed is not None
     if next_major:
         return f"upgraded to its next major version, {next_major}"
+    if installed_in:
+        return f"moved from {last.removed.path} into {installed_in}, which installs it: not dropped"
     if ecosystems.is_type_stubs(candidate.key):
         # Types follow their package: when it left, its own drop is the proposal; when it stayed
         # (or never was declared, a stdlib backport's stubs), nothing was abandoned.

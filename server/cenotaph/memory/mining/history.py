@@ -125,6 +125,20 @@ class Repository:
                 i += 2
         return found
 
+    def added_lines(self, older: str, newer: str, pathspecs: Sequence[str] = ()) -> dict[str, str]:
+        """Path -> the lines `newer` added to it since `older` (a new file: all of them), for the
+        paths matching `pathspecs` (all when none)."""
+        output = self._git("diff", "-U0", "--no-color", "--no-renames", "--no-ext-diff", "--diff-filter=AM", older,
+                           newer, "--", *pathspecs).stdout.decode("utf-8", "replace")
+        added: dict[str, list[str]] = {}
+        lines: list[str] | None = None
+        for line in output.splitlines():
+            if line.startswith("+++ "):
+                lines = added.setdefault(line[6:], []) if line.startswith("+++ b/") else None
+            elif line.startswith("+") and lines is not None:
+                lines.append(line[1:])
+        return {path: "\n".join(lines) for path, lines in added.items()}
+
     def blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
         """The contents of many blobs from one `git cat-file --batch` process."""
         wanted = list(dict.fromkeys(shas))
