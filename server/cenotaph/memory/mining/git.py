@@ -24,6 +24,14 @@ from cenotaph.memory.graveyard.approaches import Graveyard
 from cenotaph.memory.mining import candidates
 from cenotaph.memory.mining.candidates import Candidate, Evidence, ProposeReport
 from cenotaph.memory.mining.history import Change, Commit, Repository
+from cenotaph.memory.mining.messages import (
+    REVERTS,
+    SIGNAL_WORDS,
+    commit_why,
+    instead_of,
+    shorten,
+    speaks_of,
+)
 from cenotaph.memory.models import Actor
 from cenotaph.nlp import ecosystems
 from cenotaph.nlp.detect import declarations
@@ -62,23 +70,6 @@ def script_pathspecs() -> tuple[str, ...]:
             *(f":(exclude,glob,icase)**/{name}" for name in ecosystems.lock_readers()))
 
 
-_SIGNAL_WORDS = re.compile(
-    r"\b(?:drop(?:s|ped|ping)?|remov(?:e|es|ed|ing)|replac(?:e|es|ed|ing)|revert(?:s|ed)?|broken|break(?:s|ing)?|"
-    r"slow(?:er)?|deprecat(?:e|ed|ion)|vulnerab(?:le|ility)|cve-\d+|migrat(?:e|ed|ion)|switch(?:ed)?|"
-    r"get rid|ditch(?:ed)?|abandon(?:ed)?|instead)\b",
-    re.IGNORECASE,
-)
-_REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
-# What a commit message says beyond its why: trailers (`Signed-off-by: …`, `Fixes #12`), a revert's
-# line, a merge's own subject, the pull request or issue a subject ends with, a `[skip ci]`.
-_TRAILER = re.compile(r"^\s*(?:[A-Za-z][\w-]*-by:|Change-Id:|Bug:|Refs?:|See-also:|Issue:|(?:Fix(?:es|ed)?|Close[sd]?|"
-                      r"Resolve[sd]?)\b:?\s*[\w./-]*#\d+|This reverts commit\b|\(cherry picked from\b)", re.IGNORECASE)
-_MERGE = re.compile(r"^Merge (?:pull request|branch|remote-tracking branch|tag)\b", re.IGNORECASE)
-_NOISE = re.compile(r"\s*(?:\((?:#\d+(?:,\s*)?)+\)|\[(?:skip ci|ci skip|no ci)\])\s*", re.IGNORECASE)
-_WHY_WORDS = re.compile(r"\b(?:because|since|due to|so that|as it|caused|causes|slow(?:er)?|broken|breaks|"
-                        r"unmaintained|deprecated|vulnerab\w*|cve-\d+|instead|incompatible|bloat\w*|heavy)\b", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
-REASON_CHARS = 160  # a drafted reason is read in a hover and a diagnostic: a line, not the message
 _DEV_WORDS = re.compile(
     r"(?<![a-z])(?:dev|develop|tests?|testing|lint|docs?|typing|types|check|format|style|bench|ci)(?![a-z])",
     re.IGNORECASE,
@@ -563,12 +554,12 @@ def _candidate(walk: _Walk, key: Key, episodes: list[_Episode]) -> Candidate:
     last = episodes[-1]
     assert last.removed is not None and last.removed_in is not None
     replacement = _replacement(walk, key, last)
-    reverted = _REVERTS.findall(last.message)
+    reverted = REVERTS.findall(last.message)
     is_revert = last.added is not None and any(last.added.ref.startswith(sha) for sha in reverted)
     lived = _lifetime(episodes)
     classes = _classes(key, last)
-    signals = bool(_SIGNAL_WORDS.search(last.message))
-    named = _names(last.message, last.name)
+    signals = bool(SIGNAL_WORDS.search(last.message))
+    named = speaks_of(last.message, last.name)
     churn = sum(1 for other in walk.removed_by_commit[last.removed_in] if other[0] == ecosystem) > CHURN
     confidence = 0.35 + 0.25 * is_revert + 0.15 * (replacement is not None) + 0.15 * signals + 0.2 * named
     confidence += 0.1 * (_role(last.groups) == "runtime" and "dev" not in classes) + 0.05 * (lived is not None and lived < 30)
@@ -589,32 +580,6 @@ def _candidate(walk: _Walk, key: Key, episodes: list[_Episode]) -> Candidate:
                      replacement=replacement, lived_days=lived, revert=is_revert, commit=removed.ref[:7])
 
 
-def commit_why(message: str) -> str:
-    """The part of a commit message that says why: its subject (a merge's: the merged pull
-    request's title, the body's first line), and when the subject does not explain, the body's
-    first sentence that does; no trailers, issue references or merge noise."""
-    lines = [line.strip() for line in message.strip().splitlines()]
-    lines = [line for line in lines if not _TRAILER.match(line)]
-    if lines and _MERGE.match(lines[0]):
-        lines = lines[1:]
-    lines = [_NOISE.sub(" ", line).strip() for line in lines]
-    lines = [line for line in lines if line]
-    if not lines:
-        return ""
-    subject, body = lines[0], " ".join(lines[1:])
-    if _WHY_WORDS.search(subject):
-        return subject
-    because = next((s for s in _SENTENCE.split(body) if _WHY_WORDS.search(s)), None)
-    return f"{subject.rstrip('.:')}: {because}" if because else subject
-
-
-def shorten(text: str, limit: int = REASON_CHARS) -> str:
-    """`text` within `limit` characters, cut at a word and marked."""
-    if len(text) <= limit:
-        return text
-    return text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
-
-
 # A name declared for less than this and dropped without a word about it is a slip in writing the
 # manifest (a feature word listed as a requirement, a name fixed minutes later), not a choice.
 SLIP_SECONDS = 24 * 3600
@@ -626,7 +591,7 @@ TRIED_DAYS = 30
 def _replaced_by_name(candidate: Candidate, last: _Episode) -> bool:
     """The removing commit names the package and what replaced it ("Update references to Requests
     for tests to HTTPX"): a lock file at HEAD that still resolves it does so for another package."""
-    return candidate.replacement is not None and _names(last.message, last.name)
+    return candidate.replacement is not None and speaks_of(last.message, last.name)
 
 
 def _next_major(walk: _Walk, key: Key, last: _Episode) -> str | None:
@@ -657,10 +622,10 @@ def _passed_over(candidate: Candidate, last: _Episode, next_major: str | None, p
         return "types for another package, not a choice of their own"
     if candidate.ecosystem == "container" and last.manifest_deleted:
         return f"the base image of {last.removed.path}, deleted whole"
-    if project_gone and not _names(last.message, last.name):
+    if project_gone and not speaks_of(last.message, last.name):
         # Like a deleted Dockerfile's base image: the (sub)project went, its dependencies with it.
         return project_gone
-    if candidate.revert or _names(last.message, last.name) or _SIGNAL_WORDS.search(last.message):
+    if candidate.revert or speaks_of(last.message, last.name) or SIGNAL_WORDS.search(last.message):
         return None
     if last.turned_indirect:
         return "still required for a dependency's sake (`// indirect`), in a commit that says nothing of it"
@@ -680,16 +645,6 @@ def _lifetime(episodes: list[_Episode]) -> int | None:
     again and dropped again lived both times)."""
     spans = [_days_between(e.added.at, e.removed.at) for e in episodes if e.added is not None and e.removed is not None]
     return sum(spans) if spans else None
-
-
-def _names(message: str, name: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", message.lower()) is not None
-
-
-def _instead_of(name: str) -> re.Pattern[str]:
-    # Not a module of it: "use sphinx.ext.extlinks" is no use of the Sphinx package.
-    return re.compile(rf"\b(?:with|to|in favou?r of|use|using|adopt|by|for)\s+`?{re.escape(name)}(?![\w-]|\.\w)",
-                      re.IGNORECASE)
 
 
 def _role(groups: Iterable[str]) -> str:
@@ -719,24 +674,24 @@ def _replacement(walk: _Walk, key: Key, episode: _Episode) -> str | None:
     # names neither it nor the subject's business is about another change ("add pyright config").
     lines = [line for line in message.splitlines() if line.strip()]
     subject = lines[0] if lines else ""
-    mentions = "\n".join(line for line in lines if _names(line, episode.name))
+    mentions = "\n".join(line for line in lines if speaks_of(line, episode.name))
     said = mentions or (subject if dropped == [key] else "")
     for name, _ in added:
-        if said and _names(said, name):
+        if said and speaks_of(said, name):
             return name
     for other in sorted(walk.declared_at_head):  # "drop ujson, use orjson" (declared already)
         if said and other[0] == key[0] and other != key and walk.episodes[other] \
-                and _instead_of(walk.episodes[other][-1].name).search(said):
+                and instead_of(walk.episodes[other][-1].name).search(said):
             return walk.episodes[other][-1].name
     same_role = [name for name, groups in added if _role(groups) == role]
     # "Use ruff linter and formatter": the one name of its role the commit added and its subject
     # says it uses replaces each name of that role it dropped without a word.
-    used = [name for name in same_role if _instead_of(name).search(subject)]
+    used = [name for name in same_role if instead_of(name).search(subject)]
     if len(used) == 1 and not mentions:
         return used[0]
     dropped_same_role = [k for k in dropped if _role(walk.episodes[k][-1].groups) == role]
     if len(same_role) == 1 and dropped_same_role == [key]:
-        other_change = _names(message, same_role[0]) and not _names(f"{subject}\n{mentions}", same_role[0])
+        other_change = speaks_of(message, same_role[0]) and not speaks_of(f"{subject}\n{mentions}", same_role[0])
         return None if other_change else same_role[0]
     return None
 
