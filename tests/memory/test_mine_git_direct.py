@@ -164,6 +164,26 @@ def test_the_repositorys_own_packages_are_no_third_party_choices(memory, tmp_pat
     assert set(mine(memory, repo)[1]) == {"chalk"}
 
 
+def test_the_repositorys_own_package_under_another_spelling_is_no_choice(memory, tmp_path):
+    """A package.json's own package installed under an alias or from a URL of a build of it (a
+    pull request's), and a Cargo dependency on a crate by its path in the repository, are the
+    repository's own code; an alias or URL of another package, and a crate from the registry, are
+    still choices."""
+    repo = GitRepo(tmp_path / "repo")
+    plugin = "packages/plugin-legacy/package.json"
+    repo.commit("Start", {
+        plugin: '{"name": "@demo/plugin-legacy", "devDependencies": {'
+                '"@demo/plugin-legacy-for-fork": "https://pkg.pr.new/demo/fork/@demo/plugin-legacy@a2594ec", '
+                '"legacy-previous": "npm:@demo/plugin-legacy@^1", "pad": "npm:left-pad@^1", '
+                '"other-build": "https://pkg.pr.new/someone/other@b1c2d3e", "acorn": "^8"}}',
+        "crates/cli/Cargo.toml": '[package]\nname = "cli"\n\n[dependencies]\n'
+                                 'wincolor = { version = "0.1", path = "../wincolor" }\ndocopt = "0.6"\n',
+    }, at=LONG_AGO)
+    repo.commit("Drop them all", {plugin: '{"name": "@demo/plugin-legacy", "devDependencies": {"acorn": "^8"}}',
+                                  "crates/cli/Cargo.toml": '[package]\nname = "cli"\n'}, at=day(2))
+    assert set(mine(memory, repo)[1]) == {"left-pad", "other-build", "docopt"}
+
+
 def test_fixture_example_playground_and_e2e_apps_are_skipped(memory, tmp_path):
     repo = GitRepo(tmp_path / "repo")
     app = '{"dependencies": {"vue": "^3", "%s": "^1"}}'
