@@ -108,13 +108,27 @@ def test_a_name_still_resolved_in_a_lock_file_at_head_is_in_use(memory, tmp_path
     # Replaced, and the commit names both: the lock resolves it for another package (werkzeug here).
     repo.commit("Add requests for the test client", {
         "pyproject.toml": '[project]\nname = "flask"\ndependencies = ["werkzeug", "requests"]\n'}, at=day(3))
+    locked = UV_LOCK.replace('{ name = "blinker" },', '{ name = "blinker" },\n    { name = "requests" },') \
+        + '\n[[package]]\nname = "requests"\nversion = "2.32.0"\n'
     repo.commit("Replace requests with httpx for the test client", {
-        "pyproject.toml": '[project]\nname = "flask"\ndependencies = ["werkzeug", "httpx"]\n',
-        "uv.lock": UV_LOCK.replace('{ name = "blinker" },', '{ name = "blinker" },\n    { name = "requests" },')
-        + '\n[[package]]\nname = "requests"\nversion = "2.32.0"\n'}, at=day(4))
+        "pyproject.toml": '[project]\nname = "flask"\ndependencies = ["werkzeug", "httpx"]\n', "uv.lock": locked},
+        at=day(4))
+    # Named without a replacement (a built-in took its place): dropped, whoever else needs it; named
+    # as a direct dependency only: still in use through another package.
+    lock = '\n[[package]]\nname = "{0}"\nversion = "1.0"\n'
+    repo.commit("Add the extras", {
+        "pyproject.toml": '[project]\nname = "flask"\ndependencies = ["werkzeug", "httpx", "typing-extensions", '
+                          '"mkdocs", "mkdocs-material"]\n',
+        "uv.lock": locked + lock.format("typing-extensions") + lock.format("mkdocs")}, at=day(5))
+    repo.commit("Remove typing-extensions, Python 3.11 has what we used", {
+        "pyproject.toml": '[project]\nname = "flask"\ndependencies = ["werkzeug", "httpx", "mkdocs", '
+                          '"mkdocs-material"]\n'}, at=day(6))
+    repo.commit("Remove direct dependency on MkDocs, Material for MkDocs defines its own", {
+        "pyproject.toml": '[project]\nname = "flask"\ndependencies = ["werkzeug", "httpx", "mkdocs-material"]\n'},
+        at=day(7))
     report, found = mine(memory, repo)
-    assert set(found) == {"itsdangerous", "left-pad", "requests"}
-    assert report.history.locked_at_head == ["blinker", "chalk"]  # dropped without a word about them
+    assert set(found) == {"itsdangerous", "left-pad", "requests", "typing-extensions"}
+    assert report.history.locked_at_head == ["blinker", "chalk", "mkdocs"]  # not dropped by a commit naming them
     assert found["requests"]["replacement"] == "httpx"
     assert found["requests"]["reason"].endswith("a lock file at HEAD still resolves it, for another package")
 

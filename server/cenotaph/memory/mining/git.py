@@ -486,7 +486,7 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
     for key in dropped:
         candidate = _candidate(walk, key, walk.episodes[key])
         last = walk.episodes[key][-1]
-        if key in locked and not _replaced_by_name(candidate, last):
+        if key in locked and not _dropped_by_name(last):
             mining.locked_at_head.append(candidate.name)
             continue
         if key in locked:
@@ -588,10 +588,15 @@ SLIP_SECONDS = 24 * 3600
 TRIED_DAYS = 30
 
 
-def _replaced_by_name(candidate: Candidate, last: _Episode) -> bool:
-    """The removing commit names the package and what replaced it ("Update references to Requests
-    for tests to HTTPX"): a lock file at HEAD that still resolves it does so for another package."""
-    return candidate.replacement is not None and speaks_of(last.message, last.name)
+# "Remove direct dependency on MkDocs, Material for MkDocs defines its own": only the declaration went.
+_DIRECT_ONLY = re.compile(r"\bdirect(?:ly)?\s+(?:dep\w*|requirement)", re.IGNORECASE)
+
+
+def _dropped_by_name(last: _Episode) -> bool:
+    """The removing commit names the package ("Update references to Requests for tests to HTTPX",
+    "remove unnecessary `@rolldown/pluginutils`"), and not as a direct dependency only: a lock file
+    at HEAD that still resolves it does so for another package."""
+    return speaks_of(last.message, last.name) and not _DIRECT_ONLY.search(last.message)
 
 
 def _next_major(walk: _Walk, key: Key, last: _Episode) -> str | None:
