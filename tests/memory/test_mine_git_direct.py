@@ -601,3 +601,24 @@ def test_a_package_moved_into_a_script_that_installs_it_is_not_dropped(memory, t
     assert set(found) == {"pandoc", "musl-tools"}
     moved = "moved from ci/docker/Dockerfile into ci/install-packages, which installs it: not dropped"
     assert report.history.passed_over == {"asciidoc": moved, "xsltproc": moved, "zsh": moved}
+
+
+def test_what_made_something_work_in_a_dropped_tool_goes_with_it(memory, tmp_path):
+    """`<what>-<tool>` (ts-jest: TypeScript in jest) and types for a tool's plugin, dropped with the
+    tool, are no choices of their own; a plugin adding a feature to the tool (`jest-extended`, like
+    flake8-bugbear), and a bridge the commit names, are still proposed."""
+    repo = GitRepo(tmp_path / "repo")
+    dev = '{"devDependencies": {%s}}'
+    repo.commit("Start", {"package.json": dev % '"jest": "^29", "ts-jest": "^29", "vue-jest": "^5", '
+                          '"jest-extended": "^4", "eslint-plugin-import": "^2", "@eslint-types/import": "^2"'},
+                at=LONG_AGO)
+    repo.commit("test: migrate to vitest; vue-jest has no counterpart", {
+        "package.json": dev % '"vitest": "^1", "eslint-plugin-import": "^2", "@eslint-types/import": "^2"'}, at=day(1))
+    repo.commit("chore: use eslint-plugin-i", {"package.json": dev % '"vitest": "^1", "eslint-plugin-i": "^2"'},
+                at=day(2))
+    report, found = mine(memory, repo)
+    assert set(found) == {"jest", "vue-jest", "jest-extended", "eslint-plugin-import"}
+    assert report.history.passed_over == {
+        "ts-jest": "made something work in jest, dropped with it: no choice of its own",
+        "@eslint-types/import": "types for another package, not a choice of their own",
+    }

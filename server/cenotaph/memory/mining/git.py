@@ -493,7 +493,7 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
             candidate = replace(candidate, reason=f"{candidate.reason}; a lock file at HEAD still resolves it, "
                                                   "for another package")
         if why := _passed_over(candidate, last, _next_major(walk, key, last), walk.project_gone(last),
-                               walk.installed_elsewhere(key, last)):
+                               walk.installed_elsewhere(key, last), _bridged(walk, key, last)):
             mining.passed_over[candidate.name] = why
         else:
             mining.candidates.append(candidate)
@@ -610,8 +610,19 @@ def _next_major(walk: _Walk, key: Key, last: _Episode) -> str | None:
                  and other != key and walk.episodes[other] and ecosystems.lineage(other[1], ecosystem) == lineage), None)
 
 
+def _bridged(walk: _Walk, key: Key, last: _Episode) -> str | None:
+    """The tool, dropped by the same commit, that the name made something work in: `ts-jest`
+    (TypeScript in jest) and `babel-jest` are named `<what>-<tool>`, unlike a plugin adding a
+    feature of its own to the tool (`flake8-bugbear`, `jest-extended`)."""
+    assert last.removed_in is not None
+    ecosystem, name = key
+    return next((walk.episodes[other][-1].name for other in walk.removed_by_commit[last.removed_in]
+                 if other[0] == ecosystem and other != key and not other[1].startswith("@")
+                 and name.rsplit("/", 1)[-1].endswith(f"-{other[1]}")), None)
+
+
 def _passed_over(candidate: Candidate, last: _Episode, next_major: str | None, project_gone: str | None,
-                 installed_in: str | None) -> str | None:
+                 installed_in: str | None, bridged: str | None) -> str | None:
     """Why a dropped name is no abandoned approach, or None when it may be one. Each rule needs
     the history's silence (a removal that names the package, says why or reverts it is proposed),
     but for a move to the package's own next major version, an upgrade, and for a move into a
@@ -630,6 +641,8 @@ def _passed_over(candidate: Candidate, last: _Episode, next_major: str | None, p
     if project_gone and not speaks_of(last.message, last.name):
         # Like a deleted Dockerfile's base image: the (sub)project went, its dependencies with it.
         return project_gone
+    if bridged and not speaks_of(last.message, last.name):
+        return f"made something work in {bridged}, dropped with it: no choice of its own"
     if candidate.revert or speaks_of(last.message, last.name) or SIGNAL_WORDS.search(last.message):
         return None
     if last.turned_indirect:

@@ -344,7 +344,8 @@ ECOSYSTEMS = (
         project_installers=(_project("npm", "uninstall remove rm un r unlink"),
                             _project("pnpm", "remove rm uninstall un", _PNPM_OPTIONS), _project("yarn", "remove"),
                             _project("bun", "remove rm")),
-        is_type_stubs=lambda key: key.startswith("@types/"),
+        # DefinitelyTyped's scope, and a scope of types for another tool's plugins (`@eslint-types/import`).
+        is_type_stubs=lambda key: re.match(r"@(?:[a-z0-9._~-]+-)?types/", key) is not None,
         project_urls=_project_urls,
     ),
 )
