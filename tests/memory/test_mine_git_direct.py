@@ -622,3 +622,29 @@ def test_what_made_something_work_in_a_dropped_tool_goes_with_it(memory, tmp_pat
         "ts-jest": "made something work in jest, dropped with it: no choice of its own",
         "@eslint-types/import": "types for another package, not a choice of their own",
     }
+
+
+def test_a_dependency_whose_only_code_the_commit_deleted_went_with_it(memory, tmp_path):
+    """A commit that deletes every file of code using a module (an obsolete Go package, with no
+    manifest of its own) and says nothing of it dropped no choice; a module whose code was
+    rewritten instead, by a commit as silent, is still proposed."""
+    repo = GitRepo(tmp_path / "repo")
+    table, termenv = "github.com/olekukonko/tablewriter", "github.com/muesli/termenv"
+
+    def go_mod(*modules: str) -> str:
+        return "module example.com/app\n\ngo 1.21\n\nrequire (\n" + "".join(f"\t{m} v1.0.0\n" for m in modules) + ")\n"
+
+    repo.commit("Start", {
+        "go.mod": go_mod(table, termenv),
+        "pkg/output/table.go": f'package output\n\nimport "{table}"\n',
+        "pkg/output/logger.go": "package output\n",
+        "main.go": f'package main\n\nimport "{termenv}"\n',
+        "README.md": "Tables are drawn by tablewriter.\n",  # prose, not a use
+    }, at=LONG_AGO)
+    repo.commit(":fire: obsolete `output` package", {"go.mod": go_mod(termenv), "pkg/output/table.go": None,
+                                                     "pkg/output/logger.go": None}, at=day(1))
+    repo.commit("Tidy up main", {"go.mod": go_mod(), "main.go": "package main\n"}, at=day(2))
+    report, found = mine(memory, repo)
+    assert set(found) == {termenv}
+    assert report.history.passed_over == {
+        table: "used only by code the commit deleted (pkg/output/table.go): it went with its code"}

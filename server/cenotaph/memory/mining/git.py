@@ -366,6 +366,19 @@ class _Walk:
                     return path
         return None
 
+    def users_deleted(self, episode: _Episode) -> str | None:
+        """The files of code that used the name, when the commit that removed it deleted every
+        one of them (its manifest aside); None when some stayed, or none did."""
+        commit = episode.source
+        if commit is None or not commit.parents:
+            return None
+        deleted = {path for path, moved_to in self._gone(commit).items() if moved_to is None and _is_code(path)}
+        if not deleted:
+            return None
+        spellings = {episode.name, episode.name.replace("-", "_")}  # a crate is `use`d with underscores
+        users = {path for path in self.repo.grep(commit.parents[0], spellings) if _is_code(path)}
+        return ", ".join(sorted(users)[:3]) + (" …" if len(users) > 3 else "") if users and users <= deleted else None
+
     def _gone(self, commit: Commit) -> dict[str, str | None]:
         if commit.sha not in self.departures:
             self.departures[commit.sha] = self.repo.departures(commit.parents[0], commit.sha)
@@ -375,6 +388,16 @@ class _Walk:
         if sha not in self.trees:
             self.trees[sha] = set(self.repo.files(sha))
         return self.trees[sha]
+
+
+@cache
+def _code_kinds() -> frozenset[str]:
+    return frozenset(document.kind for document in ecosystems.documents()
+                     if not document.manifest and not document.prose)
+
+
+def _is_code(path: str) -> bool:
+    return _kind(path) in _code_kinds() and not _excluded(path)
 
 
 def _in_folder(path: str, folder: str) -> bool:
@@ -492,8 +515,7 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
         if key in locked:
             candidate = replace(candidate, reason=f"{candidate.reason}; a lock file at HEAD still resolves it, "
                                                   "for another package")
-        if why := _passed_over(candidate, last, _next_major(walk, key, last), walk.project_gone(last),
-                               walk.installed_elsewhere(key, last), _bridged(walk, key, last)):
+        if why := _passed_over(walk, key, candidate, last):
             mining.passed_over[candidate.name] = why
         else:
             mining.candidates.append(candidate)
@@ -621,16 +643,15 @@ def _bridged(walk: _Walk, key: Key, last: _Episode) -> str | None:
                  and name.rsplit("/", 1)[-1].endswith(f"-{other[1]}")), None)
 
 
-def _passed_over(candidate: Candidate, last: _Episode, next_major: str | None, project_gone: str | None,
-                 installed_in: str | None, bridged: str | None) -> str | None:
+def _passed_over(walk: _Walk, key: Key, candidate: Candidate, last: _Episode) -> str | None:
     """Why a dropped name is no abandoned approach, or None when it may be one. Each rule needs
     the history's silence (a removal that names the package, says why or reverts it is proposed),
     but for a move to the package's own next major version, an upgrade, and for a move into a
     script that installs it, whatever it says."""
     assert last.removed is not None
-    if next_major:
+    if next_major := _next_major(walk, key, last):
         return f"upgraded to its next major version, {next_major}"
-    if installed_in:
+    if installed_in := walk.installed_elsewhere(key, last):
         return f"moved from {last.removed.path} into {installed_in}, which installs it: not dropped"
     if ecosystems.is_type_stubs(candidate.key):
         # Types follow their package: when it left, its own drop is the proposal; when it stayed
@@ -638,13 +659,17 @@ def _passed_over(candidate: Candidate, last: _Episode, next_major: str | None, p
         return "types for another package, not a choice of their own"
     if candidate.ecosystem == "container" and last.manifest_deleted:
         return f"the base image of {last.removed.path}, deleted whole"
-    if project_gone and not speaks_of(last.message, last.name):
+    named = speaks_of(last.message, last.name)
+    if not named and (project_gone := walk.project_gone(last)):
         # Like a deleted Dockerfile's base image: the (sub)project went, its dependencies with it.
         return project_gone
-    if bridged and not speaks_of(last.message, last.name):
+    if not named and (bridged := _bridged(walk, key, last)):
         return f"made something work in {bridged}, dropped with it: no choice of its own"
-    if candidate.revert or speaks_of(last.message, last.name) or SIGNAL_WORDS.search(last.message):
+    if candidate.revert or named or SIGNAL_WORDS.search(last.message):
         return None
+    if candidate.replacement is None and (users := walk.users_deleted(last)):
+        # The subproject rule's kin for code without a manifest of its own (a Go package, a script).
+        return f"used only by code the commit deleted ({users}): it went with its code"
     if last.turned_indirect:
         return "still required for a dependency's sake (`// indirect`), in a commit that says nothing of it"
     if last.added is not None:

@@ -139,6 +139,13 @@ class Repository:
                 lines.append(line[1:])
         return {path: "\n".join(lines) for path, lines in added.items()}
 
+    def grep(self, revision: str, words: Iterable[str]) -> set[str]:
+        """The paths of the files at `revision` that hold one of `words`, as a whole word."""
+        patterns = [argument for word in words for argument in ("-e", word)]
+        output = self._git("grep", "-l", "-z", "-F", "-w", *patterns, revision, "--",
+                           check=False).stdout.decode("utf-8", "replace")
+        return {entry.removeprefix(f"{revision}:") for entry in output.split("\0") if entry}
+
     def blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
         """The contents of many blobs from one `git cat-file --batch` process."""
         wanted = list(dict.fromkeys(shas))
