@@ -4,8 +4,9 @@ Each key was written by reading the repository's history (commit messages, diffs
 miner's rule: every proposal the miner made at the judged HEAD is marked deliberate (a drop a
 maintainer would sign), not deliberate, or unclear (null, counted as wrong), with the replacement
 the history shows; `missed` lists the deliberate drops found by reading that the miner did not
-propose. The miner runs on a clone checked out at the judged HEAD; a proposal the key does not
-know (the miner changed since the judging) is listed as unjudged, not guessed. A history with too
+propose. The miner runs on a clone checked out at the judged HEAD; a proposal of a name in `missed`
+(the miner learned to find it) is judged by that entry: deliberate, with its replacement. A
+proposal the key does not know at all is listed as unjudged, not guessed. A history with too
 many proposals to judge by hand (vite) is judged on a seeded sample stated in its key's `sample`:
 the proposals whose sha1(fold(name)) begins with one of its hex `digits`; the others are counted as
 outside the sample and left out of every figure, and its `missed` lists only names in the sample.
@@ -51,14 +52,19 @@ def score(name: str, clone: str) -> dict:
     outside = [c for c in history.candidates if not in_sample(key, c.name)]
     candidates = [c for c in history.candidates if in_sample(key, c.name)]
     judged, unjudged = [], []
+    missed = {entry["key"]: entry for entry in key["missed"]}
     for candidate in candidates:
-        verdict = key["proposals"].get(f"{candidate.ecosystem}/{candidate.key}")
+        name = f"{candidate.ecosystem}/{candidate.key}"
+        verdict = key["proposals"].get(name)
+        if verdict is None and name in missed:
+            verdict = {"deliberate": True, "replacement": missed[name].get("replacement")}
         (unjudged if verdict is None else judged).append((candidate, verdict))
+    still_missed = sorted(set(missed) - {f"{c.ecosystem}/{c.key}" for c in candidates})
     right = [c for c, v in judged if v["deliberate"] is True]
     shown = [(c, v) for c, v in judged if c.confidence >= DEFAULT_MIN_CONFIDENCE]
     replaced = [(c, v) for c, v in judged if c.replacement]
     replaced_right = [c for c, v in replaced if v.get("replacement") and fold(v["replacement"]) == fold(c.replacement)]
-    deliberate = len(right) + len(key["missed"])
+    deliberate = len(right) + len(still_missed)
     return {
         "repository": key["repository"], "head": head[:12], "proposals": len(candidates),
         "outside_sample": len(outside),
@@ -69,7 +75,7 @@ def score(name: str, clone: str) -> dict:
         "precision": round(len(right) / len(judged), 3) if judged else None,
         "shown_by_default": len(shown),
         "precision_shown": round(sum(v["deliberate"] is True for _, v in shown) / len(shown), 3) if shown else None,
-        "deliberate_drops": deliberate, "missed": [m["key"] for m in key["missed"]],
+        "deliberate_drops": deliberate, "missed": still_missed,
         "recall": round(len(right) / deliberate, 3) if deliberate else None,
         "replacements_proposed": len(replaced), "replacements_right": len(replaced_right),
         "replacement_accuracy": round(len(replaced_right) / len(replaced), 3) if replaced else None,

@@ -108,13 +108,27 @@ def test_a_name_still_resolved_in_a_lock_file_at_head_is_in_use(memory, tmp_path
     # Replaced, and the commit names both: the lock resolves it for another package (werkzeug here).
     repo.commit("Add requests for the test client", {
         "pyproject.toml": '[project]\nname = "flask"\ndependencies = ["werkzeug", "requests"]\n'}, at=day(3))
+    locked = UV_LOCK.replace('{ name = "blinker" },', '{ name = "blinker" },\n    { name = "requests" },') \
+        + '\n[[package]]\nname = "requests"\nversion = "2.32.0"\n'
     repo.commit("Replace requests with httpx for the test client", {
-        "pyproject.toml": '[project]\nname = "flask"\ndependencies = ["werkzeug", "httpx"]\n',
-        "uv.lock": UV_LOCK.replace('{ name = "blinker" },', '{ name = "blinker" },\n    { name = "requests" },')
-        + '\n[[package]]\nname = "requests"\nversion = "2.32.0"\n'}, at=day(4))
+        "pyproject.toml": '[project]\nname = "flask"\ndependencies = ["werkzeug", "httpx"]\n', "uv.lock": locked},
+        at=day(4))
+    # Named without a replacement (a built-in took its place): dropped, whoever else needs it; named
+    # as a direct dependency only: still in use through another package.
+    lock = '\n[[package]]\nname = "{0}"\nversion = "1.0"\n'
+    repo.commit("Add the extras", {
+        "pyproject.toml": '[project]\nname = "flask"\ndependencies = ["werkzeug", "httpx", "typing-extensions", '
+                          '"mkdocs", "mkdocs-material"]\n',
+        "uv.lock": locked + lock.format("typing-extensions") + lock.format("mkdocs")}, at=day(5))
+    repo.commit("Remove typing-extensions, Python 3.11 has what we used", {
+        "pyproject.toml": '[project]\nname = "flask"\ndependencies = ["werkzeug", "httpx", "mkdocs", '
+                          '"mkdocs-material"]\n'}, at=day(6))
+    repo.commit("Remove direct dependency on MkDocs, Material for MkDocs defines its own", {
+        "pyproject.toml": '[project]\nname = "flask"\ndependencies = ["werkzeug", "httpx", "mkdocs-material"]\n'},
+        at=day(7))
     report, found = mine(memory, repo)
-    assert set(found) == {"itsdangerous", "left-pad", "requests"}
-    assert report.history.locked_at_head == ["blinker", "chalk"]  # dropped without a word about them
+    assert set(found) == {"itsdangerous", "left-pad", "requests", "typing-extensions"}
+    assert report.history.locked_at_head == ["blinker", "chalk", "mkdocs"]  # not dropped by a commit naming them
     assert found["requests"]["replacement"] == "httpx"
     assert found["requests"]["reason"].endswith("a lock file at HEAD still resolves it, for another package")
 
@@ -162,6 +176,26 @@ def test_the_repositorys_own_packages_are_no_third_party_choices(memory, tmp_pat
                 at=day(1))
     repo.commit("Drop them all", {"package.json": '{"dependencies": {}}'}, at=day(2))
     assert set(mine(memory, repo)[1]) == {"chalk"}
+
+
+def test_the_repositorys_own_package_under_another_spelling_is_no_choice(memory, tmp_path):
+    """A package.json's own package installed under an alias or from a URL of a build of it (a
+    pull request's), and a Cargo dependency on a crate by its path in the repository, are the
+    repository's own code; an alias or URL of another package, and a crate from the registry, are
+    still choices."""
+    repo = GitRepo(tmp_path / "repo")
+    plugin = "packages/plugin-legacy/package.json"
+    repo.commit("Start", {
+        plugin: '{"name": "@demo/plugin-legacy", "devDependencies": {'
+                '"@demo/plugin-legacy-for-fork": "https://pkg.pr.new/demo/fork/@demo/plugin-legacy@a2594ec", '
+                '"legacy-previous": "npm:@demo/plugin-legacy@^1", "pad": "npm:left-pad@^1", '
+                '"other-build": "https://pkg.pr.new/someone/other@b1c2d3e", "acorn": "^8"}}',
+        "crates/cli/Cargo.toml": '[package]\nname = "cli"\n\n[dependencies]\n'
+                                 'wincolor = { version = "0.1", path = "../wincolor" }\ndocopt = "0.6"\n',
+    }, at=LONG_AGO)
+    repo.commit("Drop them all", {plugin: '{"name": "@demo/plugin-legacy", "devDependencies": {"acorn": "^8"}}',
+                                  "crates/cli/Cargo.toml": '[package]\nname = "cli"\n'}, at=day(2))
+    assert set(mine(memory, repo)[1]) == {"left-pad", "other-build", "docopt"}
 
 
 def test_fixture_example_playground_and_e2e_apps_are_skipped(memory, tmp_path):
@@ -512,3 +546,105 @@ def test_a_subproject_deleted_whole_takes_its_dependencies_with_it(memory, tmp_p
         "node-fetch": "a dependency of .github/actions/notify/package.json, deleted whole with its folder",
         "semver": "a dependency of tools/release/package.json, deleted whole with its folder",
     }
+
+
+def test_a_rewrite_that_takes_the_projects_files_away_takes_its_dependencies_with_it(memory, tmp_path):
+    """A commit that deletes or moves most of a manifest's project elsewhere (a rewrite reorganising
+    the repository into a monorepo) is no choice about each dependency it drops, unless it names
+    one; a drop beside a few deleted files, or beside files moved within the project (into its own
+    src/), is still proposed."""
+    repo = GitRepo(tmp_path / "repo")
+    code = {f"src/{name}.js": f"// {name}\n" for name in ("server", "build", "spinner", "css")}
+    repo.commit("Start", {
+        "package.json": '{"dependencies": {"koa": "^2", "ora": "^5", "lodash": "^4", "chalk": "^4", "debug": "^4"}}',
+        "README.md": "# app\n", **code,
+        "template/package.json": '{"dependencies": {"es-react": "^16"}}',
+        "template/App.jsx": "x\n", "template/main.jsx": "y\n",
+    }, at=LONG_AGO)
+    # The old code leaves for packages/core/ (moved and deleted); the root keeps only tooling.
+    repo.commit("refactor: re-organize into monorepo; drop lodash, it is unused", {
+        "package.json": '{"private": true, "workspaces": ["packages/*"], "dependencies": {"debug": "^4"}}',
+        "packages/core/package.json": '{"name": "core", "dependencies": {"chalk": "^4"}}',
+        "packages/core/src/server.js": "// server\n", "packages/core/src/build.js": "// build\n",
+        **{path: None for path in code},
+    }, at=day(1))
+    repo.commit("Add docs", {f"docs/{n}.md": "x\n" for n in range(3)}, at=day(2))
+    # One file of several deleted: no rewrite.
+    repo.commit("Tidy the tooling", {"package.json": '{"private": true, "workspaces": ["packages/*"]}',
+                                      "docs/0.md": None}, at=day(3))
+    # Every file moved, but within the template: the project stayed.
+    repo.commit("feat: use @pika/react + alias", {
+        "template/package.json": '{"dependencies": {"@pika/react": "^16"}}',
+        "template/App.jsx": None, "template/main.jsx": None, "template/src/App.jsx": "x\n", "template/src/main.jsx": "y\n",
+    }, at=day(4))
+    report, found = mine(memory, repo)
+    assert set(found) == {"lodash", "debug", "es-react"}
+    rewrite = "a dependency of package.json, dropped by a commit that deleted or moved 4 of the 5 files of its " \
+              "project: a rewrite, no choice about each dependency"
+    assert report.history.passed_over == {"koa": rewrite, "ora": rewrite}
+
+
+def test_a_package_moved_into_a_script_that_installs_it_is_not_dropped(memory, tmp_path):
+    """A commit that takes an apt-get line out of a Dockerfile and installs the same packages from
+    a script moved them; a package it drops while only writing of it elsewhere (a README), or
+    removing it in the script, was dropped."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"ci/docker/Dockerfile": "FROM ubuntu:22.04\nRUN apt-get update \\\n && apt-get install -y "
+                                                  "asciidoc xsltproc pandoc zsh musl-tools\n"}, at=LONG_AGO)
+    repo.commit("ci: switch build to GitHub Actions", {
+        "ci/docker/Dockerfile": "FROM ubuntu:22.04\nCOPY install-packages /\nRUN /install-packages\n",
+        "ci/install-packages": "#!/bin/sh\nsudo apt-get update\nsudo apt-get install -y --no-install-recommends \\\n"
+                               "  asciidoc xsltproc \\\n  zsh\nsudo apt-get remove -y musl-tools\n",
+        "README.md": "The man page needs pandoc no more.\n",
+    }, at=day(1))
+    report, found = mine(memory, repo)
+    assert set(found) == {"pandoc", "musl-tools"}
+    moved = "moved from ci/docker/Dockerfile into ci/install-packages, which installs it: not dropped"
+    assert report.history.passed_over == {"asciidoc": moved, "xsltproc": moved, "zsh": moved}
+
+
+def test_what_made_something_work_in_a_dropped_tool_goes_with_it(memory, tmp_path):
+    """`<what>-<tool>` (ts-jest: TypeScript in jest) and types for a tool's plugin, dropped with the
+    tool, are no choices of their own; a plugin adding a feature to the tool (`jest-extended`, like
+    flake8-bugbear), and a bridge the commit names, are still proposed."""
+    repo = GitRepo(tmp_path / "repo")
+    dev = '{"devDependencies": {%s}}'
+    repo.commit("Start", {"package.json": dev % '"jest": "^29", "ts-jest": "^29", "vue-jest": "^5", '
+                          '"jest-extended": "^4", "eslint-plugin-import": "^2", "@eslint-types/import": "^2"'},
+                at=LONG_AGO)
+    repo.commit("test: migrate to vitest; vue-jest has no counterpart", {
+        "package.json": dev % '"vitest": "^1", "eslint-plugin-import": "^2", "@eslint-types/import": "^2"'}, at=day(1))
+    repo.commit("chore: use eslint-plugin-i", {"package.json": dev % '"vitest": "^1", "eslint-plugin-i": "^2"'},
+                at=day(2))
+    report, found = mine(memory, repo)
+    assert set(found) == {"jest", "vue-jest", "jest-extended", "eslint-plugin-import"}
+    assert report.history.passed_over == {
+        "ts-jest": "made something work in jest, dropped with it: no choice of its own",
+        "@eslint-types/import": "types for another package, not a choice of their own",
+    }
+
+
+def test_a_dependency_whose_only_code_the_commit_deleted_went_with_it(memory, tmp_path):
+    """A commit that deletes every file of code using a module (an obsolete Go package, with no
+    manifest of its own) and says nothing of it dropped no choice; a module whose code was
+    rewritten instead, by a commit as silent, is still proposed."""
+    repo = GitRepo(tmp_path / "repo")
+    table, termenv = "github.com/olekukonko/tablewriter", "github.com/muesli/termenv"
+
+    def go_mod(*modules: str) -> str:
+        return "module example.com/app\n\ngo 1.21\n\nrequire (\n" + "".join(f"\t{m} v1.0.0\n" for m in modules) + ")\n"
+
+    repo.commit("Start", {
+        "go.mod": go_mod(table, termenv),
+        "pkg/output/table.go": f'package output\n\nimport "{table}"\n',
+        "pkg/output/logger.go": "package output\n",
+        "main.go": f'package main\n\nimport "{termenv}"\n',
+        "README.md": "Tables are drawn by tablewriter.\n",  # prose, not a use
+    }, at=LONG_AGO)
+    repo.commit(":fire: obsolete `output` package", {"go.mod": go_mod(termenv), "pkg/output/table.go": None,
+                                                     "pkg/output/logger.go": None}, at=day(1))
+    repo.commit("Tidy up main", {"go.mod": go_mod(), "main.go": "package main\n"}, at=day(2))
+    report, found = mine(memory, repo)
+    assert set(found) == {termenv}
+    assert report.history.passed_over == {
+        table: "used only by code the commit deleted (pkg/output/table.go): it went with its code"}

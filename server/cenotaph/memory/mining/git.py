@@ -24,9 +24,18 @@ from cenotaph.memory.graveyard.approaches import Graveyard
 from cenotaph.memory.mining import candidates
 from cenotaph.memory.mining.candidates import Candidate, Evidence, ProposeReport
 from cenotaph.memory.mining.history import Change, Commit, Repository
+from cenotaph.memory.mining.messages import (
+    REVERTS,
+    SIGNAL_WORDS,
+    commit_why,
+    instead_of,
+    shorten,
+    speaks_of,
+)
 from cenotaph.memory.models import Actor
 from cenotaph.nlp import ecosystems
 from cenotaph.nlp.detect import declarations
+from cenotaph.nlp.ecosystems import shell
 from cenotaph.store import mining as cursors
 from cenotaph.store import proposals as proposal_rows
 
@@ -53,23 +62,14 @@ def pathspecs() -> tuple[str, ...]:
         *(f":(exclude,glob)**/{tree}**" for tree in EXCLUDED_TREES),
     )
 
-_SIGNAL_WORDS = re.compile(
-    r"\b(?:drop(?:s|ped|ping)?|remov(?:e|es|ed|ing)|replac(?:e|es|ed|ing)|revert(?:s|ed)?|broken|break(?:s|ing)?|"
-    r"slow(?:er)?|deprecat(?:e|ed|ion)|vulnerab(?:le|ility)|cve-\d+|migrat(?:e|ed|ion)|switch(?:ed)?|"
-    r"get rid|ditch(?:ed)?|abandon(?:ed)?|instead)\b",
-    re.IGNORECASE,
-)
-_REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
-# What a commit message says beyond its why: trailers (`Signed-off-by: …`, `Fixes #12`), a revert's
-# line, a merge's own subject, the pull request or issue a subject ends with, a `[skip ci]`.
-_TRAILER = re.compile(r"^\s*(?:[A-Za-z][\w-]*-by:|Change-Id:|Bug:|Refs?:|See-also:|Issue:|(?:Fix(?:es|ed)?|Close[sd]?|"
-                      r"Resolve[sd]?)\b:?\s*[\w./-]*#\d+|This reverts commit\b|\(cherry picked from\b)", re.IGNORECASE)
-_MERGE = re.compile(r"^Merge (?:pull request|branch|remote-tracking branch|tag)\b", re.IGNORECASE)
-_NOISE = re.compile(r"\s*(?:\((?:#\d+(?:,\s*)?)+\)|\[(?:skip ci|ci skip|no ci)\])\s*", re.IGNORECASE)
-_WHY_WORDS = re.compile(r"\b(?:because|since|due to|so that|as it|caused|causes|slow(?:er)?|broken|breaks|"
-                        r"unmaintained|deprecated|vulnerab\w*|cve-\d+|instead|incompatible|bloat\w*|heavy)\b", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
-REASON_CHARS = 160  # a drafted reason is read in a hover and a diagnostic: a line, not the message
+@cache
+def script_pathspecs() -> tuple[str, ...]:
+    """Every file but manifests and lock files: where else a commit may install a name."""
+    return (".", *(f":(exclude,glob,icase)**/{pattern}" for document in ecosystems.documents() if document.manifest
+                   for pattern in document.patterns),
+            *(f":(exclude,glob,icase)**/{name}" for name in ecosystems.lock_readers()))
+
+
 _DEV_WORDS = re.compile(
     r"(?<![a-z])(?:dev|develop|tests?|testing|lint|docs?|typing|types|check|format|style|bench|ci)(?![a-z])",
     re.IGNORECASE,
@@ -107,7 +107,8 @@ class _Episode:
     removed: Evidence | None = None
     removed_in: int | None = None  # index of the removing commit in the walk
     manifest_deleted: bool = False
-    folder_deleted: bool = False  # the manifest went with every file of its subproject's folder
+    source: Commit | None = None  # the commit that made the removal (on a merged branch too)
+    lost: tuple[tuple[str, bool], ...] = ()  # each manifest that lost it, and whether it was deleted
     turned_indirect: bool = False  # the removing commit left it required for a dependency's sake
     deleted_trees: tuple[str, ...] = ()  # the folders whose manifest the removing commit deleted
     message: str = ""  # the removing commit's whole message
@@ -206,6 +207,8 @@ class _Walk:
         self.removed_by_commit: list[list[Key]] = []
         self.commits: list[Commit] = []
         self.trees: dict[str, set[str]] = {}  # sha -> the paths of its files
+        self.added_lines: dict[str, dict[str, str]] = {}  # sha -> path -> the lines it added there
+        self.departures: dict[str, dict[str, str | None]] = {}  # sha -> its files deleted or moved, and where
 
     # -- blobs ---------------------------------------------------------------------------------
 
@@ -295,8 +298,8 @@ class _Walk:
                 episode.removed = _evidence(source, "removed", lost[key][0].path)
                 episode.removed_in = index
                 episode.manifest_deleted = all(change.new_blob is None for change in lost[key])
-                episode.folder_deleted = episode.manifest_deleted and all(
-                    self._subproject_gone(source, change.path) for change in lost[key])
+                episode.source = source
+                episode.lost = tuple((change.path, change.new_blob is None) for change in lost[key])
                 episode.turned_indirect = any(key in self.files[change.path].indirect for change in lost[key])
                 episode.deleted_trees = tuple(change.path.rpartition("/")[0] for change in commit.changes
                                               if change.new_blob is None)
@@ -307,22 +310,111 @@ class _Walk:
         self.commits.append(commit)
 
 
-    def _subproject_gone(self, commit: Commit, path: str) -> bool:
-        """Whether `commit` deleted every file of the folder of `path`, and the folder was a
-        subproject: it held more than manifests (code, an action's metadata), unlike a folder of
-        requirement files."""
-        folder = path.rpartition("/")[0] + "/"
-        if folder == "/" or not commit.parents or any(file.startswith(folder) for file in self._tree(commit.sha)):
-            return False
+    def project_gone(self, episode: _Episode) -> str | None:
+        """Why the commit that removed the name took its project away with it, or None: for every
+        manifest that lost it, the project the manifest's folder holds went too."""
+        if episode.source is None or not episode.lost:
+            return None
+        reasons = [self._project_gone(episode.source, path, deleted) for path, deleted in episode.lost]
+        return reasons[0] if all(reasons) else None
+
+    def _project_gone(self, commit: Commit, path: str, deleted: bool) -> str | None:
+        """Whether `commit` deleted, or moved away, more than half of the files of the project of
+        `path`: those of its folder that are no manifests (its code, an action's metadata; a folder
+        of requirement files holds none) and belong to no deeper manifest's folder (a monorepo's
+        root is not its packages). A subproject deleted whole, or a rewrite reorganising the
+        repository."""
+        if not commit.parents:
+            return None
+        whole = f"a dependency of {path}, deleted whole with its folder"
+        gone = self._gone(commit)
+        if deleted and path not in gone:
+            # Deleted earlier on the branch a merge brings: what its other manifests show.
+            return whole if path not in self._tree(commit.parents[0]) else None
+        folder = path.rpartition("/")[0]
+        if not any(_in_folder(file, folder) and not is_manifest(file) for file in gone):
+            return None
         before = self._tree(commit.parents[0])
-        if path not in before:
-            return True  # deleted earlier on the branch a merge brings: what its other manifests show
-        return any(file.startswith(folder) and not is_manifest(file) for file in before)
+        others = {file.rpartition("/")[0] for file in before if is_manifest(file)} - {folder}
+        code = [file for file in before if _in_project(file, folder, others)]
+        # A file moved within the project (into its src/) stayed; one moved into another's left.
+        after = {file.rpartition("/")[0] for file in self._tree(commit.sha) if is_manifest(file)} - {folder}
+        code_gone = sum(1 for file in code if file in gone
+                        and (gone[file] is None or not _in_project(gone[file], folder, after)))
+        if deleted and code_gone == len(code):
+            return whole
+        if code_gone * 2 > len(code):
+            return (f"a dependency of {path}, dropped by a commit that deleted or moved {code_gone} of the {len(code)} "
+                    "files of its project: a rewrite, no choice about each dependency")
+        return None
+
+    def installed_elsewhere(self, key: Key, episode: _Episode) -> str | None:
+        """The file, no manifest, in which the commit that removed the name installs it (a
+        Dockerfile's apt-get line moved into a CI script), if one does: a move, not a drop."""
+        commit = episode.source
+        if commit is None or not commit.parents:
+            return None
+        if commit.sha not in self.added_lines:
+            self.added_lines[commit.sha] = self.repo.added_lines(commit.parents[0], commit.sha, script_pathspecs())
+        ecosystem, normalized = key
+        for path, text in self.added_lines[commit.sha].items():
+            if is_manifest(path) or episode.name.lower() not in text.lower():
+                continue
+            for found in shell.package_commands(text, ecosystems.system_installers()):
+                if not found.removes and found.ecosystem == ecosystem and \
+                        any(ecosystems.normalize(name, ecosystem) == normalized for name in found.names):
+                    return path
+        return None
+
+    def users_deleted(self, episode: _Episode) -> str | None:
+        """The files of code that used the name, when the commit that removed it deleted every
+        one of them (its manifest aside); None when some stayed, or none did."""
+        commit = episode.source
+        if commit is None or not commit.parents:
+            return None
+        deleted = {path for path, moved_to in self._gone(commit).items() if moved_to is None and _is_code(path)}
+        if not deleted:
+            return None
+        spellings = {episode.name, episode.name.replace("-", "_")}  # a crate is `use`d with underscores
+        users = {path for path in self.repo.grep(commit.parents[0], spellings) if _is_code(path)}
+        return ", ".join(sorted(users)[:3]) + (" …" if len(users) > 3 else "") if users and users <= deleted else None
+
+    def _gone(self, commit: Commit) -> dict[str, str | None]:
+        if commit.sha not in self.departures:
+            self.departures[commit.sha] = self.repo.departures(commit.parents[0], commit.sha)
+        return self.departures[commit.sha]
 
     def _tree(self, sha: str) -> set[str]:
         if sha not in self.trees:
             self.trees[sha] = set(self.repo.files(sha))
         return self.trees[sha]
+
+
+@cache
+def _code_kinds() -> frozenset[str]:
+    return frozenset(document.kind for document in ecosystems.documents()
+                     if not document.manifest and not document.prose)
+
+
+def _is_code(path: str) -> bool:
+    return _kind(path) in _code_kinds() and not _excluded(path)
+
+
+def _in_folder(path: str, folder: str) -> bool:
+    return not folder or path.startswith(f"{folder}/")
+
+
+def _in_project(path: str, folder: str, manifest_folders: set[str]) -> bool:
+    """Whether `path` is a file of the project whose manifest is in `folder`: under it, no
+    manifest itself, and under no deeper folder of `manifest_folders`."""
+    if not _in_folder(path, folder) or is_manifest(path):
+        return False
+    parent = path.rpartition("/")[0]
+    while parent != folder and len(parent) > len(folder):
+        if parent in manifest_folders:
+            return False
+        parent = parent.rpartition("/")[0]
+    return True
 
 
 def _parse(path: str, text: str) -> _Parsed | None:
@@ -417,13 +509,13 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
     for key in dropped:
         candidate = _candidate(walk, key, walk.episodes[key])
         last = walk.episodes[key][-1]
-        if key in locked and not _replaced_by_name(candidate, last):
+        if key in locked and not _dropped_by_name(last):
             mining.locked_at_head.append(candidate.name)
             continue
         if key in locked:
             candidate = replace(candidate, reason=f"{candidate.reason}; a lock file at HEAD still resolves it, "
                                                   "for another package")
-        if why := _passed_over(candidate, last, _next_major(walk, key, last)):
+        if why := _passed_over(walk, key, candidate, last):
             mining.passed_over[candidate.name] = why
         else:
             mining.candidates.append(candidate)
@@ -484,12 +576,12 @@ def _candidate(walk: _Walk, key: Key, episodes: list[_Episode]) -> Candidate:
     last = episodes[-1]
     assert last.removed is not None and last.removed_in is not None
     replacement = _replacement(walk, key, last)
-    reverted = _REVERTS.findall(last.message)
+    reverted = REVERTS.findall(last.message)
     is_revert = last.added is not None and any(last.added.ref.startswith(sha) for sha in reverted)
     lived = _lifetime(episodes)
     classes = _classes(key, last)
-    signals = bool(_SIGNAL_WORDS.search(last.message))
-    named = _names(last.message, last.name)
+    signals = bool(SIGNAL_WORDS.search(last.message))
+    named = speaks_of(last.message, last.name)
     churn = sum(1 for other in walk.removed_by_commit[last.removed_in] if other[0] == ecosystem) > CHURN
     confidence = 0.35 + 0.25 * is_revert + 0.15 * (replacement is not None) + 0.15 * signals + 0.2 * named
     confidence += 0.1 * (_role(last.groups) == "runtime" and "dev" not in classes) + 0.05 * (lived is not None and lived < 30)
@@ -510,32 +602,6 @@ def _candidate(walk: _Walk, key: Key, episodes: list[_Episode]) -> Candidate:
                      replacement=replacement, lived_days=lived, revert=is_revert, commit=removed.ref[:7])
 
 
-def commit_why(message: str) -> str:
-    """The part of a commit message that says why: its subject (a merge's: the merged pull
-    request's title, the body's first line), and when the subject does not explain, the body's
-    first sentence that does; no trailers, issue references or merge noise."""
-    lines = [line.strip() for line in message.strip().splitlines()]
-    lines = [line for line in lines if not _TRAILER.match(line)]
-    if lines and _MERGE.match(lines[0]):
-        lines = lines[1:]
-    lines = [_NOISE.sub(" ", line).strip() for line in lines]
-    lines = [line for line in lines if line]
-    if not lines:
-        return ""
-    subject, body = lines[0], " ".join(lines[1:])
-    if _WHY_WORDS.search(subject):
-        return subject
-    because = next((s for s in _SENTENCE.split(body) if _WHY_WORDS.search(s)), None)
-    return f"{subject.rstrip('.:')}: {because}" if because else subject
-
-
-def shorten(text: str, limit: int = REASON_CHARS) -> str:
-    """`text` within `limit` characters, cut at a word and marked."""
-    if len(text) <= limit:
-        return text
-    return text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
-
-
 # A name declared for less than this and dropped without a word about it is a slip in writing the
 # manifest (a feature word listed as a requirement, a name fixed minutes later), not a choice.
 SLIP_SECONDS = 24 * 3600
@@ -544,10 +610,15 @@ SLIP_SECONDS = 24 * 3600
 TRIED_DAYS = 30
 
 
-def _replaced_by_name(candidate: Candidate, last: _Episode) -> bool:
-    """The removing commit names the package and what replaced it ("Update references to Requests
-    for tests to HTTPX"): a lock file at HEAD that still resolves it does so for another package."""
-    return candidate.replacement is not None and _names(last.message, last.name)
+# "Remove direct dependency on MkDocs, Material for MkDocs defines its own": only the declaration went.
+_DIRECT_ONLY = re.compile(r"\bdirect(?:ly)?\s+(?:dep\w*|requirement)", re.IGNORECASE)
+
+
+def _dropped_by_name(last: _Episode) -> bool:
+    """The removing commit names the package ("Update references to Requests for tests to HTTPX",
+    "remove unnecessary `@rolldown/pluginutils`"), and not as a direct dependency only: a lock file
+    at HEAD that still resolves it does so for another package."""
+    return speaks_of(last.message, last.name) and not _DIRECT_ONLY.search(last.message)
 
 
 def _next_major(walk: _Walk, key: Key, last: _Episode) -> str | None:
@@ -561,24 +632,44 @@ def _next_major(walk: _Walk, key: Key, last: _Episode) -> str | None:
                  and other != key and walk.episodes[other] and ecosystems.lineage(other[1], ecosystem) == lineage), None)
 
 
-def _passed_over(candidate: Candidate, last: _Episode, next_major: str | None) -> str | None:
+def _bridged(walk: _Walk, key: Key, last: _Episode) -> str | None:
+    """The tool, dropped by the same commit, that the name made something work in: `ts-jest`
+    (TypeScript in jest) and `babel-jest` are named `<what>-<tool>`, unlike a plugin adding a
+    feature of its own to the tool (`flake8-bugbear`, `jest-extended`)."""
+    assert last.removed_in is not None
+    ecosystem, name = key
+    return next((walk.episodes[other][-1].name for other in walk.removed_by_commit[last.removed_in]
+                 if other[0] == ecosystem and other != key and not other[1].startswith("@")
+                 and name.rsplit("/", 1)[-1].endswith(f"-{other[1]}")), None)
+
+
+def _passed_over(walk: _Walk, key: Key, candidate: Candidate, last: _Episode) -> str | None:
     """Why a dropped name is no abandoned approach, or None when it may be one. Each rule needs
     the history's silence (a removal that names the package, says why or reverts it is proposed),
-    but for a move to the package's own next major version: an upgrade, whatever it says."""
+    but for a move to the package's own next major version, an upgrade, and for a move into a
+    script that installs it, whatever it says."""
     assert last.removed is not None
-    if next_major:
+    if next_major := _next_major(walk, key, last):
         return f"upgraded to its next major version, {next_major}"
+    if installed_in := walk.installed_elsewhere(key, last):
+        return f"moved from {last.removed.path} into {installed_in}, which installs it: not dropped"
     if ecosystems.is_type_stubs(candidate.key):
         # Types follow their package: when it left, its own drop is the proposal; when it stayed
         # (or never was declared, a stdlib backport's stubs), nothing was abandoned.
         return "types for another package, not a choice of their own"
     if candidate.ecosystem == "container" and last.manifest_deleted:
         return f"the base image of {last.removed.path}, deleted whole"
-    if last.folder_deleted and not _names(last.message, last.name):
-        # Like a deleted Dockerfile's base image: the subproject went, its dependencies with it.
-        return f"a dependency of {last.removed.path}, deleted whole with its folder"
-    if candidate.revert or _names(last.message, last.name) or _SIGNAL_WORDS.search(last.message):
+    named = speaks_of(last.message, last.name)
+    if not named and (project_gone := walk.project_gone(last)):
+        # Like a deleted Dockerfile's base image: the (sub)project went, its dependencies with it.
+        return project_gone
+    if not named and (bridged := _bridged(walk, key, last)):
+        return f"made something work in {bridged}, dropped with it: no choice of its own"
+    if candidate.revert or named or SIGNAL_WORDS.search(last.message):
         return None
+    if candidate.replacement is None and (users := walk.users_deleted(last)):
+        # The subproject rule's kin for code without a manifest of its own (a Go package, a script).
+        return f"used only by code the commit deleted ({users}): it went with its code"
     if last.turned_indirect:
         return "still required for a dependency's sake (`// indirect`), in a commit that says nothing of it"
     if last.added is not None:
@@ -597,16 +688,6 @@ def _lifetime(episodes: list[_Episode]) -> int | None:
     again and dropped again lived both times)."""
     spans = [_days_between(e.added.at, e.removed.at) for e in episodes if e.added is not None and e.removed is not None]
     return sum(spans) if spans else None
-
-
-def _names(message: str, name: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", message.lower()) is not None
-
-
-def _instead_of(name: str) -> re.Pattern[str]:
-    # Not a module of it: "use sphinx.ext.extlinks" is no use of the Sphinx package.
-    return re.compile(rf"\b(?:with|to|in favou?r of|use|using|adopt|by|for)\s+`?{re.escape(name)}(?![\w-]|\.\w)",
-                      re.IGNORECASE)
 
 
 def _role(groups: Iterable[str]) -> str:
@@ -636,24 +717,24 @@ def _replacement(walk: _Walk, key: Key, episode: _Episode) -> str | None:
     # names neither it nor the subject's business is about another change ("add pyright config").
     lines = [line for line in message.splitlines() if line.strip()]
     subject = lines[0] if lines else ""
-    mentions = "\n".join(line for line in lines if _names(line, episode.name))
+    mentions = "\n".join(line for line in lines if speaks_of(line, episode.name))
     said = mentions or (subject if dropped == [key] else "")
     for name, _ in added:
-        if said and _names(said, name):
+        if said and speaks_of(said, name):
             return name
     for other in sorted(walk.declared_at_head):  # "drop ujson, use orjson" (declared already)
         if said and other[0] == key[0] and other != key and walk.episodes[other] \
-                and _instead_of(walk.episodes[other][-1].name).search(said):
+                and instead_of(walk.episodes[other][-1].name).search(said):
             return walk.episodes[other][-1].name
     same_role = [name for name, groups in added if _role(groups) == role]
     # "Use ruff linter and formatter": the one name of its role the commit added and its subject
     # says it uses replaces each name of that role it dropped without a word.
-    used = [name for name in same_role if _instead_of(name).search(subject)]
+    used = [name for name in same_role if instead_of(name).search(subject)]
     if len(used) == 1 and not mentions:
         return used[0]
     dropped_same_role = [k for k in dropped if _role(walk.episodes[k][-1].groups) == role]
     if len(same_role) == 1 and dropped_same_role == [key]:
-        other_change = _names(message, same_role[0]) and not _names(f"{subject}\n{mentions}", same_role[0])
+        other_change = speaks_of(message, same_role[0]) and not speaks_of(f"{subject}\n{mentions}", same_role[0])
         return None if other_change else same_role[0]
     return None
 

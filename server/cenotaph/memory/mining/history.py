@@ -108,6 +108,44 @@ class Repository:
                 found[path] = parts[2]
         return found
 
+    def departures(self, older: str, newer: str) -> dict[str, str | None]:
+        """Each path of `older`'s files that `newer` no longer has there: where it moved (a
+        rename git detects), or None when it was deleted."""
+        fields = self._git("diff-tree", "-r", "-z", "-M", "--name-status", "--diff-filter=DR", older,
+                           newer).stdout.decode("utf-8", "replace").split("\0")
+        found: dict[str, str | None] = {}
+        i = 0
+        while i + 1 < len(fields):
+            status, old = fields[i], fields[i + 1]
+            if status.startswith("R") and i + 2 < len(fields):
+                found[old] = fields[i + 2]
+                i += 3
+            else:
+                found[old] = None
+                i += 2
+        return found
+
+    def added_lines(self, older: str, newer: str, pathspecs: Sequence[str] = ()) -> dict[str, str]:
+        """Path -> the lines `newer` added to it since `older` (a new file: all of them), for the
+        paths matching `pathspecs` (all when none)."""
+        output = self._git("diff", "-U0", "--no-color", "--no-renames", "--no-ext-diff", "--diff-filter=AM", older,
+                           newer, "--", *pathspecs).stdout.decode("utf-8", "replace")
+        added: dict[str, list[str]] = {}
+        lines: list[str] | None = None
+        for line in output.splitlines():
+            if line.startswith("+++ "):
+                lines = added.setdefault(line[6:], []) if line.startswith("+++ b/") else None
+            elif line.startswith("+") and lines is not None:
+                lines.append(line[1:])
+        return {path: "\n".join(lines) for path, lines in added.items()}
+
+    def grep(self, revision: str, words: Iterable[str]) -> set[str]:
+        """The paths of the files at `revision` that hold one of `words`, as a whole word."""
+        patterns = [argument for word in words for argument in ("-e", word)]
+        output = self._git("grep", "-l", "-z", "-F", "-w", *patterns, revision, "--",
+                           check=False).stdout.decode("utf-8", "replace")
+        return {entry.removeprefix(f"{revision}:") for entry in output.split("\0") if entry}
+
     def blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
         """The contents of many blobs from one `git cat-file --batch` process."""
         wanted = list(dict.fromkeys(shas))

@@ -165,6 +165,8 @@ def _cargo_group(dependency: tuple[str, ...]) -> str:
 def _cargo_toml_hits(text: str, _context: Context) -> Iterator[Hit]:
     dependencies: list[tuple[tuple[str, ...], Span]] = []  # (dependency's full path, its key)
     renamed: dict[tuple[str, ...], Span] = {}  # dependency's full path -> `package = "real"`
+    # `path = "../wincolor"`: a crate of the repository's own (a workspace member), no choice.
+    local: set[tuple[str, ...]] = set()
     for entry in TomlScan(text).entries:
         path = tuple(key.text for key in entry.path)
         depth = _cargo_table_depth(path)
@@ -173,8 +175,12 @@ def _cargo_toml_hits(text: str, _context: Context) -> Iterator[Hit]:
         dependencies.append((path[: depth + 1], entry.path[depth]))
         if path[depth + 1 :] == ("package",) and entry.strings:
             renamed[path[: depth + 1]] = entry.strings[0]
+        elif path[depth + 1 :] == ("path",):
+            local.add(path[: depth + 1])
     reported: set[int] = set()
     for dependency, key in dependencies:
+        if dependency in local:
+            continue
         name = renamed.get(dependency, key)
         if name.start not in reported and _CRATE_NAME.fullmatch(name.text):
             reported.add(name.start)

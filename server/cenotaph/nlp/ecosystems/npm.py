@@ -186,19 +186,34 @@ def _npm_override_target(selector: str) -> tuple[int, int] | None:
 # A dependency whose spec points into the repository or at a git repository is one of the
 # project's own packages (a workspace member, a fixture), not a third-party choice.
 _LOCAL_SPEC = re.compile(r"(?:file|link|workspace|portal|git\+[a-z]+|git|github|gitlab|bitbucket):|\.{0,2}/|~/")
+_URL_SPEC = re.compile(r"[a-z][a-z0-9+.-]*://", re.IGNORECASE)
+
+
+def _own_build(spec: str, own: str) -> bool:
+    """Whether `spec` installs the package.json's own package under another name: an `npm:`
+    alias of it, or a URL of a build of it (a pull request's, `https://pkg.pr.new/…/own@sha`)."""
+    if spec.startswith("npm:"):
+        length = _npm_name_length(spec[4:], "@")
+        return length is not None and spec[4 : 4 + length] == own
+    return _URL_SPEC.match(spec) is not None and re.search(rf"/{re.escape(own)}(?=[@/#?]|$)", spec) is not None
 
 
 def _package_json_hits(text: str, _context: Context) -> Iterator[Hit]:
     dependencies: dict[tuple[str, str], tuple[int, int]] = {}  # (section, key) -> name span
     local: set[tuple[str, str]] = set()
+    specs: dict[tuple[str, str], str] = {}
+    own = ""  # the package's own name
     others: list[tuple[int, int, str]] = []  # name span and group
     for path, is_key, start, end in _json_strings(text):
         value = text[start:end]
         section = path[0] if path else ""
-        if is_key and len(path) == 1 and section in _NPM_DEPENDENCY_OBJECTS:
+        if not is_key and path == ("name",):
+            own = value
+        elif is_key and len(path) == 1 and section in _NPM_DEPENDENCY_OBJECTS:
             if _npm_name_length(value, ""):  # the whole key is a package name
                 dependencies[(section, value)] = (start, end)
         elif not is_key and len(path) == 2 and section in _NPM_DEPENDENCY_OBJECTS:
+            specs[(section, path[1])] = value
             # `"alias": "npm:real@^1"` installs `real`.
             length = _npm_name_length(value[4:], "@") if value.startswith("npm:") else None
             if length:
@@ -212,7 +227,7 @@ def _package_json_hits(text: str, _context: Context) -> Iterator[Hit]:
             if target := _npm_override_target(value):
                 others.append((start + target[0], start + target[1], "override"))
     for (section, key), (start, end) in dependencies.items():
-        if (section, key) not in local:
+        if (section, key) not in local and not (own and _own_build(specs.get((section, key), ""), own)):
             yield Hit(start, end, "npm", "declaration", _NPM_GROUPS[section])
     for start, end, group in others:
         yield Hit(start, end, "npm", "declaration", group)
@@ -329,7 +344,8 @@ ECOSYSTEMS = (
         project_installers=(_project("npm", "uninstall remove rm un r unlink"),
                             _project("pnpm", "remove rm uninstall un", _PNPM_OPTIONS), _project("yarn", "remove"),
                             _project("bun", "remove rm")),
-        is_type_stubs=lambda key: key.startswith("@types/"),
+        # DefinitelyTyped's scope, and a scope of types for another tool's plugins (`@eslint-types/import`).
+        is_type_stubs=lambda key: re.match(r"@(?:[a-z0-9._~-]+-)?types/", key) is not None,
         project_urls=_project_urls,
     ),
 )
