@@ -21,6 +21,7 @@ from cenotaph.memory.core.audit import verify
 from cenotaph.memory.errors import Conflict
 from cenotaph.memory.service import Memory
 from cenotaph.store import approaches, events, memories, vectors
+from cenotaph.store.memories import Scope
 from cenotaph.store.migrations import SchemaTooNew
 from cenotaph.store.postgres import fulltext
 from cenotaph.store.postgres.db import (
@@ -233,6 +234,11 @@ def test_a_store_made_before_the_stored_signs_gets_them_and_loses_the_unused_hns
         conn.execute("CREATE INDEX memory_vectors_hnsw ON memory_vectors USING hnsw (embedding vector_cosine_ops)")
         conn.execute("CREATE FUNCTION cenotaph_phrase_frequency(tsvector, text[], text) RETURNS float8 "
                      "LANGUAGE sql RETURN 0")  # migration 4's, which migration 6 drops
+        conn.execute("ALTER TABLE memories ALTER COLUMN fts SET STORAGE EXTENDED")
+        long = " ".join(f"word{i}" for i in range(300))  # a row whose vector is stored out of line
+        conn.execute("UPDATE memories SET content = %s WHERE id = %s", (long, ids[0]))
+        (chunk,) = conn.execute("SELECT pg_column_toast_chunk_id(fts) FROM memories WHERE id = %s", (ids[0],)).fetchone()
+        assert chunk is not None  # positive control: schema 4 kept it out of line
         conn.execute("DELETE FROM schema_migrations WHERE version >= 5")
     store = open_store(url)
     try:
@@ -243,8 +249,12 @@ def test_a_store_made_before_the_stored_signs_gets_them_and_loses_the_unused_hns
             counter = conn.execute("SELECT to_regprocedure('cenotaph_phrase_frequency(tsvector, text[], text)')"
                                    ).fetchone()[0]
             bm25 = conn.execute("SELECT to_regprocedure('cenotaph_bm25(float8, integer, float8, float8)')").fetchone()[0]
+            (chunk,) = conn.execute("SELECT pg_column_toast_chunk_id(fts) FROM memories WHERE id = ?", (ids[0],)
+                                    ).fetchone()
+            found = memories.fts_search(conn, '"word299"', Scope(projects=("p",)), 5)
         assert store.schema_version == 6 and index is None and unsigned == 0
         assert counter is None and bm25 is not None  # the search's own function stays
+        assert chunk is None and [row for row, _ in found] == [ids[0]]  # kept in the row, and found
         assert nearest[0][0] == ids[3] and nearest[0][1] == pytest.approx(1.0)  # a row stored before the upgrade
         assert len(nearest) == 5
     finally:
