@@ -3,12 +3,11 @@ cluster, applying a summary keeps its sources out of recall until the summary is
 
 from __future__ import annotations
 
-import json
-
 from cenotaph.app import open_store
 from cenotaph.memory.context import Context
+from cenotaph.memory.operations.importing import ImportItem
 from cenotaph.memory.service import Memory
-from tests.conftest import AGENT, cli_store
+from tests.conftest import AGENT, HUMAN, cli_memory, cli_store
 from tests.e2e.test_cli_trust import js, run
 
 P = ("--project", "p")
@@ -22,12 +21,14 @@ def recalled(env):
     return [r["id"] for r in js(env, "recall", QUERY, *P)["results"] if r["result_type"] == "memory"]
 
 
-def test_compact_apply_then_forget_the_summary(cli_env, tmp_path):
-    history = tmp_path / "history.jsonl"
-    history.write_text("".join(json.dumps({"content": t, "valid_from": "2025-06-01"}) + "\n"
-                               for t in [*DEPLOY, "Logs are shipped to Loki and kept for 14 days."]))
-    run(cli_env, "import", str(history), *P)
-    run(cli_env, "remember", "The release branch is deployed on Tuesdays, every week.", "--force", *P)  # too recent
+def test_compact_apply_then_forget_the_summary(cli_env, embedder, analyzer):
+    with cli_memory(cli_env, embedder, analyzer) as memory:  # the history to compact: the setting, not the test
+        texts = [*DEPLOY, "Logs are shipped to Loki and kept for 14 days."]
+        items = [ImportItem(t, valid_from="2025-06-01") for t in texts]
+        assert memory.import_memories(HUMAN, items, project="p").imported == 4
+        too_recent = memory.remember(HUMAN, "The release branch is deployed on Tuesdays, every week.", project="p",
+                                     force=True)
+        assert too_recent.id == 5
 
     clusters = js(cli_env, "compact", *P)["clusters"]
     assert [c["member_ids"] for c in clusters] == [[1, 2, 3]]

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 
+from cenotaph.memory.operations.importing import ImportItem
+
+from tests.conftest import HUMAN, cli_memory
 from tests.e2e.test_cli import run
 from tests.memory.test_concepts import OTHERS, POSTGRES
 
@@ -15,11 +18,11 @@ def recalled(env) -> set[str]:
     return {r["content"] for r in out["results"]}
 
 
-def test_done_when_a_merge_outlives_rebuild_and_recall_follows_it(cli_env, tmp_path):
-    run(cli_env, "remember", POSTGRES[0], "--project", "p")
-    lines = tmp_path / "others.jsonl"  # one process for the rest: each command loads the model
-    lines.write_text("".join(json.dumps({"content": t}) + "\n" for t in POSTGRES[1:] + OTHERS))
-    run(cli_env, "import", str(lines), "--project", "p")
+def test_done_when_a_merge_outlives_rebuild_and_recall_follows_it(cli_env, embedder, analyzer):
+    with cli_memory(cli_env, embedder, analyzer) as memory:  # the memories are the setting, not the test
+        assert memory.remember(HUMAN, POSTGRES[0], project="p").stored
+        report = memory.import_memories(HUMAN, [ImportItem(t) for t in POSTGRES[1:] + OTHERS], project="p")
+        assert report.imported == len(POSTGRES[1:] + OTHERS)
     # Before the merge, the memories that say "PostgreSQL" and "postgres" are not found.
     assert not recalled(cli_env) & set(POSTGRES[:2])
 

@@ -9,9 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cenotaph.app import open_store
 
-from tests.conftest import cli_store
+from tests.conftest import HUMAN, cli_memory
 from tests.e2e.test_cli import run
 from tests.memory.secrets_corpus import LOOK_ALIKES, SECRETS
 from tests.memory.test_forget_gone import raw_bytes
@@ -54,15 +53,13 @@ def test_import_refuses_each_secret_line_by_number_and_takes_the_look_alikes(cli
     assert not any(secret in json.dumps(refused) for _, _, secret in SECRETS)
 
 
-def test_repair_check_reports_a_secret_stored_before_screening(cli_env):
-    run(cli_env, "remember", "the deploy user's key is in the vault", "--project", "p")
+def test_repair_check_reports_a_secret_stored_before_screening(cli_env, embedder, analyzer):
+    with cli_memory(cli_env, embedder, analyzer) as memory:
+        assert memory.remember(HUMAN, "the deploy user's key is in the vault", project="p").id == 1
     assert "secret stored" not in run(cli_env, "repair", "--check").stdout  # the positive control
-    store = open_store(cli_store(cli_env))
-    try:
-        with store.write() as tx:  # an old store: written before every write was screened
-            tx.execute("UPDATE memories SET content = ? WHERE memory_id = 1", (f"the key is {AWS} for the deploy user",))
-    finally:
-        store.close()
+    with cli_memory(cli_env, embedder, analyzer) as memory, memory.ctx.store.write() as tx:
+        # An old store: written before every write was screened.
+        tx.execute("UPDATE memories SET content = ? WHERE memory_id = 1", (f"the key is {AWS} for the deploy user",))
     proc = run(cli_env, "repair", "--check", check=False)
     assert proc.returncode == 1
     assert "secret stored (forget it): memory #1 v1 content: AWS Access Key at 11–31" in proc.stdout

@@ -62,6 +62,17 @@ def test_every_real_shape_and_prose_secret_is_found(source, text, secret):
     assert secret not in redacted and redacted.startswith(text[:min(f.start for f in found)])
 
 
+def test_a_url_password_is_found_whatever_comes_before_its_scheme():
+    """The scheme may follow a letter, a digit or a space, and a 50,000-letter word before the
+    URL or in place of it changes nothing (it is read once, not once per letter)."""
+    word = "y" * 50_000
+    for before in ("clone x", "clone 1", "clone ", f"run {word} then "):
+        text = f"{before}git+ssh://deploy:Zq8!rT2w@host/repo"
+        start = text.index("Zq8!rT2w")
+        assert secrets.scan(text) == [secrets.Finding("Basic Auth Credentials", start, start + 8)], before
+    assert secrets.scan(word) == [] and secrets.scan(f"clone {word}/repo") == []
+
+
 def test_prose_secrets_are_redacted_to_their_value():
     assert secrets.redact("the db password is hunter2") == "the db password is [REDACTED:Password]"
     assert (secrets.redact("staging login is admin / Tr0ub4dor-x9Q2-Lm7Z")
