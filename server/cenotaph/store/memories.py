@@ -20,6 +20,10 @@ _NAMES = tuple(c.strip() for c in COLUMNS.split(","))
 _M_COLUMNS = ", ".join(f"m.{name}" for name in _NAMES)
 _JSON_LIST_FIELDS = {"tags", "reinstate_hints", "gotchas"}
 _JSON_POSITIONS = tuple(i for i, name in enumerate(_NAMES) if name in _JSON_LIST_FIELDS)
+# bm25()'s weight of a match in each full-text column, in the index's column order: content,
+# lemmas, context. PostgreSQL weighs its labels A, B, C alike (store/postgres/memories.py).
+BM25_WEIGHTS = (1.0, 0.6, 0.25)
+_BM25 = f"-bm25(memory_fts, {', '.join(map(str, BM25_WEIGHTS))})"
 
 
 def _row(values: Sequence[Any]) -> MemoryRow:
@@ -141,7 +145,7 @@ def fts_search(conn: Any, match: str, scope: Scope, limit: int,
         where += " AND m.valid_from >= ? AND m.valid_from < ?"
         params = [*params, *valid_from_between]
     rows = conn.execute(
-        f"""SELECT m.id, -bm25(memory_fts, 1.0, 0.6, 0.25) AS score
+        f"""SELECT m.id, {_BM25} AS score
             FROM memory_fts JOIN memories m ON m.id = memory_fts.rowid
             WHERE memory_fts MATCH ? AND {where}
             ORDER BY score DESC, m.id LIMIT ?""",
@@ -158,7 +162,7 @@ def fts_term_hits(conn: Any, match: str, scope: Scope, store_idf: float) -> list
     the caller's, serves the dialects whose rank has none."""
     where, params = scope.where()
     rows = conn.execute(
-        f"""SELECT m.id, -bm25(memory_fts, 1.0, 0.6, 0.25), m.valid_from
+        f"""SELECT m.id, {_BM25}, m.valid_from
             FROM memory_fts JOIN memories m ON m.id = memory_fts.rowid
             WHERE memory_fts MATCH ? AND {where}""",
         [match, *params],

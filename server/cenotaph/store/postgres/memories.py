@@ -8,11 +8,14 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from cenotaph.store.memories import Scope, idf
+from cenotaph.store.memories import BM25_WEIGHTS, Scope, idf
 from cenotaph.store.postgres import fulltext
 
-# A phrase occurrence's weight: bm25()'s 1, 0.6 and 0.25 for content A, lemmas B, context C.
-_WEIGHT = "CASE o1.weight WHEN 'A' THEN 1.0::float8 WHEN 'B' THEN 0.6::float8 ELSE 0.25::float8 END"
+# A phrase occurrence's weight: bm25()'s for its column's label (content A, lemmas B, context C).
+_LABELS = tuple(fulltext.COLUMN_WEIGHTS.values())
+_WEIGHT = "CASE o1.weight {} ELSE {}::float8 END".format(
+    " ".join(f"WHEN '{label}' THEN {weight}::float8"
+             for label, weight in zip(_LABELS[:-1], BM25_WEIGHTS[:-1], strict=True)), BM25_WEIGHTS[-1])
 
 
 def term_documents(conn: Any, terms: Sequence[str]) -> dict[str, int]:
@@ -59,13 +62,13 @@ def fts_search(conn: Any, match: str, scope: Scope, limit: int,
     given = documents if documents is not None and len(documents) == len(phrases) else [None] * len(phrases)
     counts = [n if n is not None and len(p.words) == 1 and p.labels == fulltext.ALL_COLUMNS
               else _rows_matching(conn, p.tsquery) for p, n in zip(phrases, given, strict=True)]
-    total, _ = _totals(conn)
-    sql, sql_params = _scored(conn, query, [idf(total, n) for n in counts], where, params)
+    total, average = _totals(conn)
+    sql, sql_params = _scored(query, [idf(total, n) for n in counts], average, where, params)
     rows = conn.execute(f"{sql} ORDER BY score DESC, hit.id LIMIT ?", [*sql_params, limit])
     return [(r[0], float(r[1])) for r in rows]
 
 
-def _scored(conn: Any, query: fulltext.Query, idfs: Sequence[float], where: str, params: Sequence[Any],
+def _scored(query: fulltext.Query, idfs: Sequence[float], average: float, where: str, params: Sequence[Any],
             extra: str = "") -> tuple[str, list[Any]]:
     """The statement giving each matching row in scope (`hit.id`, its `score`, then the column
     `extra` names) and its parameters. A phrase's weighted count in a row is found set-wise: each
@@ -74,7 +77,6 @@ def _scored(conn: Any, query: fulltext.Query, idfs: Sequence[float], where: str,
     phrase's BM25 is then added in the expression's order, as bm25() adds them. (A per-row SQL
     function counting a phrase, which unnested the row's whole vector once per phrase, took 30 to
     40 times SQLite's time at 10,000 memories.)"""
-    _, average = _totals(conn)
     words = sorted({w for p in query.phrases for w in p.words})
     branches, branch_params = [], []
     for i, phrase in enumerate(query.phrases):
@@ -86,8 +88,8 @@ def _scored(conn: Any, query: fulltext.Query, idfs: Sequence[float], where: str,
         branch_params += [*phrase.words[1:], phrase.words[0], phrase.labels]
     score = " + ".join(f"cenotaph_bm25(coalesce(max(f.frequency) FILTER (WHERE f.phrase = {i}), 0::float8), "
                        "hit.fts_tokens, ?, ?)" for i in range(len(query.phrases)))
-    carried = f", hit.{extra}" if extra else ""
-    sql = (f"WITH hit AS MATERIALIZED (SELECT m.id, m.fts_tokens{f', m.{extra}' if extra else ''}, "
+    picked, carried = (f", m.{extra}", f", hit.{extra}") if extra else ("", "")
+    sql = (f"WITH hit AS MATERIALIZED (SELECT m.id, m.fts_tokens{picked}, "
            "ts_delete(m.fts, tsvector_to_array(ts_delete(m.fts, ?::text[]))) AS narrowed "
            f"FROM memories m WHERE m.fts @@ ?::tsquery AND {where}), "
            "occ AS MATERIALIZED (SELECT hit.id, l.lexeme, o.position, o.weight FROM hit, unnest(hit.narrowed) AS l, "
@@ -117,7 +119,8 @@ def fts_term_hits(conn: Any, match: str, scope: Scope, store_idf: float) -> list
     if query is None:
         return []
     where, params = scope.where()
-    sql, sql_params = _scored(conn, query, [store_idf], where, params, extra="valid_from")
+    _, average = _totals(conn)
+    sql, sql_params = _scored(query, [store_idf], average, where, params, extra="valid_from")
     return [(r[0], float(r[1]), r[2]) for r in conn.execute(sql, sql_params)]
 
 

@@ -470,8 +470,9 @@ def _m0006_phrase_counts_set_wise(conn: Any) -> None:
     """A phrase's count in a row is found set-wise by the search itself (store/postgres/memories.py):
     migration 4's per-row function, 30 to 40 times slower, has no caller left. That search reads
     each matching row's `tsvector`; kept in the row (compressed if need be) rather than out of line,
-    where a read costs a TOAST lookup, it takes half the time. The rows already there are rewritten
-    (an update that changes nothing recomputes the column), once: a few seconds at 100,000."""
+    where a read costs a TOAST lookup, it takes half the time. The rows already there are
+    rewritten once (an update that changes nothing recomputes the column), as long as rewriting
+    the table takes."""
     conn.execute("DROP FUNCTION cenotaph_phrase_frequency(tsvector, text[], text)")
     conn.execute("ALTER TABLE memories ALTER COLUMN fts SET STORAGE MAIN")
     conn.execute("UPDATE memories SET content = content")
