@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -92,3 +93,40 @@ def test_a_store_folder_missing_at_start_is_told_plainly_and_nothing_is_created(
     done = audit(tmp_path / "there" / "cenotaph.db")
     assert done.returncode == 0 and "the event log is intact" in done.stdout, done.stderr
     assert (tmp_path / "there" / "cenotaph.db").is_file()
+
+
+@pytest.mark.sqlite_only("the store's file leaves its path")
+@pytest.mark.parametrize("moved", [True, False], ids=["folder moved away", "folder in place (control)"])
+def test_a_reader_opened_after_the_file_left_its_path_creates_no_empty_store(tmp_path: Path, moved: bool):
+    from cenotaph.store.connect import StoreFault
+    from cenotaph.store.db import Store
+
+    (tmp_path / "store").mkdir()
+    store = Store(tmp_path / "store" / "cenotaph.db")
+    reading, done = threading.Event(), threading.Event()
+
+    def hold_a_read() -> None:  # as the editor's change poll does, beside the request
+        with store.read():
+            reading.set()
+            done.wait(30)
+
+    holder = threading.Thread(target=hold_a_read)
+    try:
+        with store.write() as conn:
+            conn.execute("INSERT INTO meta (key, value) VALUES ('probe', 'kept')")
+        holder.start()
+        assert reading.wait(30)
+        # Every reader opened so far is busy, so the next read opens one by the store's path.
+        if moved:
+            (tmp_path / "store").rename(tmp_path / "moved")
+            with pytest.raises(StoreFault, match="^the store's file is gone from its folder"):
+                with store.read() as conn:
+                    conn.execute("SELECT value FROM meta WHERE key = 'probe'").fetchone()
+            assert not (tmp_path / "store").exists()
+        else:
+            with store.read() as conn:
+                assert conn.execute("SELECT value FROM meta WHERE key = 'probe'").fetchone()[0] == "kept"
+    finally:
+        done.set()
+        holder.join(30)
+        store.close()

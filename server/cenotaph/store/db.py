@@ -259,7 +259,10 @@ class Store(MetaMixin):
         with self._readers_lock:
             if self._idle_readers:
                 return self._idle_readers.pop()
-        reader = open_connection(self.path)
+        # A new reader opens the file by its path: once the file has left it (folder moved, mount
+        # gone), SQLite would create an empty store there and the read would fail on a missing table.
+        self._check_in_place()
+        reader = open_connection(self.path, create_folder=False)
         with self._readers_lock:
             self._readers.append(reader)
         return reader
