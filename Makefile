@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 NODE_TOOLS := tests/tools/node
 NODE_STAMP := $(NODE_TOOLS)/node_modules/.installed
 
-.PHONY: setup test-tools demo test dist vsix bench bench-plot bench-locomo pg-up pg-down clean
+.PHONY: setup test-tools demo test test-python test-neovim test-vscode dist vsix bench bench-plot bench-locomo pg-up pg-down clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,11 +26,20 @@ test-tools: $(NODE_STAMP)
 demo: setup
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash scripts/demo.sh
 
-# Three workers on two cores: much of a test's time is waiting on its own processes and servers
-# (pytest alone: 15 min 17 s with three, 23 min 40 s with two, about the same with four).
+# The three suites run side by side (each one's output printed whole when it ends): the editors'
+# suites mostly wait on their editors, and pytest's three workers on two cores mostly on their own
+# processes and servers (pytest alone: 15 min 17 s with three, 23 min 40 s with two, about the
+# same with four).
 test: setup test-tools
+	$(MAKE) --no-print-directory -k -j3 --output-sync=target test-python test-neovim test-vscode
+
+test-python: setup test-tools
 	$(PY) -m pytest -q -n 3 --dist worksteal --durations=25
+
+test-neovim: setup
 	neovim-plugin/tests/run.sh
+
+test-vscode: setup
 	bash vscode-extension/scripts/ci.sh
 
 # The wheel and the sdist (the wheel with the models' tokenizer and lemma files) in dist/, for
