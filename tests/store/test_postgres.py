@@ -170,7 +170,14 @@ def test_a_read_sees_one_snapshot_while_another_machine_writes(url):
             during = conn.execute("SELECT count(*) FROM events").fetchone()[0]
         with reader.read() as conn:
             after = conn.execute("SELECT count(*) FROM events").fetchone()[0]
+        # A write on the connection a read had is back at read committed: it sees what others
+        # committed while it waited for the write lock.
+        with reader.write() as conn:
+            writing = conn.execute("SHOW transaction_isolation").fetchone()[0]
+        with reader.read() as conn:
+            reading = conn.execute("SHOW transaction_isolation").fetchone()[0]
     assert during == before and after == before + 1  # positive control: the next read sees it
+    assert (reading, writing) == ("repeatable read", "read committed")
 
 
 def test_a_rolled_back_append_leaves_no_gap_in_the_chain(url):

@@ -134,6 +134,10 @@ class PostgresStore(MetaMixin):
         waited = busy_timeout_ms() / 1000 if wait is None else wait
         try:
             with self._pool.connection() as conn:
+                # A read is one snapshot for the whole read, as SQLite's read transaction is:
+                # counts and rows read apart must agree (recall's IDF divides them). Its BEGIN says
+                # so itself (setting the level here sends nothing to the server).
+                conn.isolation_level = None if writing else psycopg.IsolationLevel.REPEATABLE_READ
                 with conn.transaction():
                     local.conn, local.writing = conn, writing
                     try:
@@ -143,10 +147,6 @@ class PostgresStore(MetaMixin):
                             conn.execute(f"SET LOCAL lock_timeout = {max(1, int(waited * 1000))}")
                             conn.execute("SELECT pg_advisory_xact_lock(?)", (WRITE_LOCK,))
                             conn.execute("SET LOCAL lock_timeout = 0")
-                        else:
-                            # One snapshot for the whole read, as SQLite's read transaction has:
-                            # counts and rows read apart must agree (recall's IDF divides them).
-                            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
                         yield conn
                     finally:
                         local.conn = None
