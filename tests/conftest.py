@@ -69,6 +69,21 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "install: Cenotaph built as a wheel and installed into a fresh environment")
 
 
+# The folders whose tests run longest (a minute or two each: many processes, fuzzers, a large
+# store) start first: pytest-xdist's workers then share out the short ones at the end instead of
+# two of them waiting on a third's long test (longest-first keeps the last minute busy).
+LONG_FIRST = ("reliability", "e2e", "mcp", "lsp")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        parts = item.path.relative_to(config.rootpath).parts
+        folder = parts[1] if len(parts) > 2 and parts[0] == "tests" else ""
+        return LONG_FIRST.index(folder) if folder in LONG_FIRST else len(LONG_FIRST)
+
+    items.sort(key=rank)  # stable: each folder's and module's own order is kept
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "store_kind" not in metafunc.fixturenames:
         return
