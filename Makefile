@@ -26,10 +26,10 @@ test-tools: $(NODE_STAMP)
 demo: setup
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash scripts/demo.sh
 
-# The three suites run side by side (each one's output printed whole when it ends): the editors'
-# suites mostly wait on their editors, and pytest's three workers on two cores mostly on their own
-# processes and servers (pytest alone: 15 min 17 s with three, 23 min 40 s with two, about the
-# same with four).
+# The three suites run side by side (each one's output printed whole when it ends): 15–16 min here
+# against 21 min 47 s one after another. The suite is CPU-bound on two cores, so this saves the
+# editors' wall time, not their CPU (185 CPU-s); pytest runs on three workers (23 min 40 s alone
+# on two, no faster on four). docs/benchmarks-history.md has the measurements.
 test: setup test-tools
 	$(MAKE) --no-print-directory -k -j3 --output-sync=target test-python test-neovim test-vscode
 

@@ -119,9 +119,8 @@ def test_a_reader_opened_after_the_file_left_its_path_creates_no_empty_store(tmp
         # Every reader opened so far is busy, so the next read opens one by the store's path.
         if moved:
             (tmp_path / "store").rename(tmp_path / "moved")
-            with pytest.raises(StoreFault, match="^the store's file is gone from its folder"):
-                with store.read() as conn:
-                    conn.execute("SELECT value FROM meta WHERE key = 'probe'").fetchone()
+            with pytest.raises(StoreFault, match="^the store's file is gone from its folder"), store.read() as conn:
+                conn.execute("SELECT value FROM meta WHERE key = 'probe'").fetchone()
             assert not (tmp_path / "store").exists()
         else:
             with store.read() as conn:
