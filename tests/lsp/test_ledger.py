@@ -281,7 +281,7 @@ async def test_silences_are_listed_in_the_ledger_and_lifted_there(memory, serve,
 
 
 def test_the_ledger_lists_the_projects_top_concepts_with_aliases_and_neighbours(memory):
-    from cenotaph.lsp.features.ledger import render_for
+    from cenotaph.ledger import render_for
 
     for text in ("Redis connection pool size is 50", "The HTTP connection pool holds 10 sockets",
                  "PostgreSQL needs pgbouncer", "The pg dump runs nightly"):

@@ -13,13 +13,13 @@ from pathlib import Path
 import httpx2
 import jsonschema
 import pytest
+from cenotaph.mcp.endpoints import endpoints_dir, read_endpoints, store_key, write_endpoint_file
+from cenotaph.mcp.listener import MIN_TOKEN_LENGTH, open_http
+from cenotaph.memory.errors import InvalidInput
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
 
-from cenotaph.mcp.endpoints import endpoints_dir, read_endpoints, store_key, write_endpoint_file
-from cenotaph.mcp.http import MIN_TOKEN_LENGTH, serve_http
-from cenotaph.memory.errors import InvalidInput
 from tests.conftest import REPO
 from tests.mcp.conftest import PROJECT
 
@@ -36,7 +36,7 @@ def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 async def endpoint(memory):
-    served = await serve_http(memory, project=PROJECT)
+    served = await open_http(memory, project=PROJECT)
     yield served
     await served.stop()
 
@@ -95,7 +95,7 @@ async def test_foreign_origin_and_host_are_refused_before_authentication(endpoin
 
 
 async def test_url_token_and_endpoint_file(endpoint, state_home, memory):
-    report = endpoint.report().model_dump()
+    report = endpoint.report()
     schema = json.loads((REPO / "shared_schema" / "endpoint.schema.json").read_text())
     jsonschema.validate(report, schema)
     assert len(endpoint.token) >= MIN_TOKEN_LENGTH
@@ -112,8 +112,8 @@ async def test_url_token_and_endpoint_file(endpoint, state_home, memory):
 
 
 async def test_each_start_has_its_own_token_and_stop_removes_the_file(memory):
-    first = await serve_http(memory, project=PROJECT, endpoint_file=False)
-    second = await serve_http(memory, project=PROJECT)
+    first = await open_http(memory, project=PROJECT, endpoint_file=False)
+    second = await open_http(memory, project=PROJECT)
     try:
         assert first.token != second.token and first.url != second.url
         assert first.endpoint_file is None
@@ -134,9 +134,9 @@ async def test_each_start_has_its_own_token_and_stop_removes_the_file(memory):
 ])
 async def test_non_loopback_needs_allow_remote_and_a_token(memory, options):
     with pytest.raises(InvalidInput) as refused:
-        await serve_http(memory, project=PROJECT, **options)
+        await open_http(memory, project=PROJECT, **options)
     assert refused.value.field == "host"
-    loopback = await serve_http(memory, project=PROJECT, host="127.0.0.1", endpoint_file=False)
+    loopback = await open_http(memory, project=PROJECT, host="127.0.0.1", endpoint_file=False)
     await loopback.stop()
 
 
@@ -154,3 +154,62 @@ def test_stale_endpoint_files_are_recognised_and_replaced(state_home):
     assert again == live
     assert [r.url for r in read_endpoints()] == ["http://127.0.0.1:3/mcp"]
     assert sorted(p.name for p in endpoints_dir().iterdir()) == [f"{os.getpid()}.json"]
+
+
+LAZY_PROBE = """
+import asyncio, http.client, json, sys
+from cenotaph.app import open_memory
+from cenotaph.mcp.listener import open_http
+
+def loaded():
+    return {name: name in sys.modules for name in ("cenotaph.mcp.http", "uvicorn", "mcp")}
+
+def post(url):
+    host, port = url.split("/")[2].split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=60)
+    connection.request("POST", "/mcp", body=json.dumps(INITIALIZE), headers=HEADERS)
+    return connection.getresponse().status
+
+async def main():
+    endpoint = await open_http(open_memory(sys.argv[1]), project="acme/app", endpoint_file=False)
+    before = loaded()
+    status = await asyncio.to_thread(post, endpoint.url)  # waits in the queue while the stack loads
+    after = loaded()
+    await endpoint.stop()
+    print(json.dumps({"before": before, "status": status, "after": after}))
+
+INITIALIZE, HEADERS = json.loads(sys.argv[2]), json.loads(sys.argv[3])
+asyncio.run(main())
+"""
+
+
+def test_the_mcp_stack_loads_when_the_first_connection_arrives(tmp_path):
+    done = subprocess.run([sys.executable, "-c", LAZY_PROBE, str(tmp_path / "c.db"), json.dumps(INITIALIZE),
+                           json.dumps(MCP_HEADERS)], cwd=REPO, capture_output=True, text=True, timeout=120, check=True)
+    out = json.loads(done.stdout)
+    assert out["before"] == {"cenotaph.mcp.http": False, "uvicorn": False, "mcp": False}
+    # The first request (without the token) was answered by the real stack, loaded for it.
+    assert out["status"] == 401
+    assert out["after"] == {"cenotaph.mcp.http": True, "uvicorn": True, "mcp": True}
+
+
+async def test_a_stack_that_cannot_load_closes_the_endpoint(memory, monkeypatch):
+    from cenotaph.mcp import http as mcp_http
+
+    async def broken(endpoint):
+        raise RuntimeError("the MCP SDK is broken here")
+
+    working = await open_http(memory, project=PROJECT, endpoint_file=False)  # the control
+    assert (await _post(working.url, Authorization=f"Bearer {working.token}")).status_code == 200
+    await working.stop()
+    monkeypatch.setattr(mcp_http, "start_serving", broken)
+    endpoint = await open_http(memory, project=PROJECT)
+    file = endpoint.endpoint_file
+    assert file.exists()
+    # The waiting connection is dropped, the file that sent agents here is gone, the next is refused.
+    with pytest.raises((httpx2.RemoteProtocolError, httpx2.ReadError, httpx2.ConnectError)):
+        await _post(endpoint.url, Authorization=f"Bearer {endpoint.token}")
+    assert not file.exists()
+    with pytest.raises(httpx2.ConnectError):
+        await _post(endpoint.url, Authorization=f"Bearer {endpoint.token}")
+    await endpoint.stop()  # stopping again is harmless

@@ -14,6 +14,7 @@ from pydantic.alias_generators import to_camel
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
+from cenotaph.ledger import one_line, shared_by, where
 from cenotaph.memory.errors import CenotaphError, Unavailable
 from cenotaph.memory.models import ApproachCheck
 from cenotaph.memory.team.folder import RepoApproach, source_of
@@ -82,26 +83,6 @@ def file_path(uri: str) -> Path | None:
 def to_range(line: int, start: int, end: int, end_line: int | None = None) -> types.Range:
     return types.Range(start=types.Position(line=line, character=start),
                        end=types.Position(line=line if end_line is None else end_line, character=end))
-
-
-def one_line(text: str, limit: int = 200) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
-
-
-def where(approach: ApproachRow, scope: str | None) -> str:
-    if scope == "project":
-        return "here"
-    if scope == "global" or approach.project == "":
-        return "everywhere"
-    return f"in {approach.project}"
-
-
-def shared_by(approach: ApproachRow) -> str:
-    """`shared in the repository by Ada Lovelace, 2026-03-01` for an approach shared there, else ``."""
-    if source_of(approach) != "repo":
-        return ""
-    return f"shared in the repository by {approach.actor}, {approach.created_at[:10]}"
 
 
 def approach_summary(approach: ApproachRow, scope: str | None) -> str:

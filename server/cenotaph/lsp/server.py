@@ -106,7 +106,7 @@ class CenotaphServer(LanguageServer):
         self.seen_generation = -1  # the shared folders' state the open documents reflect
         self.shared_problem_uris: set[str] = set()  # shared files published with a problem
         self.background: set[asyncio.Future] = set()
-        self.mcp_endpoint: Any = None  # cenotaph.mcp.http.HttpEndpoint once serving
+        self.mcp_endpoint: Any = None  # cenotaph.mcp.listener.HttpEndpoint once listening
         self.lesson_keys: dict[str, tuple[int, frozenset[str]]] = {}  # project → (event seq, reinforced lesson keys)
         self.lessons_computing: set[str] = set()  # projects whose lesson keys are being computed
 

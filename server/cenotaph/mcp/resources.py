@@ -19,7 +19,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, ServerEvent
 
-from cenotaph.lsp.features.ledger import graveyard_line, one_per_name, render_for
+from cenotaph.ledger import graveyard_line, one_per_name, render_for
 from cenotaph.mcp.tools.base import ToolEnv
 from cenotaph.mcp.tools.results import result
 from cenotaph.memory.errors import CenotaphError, NotFound

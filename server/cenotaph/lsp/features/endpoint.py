@@ -3,8 +3,6 @@ sent to the editor so that it can register the server for its agent."""
 
 from __future__ import annotations
 
-import asyncio
-import importlib
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,6 +12,7 @@ from pydantic import Field
 
 from cenotaph import project as project_resolution
 from cenotaph.lsp.convert import Wire
+from cenotaph.mcp.listener import open_http
 from cenotaph.memory.errors import CenotaphError
 
 log = logging.getLogger(__name__)
@@ -36,20 +35,17 @@ def send(ls: ServerContext, report: EndpointReport) -> None:
 
 
 async def start(ls: ServerContext) -> None:
-    """Serve MCP over HTTP from this process, on this loop, and tell the editor where."""
+    """Serve MCP over HTTP from this process, on this loop, and tell the editor where (the MCP
+    stack loads when an agent first connects)."""
     settings = ls.memory.settings
     if not settings.mcp_enabled:
         return
-    # The MCP SDK, Starlette and uvicorn take a second or more to import: not on the loop,
-    # where the editor's first diagnostics are waiting.
-    http = await asyncio.to_thread(importlib.import_module, "cenotaph.mcp.http")
-    serve_http = http.serve_http
     project = ls.folders[-1][1] if ls.folders else (ls.explicit_project or project_resolution.resolve(None, Path.cwd()))
     workspace = ls.folders[-1][0] if ls.folders else project_resolution.repository_root(Path.cwd())
     try:
-        served = await serve_http(ls.memory, project=project, host=settings.mcp_host, port=settings.mcp_port,
-                                  token=settings.mcp_token, allow_remote=settings.mcp_allow_remote,
-                                  workspace=workspace)
+        served = await open_http(ls.memory, project=project, host=settings.mcp_host, port=settings.mcp_port,
+                                 token=settings.mcp_token, allow_remote=settings.mcp_allow_remote,
+                                 workspace=workspace)
     except (CenotaphError, OSError) as exc:
         log.error("MCP over HTTP not started: %s", exc)
         ls.window_show_message(types.ShowMessageParams(
