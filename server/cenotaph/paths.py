@@ -18,6 +18,10 @@ def default_db_path() -> Path:
     return _xdg("XDG_DATA_HOME", ".local/share") / "cenotaph" / "cenotaph.db"
 
 
+def cache_dir() -> Path:
+    return _xdg("XDG_CACHE_HOME", ".cache") / "cenotaph"
+
+
 def state_dir() -> Path:
     return _xdg("XDG_STATE_HOME", ".local/state") / "cenotaph"
 

@@ -116,6 +116,12 @@ def render(ls: ServerContext, project: str) -> Ledger:
     return render_for(ls.memory, project)
 
 
+def result(ledger: Ledger) -> LedgerResult:
+    """What the `cenotaph/ledger` request answers for a rendered ledger."""
+    return LedgerResult(uri=ledger_uri(ledger.project), project=ledger.project, text=ledger.text, seq=ledger.seq,
+                        counts=LedgerCounts(**asdict(ledger.counts)))
+
+
 # --- what the client's copy shows ------------------------------------------------------------------
 
 
@@ -328,6 +334,6 @@ def register(server: ServerContext) -> None:
             ledger = await asyncio.to_thread(render, ls, project)  # off the loop, as notify_changed's
         except CenotaphError as exc:
             raise rpc_error(exc) from None
-        uri = ledger_uri(project)
-        ls.ledgers[uri] = (project, ledger.text)
-        return LedgerResult(uri=uri, project=project, text=ledger.text, seq=ledger.seq, counts=LedgerCounts(**asdict(ledger.counts))).dump()
+        answer = result(ledger)
+        ls.ledgers[answer.uri] = (project, ledger.text)
+        return answer.dump()
