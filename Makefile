@@ -31,10 +31,10 @@ test-tools: $(NODE_STAMP)
 demo: setup
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash scripts/demo.sh
 
-# The three suites run side by side (each one's output printed whole when it ends): 15–16 min here
-# against 21 min 47 s one after another. The suite is CPU-bound on two cores, so this saves the
-# editors' wall time, not their CPU (185 CPU-s); pytest runs on three workers (23 min 40 s alone
-# on two, no faster on four). docs/benchmarks-history.md has the measurements.
+# The three suites run side by side (each one's output printed whole when it ends): 11 min 30 s
+# on a fresh clone here (docs/benchmarks.md). The suite is CPU-bound on two cores, mostly the
+# processes it starts, so this saves the editors' wall time, not their CPU; pytest runs on three
+# workers.
 test: setup test-tools
 	$(MAKE) --no-print-directory -k -j3 --output-sync=target test-python test-neovim test-vscode
 
