@@ -112,10 +112,6 @@ class HttpEndpoint:
         """What the language server tells its editor (shared_schema/endpoint.schema.json)."""
         return {"url": self.url, "token": self.token, "project": self.project, "store": self.store}
 
-    @property
-    def serving(self) -> bool:
-        return self._server is not None
-
     def _on_first_connection(self) -> None:
         asyncio.get_running_loop().remove_reader(self.sock)
         if self._loading is None:
@@ -132,7 +128,7 @@ class HttpEndpoint:
             return
         with contextlib.suppress(ValueError, OSError):  # not watched (any more)
             asyncio.get_running_loop().remove_reader(self.sock)
-        try:
+        try:  # the import, most of a second, off the loop: the editor's requests go on meanwhile
             http = await asyncio.to_thread(importlib.import_module, "cenotaph.mcp.http")
             self._server, self._serving = await http.start_serving(self)
             await http.started(self._server, self._serving)
