@@ -31,7 +31,7 @@ test-tools: $(NODE_STAMP)
 demo: setup
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash scripts/demo.sh
 
-# The three suites run side by side (each one's output printed whole when it ends): 11 min 30 s
+# The three suites run side by side (each one's output printed whole when it ends): 11–11½ min
 # on a fresh clone here (docs/benchmarks.md). The suite is CPU-bound on two cores, mostly the
 # processes it starts, so this saves the editors' wall time, not their CPU; pytest runs on three
 # workers.
