@@ -113,9 +113,7 @@ def render_for(memory: Memory, project: str) -> Ledger:
     graveyard = memory.graveyard.in_scope(project)
     contradictions = memory.contradictions(project)
     deprioritised = memory.deprioritised(project)
-    from cenotaph.memory.mining.candidates import (
-        ACTION as CANDIDATE_ACTION,  # the domain loads after `initialize`
-    )
+    from cenotaph.memory.mining.candidates import ACTION as CANDIDATE_ACTION  # the domain loads after `initialize`
 
     pending = memory.proposals(project)
     proposals = [p for p in pending if p.action != CANDIDATE_ACTION]
@@ -150,8 +148,8 @@ def render_for(memory: Memory, project: str) -> Ledger:
     lines += ["", f"## Top concepts ({len(concept_lines)})", "", *(concept_lines or ["_none_"])]
     text = "\n".join(lines).rstrip() + "\n"
     counts = Counts(graveyard=len(graveyard), contradictions=len(contradictions),
-                          deprioritised=len(deprioritised), proposals=len(proposals), candidates=len(candidates),
-                          silences=len(silences))
+                    deprioritised=len(deprioritised), proposals=len(proposals), candidates=len(candidates),
+                    silences=len(silences))
     return Ledger(project, text, seq, counts)
 
 

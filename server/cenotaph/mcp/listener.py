@@ -113,21 +113,13 @@ class HttpEndpoint:
         return {"url": self.url, "token": self.token, "project": self.project, "store": self.store}
 
     def _on_first_connection(self) -> None:
-        asyncio.get_running_loop().remove_reader(self.sock)
-        if self._loading is None:
-            self._loading = asyncio.get_running_loop().create_task(self._serve_quietly(), name="cenotaph-mcp-load")
+        loop = asyncio.get_running_loop()
+        loop.remove_reader(self.sock)  # called once: the stack takes over the socket
+        self._loading = loop.create_task(self._serve(), name="cenotaph-mcp-load")
 
-    async def _serve_quietly(self) -> None:
-        with contextlib.suppress(Exception):  # logged, and the endpoint closed, by serve_now
-            await self.serve_now()
-
-    async def serve_now(self) -> None:
-        """Load the MCP stack and serve (a first connection does it; idempotent). When it cannot
-        load, the endpoint is taken down, so that agents serve themselves rather than wait."""
-        if self._server is not None:
-            return
-        with contextlib.suppress(ValueError, OSError):  # not watched (any more)
-            asyncio.get_running_loop().remove_reader(self.sock)
+    async def _serve(self) -> None:
+        """Load the MCP stack and serve. When it cannot load, the endpoint is taken down, so that
+        agents serve themselves rather than wait."""
         try:  # the import, most of a second, off the loop: the editor's requests go on meanwhile
             http = await asyncio.to_thread(importlib.import_module, "cenotaph.mcp.http")
             self._server, self._serving = await http.start_serving(self)
@@ -135,7 +127,6 @@ class HttpEndpoint:
         except Exception:
             log.exception("MCP over HTTP at %s could not start: the endpoint is closed", self.url)
             await self.stop()
-            raise
 
     async def stop(self) -> None:
         """Stop serving (open streams get a short grace) and remove the endpoint file."""
@@ -151,7 +142,7 @@ class HttpEndpoint:
             asyncio.get_running_loop().remove_reader(self.sock)
         if self._server is not None:
             self._server.should_exit = True
-            # SystemExit: uvicorn's way of reporting a failed start, which serve_now has logged.
+            # SystemExit: uvicorn's way of reporting a failed start, which _serve has logged.
             with contextlib.suppress(asyncio.CancelledError, SystemExit):
                 await self._serving
             self._server = self._serving = None

@@ -267,9 +267,7 @@ def code_actions(ls: ServerContext, params: types.CodeActionParams) -> list[type
 
 
 def _candidate_actions(ls: ServerContext, project: str, proposal_id: int) -> list[types.CodeAction] | None:
-    from cenotaph.memory.mining.candidates import (
-        ACTION as CANDIDATE_ACTION,  # the domain loads after `initialize`
-    )
+    from cenotaph.memory.mining.candidates import ACTION as CANDIDATE_ACTION  # the domain loads after `initialize`
 
     proposal = next((p for p in ls.memory.proposals(project) if p.id == proposal_id), None)
     if proposal is None or proposal.action != CANDIDATE_ACTION:
