@@ -8,11 +8,15 @@ import json
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from cenotaph import __version__
 from cenotaph.cli.parsing import Subcommands
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+# What RFC 3986 lets a relative reference's path hold as it is (its `pchar`s and '/', but ':',
+# which in a first segment would read as a scheme): the rest is percent-encoded as UTF-8.
+_PATH_CHARACTERS = "/-._~!$&'()*+,;=@"
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
@@ -25,17 +29,27 @@ def cmd_lint(args: argparse.Namespace) -> int:
     try:
         enforcer = open_enforcer(start, db=args.db, project=args.project)
         try:
-            report = lint(enforcer, start, [Path(p) for p in args.paths], base=args.base)
+            report = lint(enforcer, start, [Path(p) for p in args.paths], base=args.base, staged=args.staged)
         finally:
             enforcer.close()
     except (CenotaphError, StoreUnavailable) as exc:
         sys.stderr.write(f"cenotaph lint: error: {exc}\n")
         return 2
+    if not report.abandoned:
+        # A CI runner's store, or a clone before anything was shared: every file passes, which
+        # must not look like a clean repository.
+        sys.stderr.write("cenotaph lint: the graveyard is empty here (nothing abandoned in this project's store, "
+                         "globally, or shared in the repository's .cenotaph/), so nothing can be flagged; "
+                         "share what the team abandoned with `cenotaph share NAME`\n")
+        if args.require_graveyard:
+            sys.stderr.write("cenotaph lint: error: --require-graveyard: no graveyard to check against\n")
+            return 2
     if args.format == "sarif":
         _write_json(sarif(report))
     elif args.format == "json" or args.json:
         _write_json({"root": report.root, "files": report.files,
-                     "findings": [_finding_json(f) for f in report.findings]})
+                     "findings": [_finding_json(f, fingerprint)
+                                  for f, fingerprint in zip(report.findings, report.fingerprints, strict=True)]})
     else:
         for f in report.findings:
             n = f.named
@@ -50,9 +64,9 @@ def _write_json(value: Any) -> None:
     sys.stdout.write(json.dumps(value, ensure_ascii=False) + "\n")
 
 
-def _finding_json(finding) -> dict[str, Any]:
+def _finding_json(finding, fingerprint: str) -> dict[str, Any]:
     n, a = finding.named, finding.approach
-    return {"path": n.path, "line": n.line + 1, "column": n.start + 1, "end_column": n.end + 1, "name": n.name,
+    return {"fingerprint": fingerprint, "path": n.path, "line": n.line + 1, "column": n.start + 1, "end_column": n.end + 1, "name": n.name,
             "ecosystem": n.ecosystem, "kind": n.kind, "scope": finding.scope, "message": finding.message(),
             "approach": {"name": a.name, "display_name": a.display_name, "ecosystem": a.ecosystem,
                          "reason": a.reason, "effort": a.effort}}
@@ -67,7 +81,7 @@ def sarif(report) -> dict[str, Any]:
     finding with its exact region (columns in UTF-16 code units, as the detectors count)."""
     rules: dict[str, dict[str, Any]] = {}
     results = []
-    for f in report.findings:
+    for f, fingerprint in zip(report.findings, report.fingerprints, strict=True):
         a, n = f.approach, f.named
         rid = rule_id(f)
         if rid not in rules:
@@ -87,10 +101,10 @@ def sarif(report) -> dict[str, Any]:
             "level": rules[rid]["defaultConfiguration"]["level"],
             "message": {"text": f.message()},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": n.path, "uriBaseId": "%SRCROOT%"},
+                "artifactLocation": {"uri": quote(n.path, safe=_PATH_CHARACTERS), "uriBaseId": "%SRCROOT%"},
                 "region": {"startLine": n.line + 1, "startColumn": n.start + 1, "endColumn": n.end + 1},
             }}],
-            "partialFingerprints": {"cenotaph/v1": f"{n.path}:{rid}:{n.name}"},
+            "partialFingerprints": {"cenotaph/v2": fingerprint},
         })
     return {
         "$schema": SARIF_SCHEMA, "version": "2.1.0",
@@ -111,5 +125,12 @@ def lint(commands: Subcommands) -> None:
                     "on findings, 0 when clean, 2 on a usage error.")
     p.add_argument("paths", nargs="*", metavar="PATH")
     p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
-    p.add_argument("--base", metavar="REV", help="report only what each file adds since REV (a pull request's view)")
+    views = p.add_mutually_exclusive_group()
+    views.add_argument("--base", metavar="REV", help="report only what each file adds since REV (a pull request's view)")
+    views.add_argument("--staged", action="store_true",
+                       help="report only what the staged change adds: the files as the index holds them, against "
+                            "HEAD (pre-commit's view; a moved file is compared with its old self)")
+    p.add_argument("--require-graveyard", action="store_true",
+                   help="exit 2 when the graveyard is empty (a CI runner's store with nothing shared in .cenotaph/) "
+                        "instead of passing with a notice")
     p.set_defaults(handler=None, entry="cenotaph.cli.commands.enforce", direct=cmd_lint)
