@@ -241,12 +241,13 @@ def test_the_documented_pre_commit_configs_work_with_the_real_pre_commit(cli_env
            "GIT_COMMITTER_NAME": "Jane", "GIT_COMMITTER_EMAIL": "jane@example.com"}
 
     def git(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["git", *args], cwd=repo.root, env=env, capture_output=True, text=True, timeout=180)
+        return subprocess.run(["git", *args], cwd=repo.root, env=env, capture_output=True, text=True, timeout=180,
+                              check=False)
 
     for config in (local, pinned):
         (repo.root / ".pre-commit-config.yaml").write_text(config, encoding="utf-8")
         installed = subprocess.run([str(Path(sys.executable).with_name("pre-commit")), "install"], cwd=repo.root,
-                                   env=env, capture_output=True, text=True, timeout=120)
+                                   env=env, capture_output=True, text=True, timeout=120, check=False)
         assert installed.returncode == 0, installed.stdout + installed.stderr
         git("add", ".pre-commit-config.yaml")
         # A commit touching a file with an old finding, and moving another, goes through.

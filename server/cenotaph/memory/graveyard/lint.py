@@ -192,7 +192,7 @@ def fingerprints(findings: list[Finding], lines: Mapping[tuple[str, int], str]) 
     for f in findings:
         n, a = f.named, f.approach
         line = " ".join(lines.get((n.path, n.line), "").split())
-        identity = "\0".join((a.ecosystem, a.name, n.name, n.path, line))
+        identity = f"{a.ecosystem}\0{a.name}\0{n.name}\0{n.path}\0{line}"
         result.append(hashlib.sha256(f"{identity}\0{seen[identity]}".encode("utf-8", "surrogateescape")).hexdigest())
         seen[identity] += 1
     return result
