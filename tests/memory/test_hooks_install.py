@@ -71,9 +71,12 @@ def test_install_keeps_the_persons_keys_and_hooks_and_reinstall_proposes_nothing
     before = (tmp_path / ".claude" / "settings.json").read_bytes()
     again = install(memory, tmp_path, accept=False)
     assert again.proposal is None and again.files == []
-    # Installed from another folder's `cenotaph` is still installed: the command names the same hook.
-    assert install(memory, tmp_path, command="cenotaph hook claude-code", accept=False).proposal is None
     assert (tmp_path / ".claude" / "settings.json").read_bytes() == before
+    # Installed with another command (an older install's path of one machine): ours are found and
+    # only their command lines change, in place.
+    moved = install(memory, tmp_path, command="cenotaph hook claude-code", accept=False)
+    changed = [line for line in moved.files[0].diff.splitlines()[2:] if line[:1] in "+-"]
+    assert len(changed) == 6 and all('"command":' in line for line in changed)
 
 
 def test_uninstall_removes_only_cenotaphs_entries(memory, tmp_path):
