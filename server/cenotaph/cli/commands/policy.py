@@ -36,7 +36,7 @@ def compile_lessons(commands: Subcommands) -> None:
 
 
 def cmd_hooks(args: argparse.Namespace, memory) -> None:
-    from cenotaph.memory.policy.compile import hooks as settings  # the domain is loaded by now
+    from cenotaph.memory.policy import agent_hooks as settings  # the domain is loaded by now
 
     install = args.action == "install"
     scope = "user" if args.user else "local" if args.local else "project"
@@ -56,6 +56,16 @@ def cmd_hooks(args: argparse.Namespace, memory) -> None:
                  f"proposed as #{result.proposal.id}: write with `cenotaph accept {result.proposal.id}`, or "
                  f"`cenotaph reject {result.proposal.id} --reason …`")
     emit(args, result, "\n".join(lines))
+
+
+def hook_problems(report: dict) -> str:
+    """`doctor`'s lines on Cenotaph's installed hooks that cannot run (memory/policy/compile/hooks.py),
+    kept in `report` as `hooks`."""
+    from cenotaph.memory.policy import agent_hooks as settings
+
+    found = [line for agent in settings.AGENTS for line in settings.problems(agent, repository_root(), Path.home())]
+    report["hooks"] = found
+    return "".join(f"\nhook cannot run: {line}" for line in found)
 
 
 def hooks(commands: Subcommands) -> None:
