@@ -297,7 +297,8 @@ class Memory:
             key, _ = suppressions.key_for(self.graveyard, name, project, ecosystem)
             return proposals.propose(self.ctx, actor, action="suppress", target=f"suppression:{key}", project=project,
                                      reason=validate.text(reason, "reason"),
-                                     arguments={"name": key, "kind": kind, "project": project, "ecosystem": ecosystem})
+                                     arguments={"name": key, "kind": kind, "project": project,
+                                                **({} if ecosystem is None else {"ecosystem": ecosystem})})
         return suppressions.suppress(self.ctx, self.graveyard, actor, name, kind=kind, project=project,
                                      reason=reason, ecosystem=ecosystem)
 
@@ -424,7 +425,7 @@ class Memory:
                 result = self.resolve_contradiction(actor, args["contradiction_id"], keep=args["keep"], reason=note)
             elif proposal.action == "suppress":
                 result = self.suppress(actor, args["name"], kind=args["kind"], project=args["project"], reason=note,
-                                       ecosystem=args["ecosystem"])
+                                       ecosystem=args.get("ecosystem"))
             elif proposal.action == "reinstate":
                 result = self.reinstate_approach(actor, args["name"], reason=note, project=args["project"])
             elif proposal.action == "unsuppress":
