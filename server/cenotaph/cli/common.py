@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cenotaph import project as project_resolution
-from cenotaph.cli import authority
+from cenotaph.cli.authority import agent_in
 from cenotaph.cli.parsing import Subcommands, Verb, global_options  # noqa: F401 (the verbs' modules take them from here)
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import Actor, as_json
@@ -30,7 +30,7 @@ def _actor(environ: Mapping[str, str]) -> Actor:
     (cli/authority.py): an agent's person-only changes become proposals a person accepts. No
     option says otherwise, since an agent would pass it; a person whose terminal runs inside
     an agent decides from the editor or a terminal of their own (docs/commands.md)."""
-    agent = authority.agent_in(environ)
+    agent = agent_in(environ)
     return Actor(name="cli", kind="human") if agent is None else Actor(name=f"agent:{agent}", kind="agent")
 
 
