@@ -40,6 +40,8 @@ def test_an_agents_shell_files_proposals_and_the_block_holds(cli_env, repo, mark
     refuted = run(agent, "refute", str(note), "--reason", "wrong", cwd=repo.root)
     unsilenced = run(agent, "unsuppress", "tqdm", "--kind", "diagnostic", "--reason", "noise", cwd=repo.root)
     hooks = run(agent, "hooks", "uninstall", "claude-code", cwd=repo.root)  # nothing installed: nothing to do
+    restored = run(agent, "restore", str(repo.root / "backup.db"), cwd=repo.root, check=False)
+    assert restored.returncode == 2 and "only a person can restore" in restored.stderr
     for done in (suppressed, reinstated, forgotten, refuted, unsilenced):
         assert "nothing has changed yet" in done.stdout and "Only a person can accept it" in done.stdout
         assert "tell the person what you proposed and why" in done.stdout

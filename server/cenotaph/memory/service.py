@@ -635,6 +635,9 @@ class Memory:
         return backup.backup(self.ctx, actor, path)
 
     def restore(self, actor: Actor, path: str) -> RestoreReport:
+        """Replace the store with a backup: a person's act (it brings back or takes away every block)."""
+        if actor.kind != "human":
+            raise Conflict("only a person can restore a store from a backup", field="actor")
         return backup.restore(self.ctx, actor, path)
 
     def migrate_store(self, target: Store, progress: Callable[[int, int], None] | None = None) -> MigrateStoreReport:
