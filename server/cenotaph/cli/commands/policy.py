@@ -63,7 +63,7 @@ def hook_problems(report: dict) -> str:
     kept in `report` as `hooks`."""
     from cenotaph.memory.policy import agent_hooks as settings
 
-    found = [line for agent in settings.AGENTS for line in settings.problems(agent, repository_root(), Path.home())]
+    found = [line for agent in settings.FILES for line in settings.problems(agent, repository_root(), Path.home())]
     report["hooks"] = found
     return "".join(f"\nhook cannot run: {line}" for line in found)
 

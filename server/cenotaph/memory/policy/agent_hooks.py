@@ -17,39 +17,21 @@ import os
 import re
 import shlex
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cenotaph.memory.errors import InvalidInput
-from cenotaph.memory.graveyard.enforce import EDIT_TOOLS, GEMINI_TOOLS, SHELL_TOOLS
 
 SCOPES = ("project", "local", "user")
-
-
-@dataclass(frozen=True, slots=True)
-class AgentSettings:
-    paths: dict[str, str]  # scope → the file, relative to the project root or the home folder
-    events: dict[str, str | None]  # event → the tool matcher (None: the event takes none)
-    timeout: int  # in the unit the agent reads
-    project_dir: str  # the variable the agent sets to the project's root for its hooks
-
-    @property
-    def path(self) -> str:
-        return self.paths["project"]
-
-
-AGENTS = {
-    # Claude Code: timeouts in seconds; settings.local.json is the one it keeps out of git.
-    "claude-code": AgentSettings({"project": ".claude/settings.json", "local": ".claude/settings.local.json",
-                                  "user": ".claude/settings.json"}, {
-        "PreToolUse": "|".join(sorted(SHELL_TOOLS | EDIT_TOOLS)), "SessionStart": None, "SessionEnd": None,
-    }, 30, "CLAUDE_PROJECT_DIR"),
-    # Gemini CLI: timeouts in milliseconds; its transcripts are not mined, so no SessionEnd.
-    "gemini": AgentSettings({"project": ".gemini/settings.json", "user": ".gemini/settings.json"}, {
-        "BeforeTool": "|".join(sorted(GEMINI_TOOLS)), "SessionStart": None,
-    }, 30000, "GEMINI_PROJECT_DIR"),
+# Each agent's settings files by scope (relative to the project root; `user`: to the home folder):
+# Claude Code keeps settings.local.json out of git; Gemini CLI has no local file.
+FILES = {
+    "claude-code": {"project": ".claude/settings.json", "local": ".claude/settings.local.json",
+                    "user": ".claude/settings.json"},
+    "gemini": {"project": ".gemini/settings.json", "user": ".gemini/settings.json"},
 }
+# The variable each agent sets to the project's root for its hooks.
+PROJECT_DIR = {"claude-code": "CLAUDE_PROJECT_DIR", "gemini": "GEMINI_PROJECT_DIR"}
 
 # `cenotaph hook <agent>` as our commands run it: `/x/cenotaph hook …`, `'/a b/cenotaph' hook …`,
 # or the portable command's `"$cenotaph" hook …`.
@@ -58,10 +40,9 @@ _PINNED = re.compile(r"""for cenotaph in (?:"\$\{\w+:-\.\}/\.venv/bin/cenotaph")
 
 
 def settings_path(agent: str, scope: str) -> str:
-    spec = AGENTS[agent]
-    if scope not in spec.paths:
-        raise InvalidInput(f"{agent} has no {scope} settings file (it reads {', '.join(spec.paths)})", field="scope")
-    return spec.paths[scope]
+    if scope not in FILES[agent]:
+        raise InvalidInput(f"{agent} has no {scope} settings file (it reads {', '.join(FILES[agent])})", field="scope")
+    return FILES[agent][scope]
 
 
 def command(agent: str, pinned: str | None = None) -> str:
@@ -69,8 +50,7 @@ def command(agent: str, pinned: str | None = None) -> str:
     `pinned` (a user-scope install names the `cenotaph` it was made with: the home folder is this
     machine's), then `cenotaph` on PATH. None found, or one that cannot start (126, 127): exit 2
     with the reason, which blocks the call and shows the reason, instead of letting it through."""
-    spec = AGENTS[agent]
-    candidates = f'"${{{spec.project_dir}:-.}}/.venv/bin/cenotaph"' + (f" {shlex.quote(pinned)}" if pinned else "")
+    candidates = f'"${{{PROJECT_DIR[agent]}:-.}}/.venv/bin/cenotaph"' + (f" {shlex.quote(pinned)}" if pinned else "")
     cannot = (f"Cenotaph's {agent} hook cannot run here (no cenotaph that starts, in .venv/bin or on PATH), so this "
               f"call is blocked. Tell the person: install Cenotaph on this machine (make setup), or remove its hooks.")
     return (f'for cenotaph in {candidates} "$(command -v cenotaph)"; do [ -x "$cenotaph" ] && break; cenotaph=; '
@@ -89,7 +69,7 @@ def problems(agent: str, project: Path, home: Path) -> list[str]:
     that is not on this machine (an exit 127 lets every call through), a portable command that
     finds no `cenotaph` (every call blocked), a path of one machine in the committed file."""
     found = []
-    files = [(scope, (home if scope == "user" else project) / relative) for scope, relative in AGENTS[agent].paths.items()]
+    files = [(scope, (home if scope == "user" else project) / relative) for scope, relative in FILES[agent].items()]
     for scope, file in files:
         try:
             data = json.loads(file.read_text(encoding="utf-8")) if file.is_file() else {}

@@ -5,14 +5,35 @@ the executable moved, and never touches a hook the person wrote."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from cenotaph.memory.errors import Conflict
-from cenotaph.memory.policy.agent_hooks import AGENTS, SCOPES, command, is_ours, problems, settings_path
+from cenotaph.memory.graveyard.enforce import EDIT_TOOLS, GEMINI_TOOLS, SHELL_TOOLS
+from cenotaph.memory.policy.agent_hooks import SCOPES, is_ours, settings_path
 from cenotaph.memory.policy.compile.drafts import FileDraft
 from cenotaph.memory.policy.compile.jsonfile import Node, Splice
 
-__all__ = ["AGENTS", "SCOPES", "command", "install", "is_ours", "problems", "settings_path", "uninstall"]
+__all__ = ["AGENTS", "SCOPES", "install", "settings_path", "uninstall"]  # the scopes, for compile.propose_hooks
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSettings:
+    path: str  # relative to the project root or the home folder
+    events: dict[str, str | None]  # event → the tool matcher (None: the event takes none)
+    timeout: int  # in the unit the agent reads
+
+
+AGENTS = {
+    # Claude Code: timeouts in seconds.
+    "claude-code": AgentSettings(".claude/settings.json", {
+        "PreToolUse": "|".join(sorted(SHELL_TOOLS | EDIT_TOOLS)), "SessionStart": None, "SessionEnd": None,
+    }, 30),
+    # Gemini CLI: timeouts in milliseconds; its transcripts are not mined, so no SessionEnd.
+    "gemini": AgentSettings(".gemini/settings.json", {
+        "BeforeTool": "|".join(sorted(GEMINI_TOOLS)), "SessionStart": None,
+    }, 30000),
+}
 
 
 def _group_hooks(group: Node) -> Node | None:
