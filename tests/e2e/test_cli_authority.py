@@ -40,14 +40,16 @@ def test_an_agents_shell_files_proposals_and_the_block_holds(cli_env, repo, mark
     refuted = run(agent, "refute", str(note), "--reason", "wrong", cwd=repo.root)
     unsilenced = run(agent, "unsuppress", "tqdm", "--kind", "diagnostic", "--reason", "noise", cwd=repo.root)
     hooks = run(agent, "hooks", "uninstall", "claude-code", cwd=repo.root)  # nothing installed: nothing to do
+    installed = run(agent, "hooks", "install", "claude-code", cwd=repo.root)
     restored = run(agent, "restore", str(repo.root / "backup.db"), cwd=repo.root, check=False)
     assert restored.returncode == 2 and "only a person can restore" in restored.stderr
-    for done in (suppressed, reinstated, forgotten, refuted, unsilenced):
+    for done in (suppressed, reinstated, forgotten, refuted, unsilenced, installed):
         assert "nothing has changed yet" in done.stdout and "Only a person can accept it" in done.stdout
         assert "tell the person what you proposed and why" in done.stdout
-    assert "nothing to propose" in hooks.stdout
+    assert "nothing to propose" in hooks.stdout and not (repo.root / ".claude").exists()
     pending = proposals(cli_env, repo.root)
-    assert sorted(p["action"] for p in pending) == ["forget", "refute", "reinstate", "suppress", "unsuppress"]
+    assert sorted(p["action"] for p in pending) == ["compile", "forget", "refute", "reinstate", "suppress",
+                                                    "unsuppress"]
     assert {p["actor"] for p in pending} == {actor}
     # Nor can it accept or reject them, its own or another's.
     for verb in ("accept", "reject"):
