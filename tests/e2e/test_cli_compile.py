@@ -46,7 +46,8 @@ def test_done_when_abandon_and_two_experiences_compile_to_a_skill_and_a_ruff_rul
     (repo / "ruff.toml").write_text("line-length = 120\n", encoding="utf-8")  # edited before accepting
     refused = run(cli_env, repo, "accept", str(ruff["proposal"]["id"]), check=False)
     assert refused.returncode == 2
-    assert "ruff.toml changed since the proposal; run compile again" in refused.stderr
+    assert "ruff.toml changed since the proposal; propose it again with `cenotaph compile --target ruff`" \
+        in refused.stderr
     assert (repo / "ruff.toml").read_text(encoding="utf-8") == "line-length = 120\n"
 
     # Put back as it was diffed, the same proposal goes through.

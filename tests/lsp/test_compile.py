@@ -79,7 +79,8 @@ async def test_accept_in_the_editor_refuses_a_file_that_moved(memory, serve, tmp
         compile_feature.REQUEST, {"target": "ruff", "project": PROJECT}))
     assert result["files"][0]["baseSha256"] == "absent"
     (folder / "ruff.toml").write_text("line-length = 100\n", encoding="utf-8")
-    with pytest.raises(JsonRpcException, match="ruff.toml changed since the proposal; run compile again"):
+    with pytest.raises(JsonRpcException,
+                       match="ruff.toml changed since the proposal; propose it again with `cenotaph compile --target"):
         await session.execute("cenotaph.acceptProposal", {"proposalId": result["proposalId"]})
     assert (folder / "ruff.toml").read_text(encoding="utf-8") == "line-length = 100\n"
 

@@ -7,6 +7,7 @@ import pytest
 from cenotaph.mcp.server import INSTRUCTIONS
 from cenotaph.store import events
 
+from tests.conftest import HUMAN
 from tests.mcp.conftest import CLIENT_NAME, PROJECT, call, call_error, connect
 
 ACTOR = f"mcp:{CLIENT_NAME}"
@@ -159,14 +160,18 @@ async def test_record_experience_puts_its_dead_ends_in_the_graveyard(server):
     assert checks["results"][0]["memory_id"] == result["id"]
 
 
-async def test_reinstate_takes_an_approach_out_of_the_graveyard(server):
+async def test_an_agents_reinstatement_is_a_proposal_a_person_accepts(server, memory):
     async with connect(server) as client:
         await call(client, "abandon", name="celery", reason="too heavy for one queue")
         await call(client, "abandon", name="rq", reason="no retries")
-        reinstated = await call(client, "approach", action="reinstate", name="celery",
-                                reason="we now run several queues")
+        proposed = await call(client, "approach", action="reinstate", name="celery",
+                              reason="we now run several queues")
+        before = await call(client, "check_approaches", names=["celery"])
+        memory.accept_proposal(HUMAN, proposed["id"])
         checks = await call(client, "check_approaches", names=["celery", "rq"])
-    assert reinstated["status"] == "reinstated" and reinstated["status_reason"] == "we now run several queues"
+    # An agent lifts no block itself: the approach stays abandoned until a person accepts.
+    assert proposed["action"] == "reinstate" and proposed["status"] == "pending"
+    assert before["results"][0]["status"] == "abandoned"
     assert [c["status"] for c in checks["results"]] == ["reinstated", "abandoned"]
 
 
@@ -255,18 +260,22 @@ async def test_contradictions_listed_and_resolution_proposed(server, memory):
     assert left.get("contradictions", []) == []
 
 
-async def test_suppress_and_unsuppress(server):
+async def test_suppress_and_unsuppress(server, memory):
     async with connect(server) as client:
         await call(client, "abandon", name="lodash", reason="native methods suffice")
         await call(client, "abandon", name="underscore", reason="native methods suffice")
         silenced = await call(client, "approach", action="suppress", name="lodash", kind="diagnostic",
                               reason="vendored copy is fine")
+        unchanged = await call(client, "check_approaches", names=["lodash"])
+        memory.accept_proposal(HUMAN, silenced["proposal"]["id"])
         checks = await call(client, "check_approaches", names=["lodash", "underscore"])
         lifted = await call(client, "approach", action="unsuppress", name="lodash", kind="diagnostic",
                             reason="vendored copy removed")
         bad_kind = await call_error(client, "approach", action="suppress", name="lodash", kind="everything",
                                     reason="x")
-    assert silenced["status"] == "applied" and silenced["suppression"]["value"] == "lodash"
+    # The agent's suppression waits for a person; accepted, it silences lodash alone.
+    assert silenced["status"] == "proposed" and silenced["proposal"]["action"] == "suppress"
+    assert unchanged["results"][0].get("diagnostic_suppressed", False) is False
     assert [c.get("diagnostic_suppressed", False) for c in checks["results"]] == [True, False]
     assert lifted["status"] == "proposed" and lifted["proposal"]["action"] == "unsuppress"
     assert bad_kind.startswith("kind: ")

@@ -120,7 +120,8 @@ def test_accept_refuses_when_the_file_moved_since_the_proposal(memory, repo):
     (repo / "pyproject.toml").write_text('[project]\nname = "crawler"\n', encoding="utf-8")
     moved = memory.compile(HUMAN, "ruff", project=P, root=repo).proposal
     (repo / "pyproject.toml").write_text('[project]\nname = "crawler"\nversion = "2"\n', encoding="utf-8")
-    with pytest.raises(Conflict, match=r"pyproject.toml changed since the proposal; run compile again"):
+    with pytest.raises(Conflict,
+                       match=r"pyproject.toml changed since the proposal; propose it again with `cenotaph compile --target"):
         memory.accept_proposal(HUMAN, moved.id)
     assert (repo / "pyproject.toml").read_text(encoding="utf-8") == '[project]\nname = "crawler"\nversion = "2"\n'
     assert memory.proposals(P)[0].id == moved.id  # still pending: nothing was written or decided

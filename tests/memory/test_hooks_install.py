@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from cenotaph.memory.errors import Conflict
+from cenotaph.memory.policy import agent_hooks as hooks
 from tests.conftest import HUMAN
 
 PROJECT = "acme/app"
-COMMAND = "/opt/tools/bin/cenotaph hook claude-code"
+COMMAND = hooks.command("claude-code")
 # The person's own settings: a permission, their own PreToolUse guard and a Stop hook.
 THEIRS = {
     "permissions": {"allow": ["Bash(ls)"]},
@@ -71,9 +72,12 @@ def test_install_keeps_the_persons_keys_and_hooks_and_reinstall_proposes_nothing
     before = (tmp_path / ".claude" / "settings.json").read_bytes()
     again = install(memory, tmp_path, accept=False)
     assert again.proposal is None and again.files == []
-    # Installed from another folder's `cenotaph` is still installed: the command names the same hook.
-    assert install(memory, tmp_path, command="cenotaph hook claude-code", accept=False).proposal is None
     assert (tmp_path / ".claude" / "settings.json").read_bytes() == before
+    # Installed with another command (an older install's path of one machine): ours are found and
+    # only their command lines change, in place.
+    moved = install(memory, tmp_path, command="cenotaph hook claude-code", accept=False)
+    changed = [line for line in moved.files[0].diff.splitlines()[2:] if line[:1] in "+-"]
+    assert len(changed) == 6 and all('"command":' in line for line in changed)
 
 
 def test_uninstall_removes_only_cenotaphs_entries(memory, tmp_path):
@@ -133,3 +137,48 @@ def test_gemini_gets_its_own_file_tool_names_and_milliseconds(memory, tmp_path):
     assert uninstall(memory, tmp_path, "claude-code").proposal is None
     uninstall(memory, tmp_path, "gemini")
     assert settings(tmp_path, ".gemini/settings.json") == {}
+
+
+# The person's settings as people write them: compact (as `json.dumps` gives it), compact with no
+# spaces, 4-space, tab-indented, CRLF line endings, and a file with no `hooks` yet.
+FORMATS = {
+    "compact": json.dumps(THEIRS),
+    "compact-no-spaces": json.dumps(THEIRS, separators=(",", ":")) + "\n",
+    "four-spaces": json.dumps(THEIRS, indent=4) + "\n",
+    "tabs": json.dumps(THEIRS, indent="\t") + "\n",
+    "crlf": json.dumps(THEIRS, indent=2).replace("\n", "\r\n") + "\r\n",
+    "no-hooks": json.dumps({"model": "opus", "permissions": {"deny": []}}, indent=2) + "\n",
+}
+
+
+@pytest.mark.parametrize("layout", list(FORMATS))
+def test_install_then_uninstall_leaves_the_file_byte_for_byte(memory, tmp_path, layout):
+    (tmp_path / ".claude").mkdir()
+    path = tmp_path / ".claude" / "settings.json"
+    path.write_bytes(FORMATS[layout].encode("utf-8"))  # as written: no newline translation
+    before = path.read_bytes()
+    install(memory, tmp_path)
+    installed = path.read_bytes()
+    assert installed.startswith(before.rstrip(b"\r\n}")[:40])  # the person's bytes come first, as they were
+    assert len(ours(settings(tmp_path), "PreToolUse")) == 1 and len(ours(settings(tmp_path), "SessionEnd")) == 1
+    if layout == "crlf":
+        assert installed.count(b"\n") == installed.count(b"\r\n")  # no bare LF added
+    if layout.startswith("compact"):
+        assert installed.count(b"\n") == before.count(b"\n")  # still one line
+    if layout == "tabs":
+        assert b"\n\t\t\t{\n\t\t\t\t\"matcher\": \"Bash|Edit|MultiEdit|Write\"" in installed
+    assert install(memory, tmp_path, accept=False).proposal is None  # installed: nothing more to propose
+    uninstall(memory, tmp_path)
+    assert path.read_bytes() == before
+
+
+def test_install_replaces_only_the_command_of_an_older_install(memory, tmp_path):
+    """A committed file an older Cenotaph wrote (a path of one machine): the new install rewrites
+    that command in place and nothing else."""
+    (tmp_path / ".claude").mkdir()
+    path = tmp_path / ".claude" / "settings.json"
+    install(memory, tmp_path, command="/home/someone/.venv/bin/cenotaph hook claude-code")
+    before = path.read_text(encoding="utf-8")
+    install(memory, tmp_path)
+    after = path.read_text(encoding="utf-8")
+    assert after == before.replace("/home/someone/.venv/bin/cenotaph hook claude-code", json.dumps(COMMAND)[1:-1])

@@ -8,11 +8,12 @@ import dataclasses
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cenotaph import project as project_resolution
+from cenotaph.cli.authority import agent_in
 from cenotaph.cli.parsing import Subcommands, Verb, global_options  # noqa: F401 (the verbs' modules take them from here)
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import Actor, as_json
@@ -22,7 +23,18 @@ from cenotaph.store.migrations import SchemaTooNew
 if TYPE_CHECKING:
     from cenotaph.memory.service import Memory
 
-CLI_ACTOR = Actor(name="cli", kind="human")
+
+
+def _actor(environ: Mapping[str, str]) -> Actor:
+    """The person at the command line, or the coding agent whose shell tool runs this command
+    (cli/authority.py): an agent's person-only changes become proposals a person accepts. No
+    option says otherwise, since an agent would pass it; a person whose terminal runs inside
+    an agent decides from the editor or a terminal of their own (docs/commands.md)."""
+    agent = agent_in(environ)
+    return Actor(name="cli", kind="human") if agent is None else Actor(name=f"agent:{agent}", kind="agent")
+
+
+CLI_ACTOR = _actor(os.environ)  # one command, one process: its environment does not change under it
 REDACT_HELP = "store the text with each secret found in it replaced by [REDACTED:<kind>] instead of refusing it"
 
 Handler = Callable[[argparse.Namespace, "Memory"], None]
@@ -33,7 +45,7 @@ class CommandFailed(Exception):
 
 
 def writer(args: argparse.Namespace) -> Actor:
-    """The person at the command line, with `--redact` if they gave it."""
+    """Who runs the command, with `--redact` if they gave it (an agent's secrets are refused all the same)."""
     return dataclasses.replace(CLI_ACTOR, redact_secrets=args.redact)
 
 

@@ -30,6 +30,17 @@ def feed_line(f: Any) -> str:
     return f"feed #{f.id} {f.url} · {f.entries} live entries · expire after {f.expires_days} days · {state}"
 
 
+def proposal_line(proposal: Any) -> str:
+    """A change filed for a person. An agent's shell is told, in words it can pass on, that it
+    cannot carry the change out itself (cli/authority.py)."""
+    text = f"proposed as #{proposal.id} ({proposal.action} {proposal.target}); nothing has changed yet."
+    if proposal.actor.startswith("agent:"):
+        return (f"{text} Only a person can accept it, and you cannot. Stop here: tell the person what you "
+                f"proposed and why, and ask them to accept or reject #{proposal.id} (from the editor's ledger, "
+                f"or with `cenotaph accept {proposal.id}` in a terminal of their own).")
+    return f"{text} A person accepts it with `cenotaph accept {proposal.id}`."
+
+
 def outcome(result: Any) -> str:
     """One line for whatever a verb returned: the changed record, or the proposal it became."""
     from cenotaph.memory.knowledge.compaction import CompactResult
@@ -37,8 +48,7 @@ def outcome(result: Any) -> str:
     from cenotaph.store.records import MemoryRow, ProposalRow, SuppressionRow
 
     if isinstance(result, ProposalRow):
-        return (f"proposed as #{result.id} ({result.action} {result.target}): "
-                f"a person accepts it with `cenotaph accept {result.id}`")
+        return proposal_line(result)
     if isinstance(result, MemoryRow):
         return memory_line(result)
     if isinstance(result, SuppressionRow):

@@ -43,7 +43,7 @@ Cenotaph is the memory this project's people and agents share.
 Call `briefing` when you start, `check_approaches` before suggesting a library or tool, `recall` before
 re-deriving a decision. Record what you learn with `remember`, `record_experience` and `abandon`; fix a
 memory with `change`, look closer with `inspect`. Writes are attributed to you; forgetting, refuting,
-settling, lifting suppressions and sharing become proposals a person accepts. `explain: true` on recall
+settling, suppressing, reinstating and sharing become proposals a person accepts. `explain: true` on recall
 shows why each result ranked. Errors name the argument and what it allows."""
 
 

@@ -1,6 +1,8 @@
-"""Agent policy: an agent's destructive or epistemic verbs (forget, refute, resolve, unsuppress)
-become proposals a person accepts or rejects, unless the user's configuration lets the agent act
-directly; its share and unshare always do (writing into the repository is a person's act). No agent accepts or rejects a proposal, its own or another's."""
+"""Agent policy: an agent's destructive or epistemic verbs (forget, refute, resolve) and those that
+lift a block (suppress, unsuppress, reinstate) become proposals a person accepts or rejects, unless
+the user's configuration lets the agent act directly; its share and unshare always do (writing
+into the repository is a person's act). No agent accepts or rejects a proposal, its own or
+another's. An agent is an MCP client, or a `cenotaph` command its shell tool runs (cli/authority.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from cenotaph.memory.models import Actor
 from cenotaph.store import proposals
 from cenotaph.store.records import ProposalRow
 
-PROPOSABLE = ("forget", "refute", "resolve", "unsuppress", "share", "unshare", "compact")
+PROPOSABLE = ("forget", "refute", "resolve", "suppress", "unsuppress", "reinstate", "share", "unshare", "compact")
 STATUSES = ("pending", "accepted", "rejected")
 
 
@@ -50,7 +52,9 @@ def pending(ctx: Context, actor: Actor, proposal_id: int) -> ProposalRow:
     """The proposal a person is about to decide on."""
     proposal_id = validate.integer(proposal_id, "proposal_id", low=1, high=2**62)
     if actor.kind != "human":
-        raise Conflict("only a person can accept or reject a proposal", field="actor")
+        raise Conflict(f"only a person can accept or reject a proposal: ask the person to decide #{proposal_id} "
+                       f"(the editor's ledger, or `cenotaph accept {proposal_id}` in a terminal of their own)",
+                       field="actor")
     with ctx.store.read() as conn:
         found = proposals.get(conn, proposal_id)
     if found is None:

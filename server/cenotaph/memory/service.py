@@ -157,7 +157,14 @@ class Memory:
             results = [self.graveyard.record(actor, plan, memory_id=stored.id) for plan in plans]
         return ExperienceResult(id=stored.id, abandoned=results)
 
-    def reinstate_approach(self, actor: Actor, name: str, *, reason: str, project: str):
+    def reinstate_approach(self, actor: Actor, name: str, *, reason: str, project: str) -> ApproachRow | ProposalRow:
+        """Take an approach out of the graveyard; an agent's reinstatement lifts a block, so it is
+        a proposal a person accepts (unless the user's policy lets agents reinstate)."""
+        if proposals.must_propose(self.settings, actor, "reinstate"):
+            approach = self.graveyard.find(name, validate.project(project))
+            return proposals.propose(self.ctx, actor, action="reinstate", target=f"approach:{approach.id}",
+                                     project=approach.project, reason=validate.text(reason, "reason"),
+                                     arguments={"name": approach.name, "project": validate.project(project)})
         return self.graveyard.reinstate(actor, name, reason=reason, project=project)
 
     def set_effort(self, actor: Actor, name: str, *, effort: int, project: str,
@@ -280,9 +287,18 @@ class Memory:
     # --- suppressions ----------------------------------------------------------------------------
 
     def suppress(self, actor: Actor, name: str, *, kind: str, project: str, reason: str,
-                 ecosystem: str | None = None) -> SuppressionRow:
+                 ecosystem: str | None = None) -> SuppressionRow | ProposalRow:
         """Stop flagging `name` in editors (`diagnostic`) or keep memories naming it out of recall
-        (`recall`), in `project` or everywhere (`""`)."""
+        (`recall`), in `project` or everywhere (`""`). An agent's is a proposal a person accepts
+        (a silenced name is a lifted block), unless the user's policy lets agents suppress."""
+        if proposals.must_propose(self.settings, actor, "suppress"):
+            kind = validate.choice(kind, "kind", suppressions.KINDS)
+            project = validate.project(project)
+            key, _ = suppressions.key_for(self.graveyard, name, project, ecosystem)
+            return proposals.propose(self.ctx, actor, action="suppress", target=f"suppression:{key}", project=project,
+                                     reason=validate.text(reason, "reason"),
+                                     arguments={"name": key, "kind": kind, "project": project,
+                                                **({} if ecosystem is None else {"ecosystem": ecosystem})})
         return suppressions.suppress(self.ctx, self.graveyard, actor, name, kind=kind, project=project,
                                      reason=reason, ecosystem=ecosystem)
 
@@ -407,6 +423,11 @@ class Memory:
                 result = self.set_trust(actor, args["memory_id"], "refuted", reason=note)
             elif proposal.action == "resolve":
                 result = self.resolve_contradiction(actor, args["contradiction_id"], keep=args["keep"], reason=note)
+            elif proposal.action == "suppress":
+                result = self.suppress(actor, args["name"], kind=args["kind"], project=args["project"], reason=note,
+                                       ecosystem=args.get("ecosystem"))
+            elif proposal.action == "reinstate":
+                result = self.reinstate_approach(actor, args["name"], reason=note, project=args["project"])
             elif proposal.action == "unsuppress":
                 result = self.unsuppress(actor, args["name"], kind=args["kind"], project=args["project"], reason=note)
             elif proposal.action == candidates.ACTION:
@@ -468,11 +489,11 @@ class Memory:
         return compiler.propose(self.ctx, actor, target, project=project, root=root, directory=directory)
 
     def propose_hooks(self, actor: Actor, agent: str, *, install: bool, project: str, root: Path,
-                      command: str) -> compiler.CompileResult:
-        """Propose `agent`'s settings under `root` with Cenotaph's hooks (running `command`) merged
-        in or taken out; `accept_proposal` writes it as it writes a compile."""
+                      command: str, scope: str = "project") -> compiler.CompileResult:
+        """Propose `agent`'s settings of `scope` (project, local, user) under `root` with Cenotaph's
+        hooks (running `command`) merged in or taken out; `accept_proposal` writes it as it writes a compile."""
         return compiler.propose_hooks(self.ctx, actor, agent, install=install, project=project, root=root,
-                                      command=command)
+                                      command=command, scope=scope)
 
     def recent(self, project: str, *, kinds: Iterable[str] = (), limit: int = 10) -> list[MemoryRow]:
         """The newest active memories of `project` and the global scope, of `kinds` (all when
@@ -614,6 +635,9 @@ class Memory:
         return backup.backup(self.ctx, actor, path)
 
     def restore(self, actor: Actor, path: str) -> RestoreReport:
+        """Replace the store with a backup: a person's act (it brings back or takes away every block)."""
+        if actor.kind != "human":
+            raise Conflict("only a person can restore a store from a backup", field="actor")
         return backup.restore(self.ctx, actor, path)
 
     def migrate_store(self, target: Store, progress: Callable[[int, int], None] | None = None) -> MigrateStoreReport:

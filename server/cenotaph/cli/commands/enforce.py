@@ -59,6 +59,11 @@ def _pre_tool_use(args: argparse.Namespace, payload: dict[str, Any], cwd: Path) 
     tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
     if args.agent == "gemini":
         tool_name, tool_input = from_gemini(tool_name, tool_input)
+    if tool_name == "Bash" and isinstance(tool_input.get("command"), str):
+        from cenotaph.cli.authority import person_only_verb
+
+        if (verb := person_only_verb(tool_input["command"])) is not None:
+            return _deny(args, _person_only(verb))
     named = tool_call_names(tool_name, tool_input, cwd)
     if not named:
         return 0  # neither an install nor an edit that adds a dependency: the store stays closed
@@ -70,27 +75,49 @@ def _pre_tool_use(args: argparse.Namespace, payload: dict[str, Any], cwd: Path) 
     finally:
         enforcer.close()
     if findings:
-        reasons = "\n".join(dict.fromkeys(f.message() for f in findings))
-        # Gemini CLI sends a denial's reason to the agent as the tool's error.
-        denial = {"decision": "deny", "reason": reasons} if args.agent == "gemini" else \
-            {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                    "permissionDecisionReason": reasons}}
-        json.dump(denial, sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+        return _deny(args, "\n".join(dict.fromkeys(f.denial() for f in findings)))
     return 0
+
+
+def _deny(args: argparse.Namespace, reason: str) -> int:
+    # Gemini CLI sends a denial's reason to the agent as the tool's error.
+    denial = {"decision": "deny", "reason": reason} if args.agent == "gemini" else \
+        {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                "permissionDecisionReason": reason}}
+    json.dump(denial, sys.stdout, ensure_ascii=False)
+    sys.stdout.write("\n")
+    return 0
+
+
+def _person_only(verb: str) -> str:
+    """Why an agent may not run `cenotaph VERB`, and what it does instead."""
+    return (f"Stop: `cenotaph {verb}` is the person's decision, not yours. It changes what Cenotaph blocks, "
+            f"keeps or shares, and from your shell it would only file a proposal for the person. Do not run it "
+            f"another way. Tell the person what you wanted to do and why, and ask them to decide (in their editor, "
+            f"or in a terminal of their own). Meanwhile `cenotaph check NAME` and `cenotaph proposals` stay open "
+            f"to you.")
 
 
 def _session_start(args: argparse.Namespace, cwd: Path) -> int:
     from cenotaph.app import open_enforcer
+    from cenotaph.memory.policy.agent_hooks import problems
+    from cenotaph.project import repository_root
 
     enforcer = open_enforcer(cwd, db=args.db, project=args.project)
     try:
         brief = enforcer.brief(BRIEF_LIMIT)
     finally:
         enforcer.close()
+    # Cenotaph's hooks that are installed but cannot run (here, or on a teammate's machine): the
+    # person is told, since a hook that cannot start is silent on every call after this one.
+    broken = problems(args.agent, repository_root(cwd) or cwd, Path.home())
+    output: dict[str, Any] = {}
     if brief:
-        json.dump({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": brief}},
-                  sys.stdout, ensure_ascii=False)
+        output["hookSpecificOutput"] = {"hookEventName": "SessionStart", "additionalContext": brief}
+    if broken:
+        output["systemMessage"] = "Cenotaph's hooks cannot run as installed:\n" + "\n".join(broken)
+    if output:
+        json.dump(output, sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
     return 0
 

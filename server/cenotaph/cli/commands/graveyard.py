@@ -10,6 +10,7 @@ from cenotaph.cli.render import outcome
 from cenotaph.memory.models import as_json
 from cenotaph.memory.team.folder import source_of
 from cenotaph.nlp import ecosystems
+from cenotaph.store.records import ApproachRow
 
 
 def cmd_abandon(args: argparse.Namespace, memory) -> None:
@@ -46,7 +47,8 @@ def abandon(commands: Subcommands) -> None:
 
 def cmd_reinstate_approach(args: argparse.Namespace, memory) -> None:
     approach = memory.reinstate_approach(CLI_ACTOR, args.name, reason=args.reason, project=project_of(args))
-    emit(args, approach, f"reinstated {approach.display_name}: {args.reason}")
+    emit(args, approach, f"reinstated {approach.display_name}: {args.reason}" if isinstance(approach, ApproachRow)
+         else outcome(approach))
 
 
 def reinstate_approach(commands: Subcommands) -> None:

@@ -7,6 +7,7 @@ import argparse
 
 from cenotaph.cli.common import CLI_ACTOR, Handler, Subcommands, Verb, emit, project_of
 from cenotaph.cli.render import memory_line, outcome
+from cenotaph.store.records import ProposalRow
 
 
 def _lifecycle(verb: str) -> Handler:
@@ -36,6 +37,9 @@ reinstate = _lifecycle_verb("reinstate", "make an archived or deprioritised memo
 
 def cmd_forget(args: argparse.Namespace, memory) -> None:
     result = memory.forget(CLI_ACTOR, args.id, reason=args.reason, confirm=args.confirm)
+    if isinstance(result, ProposalRow):
+        emit(args, result, outcome(result))
+        return
     if args.confirm:
         emit(args, result, f"forgot #{args.id}: its content is gone; a tombstone keeps its hash and the reason")
         return

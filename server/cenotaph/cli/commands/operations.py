@@ -17,6 +17,7 @@ from cenotaph.cli.common import (
     project_of,
     writer,
 )
+from cenotaph.cli.commands import policy
 from cenotaph.cli.render import feed_line
 from cenotaph.memory.errors import CenotaphError
 
@@ -73,6 +74,7 @@ def cmd_doctor(args: argparse.Namespace, memory) -> None:
         text += f"\nshared in {s.root / '.cenotaph'}: {len(s.approaches)} approaches, {len(s.notes)} memories"
         text += "".join(f"\n  {p.path}:{p.line + 1}: {p.message}" for p in s.problems)
     text += "".join(f"\n{feed_line(f)}" for f in feeds)
+    text += policy.hook_problems(report)
     report["feeds"] = feeds
     emit(args, report, text)
     if any(s.problems for s in folders):

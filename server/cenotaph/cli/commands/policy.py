@@ -4,12 +4,12 @@ blocks or lint rules."""
 from __future__ import annotations
 
 import argparse
-import shlex
 import shutil
 from pathlib import Path
 
 from cenotaph.cli.commands import enforce
 from cenotaph.cli.common import CLI_ACTOR, Subcommands, emit, project_of, repository_root
+from cenotaph.cli.render import proposal_line
 from cenotaph.memory.models import COMPILE_TARGETS
 
 
@@ -20,7 +20,8 @@ def cmd_compile(args: argparse.Namespace, memory) -> None:
         emit(args, result, f"{args.target}: up to date ({result.lessons} reinforced lesson(s))")
         return
     lines = [change.diff.rstrip("\n") for change in result.files]
-    lines.append(f"proposed as #{result.proposal.id} ({len(result.files)} file(s) from {result.lessons} reinforced "
+    lines.append(proposal_line(result.proposal) if CLI_ACTOR.kind == "agent" else
+                 f"proposed as #{result.proposal.id} ({len(result.files)} file(s) from {result.lessons} reinforced "
                  f"lesson(s)): write with `cenotaph accept {result.proposal.id}`, or "
                  f"`cenotaph reject {result.proposal.id} --reason …`")
     emit(args, result, "\n".join(lines))
@@ -35,31 +36,48 @@ def compile_lessons(commands: Subcommands) -> None:
 
 
 def cmd_hooks(args: argparse.Namespace, memory) -> None:
-    install = args.action == "install"
-    # The settings run the `cenotaph` found now, so the agent's PATH need not hold it.
-    command = f"{shlex.quote(shutil.which('cenotaph') or 'cenotaph')} hook {args.agent}"
-    root = Path.home() if args.user else repository_root()
-    result = memory.propose_hooks(CLI_ACTOR, args.agent, install=install, project=project_of(args), root=root,
-                                  command=command)
-    if result.proposal is None:
-        from cenotaph.memory.policy.compile.hooks import AGENTS  # the domain is loaded by now
+    from cenotaph.memory.policy import agent_hooks as settings  # the domain is loaded by now
 
+    install = args.action == "install"
+    scope = "user" if args.user else "local" if args.local else "project"
+    # The same command on every machine (it finds `cenotaph` there, or blocks saying so); a
+    # user's install also names the `cenotaph` found now, since their home folder is this machine's.
+    command = settings.command(args.agent, pinned=shutil.which("cenotaph") if scope == "user" else None)
+    root = Path.home() if scope == "user" else repository_root()
+    result = memory.propose_hooks(CLI_ACTOR, args.agent, install=install, project=project_of(args), root=root,
+                                  command=command, scope=scope)
+    if result.proposal is None:
         state = "already installed" if install else "not installed"
-        emit(args, result, f"{args.agent} hooks: {state} in {root / AGENTS[args.agent].path}; nothing to propose")
+        emit(args, result, f"{args.agent} hooks: {state} in {root / settings.settings_path(args.agent, scope)}; "
+                           "nothing to propose")
         return
     lines = [change.diff.rstrip("\n") for change in result.files]
-    lines.append(f"proposed as #{result.proposal.id}: write with `cenotaph accept {result.proposal.id}`, or "
+    lines.append(proposal_line(result.proposal) if CLI_ACTOR.kind == "agent" else
+                 f"proposed as #{result.proposal.id}: write with `cenotaph accept {result.proposal.id}`, or "
                  f"`cenotaph reject {result.proposal.id} --reason …`")
     emit(args, result, "\n".join(lines))
+
+
+def hook_problems(report: dict) -> str:
+    """`doctor`'s lines on Cenotaph's installed hooks that cannot run (memory/policy/compile/hooks.py),
+    kept in `report` as `hooks`."""
+    from cenotaph.memory.policy import agent_hooks as settings
+
+    found = [line for agent in settings.FILES for line in settings.problems(agent, repository_root(), Path.home())]
+    report["hooks"] = found
+    return "".join(f"\nhook cannot run: {line}" for line in found)
 
 
 def hooks(commands: Subcommands) -> None:
     p = commands.add("hooks", cmd_hooks, "propose installing or removing Cenotaph's hooks in an agent's settings")
     p.add_argument("action", choices=("install", "uninstall"))
     p.add_argument("agent", choices=enforce.AGENTS)
-    p.add_argument("--user", action="store_true",
-                   help="the user's settings under $HOME (~/.claude/settings.json, ~/.gemini/settings.json) instead "
-                        "of the repository's")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--user", action="store_true",
+                       help="the user's settings under $HOME (~/.claude/settings.json, ~/.gemini/settings.json), for "
+                            "every project of this user, instead of the repository's committed one")
+    where.add_argument("--local", action="store_true",
+                       help="Claude Code's .claude/settings.local.json: this project, this person, not committed")
 
 
 def cmd_bless(args: argparse.Namespace, memory) -> None:

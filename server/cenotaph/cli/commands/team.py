@@ -9,6 +9,8 @@ from typing import Any
 
 from cenotaph import project as project_resolution
 from cenotaph.cli.common import CLI_ACTOR, Subcommands, emit
+from cenotaph.cli.render import outcome
+from cenotaph.store.records import ProposalRow
 
 
 def share_after(args: argparse.Namespace, memory, targets: Sequence[str | int]) -> list[Any]:
@@ -20,7 +22,7 @@ def share_after(args: argparse.Namespace, memory, targets: Sequence[str | int]) 
 
 
 def shared_lines(results: Sequence[Any]) -> list[str]:
-    return [f"{'shared' if r.action == 'share' else 'unshared'} {r.path}"
+    return [outcome(r) if isinstance(r, ProposalRow) else f"{'shared' if r.action == 'share' else 'unshared'} {r.path}"
             + ("" if r.changed else " (already so)") + (" — commit it to share it with the team"
                                                         if r.changed else "") for r in results]
 

@@ -173,7 +173,7 @@ def approach(
     global_scope: GlobalScope = False,
 ) -> CallToolResult:
     """Bring an abandoned approach back, or silence a name the user calls noise here (and lift
-    that). Lifting a suppression becomes a proposal a person accepts."""
+    that). Each of the three lifts or moves a block, so it becomes a proposal a person accepts."""
     env = ToolEnv.of(ctx)
     scope = env.scope(global_scope)
     with env.domain() as memory:

@@ -53,16 +53,40 @@ class Finding:
     approach: ApproachRow
     scope: str  # `project` or `global`
 
-    def message(self) -> str:
-        """What the agent (or the person reading CI) is told: the package, why, what it cost,
-        what replaced it (the reason says), and how a person lifts it."""
+    def fact(self) -> str:
+        """The package, where and after what effort it was abandoned, and why (the reason names
+        what replaced it), as one sentence."""
         a = self.approach
         where = "in this project" if self.scope == "project" else "everywhere"
         effort = f" after effort {a.effort}/5" if a.effort else ""
-        return (f"{a.display_name} ({a.ecosystem}) was abandoned {where}{effort}: {a.reason.strip()} "
-                f"Do not bring {self.named.name} back; use what the reason names instead. A person lifts this with "
-                f"`cenotaph reinstate-approach {a.name} --reason …`, or silences it in this project with "
+        return f"{a.display_name} ({a.ecosystem}) was abandoned {where}{effort}: {_sentence(a.reason)}"
+
+    def message(self) -> str:
+        """What the person reading `lint` or CI is told: the fact, and how they lift it."""
+        a = self.approach
+        return (f"{self.fact()} Use what the reason names instead. To bring it back, run "
+                f"`cenotaph reinstate-approach {a.name} --reason …`, or silence it in this project with "
                 f"`cenotaph suppress {a.name} --kind diagnostic --reason …`.")
+
+    def denial(self) -> str:
+        """What an agent whose call is denied is told: stop, why, and what to ask the person.
+        Not how to lift the block: that is the person's decision (cli/authority.py)."""
+        name = self.named.name
+        return (f"Stop: this call would bring back {name}. {self.fact()} Do not add {name} in another way, and "
+                f"do not try to lift this block yourself. Use what the reason names instead. If you think {name} "
+                f"is needed after all, stop and ask the person, for example: \"Cenotaph blocks {name} because it "
+                f"was abandoned ({_clause(self.approach.reason)}). I think we need it because <your reason>. "
+                f"Do you want to bring it back?\"")
+
+
+def _clause(text: str) -> str:
+    return " ".join(text.split()).rstrip(".!?;:, ")
+
+
+def _sentence(text: str) -> str:
+    """`text` ending as a sentence does, so that the next one does not run into it."""
+    text = " ".join(text.split())
+    return text if text.endswith((".", "!", "?")) else f"{text}."
 
 
 def installs(command: str) -> list[Named]:
@@ -187,8 +211,9 @@ class Enforcer:
             disputes = contradictions.listing(conn, project=self.project, status="open")
         if not rows and not disputes:
             return ""
-        lines = ["Cenotaph: approaches abandoned in this project (installing or importing them is blocked; "
-                 "call check_approaches before proposing a package):"]
+        lines = ["Cenotaph: approaches abandoned in this project. Installing or importing them is blocked. "
+                 "Before you propose a package, run `cenotaph check NAME` in the shell (or call check_approaches "
+                 "when Cenotaph's MCP tools are there). Lifting a block is the person's decision: ask them."]
         lines += [f"- {a.display_name} ({a.ecosystem}{', everywhere' if a.project == '' else ''}): "
                   f"{' '.join(a.reason.split())[:160]}" for a in rows]
         if disputes:

@@ -201,16 +201,17 @@ def propose_drafts(ctx: Context, actor: Actor, target: str, drafts: list[FileDra
 
 
 def propose_hooks(ctx: Context, actor: Actor, agent: str, *, install: bool, project: str, root: Path,
-                  command: str) -> CompileResult:
-    """Propose `agent`'s settings file under `root` (a project, or a home folder) with Cenotaph's
-    hooks merged in running `command`, or taken out; accepting it is the same gated write."""
+                  command: str, scope: str = "project") -> CompileResult:
+    """Propose `agent`'s settings file of `scope` under `root` (a project, or a home folder for
+    `user`) with Cenotaph's hooks merged in running `command`, or taken out; accepting it is the
+    same gated write."""
     root = _folder(root)
     validate.choice(agent, "agent", tuple(hooks.AGENTS))
-    path = hooks.AGENTS[agent].path
+    path = hooks.settings_path(agent, validate.choice(scope, "scope", hooks.SCOPES))
     current = _read(root, path)
-    draft = hooks.install(agent, current, command) if install else hooks.uninstall(agent, current)
+    draft = hooks.install(agent, current, command, path) if install else hooks.uninstall(agent, current, path)
     verb = "install" if install else "uninstall"
-    return propose_drafts(ctx, actor, f"hooks-{verb}:{agent}", [draft], project=project, root=root, lessons=0,
+    return propose_drafts(ctx, actor, f"hooks-{verb}:{agent}" + ("" if scope == "project" else f":{scope}"), [draft], project=project, root=root, lessons=0,
                           why=f"({verb} Cenotaph's {agent} hooks)")
 
 
@@ -219,13 +220,23 @@ def changes_of(proposal: ProposalRow) -> list[FileChange]:
             for f in proposal.arguments["files"]]
 
 
+def _again(proposal: ProposalRow) -> str:
+    """The command that proposes this change afresh, against the file as it is now."""
+    target = proposal.arguments["target"]
+    if not target.startswith("hooks-"):
+        return f"`cenotaph compile --target {target}`"
+    verb, agent, *scope = target.removeprefix("hooks-").split(":")
+    return f"`cenotaph hooks {verb} {agent}{''.join(f' --{s}' for s in scope)}`"
+
+
 def write(ctx: Context, actor: Actor, proposal: ProposalRow) -> CompileWrite:
     """Write a compile proposal's files, all or none: every file must still be as it was diffed."""
     root = Path(proposal.arguments["root"])
     changes = changes_of(proposal)
     for change in changes:
         if sha256_of(_inside(root, change.path, "path")) != change.base_sha256:
-            raise Conflict(f"{change.path} changed since the proposal; run compile again", field="file")
+            raise Conflict(f"{change.path} changed since the proposal; propose it again with {_again(proposal)}",
+                           field="file")
     written = []
     for change in changes:
         path = _inside(root, change.path, "path")

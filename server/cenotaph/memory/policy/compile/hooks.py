@@ -1,19 +1,20 @@
 """A coding agent's settings file with Cenotaph's hooks merged in or taken out: the person's other
-keys and hooks stay as they are. Cenotaph's entries are the ones whose command runs
-`cenotaph hook <agent>` (whatever folder that `cenotaph` is in), so an uninstall finds them after
+keys and hooks stay as they are, byte for byte (jsonfile.Splice). Cenotaph's entries are the ones
+whose command runs `cenotaph hook <agent>` (agent_hooks.is_ours), so an uninstall finds them after
 the executable moved, and never touches a hook the person wrote."""
 
 from __future__ import annotations
 
-import os
-import shlex
 from dataclasses import dataclass
 from typing import Any
 
 from cenotaph.memory.errors import Conflict
 from cenotaph.memory.graveyard.enforce import EDIT_TOOLS, GEMINI_TOOLS, SHELL_TOOLS
-from cenotaph.memory.policy.compile.jsonfile import dumps_like, loads
+from cenotaph.memory.policy.agent_hooks import SCOPES, is_ours, settings_path
 from cenotaph.memory.policy.compile.drafts import FileDraft
+from cenotaph.memory.policy.compile.jsonfile import Node, Splice
+
+__all__ = ["AGENTS", "SCOPES", "install", "settings_path", "uninstall"]  # the scopes, for compile.propose_hooks
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,71 +36,98 @@ AGENTS = {
 }
 
 
-def is_ours(hook: Any, agent: str) -> bool:
-    if not isinstance(hook, dict) or not isinstance(hook.get("command"), str):
-        return False
-    try:
-        words = shlex.split(hook["command"])
-    except ValueError:
-        return False
-    return len(words) == 3 and os.path.basename(words[0]) == "cenotaph" and words[1:] == ["hook", agent]
+def _group_hooks(group: Node) -> Node | None:
+    found = group.get("hooks") if isinstance(group.value, dict) else None
+    return found if found is not None and isinstance(found.value, list) else None
 
 
-def _groups(hooks: dict, event: str) -> list:
-    found = hooks.get(event)
-    return found if isinstance(found, list) else []
+def _ours_in(event: Node, agent: str) -> list[tuple[int, set[int]]]:
+    """Per group of an event's list: its index and the indices of our hooks in it."""
+    if not isinstance(event.value, list):
+        return []
+    found = []
+    for i, group in enumerate(event.children):
+        hooks = _group_hooks(group)
+        mine = {k for k, hook in enumerate(hooks.children) if is_ours(hook.value, agent)} if hooks else set()
+        if mine:
+            found.append((i, mine))
+    return found
 
 
-def _installed(hooks: dict, event: str, agent: str) -> bool:
-    return any(is_ours(h, agent) for g in _groups(hooks, event) if isinstance(g, dict)
-               for h in (g.get("hooks") if isinstance(g.get("hooks"), list) else []))
-
-
-def install(agent: str, current: str | None, command: str) -> FileDraft:
-    """The settings with each event's hook added where it is missing (unchanged when all are there)."""
+def install(agent: str, current: str | None, command: str, path: str | None = None) -> FileDraft:
+    """The settings with each event's hook added where it is missing, and ours that run another
+    command (an older install's path of one machine) running this one; unchanged when all are."""
     spec = AGENTS[agent]
-    data = loads(spec.path, current or "")
-    hooks = data.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise Conflict(f"{spec.path}: hooks is not a JSON object", field="file")
-    missing = [(event, matcher) for event, matcher in spec.events.items() if not _installed(hooks, event, agent)]
-    if not missing:
-        return FileDraft(spec.path, current)  # as it is, byte for byte: nothing to propose
-    for event, matcher in missing:
+    path = path or spec.path
+    splice = Splice(path, current or "")
+    hooks_node = splice.root.get("hooks") if splice.root is not None else None
+    if hooks_node is not None and not isinstance(hooks_node.value, dict):
+        raise Conflict(f"{path}: hooks is not a JSON object", field="file")
+    added: list[tuple[str, Any]] = []
+    for event, matcher in spec.events.items():
+        event_node = hooks_node.get(event) if hooks_node is not None else None
+        ours = _ours_in(event_node, agent) if event_node is not None else []
+        for i, mine in ours:
+            hooks = _group_hooks(event_node.children[i])
+            assert hooks is not None
+            for k in mine:
+                found = hooks.children[k].get("command")
+                if found is not None and found.value != command:
+                    splice.replace(found, command)
+        if ours:
+            continue
         entry: dict[str, Any] = {"type": "command", "command": command, "timeout": spec.timeout}
         if agent == "gemini":
             entry = {"name": "cenotaph", **entry}  # what `/hooks disable` names it by
         group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
         group["hooks"] = [entry]
-        if not isinstance(hooks.get(event), list):
-            hooks[event] = []
-        hooks[event].append(group)
-    return FileDraft(spec.path, dumps_like(current or "", data))
+        if event_node is None:
+            added.append((event, [group]))
+        elif isinstance(event_node.value, list):
+            splice.append(event_node, [group])
+        else:
+            splice.replace(event_node, [group])
+    if added and splice.root is None:
+        return FileDraft(path, splice.result({"hooks": dict(added)}))
+    if added:
+        assert splice.root is not None
+        if hooks_node is None:
+            splice.add_members(splice.root, [("hooks", dict(added))])
+        else:
+            splice.add_members(hooks_node, added)
+    return FileDraft(path, splice.result(splice.data))
 
 
-def uninstall(agent: str, current: str | None) -> FileDraft:
+def uninstall(agent: str, current: str | None, path: str | None = None) -> FileDraft:
     """The settings without Cenotaph's hooks, and without the groups, event lists and `hooks`
     object that held nothing else."""
-    spec = AGENTS[agent]
+    path = path or AGENTS[agent].path
     if current is None:
-        return FileDraft(spec.path, None)
-    data = loads(spec.path, current)
-    hooks = data.get("hooks")
-    if not isinstance(hooks, dict) or not any(_installed(hooks, e, agent) for e in hooks):
-        return FileDraft(spec.path, current)
-    for event in [e for e in hooks if isinstance(hooks[e], list)]:
-        kept = []
-        for group in hooks[event]:
-            if isinstance(group, dict) and isinstance(group.get("hooks"), list) and \
-                    any(is_ours(h, agent) for h in group["hooks"]):
-                group["hooks"] = [h for h in group["hooks"] if not is_ours(h, agent)]
-                if not group["hooks"]:
-                    continue
-            kept.append(group)
-        if kept or not hooks[event]:
-            hooks[event] = kept
-        else:
-            del hooks[event]
-    if not hooks and "hooks" in data:
-        del data["hooks"]
-    return FileDraft(spec.path, dumps_like(current, data))
+        return FileDraft(path, None)
+    splice = Splice(path, current)
+    hooks_node = splice.root.get("hooks") if splice.root is not None else None
+    if hooks_node is None or not isinstance(hooks_node.value, dict):
+        return FileDraft(path, current)
+    emptied = set()
+    inner = []  # edits inside the event lists that stay
+    for e, event_node in enumerate(hooks_node.children):
+        ours = _ours_in(event_node, agent)
+        if not ours:
+            continue
+        whole = {i for i, mine in ours if len(mine) == len(_group_hooks(event_node.children[i]).children)}
+        if len(whole) == len(event_node.children):
+            emptied.add(e)
+            continue
+        if whole:
+            inner.append((event_node, whole))
+        inner += [(_group_hooks(event_node.children[i]), mine) for i, mine in ours if i not in whole]
+    if not emptied and not inner:
+        return FileDraft(path, current)
+    if len(emptied) == len(hooks_node.children):
+        splice.remove(splice.root, {splice.root.keys.index("hooks")})
+    else:
+        if emptied:
+            splice.remove(hooks_node, emptied)
+        for parent, indices in inner:
+            splice.remove(parent, indices)
+    return FileDraft(path, splice.result(splice.data))
