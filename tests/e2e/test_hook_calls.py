@@ -15,7 +15,7 @@ from tests import hook_calls
 from tests.conftest import CENOTAPH, cli_memory
 from tests.gitrepo import GitRepo
 
-EVERY = 10  # one call in ten of each group: about 45 calls
+EVERY = 11  # one call in eleven of each group: about 45 calls
 
 
 def sample(calls: list[dict]) -> list[dict]:
