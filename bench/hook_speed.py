@@ -3,6 +3,8 @@ agent tool calls (tests/data/hook_calls, shared with tests/e2e/test_hook_calls.p
 
 * the decisions against the labels: every install or edit of an abandoned library blocked, no
   other call blocked (confusion counts, and each call that disagrees);
+* with `--baseline SRC` (another commit's `server/` folder, e.g. `git archive main server | tar -x -C /tmp/main`),
+  that code's hook on the same calls, alternated with this one's: its decisions and times;
 * a decision's time beside a bare Python start that reads the same JSON
   (`python -c "import json,sys; json.load(sys.stdin)"`), the two alternated on each input so
   that both see the same load; the goal is a median of at most 10 times the bare start's.
@@ -58,6 +60,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=1, help="passes over the whole set (default 1)")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--baseline", type=Path, help="another commit's server/ folder to time beside this one")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="cenotaph-hook-") as tmp:
         work = Path(tmp)
@@ -78,22 +81,31 @@ def main() -> None:
             store.close()
         calls = hook_calls.calls()
         denial = next(call for call in calls if call["block"])  # the path that reads the store
-        for warm in (BARE, [CENOTAPH, "hook", "claude-code"]):
-            timed(warm, hook_calls.hook_input(denial, repo.root), env, repo.root)
+        baseline_env = {**env, "PYTHONPATH": str(args.baseline)} if args.baseline else env
+        base_command = [sys.executable, "-m", "cenotaph.cli", "hook"]
+        for warm in (BARE, [CENOTAPH, "hook", "claude-code"], *([[*base_command, "claude-code"]] if args.baseline else [])):
+            timed(warm, hook_calls.hook_input(denial, repo.root), baseline_env if warm[0] == sys.executable else env,
+                  repo.root)
         bare: list[float] = []
         hook: dict[str, list[float]] = {"all": [], "denied": [], "passed": []}
-        outcomes = []
+        baseline: list[float] = []
+        outcomes, baseline_outcomes = [], []
         for run in range(args.runs):
             for call in calls:
                 stdin = hook_calls.hook_input(call, repo.root)
                 bare.append(timed(BARE, stdin, env, repo.root)[0])
-                elapsed, stdout = timed([CENOTAPH, "hook", "claude-code"], stdin, env, repo.root)
+                elapsed, stdout = timed([CENOTAPH, "hook", hook_calls.agent(call)], stdin, env, repo.root)
                 reason = hook_calls.denied(stdout)
                 hook["all"].append(elapsed)
                 # A denial read the store; most passes never open it (they install and add nothing).
                 hook["passed" if reason is None else "denied"].append(elapsed)
                 if run == 0:
                     outcomes.append((call, reason))
+                if args.baseline:
+                    elapsed, stdout = timed([*base_command, hook_calls.agent(call)], stdin, baseline_env, repo.root)
+                    baseline.append(elapsed)
+                    if run == 0:
+                        baseline_outcomes.append((call, hook_calls.denied(stdout)))
     counts, wrong = hook_calls.confusion(outcomes)
     report = {
         "commit": commit_measured(), "load": [round(x, 2) for x in os.getloadavg()], "calls": len(calls),
@@ -101,6 +113,9 @@ def main() -> None:
         "bare_python": stats(bare), "hook": {kind: stats(samples) for kind, samples in hook.items() if samples},
         "ratio_of_medians": round(statistics.median(hook["all"]) / statistics.median(bare), 1),
     }
+    if args.baseline:
+        report["baseline"] = {"confusion": dict(sorted(hook_calls.confusion(baseline_outcomes)[0].items())),
+                              "hook": stats(baseline)}
     text = json.dumps(report, indent=2)
     print(text)
     if args.out:

@@ -1,5 +1,6 @@
-"""The labelled set of agent tool calls (tests/data/hook_calls/calls.jsonl): Claude Code's
-PreToolUse input as it documents it, each labelled by reading it (`block`, and the `abandoned`
+"""The labelled set of agent tool calls (tests/data/hook_calls/calls.jsonl, and heldout.jsonl
+written before the shell parser and never tuned on): Claude Code's PreToolUse input and Gemini
+CLI's BeforeTool input as they document them, each labelled by reading it (`block`, and the `abandoned`
 name a blocked call brings back), over the repository in tests/data/hook_calls/repo and the
 graveyard below. The suite's test and bench/hook_speed.py share it."""
 
@@ -35,9 +36,14 @@ GRAVEYARD = (
 SILENCED = ("tqdm",)
 
 
-def calls() -> list[dict[str, Any]]:
-    with (DATA / "calls.jsonl").open(encoding="utf-8") as f:
+def calls(name: str = "calls.jsonl") -> list[dict[str, Any]]:
+    with (DATA / name).open(encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
+
+
+def agent(call: dict[str, Any]) -> str:
+    """The `cenotaph hook` agent the call's shape is for."""
+    return "gemini" if call["hook_event_name"] == "BeforeTool" else "claude-code"
 
 
 def repository_files() -> dict[str, str]:
@@ -61,10 +67,15 @@ def hook_input(call: dict[str, Any], root: Path) -> str:
 
 
 def denied(stdout: str) -> str | None:
-    """The reason the hook's answer denies the call with, or None when it lets it pass."""
+    """The reason the hook's answer (Claude Code's or Gemini CLI's) denies the call with, or None
+    when it lets it pass."""
     if not stdout.strip():
         return None
-    decision = json.loads(stdout)["hookSpecificOutput"]
+    answer = json.loads(stdout)
+    if "decision" in answer:
+        assert answer["decision"] == "deny" and set(answer) == {"decision", "reason"}, answer
+        return answer["reason"]
+    decision = answer["hookSpecificOutput"]
     assert decision["hookEventName"] == "PreToolUse" and decision["permissionDecision"] == "deny", decision
     return decision["permissionDecisionReason"]
 

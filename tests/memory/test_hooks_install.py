@@ -53,7 +53,7 @@ def test_install_into_an_absent_file_waits_for_accept_then_writes_every_event(me
     assert not (tmp_path / ".claude").exists()  # proposed only
     memory.accept_proposal(HUMAN, result.proposal.id)
     data = settings(tmp_path)
-    assert data["hooks"]["PreToolUse"] == [{"matcher": "Bash|Edit|MultiEdit|Write", "hooks": [
+    assert data["hooks"]["PreToolUse"] == [{"matcher": "Bash|Edit|MultiEdit|NotebookEdit|Write", "hooks": [
         {"type": "command", "command": COMMAND, "timeout": 30}]}]
     assert data["hooks"]["SessionStart"] == [{"hooks": [{"type": "command", "command": COMMAND, "timeout": 30}]}]
     assert data["hooks"]["SessionEnd"] == [{"hooks": [{"type": "command", "command": COMMAND, "timeout": 30}]}]

@@ -5,15 +5,19 @@ index: nothing here loads the embedding model or spaCy, so an agent's hook stays
 
 from __future__ import annotations
 
+import json
+import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cenotaph.nlp import ecosystems
 from cenotaph.nlp.detect import detect
 from cenotaph.nlp.ecosystems import shell
+from cenotaph.nlp.ecosystems.base import Installer
 
 if TYPE_CHECKING:  # the graveyard's modules load only for a call that names something (most name nothing)
     from cenotaph.memory.graveyard.approaches import Graveyard
@@ -26,6 +30,7 @@ _ANY_ECOSYSTEM = frozenset({ecosystems.ANY, "tool", "other"})
 # The tools that change a file, and where their input holds its path.
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit"})
 SHELL_TOOLS = frozenset({"Bash"})
+NOTEBOOK_TOOLS = frozenset({"NotebookEdit"})  # Claude Code's: a Jupyter notebook's cell
 # Gemini CLI's tools that install or edit, by the Claude Code tool that takes the same input
 # (Gemini's `replace` counts its replacements instead of a replace_all flag).
 GEMINI_TOOLS = {"run_shell_command": "Bash", "write_file": "Write", "replace": "Edit"}
@@ -89,12 +94,29 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else f"{text}."
 
 
+def _installers() -> tuple[Installer, ...]:
+    return tuple(dict.fromkeys((*ecosystems.project_installers(), *ecosystems.system_installers())))
+
+
+def _also(named: Named, same: tuple[str, str] | None) -> list[Named]:
+    """The name, and the same library in the ecosystem its packager took it from (conda-forge's
+    `requests` is PyPI's), so that an abandoned PyPI library is met in either."""
+    if same is None:
+        return [named]
+    ecosystem, name = same
+    return [named, named._replace(name=name, key=ecosystems.normalize(name, ecosystem), ecosystem=ecosystem)]
+
+
 def installs(command: str) -> list[Named]:
     """Every package a shell command line installs or adds, with every installer the registry
     knows (a project's and a system's)."""
-    installers = tuple(dict.fromkeys((*ecosystems.project_installers(), *ecosystems.system_installers())))
-    return [Named(name, ecosystems.normalize(name, found.ecosystem), found.ecosystem, "install")
-            for found in shell.package_commands(command, installers) if not found.removes for name in found.names]
+    found = []
+    for package in shell.package_commands(command, _installers()):
+        if not package.removes:
+            for name, same in zip(package.names, package.same_as):
+                found += _also(Named(name, ecosystems.normalize(name, package.ecosystem), package.ecosystem,
+                                     "install"), same)
+    return found
 
 
 def file_names(path: str, text: str, before: str | None = None) -> list[Named]:
@@ -115,8 +137,16 @@ def file_names(path: str, text: str, before: str | None = None) -> list[Named]:
             if manifest:
                 old[(m.key, m.ecosystem)] -= 1
             continue
-        found.append(Named(m.name, m.key, m.ecosystem, m.kind, path, m.line, m.start, m.end))
+        same = _same_as().get(m.ecosystem)
+        found += _also(Named(m.name, m.key, m.ecosystem, m.kind, path, m.line, m.start, m.end),
+                       same(m.name) if same else None)
     return found
+
+
+@cache
+def _same_as() -> dict[str, Callable[[str], tuple[str, str] | None]]:
+    """Per ecosystem, where its packages' libraries come from (an environment.yml's conda names)."""
+    return {installer.ecosystem: installer.same_as for installer in _installers() if installer.same_as}
 
 
 def edited_text(tool_name: str, tool_input: Mapping[str, Any], before: str) -> str | None:
@@ -156,18 +186,90 @@ def tool_call_names(tool_name: str, tool_input: Mapping[str, Any], cwd: Path) ->
     """What an agent's tool call would install or add to a manifest or source file; [] for
     every other call. Reads the edited file, never the store."""
     if tool_name in SHELL_TOOLS:
-        command = tool_input.get("command")
-        return installs(command) if isinstance(command, str) else []
+        command, folder = tool_input.get("command"), tool_input.get("directory")  # Gemini's folder
+        where = cwd / folder if isinstance(folder, str) else cwd
+        return shell_names(command, where) if isinstance(command, str) else []
+    if tool_name in NOTEBOOK_TOOLS:
+        return notebook_names(tool_input, cwd)
     file_path = tool_input.get("file_path")
     if tool_name not in EDIT_TOOLS or not isinstance(file_path, str) or ecosystems.document_for(file_path) is None:
         return []
-    path = cwd / file_path
-    try:
-        before = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
-    except OSError:
-        before = ""
+    before = _read(cwd / file_path)
     after = edited_text(tool_name, tool_input, before)
     return [] if after is None else file_names(file_path, after, before)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+    except OSError:
+        return ""
+
+
+# A file a command line may write into: the word after `>`, `>>`, `tee` or anywhere in a `sed -i`.
+_WRITTEN = re.compile(r"(?:>>?|\btee\b(?:[ \t]+-\w+)*)[ \t]*[\"']?([^\s\"'<>|;&()]+)")
+_PATH_WORD = re.compile(r"[^\s\"'<>|;&()=]+")
+
+
+def _may_write(command: str) -> bool:
+    """The cheap test before a line is parsed for what it writes: a redirection or `tee` into a
+    file the graveyard reads, or a `sed -i` on one."""
+    targets = _WRITTEN.findall(command) if ">" in command or "tee" in command else []
+    if "sed" in command and "-i" in command:
+        targets += _PATH_WORD.findall(command)
+    return any(ecosystems.document_for(target) is not None for target in targets)
+
+
+def shell_names(command: str, cwd: Path) -> list[Named]:
+    """What a shell command line installs, and what it writes into manifests and source files
+    (`echo x >> requirements.txt`, a heredoc into a .py file, `sed -i` on a manifest). A line
+    that names no installer and writes no such file is not parsed at all."""
+    found = installs(command) if shell.may_install(command, _installers()) else []
+    if not _may_write(command):
+        return found
+    for write in shell.file_writes(command):
+        if ecosystems.document_for(write.path) is None:
+            continue
+        before = _read(cwd / write.path)
+        if write.sed is not None:
+            scripts, extended = write.sed
+            after = shell.sed_edited(scripts, extended, before)
+            # A script the reader does not follow is judged by the text it puts in.
+            after = after if after is not None else before + "\n" + shell.sed_additions(scripts)
+        else:
+            assert write.text is not None
+            after = (before + ("" if before.endswith("\n") or not before else "\n") if write.appends else "") + write.text
+        found += file_names(write.path, after, before)
+    return found
+
+
+# A notebook cell's shell escapes: `!pip install x`, `%pip install x`, `%conda install x`.
+_CELL_COMMAND = re.compile(r"^[ \t]*(?:!|%(?=pip|conda|mamba|micromamba\b))(.+)$", re.MULTILINE)
+
+
+def notebook_names(tool_input: Mapping[str, Any], cwd: Path) -> list[Named]:
+    """What a NotebookEdit adds: a code cell read as Python source (the imports the rest of the
+    notebook lacks) and the installs of its `!pip` and `%pip` lines. Markdown cells and deletions add nothing."""
+    path, source = tool_input.get("notebook_path"), tool_input.get("new_source")
+    mode, cell_id = tool_input.get("edit_mode") or "replace", tool_input.get("cell_id")
+    if not isinstance(path, str) or not isinstance(source, str) or mode == "delete" or not path.endswith(".ipynb"):
+        return []
+    try:
+        cells = json.loads(_read(cwd / path) or "{}").get("cells", [])
+    except (ValueError, AttributeError):
+        cells = []
+    cells = [cell for cell in cells if isinstance(cell, dict)]
+    replaced = next((cell for cell in cells if mode == "replace" and cell.get("id") == cell_id), None)
+    if (tool_input.get("cell_type") or (replaced or {}).get("cell_type") or "code") != "code":
+        return []
+    def text(cell: dict) -> str:
+        return "".join(map(str, cell["source"])) if isinstance(cell.get("source"), list) else str(cell.get("source", ""))
+
+    rest = "\n".join(text(cell) for cell in cells if cell.get("cell_type") == "code" and cell is not replaced)
+    found = [named for line in _CELL_COMMAND.findall(source) for named in installs(line)]
+    script = _CELL_COMMAND.sub("", source)
+    before = rest + "\n" + (text(replaced) if replaced else "")
+    return found + file_names(str(Path(path).with_suffix(".py")), rest + "\n" + script, before)
 
 
 class Enforcer:

@@ -46,6 +46,17 @@ class Installer:
     options_with_argument: frozenset[str]
     package_span: Callable[[str], tuple[int, int] | None]  # the name an argument installs
     removals: frozenset[str] = frozenset()  # the subcommands that take packages out again
+    # Options whose argument is a package too (`uv run --with x`, `pipx inject`'s none), and those
+    # whose argument is the package a runner's command comes from (`npx -p x cmd`: `cmd` is no package).
+    package_options: frozenset[str] = frozenset()
+    source_options: frozenset[str] = frozenset()
+    # Which positional arguments are packages: "all"; "first" (a runner: `npx x args…`, unless a
+    # source option named it); "none" (`uv run --with x script.py`).
+    positionals: Literal["all", "first", "none"] = "all"
+    skipped: int = 0  # positional arguments before the subcommand that name no package (`yarn workspace web add`)
+    # The package of another ecosystem a name installs the same library as (conda-forge's `requests`
+    # is PyPI's; Debian's `python3-requests` too): (ecosystem, name), or None.
+    same_as: Callable[[str], tuple[str, str] | None] | None = None
     # Bytes a command line running it always holds: the cheap test before an agent's transcript
     # line is parsed (`go get`, not `go`, which most lines hold).
     hint: str = ""

@@ -130,6 +130,8 @@ _APT = Installer(
     frozenset({"install"}),
     frozenset({"-o", "-t", "-c", "--option", "--target-release", "--config-file"}),
     pattern_span(r"[a-z0-9][a-z0-9+.-]*+(?=[=/:]|\Z)"),
+    # Debian packages a Python library `foo` as `python3-foo`.
+    same_as=lambda name: ("pypi", name.removeprefix("python3-")) if name.startswith("python3-") else None,
 )
 _APK = Installer(
     "apk",

@@ -280,6 +280,22 @@ LOCK_FILES = {"package-lock.json": _package_lock_names, "npm-shrinkwrap.json": _
 # ---------------------------------------------------------------------------------------------
 # npm, pnpm, Yarn and Bun
 
+# A package named by where it comes from: GitHub's `owner/repo` or `github:owner/repo`, a git URL
+# (`git+https://…/moment.git#2.30.1`), a tarball (`…/moment-2.30.1.tgz`). Its repository's or file's
+# name stands for the package's.
+_REPOSITORY = re.compile(r"(?:(?:github|gitlab|bitbucket):|git\+\w+://[^#]*/|\w+://[^#]*/)?[\w.-]+/"
+                         r"(?P<name>[a-z0-9][\w.-]*?)(?:\.git)?(?=#|\Z)", re.IGNORECASE)
+_TARBALL = re.compile(r"(?:\w+://\S*/|\.{0,2}/\S*/|)(?P<name>[a-z0-9][\w.-]*?)-\d[\w.-]*\.(?:tgz|tar\.gz)\Z",
+                      re.IGNORECASE)
+
+
+def _npm_package_span(argument: str) -> tuple[int, int] | None:
+    if length := _npm_name_length(argument, "@"):
+        return 0, length
+    match = _TARBALL.match(argument) or _REPOSITORY.match(argument)
+    return match.span("name") if match else None
+
+
 _NPM = Installer(
     "npm",
     ("npm", "pnpm", "yarn", "bun"),
@@ -287,9 +303,17 @@ _NPM = Installer(
     frozenset(
         "--prefix --registry --cache --userconfig -w --workspace --tag --omit --include".split()
     ),
-    lambda argument: (0, length) if (length := _npm_name_length(argument, "@")) else None,
+    _npm_package_span,
 )
 
+
+# Runners: `npx x`, `pnpm dlx x`, `yarn dlx x`, `bunx x`, `npm exec -- x` fetch x to run it (`-p x cmd`: cmd is x's).
+_RUNNER = Installer("npm", ("npx", "pnpx", "bunx", "npm exec", "npm x", "pnpm dlx", "yarn dlx", "bun x"), frozenset(),
+                    frozenset("--prefix --registry --cache --userconfig -w --workspace -c --call --shell-mode".split()),
+                    _npm_package_span, source_options=frozenset({"-p", "--package"}), positionals="first")
+# `yarn workspace web add moment`: the workspace's name, then Yarn's subcommand.
+_YARN_WORKSPACE = Installer("npm", ("yarn workspace",), frozenset({"add"}), frozenset(), _npm_package_span,
+                            frozenset({"remove"}), skipped=1, hint="yarn workspace")
 
 # pnpm's `-w` is `--workspace-root`, a flag; its `--filter` names a workspace package.
 _PNPM_OPTIONS = _NPM.options_with_argument - {"-w"} | {"--filter", "-F"}
@@ -340,10 +364,10 @@ ECOSYSTEMS = (
                                "an optional @scope/, then letters, digits and - . _ ~, not starting with . or _",
                                versions="@", flags=re.IGNORECASE | re.ASCII),
         spelled=lambda name: name.startswith("@") and "/" in name,  # a scope
-        system_installers=(_NPM,),
+        system_installers=(_NPM, _RUNNER),
         project_installers=(_project("npm", "uninstall remove rm un r unlink"),
                             _project("pnpm", "remove rm uninstall un", _PNPM_OPTIONS), _project("yarn", "remove"),
-                            _project("bun", "remove rm")),
+                            _project("bun", "remove rm"), _YARN_WORKSPACE),
         # DefinitelyTyped's scope, and a scope of types for another tool's plugins (`@eslint-types/import`).
         is_type_stubs=lambda key: re.match(r"@(?:[a-z0-9._~-]+-)?types/", key) is not None,
         project_urls=_project_urls,

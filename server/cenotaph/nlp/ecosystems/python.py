@@ -425,9 +425,22 @@ def _parses(text: str) -> bool:
 # pip, uv and Poetry
 
 
+# What pip installs from a URL or VCS: `git+https://…/requests.git@v2.31.0`, `…/requests-2.31.0.tar.gz`,
+# `…/requests-2.31.0-py3-none-any.whl`, `…/archive/v2.31.0.zip` of GitHub's repository, a `#egg=` fragment.
+_EGG = re.compile(r"[^#]*#(?:.*&)?egg=(?P<name>[A-Za-z0-9][\w.-]*)")
+_ARCHIVE = re.compile(r"(?:\S*/)?(?P<name>[A-Za-z0-9][\w.]*?)-\d[^/]*?(?:\.tar\.gz|\.zip|\.tgz|\.tar\.bz2|\.whl)\Z")
+_REPOSITORY = re.compile(r"(?:git|hg|svn|bzr)\+\w+://\S*?/(?P<name>[A-Za-z0-9][\w.-]*?)(?:\.git)?(?:@[^/]*)?\Z"
+                         r"|https?://(?:github\.com|gitlab\.com)/[^/]+/(?P<repo>[A-Za-z0-9][\w.-]*?)(?:\.git)?/archive/")
+
+
 def _pip_package_span(argument: str) -> tuple[int, int] | None:
     span = pep508.name_span(argument)
-    return span if span and span[0] == 0 else None
+    if span:
+        return span if span[0] == 0 else None
+    for pattern in (_EGG, _ARCHIVE, _REPOSITORY):
+        if match := pattern.match(argument):
+            return match.span("name") if match["name"] else match.span("repo")
+    return None
 
 
 _PIP = Installer(
@@ -435,7 +448,7 @@ _PIP = Installer(
     (r"pip[\d.]*", r"python[\d.]* -m pip", "uv pip"),
     frozenset({"install"}),
     frozenset(
-        "-r --requirement -c --constraint -e --editable -i --index-url --extra-index-url -f "
+        "-r --requirement -c --constraint -i --index-url --extra-index-url -f "
         "--find-links -t --target --prefix --root --src --platform --python-version "
         "--implementation --abi --trusted-host --cache-dir --upgrade-strategy --progress-bar "
         "--only-binary --no-binary -C --config-settings --global-option --log --proxy --retries "
@@ -443,6 +456,7 @@ _PIP = Installer(
         "--python".split()
     ),
     _pip_package_span,
+    package_options=frozenset({"-e", "--editable"}),  # `-e .` names none; `-e git+…#egg=x` names x
     hint="pip",
 )
 # Applications in environments of their own: what the command installs is still a PyPI package.
@@ -451,6 +465,18 @@ _PIPX = Installer(
     frozenset("--python --index-url -i --pip-args --suffix --spec --with -w".split()),
     _pip_package_span, hint="pipx",
 )
+# `pipx run x` (or `--spec x cmd`) and `uvx x` (`uv tool run`; `--from x cmd`, `--with y`) fetch x to run it.
+_PIPX_RUN = Installer("pypi", ("pipx run",), frozenset(), frozenset("--python --index-url -i --pip-args".split()),
+                      _pip_package_span, source_options=frozenset({"--spec"}), positionals="first")
+_PIPX_INJECT = Installer("pypi", ("pipx inject",), frozenset(), _PIPX.options_with_argument, _pip_package_span,
+                         skipped=1)  # `pipx inject ENVIRONMENT x y`
+_UV_RUN_OPTIONS = frozenset("--with-requirements --with-editable --python -p --index --default-index -c --constraints "
+                            "--overrides --directory --project --package --extra --group --env-file".split())
+_UVX = Installer("pypi", ("uvx", "uv tool run"), frozenset(), _UV_RUN_OPTIONS, _pip_package_span,
+                 package_options=frozenset({"--with", "-w"}), source_options=frozenset({"--from"}), positionals="first")
+# `uv run --with x script.py`: only its options name packages.
+_UV_RUN = Installer("pypi", ("uv run",), frozenset(), _UV_RUN_OPTIONS | {"-m", "--module", "--script"},
+                    _pip_package_span, package_options=frozenset({"--with", "-w"}), positionals="none")
 # `uv tool install` is uv's pipx.
 _UV_TOOL = Installer(
     "pypi", ("uv tool",), frozenset({"install"}),
@@ -468,6 +494,10 @@ _POETRY = Installer(
     "pypi", ("poetry",), frozenset({"add"}),
     frozenset("-G --group -E --extras --source --python --platform --markers".split()),
     _pip_package_span, frozenset({"remove", "rm"}), hint="poetry",
+)
+_PIPENV = Installer(
+    "pypi", ("pipenv",), frozenset({"install"}), frozenset("--python --categories -r --requirements".split()),
+    _pip_package_span, frozenset({"uninstall"}), hint="pipenv",
 )
 _PDM = Installer(
     "pypi", ("pdm",), frozenset({"add"}),
@@ -652,6 +682,7 @@ ECOSYSTEMS = (
             Document("setup_py", ("setup.py",), _setup_py_hits, manifest=True, well_formed=_parses),
             Document("setup_cfg", ("setup.cfg",), _setup_cfg_hits, manifest=True),
             Document("tox_ini", ("tox.ini",), pytools.tox_hits, manifest=True),
+            Document("pipfile", ("pipfile",), pytools.pipfile_hits, manifest=True, at_root=True),
             Document("pre_commit", (".pre-commit-config.yaml", ".pre-commit-config.yml"), pytools.pre_commit_hits,
                      manifest=True),
         ),
@@ -660,8 +691,8 @@ ECOSYSTEMS = (
                                "letters, digits and . _ - inside, a letter or digit at each end (PEP 508)",
                                versions=r"===?|[<>]=?|!=|~=|\[|;|@|\("),
         aliases=_IMPORT_ALIASES,
-        system_installers=(_PIP, _PIPX, _UV_TOOL),
-        project_installers=(dataclasses.replace(_PIP, removals=frozenset({"uninstall"})), _UV, _POETRY, _PDM),
+        system_installers=(_PIP, _PIPX, _UV_TOOL, _PIPX_RUN, _PIPX_INJECT, _UVX, _UV_RUN),
+        project_installers=(dataclasses.replace(_PIP, removals=frozenset({"uninstall"})), _UV, _POETRY, _PDM, _PIPENV),
         is_backport=_is_backport,
         is_type_stubs=_is_type_stubs,
         project_urls=_project_urls,

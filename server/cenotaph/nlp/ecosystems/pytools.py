@@ -1,5 +1,5 @@
-"""The Python tooling's own declarations: tox.ini's `deps` and the hooks of
-.pre-commit-config.yaml. Their names are as much a project's choices as its manifests' (flake8 and
+"""The Python tooling's own declarations: tox.ini's `deps`, the hooks of
+.pre-commit-config.yaml and Pipenv's Pipfile. Their names are as much a project's choices as its manifests' (flake8 and
 black leaving for ruff happen there), so the history miner reads them."""
 
 from __future__ import annotations
@@ -86,3 +86,22 @@ def _requirement(offset: int, requirement: str) -> Iterator[Hit]:
     content = requirement.split(" #", 1)[0].rstrip().rstrip("'\"")
     if span := pep508.name_span(content):
         yield Hit(offset + span[0], offset + span[1], "pypi", "declaration", "dev")
+
+
+_PIPFILE_SECTION = re.compile(r"[ \t]*\[(?P<name>[^\]]+)\]")
+_PIPFILE_KEY = re.compile(r"[ \t]*(?P<quote>[\"']?)(?P<name>[A-Za-z0-9](?:[\w.-]*[A-Za-z0-9])?)(?P=quote)[ \t]*=")
+# Pipfile's tables that are not package categories.
+_PIPFILE_OTHER = frozenset({"source", "requires", "pipenv", "scripts"})
+
+
+def pipfile_hits(text: str, _context: Context) -> Iterator[Hit]:
+    """Pipfile (TOML): each key of `[packages]` (group "main"), `[dev-packages]` ("dev") and any
+    other category table, read line by line so that a file mid-edit still yields its names."""
+    group: str | None = None
+    for offset, line in base.lines(text):
+        if section := _PIPFILE_SECTION.match(line):
+            name = section["name"].strip().strip("[]\"'")
+            group = None if name in _PIPFILE_OTHER or name.startswith("source") else \
+                {"packages": "main", "dev-packages": "dev"}.get(name, name)
+        elif group is not None and (key := _PIPFILE_KEY.match(line)):
+            yield Hit(offset + key.start("name"), offset + key.end("name"), "pypi", "declaration", group)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cenotaph.memory.errors import Conflict
-from cenotaph.memory.graveyard.enforce import EDIT_TOOLS, GEMINI_TOOLS, SHELL_TOOLS
+from cenotaph.memory.graveyard.enforce import EDIT_TOOLS, GEMINI_TOOLS, NOTEBOOK_TOOLS, SHELL_TOOLS
 from cenotaph.memory.policy.agent_hooks import SCOPES, is_ours, settings_path
 from cenotaph.memory.policy.compile.drafts import FileDraft
 from cenotaph.memory.policy.compile.jsonfile import Node, Splice
@@ -27,7 +27,7 @@ class AgentSettings:
 AGENTS = {
     # Claude Code: timeouts in seconds.
     "claude-code": AgentSettings(".claude/settings.json", {
-        "PreToolUse": "|".join(sorted(SHELL_TOOLS | EDIT_TOOLS)), "SessionStart": None, "SessionEnd": None,
+        "PreToolUse": "|".join(sorted(SHELL_TOOLS | EDIT_TOOLS | NOTEBOOK_TOOLS)), "SessionStart": None, "SessionEnd": None,
     }, 30),
     # Gemini CLI: timeouts in milliseconds; its transcripts are not mined, so no SessionEnd.
     "gemini": AgentSettings(".gemini/settings.json", {
