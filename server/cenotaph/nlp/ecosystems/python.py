@@ -550,6 +550,14 @@ def _normalize(name: str) -> str:
     return _IMPORT_ALIASES.get(key, key)
 
 
+def _enclosing_modules(name: str) -> tuple[str, ...]:
+    """The packages a dotted module is in, nearest first (`pygments.lexer` → pygments)."""
+    parts = name.split(".")
+    if len(parts) < 2 or not all(part.isidentifier() for part in parts):
+        return ()
+    return tuple(".".join(parts[:end]) for end in range(len(parts) - 1, 0, -1))
+
+
 def _modules(key: str) -> tuple[str, ...]:
     """The modules code imports the distribution `key` by, as written (`PIL` for pillow); its own
     name with '_' for '-' when no table knows another."""
@@ -696,6 +704,7 @@ ECOSYSTEMS = (
                                versions=r"===?|[<>]=?|!=|~=|\[|;|@|\("),
         aliases=_IMPORT_ALIASES,
         modules=_modules,
+        enclosing=_enclosing_modules,
         system_installers=(_PIP, _PIPX, _UV_TOOL),
         project_installers=(dataclasses.replace(_PIP, removals=frozenset({"uninstall"})), _UV, _POETRY, _PDM),
         is_backport=_is_backport,
