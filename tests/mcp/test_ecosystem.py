@@ -1,6 +1,7 @@
 """An approach the agent abandons is recorded in the ecosystem its workspace declares it in, else
 the one its manifests make possible; two that fit are refused with the choices; with no manifest
-to tell, in none in particular (matching in every ecosystem), never PyPI by default."""
+to tell, in none in particular (matching in every ecosystem); with no repository at all, PyPI,
+and the result says so."""
 
 from __future__ import annotations
 
@@ -76,11 +77,12 @@ async def test_an_ecosystem_free_record_matches_in_every_ecosystem(memory, tmp_p
     assert other["status"] == "clear"
 
 
-async def test_without_a_workspace_the_spelling_decides_else_any_ecosystem(memory):
+async def test_without_a_workspace_the_spelling_decides_else_pypi_and_says_so(memory):
     server = build_server(memory, project=PROJECT)
     async with connect(server) as client:
         leftpad = await call(client, "abandon", name="leftpad", reason="not for us")
         scoped = await call(client, "abandon", name="@acme/ui", reason="not for us")
-    assert leftpad["approach"]["ecosystem"] == "any" and leftpad["decided_by"].startswith("no repository")
+    assert leftpad["approach"]["ecosystem"] == "pypi"
+    assert leftpad["decided_by"] == "no repository to read manifests from: pypi, the default"
     assert scoped["approach"]["ecosystem"] == "npm"
-    assert memory.abandon(PERSON, "moment", reason="date-fns", project=PROJECT).approach.ecosystem == "any"
+    assert memory.abandon(PERSON, "moment", reason="date-fns", project=PROJECT).approach.ecosystem == "pypi"

@@ -58,7 +58,8 @@ def place(name: str, workspace: Path | None, manifests: Manifests) -> Placement:
     that declare it; else its spelling (an npm scope, a Go module path); else the ecosystems of
     the repository's own manifests (pyproject.toml, package.json, Cargo.toml, go.mod…; a
     Dockerfile's when there is none of those) whose registries take the name. Two or more
-    ecosystems fit: Ambiguous (the person chooses). None: ANY, matching in every ecosystem."""
+    ecosystems fit: Ambiguous (the person chooses). None: ANY, matching in every ecosystem; and
+    without a repository at all, DEFAULT, saying so."""
     found = manifests.of(workspace) if workspace is not None else []
     declared: dict[str, list[tuple[Manifest, Declaration]]] = {}
     resolved = {eco: manifests.resolve(name, eco, workspace) for eco in {d.ecosystem for m in found
@@ -95,8 +96,10 @@ def place(name: str, workspace: Path | None, manifests: Manifests) -> Placement:
         raise Ambiguous(f"no manifest declares {name!r}, and the repository has manifests of more than one "
                         f"ecosystem ({where}): say which one ({', '.join(choices)})",
                         field="ecosystem", choices=choices)
-    where = "no repository" if workspace is None else \
-        "no manifest in the repository" if not found else "no manifest of the repository"
+    if workspace is None:  # a caller with no repository (the domain's own API, an agent outside one)
+        return Placement(ecosystems.DEFAULT, name, f"no repository to read manifests from: {ecosystems.DEFAULT}, "
+                                                   "the default")
+    where = "no manifest in the repository" if not found else "no manifest of the repository"
     return Placement(ecosystems.ANY, name, f"{where} declares it or tells its ecosystem: recorded for every "
                                            "ecosystem (--ecosystem records it in one)")
 
