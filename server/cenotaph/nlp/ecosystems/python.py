@@ -536,8 +536,9 @@ def _module_table() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
             modules[distribution].append(module)
     for alias, distribution in _CURATED_ALIASES.items():
         aliases[alias] = distribution
-        if alias.replace("-", "_").isidentifier() and not any(fold(m) == alias for m in modules[distribution]):
-            modules[distribution].append(alias.replace("-", "_"))
+        # An import name is one word (`google-protobuf` is npm's name for protobuf, no module).
+        if alias.isidentifier() and not any(fold(m) == alias for m in modules[distribution]):
+            modules[distribution].append(alias)
     return aliases, {distribution: tuple(found) for distribution, found in modules.items()}
 
 
