@@ -75,3 +75,26 @@ def test_two_ecosystems_that_fit_are_asked_about_and_no_manifest_means_any(cli_e
     bare = json.loads(abandon(cli_env, repository(tmp_path, "notes"), "left_trim").stdout)
     assert bare["approach"]["ecosystem"] == "any"
     assert bare["decided_by"].startswith("no manifest in the repository declares it")
+
+
+def test_doctor_names_a_record_filed_in_another_ecosystem_and_refile_moves_it(cli_env, tmp_path):
+    web = repository(tmp_path, "web")
+    # Filed under PyPI as before (the old default), with an effort and a reason to keep.
+    subprocess.run([CENOTAPH, "abandon", "moment", "--ecosystem", "pypi", "--effort", "3", "--reason", "use date-fns"],
+                   env=cli_env, cwd=web, check=True, capture_output=True, timeout=120)
+    subprocess.run([CENOTAPH, "abandon", "left-pad", "--reason", "one line"], env=cli_env, cwd=web, check=True,
+                   capture_output=True, timeout=120)  # a control: filed right, under npm
+    doctor = subprocess.run([CENOTAPH, "doctor", "--json"], env=cli_env, cwd=web, capture_output=True, text=True,
+                            timeout=120, check=True)
+    misfiled = json.loads(doctor.stdout)["misfiled"]
+    assert [(m["approach"]["name"], m["declared_in"], m["manifest"], m["command"]) for m in misfiled] == [
+        ("moment", "npm", "package.json", "cenotaph refile moment --ecosystem npm")]
+    refiled = json.loads(subprocess.run([CENOTAPH, *misfiled[0]["command"].split()[1:], "--json"], env=cli_env,
+                                        cwd=web, capture_output=True, text=True, timeout=120, check=True).stdout)
+    assert (refiled["ecosystem"], refiled["effort"], refiled["reason"]) == ("npm", 3, "use date-fns")
+    after = subprocess.run([CENOTAPH, "doctor", "--json"], env=cli_env, cwd=web, capture_output=True, text=True,
+                           timeout=120, check=True)
+    assert json.loads(after.stdout)["misfiled"] == []
+    log = subprocess.run([CENOTAPH, "audit", "log", "--target", f"approach:{refiled['id']}", "--json"], env=cli_env,
+                         cwd=web, capture_output=True, text=True, timeout=120, check=True).stdout
+    assert '"refile"' in log and '"abandon"' in log  # appended, the abandonment's event kept

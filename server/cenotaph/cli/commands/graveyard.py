@@ -57,6 +57,19 @@ def abandon(commands: Subcommands) -> None:
     p.add_argument("--share", action="store_true", help="also write it into the repository's .cenotaph/ folder")
 
 
+def cmd_refile(args: argparse.Namespace, memory) -> None:
+    approach = memory.refile(CLI_ACTOR, args.name, ecosystem=args.ecosystem, project=project_of(args))
+    emit(args, approach, f"refiled {approach.display_name} under {approach.ecosystem} ({approach.name}), "
+                         f"approach #{approach.id}; its reason and effort stay")
+
+
+def refile(commands: Subcommands) -> None:
+    p = commands.add("refile", cmd_refile, "move an abandoned approach to another ecosystem (doctor names them)")
+    p.add_argument("name")
+    p.add_argument("--ecosystem", required=True, choices=ecosystems.NAMES)
+    p.add_argument("--global", dest="global_scope", action="store_true")
+
+
 def cmd_reinstate_approach(args: argparse.Namespace, memory) -> None:
     approach = memory.reinstate_approach(CLI_ACTOR, args.name, reason=args.reason, project=project_of(args))
     emit(args, approach, f"reinstated {approach.display_name}: {args.reason}")

@@ -139,6 +139,16 @@ class AbandonPlan:
     decided_by: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Misfiled:
+    """A record whose name the repository declares only in another ecosystem."""
+
+    approach: ApproachRow
+    declared_in: str  # the ecosystem that declares it
+    manifest: str  # where, relative to the repository
+    command: str  # what refiles it
+
+
 @dataclass(slots=True)
 class _Index:
     seq: int
@@ -413,6 +423,44 @@ class Graveyard:
             found = approaches.get(tx, approach.id)
         assert found is not None
         return found, suppressed
+
+    def misfiled(self, project: str, workspace: Path) -> list[Misfiled]:
+        """The store's abandoned records of `project` (and the global scope) whose name the
+        repository's manifests declare only in another ecosystem (`moment` recorded under PyPI in
+        a repository whose package.json declares it), each with the command that refiles it."""
+        found = self.manifests.of(workspace)
+        misfiled = []
+        for approach in self.in_scope(project):
+            if source_of(approach) != "store" or approach.ecosystem == ecosystems.ANY:
+                continue
+            declared = {d.ecosystem: m.path for m in found for d in m.declarations
+                        if _declares(d, approach.display_name, None)}
+            if declared and approach.ecosystem not in declared:
+                ecosystem, path = next(iter(declared.items()))
+                scope = " --global" if approach.project == "" else ""
+                misfiled.append(Misfiled(approach, ecosystem, path,
+                                         f"cenotaph refile {approach.display_name} --ecosystem {ecosystem}{scope}"))
+        return misfiled
+
+    def refile(self, actor: Actor, name: str, *, ecosystem: str, project: str) -> ApproachRow:
+        """Move a record to another ecosystem, under that ecosystem's key; its reason, effort,
+        story and history stay, its old key becomes an alias, and an event says so."""
+        validate.choice(ecosystem, "ecosystem", ecosystems.NAMES)
+        approach = self.find(name, validate.project(project))
+        key = ecosystems.normalize(validate.package_name(approach.display_name, ecosystem=ecosystem), ecosystem)
+        now = self.ctx.now()
+        with self.ctx.store.write() as tx:
+            other = approaches.find(tx, approach.project, key)
+            if other is not None and other.id != approach.id:
+                raise Conflict(f"{key!r} is already recorded as approach #{other.id}", field="ecosystem")
+            approaches.set_ecosystem(tx, approach.id, key, ecosystem, actor.name, now)
+            approaches.add_aliases(tx, approach.id, sorted({approach.name, *ecosystems.aliases_for(key)} - {key}))
+            self.ctx.event(tx, actor=actor.name, action="refile", target=f"approach:{approach.id}",
+                           project=approach.project, before={"name": approach.name, "ecosystem": approach.ecosystem},
+                           after={"name": key, "ecosystem": ecosystem}, reason=None)
+            found = approaches.get(tx, approach.id)
+        assert found is not None
+        return found
 
     def reinstate(self, actor: Actor, name: str, *, reason: str, project: str) -> ApproachRow:
         reason = secrets.screen(validate.text(reason, "reason"), "reason", actor)
