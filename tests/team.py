@@ -54,7 +54,10 @@ def team(tmp_path: Path, cli_env: dict[str, str], *people: str) -> list[Clone]:
     seed = tmp_path / "seed"
     subprocess.run(["git", "init", "-q", "-b", "main", str(seed)], env=base, check=True)
     (seed / "README.md").write_text("# app\n", encoding="utf-8")
-    for args in (["add", "README.md"], ["-c", "user.name=seed", "-c", "user.email=seed@example.invalid", "commit",
+    # A Python service: its manifest is what tells `abandon` a name's ecosystem.
+    (seed / "pyproject.toml").write_text('[project]\nname = "app"\ndependencies = ["onnxruntime", "requests"]\n',
+                                         encoding="utf-8")
+    for args in (["add", "README.md", "pyproject.toml"], ["-c", "user.name=seed", "-c", "user.email=seed@example.invalid", "commit",
                                         "-q", "-m", "start"], ["remote", "add", "origin", str(remote)],
                  ["push", "-q", "origin", "main"]):
         subprocess.run(["git", *args], cwd=seed, env=base, check=True)

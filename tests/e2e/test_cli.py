@@ -57,9 +57,9 @@ def test_duplicate_is_refused_with_exit_status_1(cli_env):
     run(cli_env, "remember", "The staging database is reset nightly", "--project", "p", "--force")
 
 
-def test_experience_and_check(cli_env):
+def test_experience_and_check(cli_env, tmp_path):
     run(cli_env, "experience", "--summary", "Moved the queue to SQLite", "--outcome", "success", "--effort", "3",
-        "--abandoned", "celery=needs a broker", "--project", "p")
+        "--abandoned", "celery=needs a broker", "--project", "p", cwd=tmp_path)  # no manifest: any ecosystem
     out = json.loads(run(cli_env, "check", "celery", "sqlite-vec", "--project", "p", "--json").stdout)
     assert [r["status"] for r in out["results"]] == ["abandoned", "clear"]
 

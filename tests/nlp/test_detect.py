@@ -819,14 +819,17 @@ def test_dockerfile_conda_installs() -> None:
 def test_import_names_of_the_workspace_decide_the_key() -> None:
     # What the workspace says an import stands for replaces the key; names it says nothing
     # about keep the built-in table (yaml → pyyaml). Declarations are never renamed.
-    names = ImportNames(cargo={"memmap": "memmap2"}, pypi={"yaml-env-tag": "pyyaml-env-tag"})
+    names = ImportNames(cargo={"memmap": "memmap2"}, pypi={"yaml-env-tag": "pyyaml-env-tag",
+                                                           "tag-helper": "tag-helper-dist"})
     assert [(m.name, m.key) for m in detect("src/lib.rs", "use memmap::Mmap;\nuse serde::Serialize;\n",
                                             import_names=names)] == [("memmap", "memmap2"), ("serde", "serde")]
     python = "import yaml_env_tag\nimport yaml\n"
     assert [(m.name, m.key) for m in detect("mkdocs.py", python, import_names=names)] == [
         ("yaml_env_tag", "pyyaml-env-tag"), ("yaml", "pyyaml")]
-    assert [m.key for m in detect("mkdocs.py", python)] == ["yaml-env-tag", "pyyaml"]  # without: as written
-    assert [m.key for m in detect("requirements.txt", "yaml_env_tag\n", import_names=names)] == ["yaml-env-tag"]
+    # Without: the table of the most downloaded distributions' import names knows it too.
+    assert [m.key for m in detect("mkdocs.py", python)] == ["pyyaml-env-tag", "pyyaml"]
+    assert [m.key for m in detect("mkdocs.py", "import tag_helper\n")] == ["tag-helper"]  # nobody knows: as written
+    assert [m.key for m in detect("requirements.txt", "tag_helper\n", import_names=names)] == ["tag-helper"]
 
 
 def test_dockerfile_escape_directive() -> None:

@@ -35,7 +35,7 @@ def verbs() -> tuple[Verb, ...]:
     )
 
     return (
-        memories.remember, memories.recall, graveyard.abandon, graveyard.reinstate_approach, memories.experience,
+        memories.remember, memories.recall, graveyard.abandon, graveyard.refile, graveyard.reinstate_approach, memories.experience,
         team.share, team.unshare, graveyard.check, servers.serve, servers.mcp,
         operations.import_memories, operations.doctor, operations.reindex, operations.migrate_store, operations.repair,
         lifecycle.deprioritise, lifecycle.archive, lifecycle.reinstate, lifecycle.forget,

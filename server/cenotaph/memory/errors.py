@@ -19,6 +19,15 @@ class InvalidInput(CenotaphError):
     """A caller's argument is out of bounds; names the field."""
 
 
+class Ambiguous(InvalidInput):
+    """More than one value fits where the caller gave none: `choices` lists them, so that a door
+    can ask the person (the editor) or name them (CLI, MCP)."""
+
+    def __init__(self, message: str, *, field: str, choices: tuple[str, ...]) -> None:
+        super().__init__(message, field=field)
+        self.choices = choices
+
+
 class NotFound(CenotaphError):
     """An id that names nothing."""
 

@@ -169,6 +169,9 @@ class AbandonResult:
     # The name's diagnostic silences still in force where it was abandoned: editors will not flag
     # it there until one is lifted (a silence outlives a reinstatement).
     silenced: list[SuppressionRow] = field(default_factory=list)
+    # What decided the ecosystem, in words: the manifest that declares the name, the manifests
+    # the repository has, the caller's choice, or that nothing did (recorded for any ecosystem).
+    decided_by: str = ""
 
 
 @dataclass(slots=True)

@@ -157,6 +157,14 @@ class Memory:
             results = [self.graveyard.record(actor, plan, memory_id=stored.id) for plan in plans]
         return ExperienceResult(id=stored.id, abandoned=results)
 
+    def misfiled_approaches(self, project: str, workspace: Path):
+        """Abandoned records the repository declares only in another ecosystem (Graveyard.misfiled)."""
+        return self.graveyard.misfiled(project, workspace)
+
+    def refile(self, actor: Actor, name: str, *, ecosystem: str, project: str) -> ApproachRow:
+        """Move an abandoned record to the ecosystem the repository declares it in (Graveyard.refile)."""
+        return self.graveyard.refile(actor, name, ecosystem=ecosystem, project=project)
+
     def reinstate_approach(self, actor: Actor, name: str, *, reason: str, project: str) -> ApproachRow | ProposalRow:
         """Take an approach out of the graveyard; an agent's reinstatement lifts a block, so it is
         a proposal a person accepts (unless the user's policy lets agents reinstate)."""

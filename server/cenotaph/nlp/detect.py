@@ -6,20 +6,16 @@ positions, and from the names found to the graveyard's keys."""
 
 from __future__ import annotations
 
-import logging
 from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import attrgetter
-from pathlib import Path
 from typing import NamedTuple
 
-from cenotaph.nlp import ecosystems, names
+from cenotaph.nlp import ecosystems
 from cenotaph.nlp.ecosystems import shell
 from cenotaph.nlp.ecosystems.base import NONE, Context, ImportNames, MentionKind, line_starts, utf16_column
 from cenotaph.nlp.ecosystems.shell import PackageCommand
-
-log = logging.getLogger(__name__)
 
 
 class Mention(NamedTuple):  # a tuple: documents hold thousands, built on every keystroke
@@ -106,35 +102,6 @@ def declarations(path: str, text: str) -> ManifestScan | None:
 
 
 MAX_MANIFEST_BYTES = 2_000_000
-
-
-def declared_ecosystem(name: str, root: Path) -> str | None:
-    """The ecosystem of the first manifest at the workspace `root` that declares `name` as a
-    dependency (`ecosystems.root_manifest_kinds` says in which order they are read), or None
-    when none does."""
-    folded = names.fold(name)
-    for path in _root_manifests(root):
-        try:
-            if path.stat().st_size > MAX_MANIFEST_BYTES:
-                continue
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            log.debug("manifest %s: %s", path, exc)
-            continue
-        for mention in detect(str(path), text):
-            if mention.kind == "declaration" and (mention.key == ecosystems.normalize(name, mention.ecosystem)
-                                                  or names.fold(mention.name) == folded):
-                return mention.ecosystem
-    return None
-
-
-def _root_manifests(root: Path) -> list[Path]:
-    order = ecosystems.root_manifest_kinds()
-    try:
-        files = [p for p in root.iterdir() if p.is_file() and ecosystems.document_kind(p.name) in order]
-    except OSError:
-        return []
-    return sorted(files, key=lambda p: (order.index(ecosystems.document_kind(p.name) or ""), p.name))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -63,6 +63,12 @@ def set_effort(conn: Any, approach_id: int, effort: int, actor: str, at: str) ->
                  (effort, actor, at, approach_id))
 
 
+def set_ecosystem(conn: Any, approach_id: int, name: str, ecosystem: str, actor: str, at: str) -> None:
+    """Refile a record in another ecosystem, under that ecosystem's key; all else stays."""
+    conn.execute("UPDATE approaches SET name = ?, ecosystem = ?, actor = ?, updated_at = ? WHERE id = ?",
+                 (name, ecosystem, actor, at, approach_id))
+
+
 def get(conn: Any, approach_id: int) -> ApproachRow | None:
     rows = conn.execute(f"SELECT {_COLUMNS} FROM approaches WHERE id = ?", (approach_id,)).fetchall()
     found = _with_aliases(conn, rows)

@@ -5,7 +5,17 @@ from __future__ import annotations
 import argparse
 
 from cenotaph.cli.commands.team import share_after, shared_lines
-from cenotaph.cli.common import CLI_ACTOR, REDACT_HELP, Handler, Subcommands, Verb, emit, project_of, writer
+from cenotaph.cli.common import (
+    CLI_ACTOR,
+    REDACT_HELP,
+    Handler,
+    Subcommands,
+    Verb,
+    emit,
+    project_of,
+    repository_root,
+    writer,
+)
 from cenotaph.cli.render import outcome
 from cenotaph.memory.models import as_json
 from cenotaph.memory.team.folder import source_of
@@ -16,11 +26,13 @@ from cenotaph.store.records import ApproachRow
 def cmd_abandon(args: argparse.Namespace, memory) -> None:
     with memory.together():  # a share that fails takes the record back
         result = memory.abandon(writer(args), args.name, reason=args.reason, project=project_of(args),
-                                effort=args.effort, ecosystem=args.ecosystem, aliases=args.alias)
+                                effort=args.effort, ecosystem=args.ecosystem, aliases=args.alias,
+                                workspace=repository_root())
         shared = share_after(args, memory, [result.approach.name])
     a = result.approach
     where = "everywhere" if a.project == "" else f"in {a.project}"
-    text = f"abandoned {a.display_name} ({a.ecosystem}: {a.name}) {where}, approach #{a.id}"
+    text = f"abandoned {a.display_name} ({a.ecosystem}: {a.name}) {where}, approach #{a.id}\n" \
+           f"ecosystem {a.ecosystem}: {result.decided_by}"
     if result.recall_suppressed:
         text += f"\nmemories that mention {a.name} are now kept out of recall (effort {a.effort}/5); " \
                 f"lift with `cenotaph unsuppress {a.name} --kind recall --reason …`"
@@ -38,11 +50,25 @@ def abandon(commands: Subcommands) -> None:
     p.add_argument("name")
     p.add_argument("--reason", required=True)
     p.add_argument("--effort", type=int, help="1–5: how much it cost before it was abandoned")
-    p.add_argument("--ecosystem", choices=ecosystems.NAMES)
+    p.add_argument("--ecosystem", choices=ecosystems.NAMES,
+                   help="where it lives; by default the repository's manifests say (asked when two ecosystems fit)")
     p.add_argument("--alias", action="append", default=[], help="another name it goes by (e.g. its import name)")
     p.add_argument("--global", dest="global_scope", action="store_true", help="abandoned everywhere, not just here")
     p.add_argument("--redact", action="store_true", help=REDACT_HELP)
     p.add_argument("--share", action="store_true", help="also write it into the repository's .cenotaph/ folder")
+
+
+def cmd_refile(args: argparse.Namespace, memory) -> None:
+    approach = memory.refile(CLI_ACTOR, args.name, ecosystem=args.ecosystem, project=project_of(args))
+    emit(args, approach, f"refiled {approach.display_name} under {approach.ecosystem} ({approach.name}), "
+                         f"approach #{approach.id}; its reason and effort stay")
+
+
+def refile(commands: Subcommands) -> None:
+    p = commands.add("refile", cmd_refile, "move an abandoned approach to another ecosystem (doctor names them)")
+    p.add_argument("name")
+    p.add_argument("--ecosystem", required=True, choices=ecosystems.NAMES)
+    p.add_argument("--global", dest="global_scope", action="store_true")
 
 
 def cmd_reinstate_approach(args: argparse.Namespace, memory) -> None:

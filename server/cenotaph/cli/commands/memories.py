@@ -6,7 +6,16 @@ import argparse
 from collections.abc import Sequence
 
 from cenotaph.cli.commands.team import share_after, shared_lines
-from cenotaph.cli.common import CLI_ACTOR, REDACT_HELP, CommandFailed, Subcommands, emit, project_of, writer
+from cenotaph.cli.common import (
+    CLI_ACTOR,
+    REDACT_HELP,
+    CommandFailed,
+    Subcommands,
+    emit,
+    project_of,
+    repository_root,
+    writer,
+)
 from cenotaph.cli.render import memory_line
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import KINDS, OUTCOMES, RecallResponse, as_json, nothing_else
@@ -93,11 +102,12 @@ def cmd_experience(args: argparse.Namespace, memory) -> None:
         result = memory.record_experience(
             writer(args), args.summary, project=project_of(args), outcome=args.outcome, effort=args.effort,
             iterations=args.iterations, breakthrough=args.breakthrough, gotchas=args.gotcha,
-            abandoned=_parse_abandoned(args.abandoned), tags=args.tag,
+            abandoned=_parse_abandoned(args.abandoned), tags=args.tag, workspace=repository_root(),
         )
         shared = share_after(args, memory, [result.id, *(r.approach.name for r in result.abandoned)])
     lines = [f"recorded experience #{result.id}"]
-    lines += [f"abandoned {r.approach.display_name}: {r.approach.reason}" for r in result.abandoned]
+    lines += [f"abandoned {r.approach.display_name} ({r.approach.ecosystem}: {r.decided_by}): {r.approach.reason}"
+              for r in result.abandoned]
     emit(args, {**as_json(result), "shared": shared} if shared else result,
          "\n".join(lines + shared_lines(shared)))
 

@@ -15,6 +15,7 @@ from cenotaph.cli.common import (
     emit,
     progress,
     project_of,
+    repository_root,
     writer,
 )
 from cenotaph.cli.commands import policy
@@ -76,6 +77,11 @@ def cmd_doctor(args: argparse.Namespace, memory) -> None:
     text += "".join(f"\n{feed_line(f)}" for f in feeds)
     text += policy.hook_problems(report)
     report["feeds"] = feeds
+    # Abandoned records filed in another ecosystem than the repository's manifests declare.
+    misfiled = memory.misfiled_approaches(report["project"], repository_root())
+    report["misfiled"] = misfiled
+    text += "".join(f"\n{m.approach.display_name} is abandoned under {m.approach.ecosystem}, but {m.manifest} "
+                    f"declares it in {m.declared_in}: `{m.command}`" for m in misfiled)
     emit(args, report, text)
     if any(s.problems for s in folders):
         raise CommandFailed  # a malformed shared file is the team's to fix: fail in CI too

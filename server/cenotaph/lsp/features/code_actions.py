@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pydantic import ValidationError
 
-from cenotaph.lsp.convert import CODE_ABANDONED, SOURCE, ApproachDiagnosticData, code_action, plain
+from cenotaph.lsp.convert import CODE_ABANDONED, SOURCE, ApproachDiagnosticData, code_action, plain, to_range
 from cenotaph.lsp.features import compile as compile_feature
-from cenotaph.lsp.features import ledger
+from cenotaph.lsp.features import diagnostics, ledger
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.team.folder import source_of
 from cenotaph.memory.validate import MAX_CONTENT
+from cenotaph.nlp import names
 
 if TYPE_CHECKING:
     from cenotaph.lsp.features import ServerContext
@@ -88,10 +89,24 @@ def _flagged(ls: ServerContext, params: types.CodeActionParams) -> list[Flagged]
     return list(found.values())
 
 
+def _package_at(ls: ServerContext, uri: str, selection: types.Range) -> str | None:
+    """The package an import or declaration under the selection names: `pygments` for a
+    selection of `pygments.lexer` in `from pygments.lexer import Lexer`, the distribution an
+    import name stands for (`markdown-it-py` for `markdown_it`), never a submodule."""
+    found = diagnostics.scan(ls, uri)
+    for mention in found.mentions if found is not None else ():
+        place = to_range(mention.line, mention.start, mention.end)
+        if mention.kind != "mention" and _overlaps(place, selection):
+            resolved = mention.kind == "import" and mention.key != names.fold(mention.name)
+            return mention.key if resolved else mention.name
+    return None
+
+
 def selection_actions(ls: ServerContext, params: types.CodeActionParams, project: str) -> list[types.CodeAction]:
     document = ls.workspace.text_documents.get(params.text_document.uri)
-    if document is None or params.range.start == params.range.end:
+    if document is None:
         return []
+    uri = params.text_document.uri
     start, end = (document.offset_at_position(p) for p in (params.range.start, params.range.end))
     selected = document.source[start:end]
     actions = []
@@ -99,13 +114,14 @@ def selection_actions(ls: ServerContext, params: types.CodeActionParams, project
         # The selection's lines go with it (an end at a line's start ends the line before).
         first, last = params.range.start.line, params.range.end.line
         last -= 1 if params.range.end.character == 0 and last > first else 0
-        where = {"uri": params.text_document.uri, "lines": {"start": first + 1, "end": last + 1}}
+        where = {"uri": uri, "lines": {"start": first + 1, "end": last + 1}}
         actions.append(code_action("Remember this", "cenotaph.remember", {"text": selected, "project": project, **where},
                                    kind=types.CodeActionKind.Refactor))
-    name = selected.strip()
+    # On an import or a declaration (a selection in it, or the cursor), the package it names.
+    name = _package_at(ls, uri, params.range) or selected.strip()
     if _NAME_SHAPED.match(name):
         actions.append(code_action(f"Record '{name}' as an abandoned approach", "cenotaph.abandon",
-                                   {"name": name, "project": project}, kind=types.CodeActionKind.Refactor))
+                                   {"name": name, "project": project, "uri": uri}, kind=types.CodeActionKind.Refactor))
     return actions
 
 

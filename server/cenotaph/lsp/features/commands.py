@@ -19,7 +19,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from cenotaph.lsp.convert import Wire, approach_summary, file_path, one_line, plain, rpc_error
 from cenotaph.lsp.features import mining
 from cenotaph.lsp.features.hover import story
-from cenotaph.memory.errors import AlreadyDecided, CenotaphError
+from cenotaph.memory.errors import AlreadyDecided, Ambiguous, CenotaphError
 from cenotaph.memory.models import location_tag
 from cenotaph.memory.team.folder import source_of
 from cenotaph.nlp import ecosystems
@@ -420,15 +420,43 @@ async def set_effort(ls: ServerContext, args: SetEffortArgs) -> dict[str, Any]:
     return _done(f"'{approach.display_name}' cost {effort}/5{left}", approach.id)
 
 
+def _workspace(ls: ServerContext, args: _ProjectOrUri, project: str) -> Path | None:
+    """The workspace folder whose manifests tell an abandoned name's ecosystem: the document's,
+    else the project's (the only folder, for a name abandoned everywhere)."""
+    path = file_path(args.uri) if args.uri else None
+    for folder, folder_project in ls.folders:  # deepest first
+        if (path is not None and path.is_relative_to(folder)) or (path is None and project and folder_project == project):
+            return folder
+    return ls.folders[0][0] if len(ls.folders) == 1 else None
+
+
 async def abandon(ls: ServerContext, args: AbandonArgs) -> dict[str, Any]:
     project = _project(ls, args) if args.scope == "project" else ""
     reason = await _ask(ls, args.reason, f"Why was '{args.name}' abandoned?",
                         ["It did not work", "Too slow", "Unmaintained"])
     if reason is None:
         return _cancelled()
-    result = await _domain(ls, lambda: ls.memory.abandon(ls.actor, args.name, reason=reason, project=project,
-                                                     effort=args.effort, ecosystem=args.ecosystem))
-    summary = approach_summary(result.approach, "project" if project else "global")
+    workspace = _workspace(ls, args, project)
+
+    def record(ecosystem: str | None) -> Any:
+        try:
+            return ls.memory.abandon(ls.actor, args.name, reason=reason, project=project, effort=args.effort,
+                                     ecosystem=ecosystem, workspace=workspace)
+        except Ambiguous as exc:  # the person picks one of the ecosystems that fit
+            return exc
+
+    result = await _domain(ls, lambda: record(args.ecosystem))
+    if isinstance(result, Ambiguous):
+        try:
+            ecosystem = await _ask(ls, None, f"Which ecosystem is '{args.name}' in? {result.message}",
+                                   list(result.choices))
+        except JsonRpcInvalidParams:  # the client cannot ask: the refusal, with its choices
+            raise rpc_error(result) from None
+        if ecosystem is None:
+            return _cancelled()
+        result = await _domain(ls, lambda: record(ecosystem))
+    summary = approach_summary(result.approach, "project" if project else "global") + \
+        f" ({result.approach.ecosystem}: {result.decided_by})"
     if result.silenced:
         summary += await _offer_lift(ls, result.approach.display_name, result.silenced)
     return _done(summary, result.approach.id)

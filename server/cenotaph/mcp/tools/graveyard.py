@@ -128,7 +128,7 @@ def abandon(
     global_scope: GlobalScope = False,
 ) -> CallToolResult:
     """Record, with the reason, that a library, tool or approach was tried and must not be used
-    again here; editors then flag it (at effort 4–5 its memories also leave recall)."""
+    again here; without `ecosystem` the workspace's manifests decide, or the error lists the choices."""
     env = ToolEnv.of(ctx)
     with env.domain() as memory:
         return reply(result(memory.abandon(env.actor(ctx), name, reason=reason, project=env.scope(global_scope),

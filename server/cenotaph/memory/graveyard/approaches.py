@@ -13,11 +13,12 @@ from typing import Any
 
 from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import Context
-from cenotaph.memory.errors import Conflict, InvalidInput, NotFound
+from cenotaph.memory.errors import Ambiguous, Conflict, InvalidInput, NotFound
 from cenotaph.memory.models import AbandonResult, Actor, ApproachCheck
 from cenotaph.memory.team.folder import RepoApproach, SharedFolders, is_shared_id, source_of
 from cenotaph.nlp import ecosystems, names
-from cenotaph.nlp.detect import declared_ecosystem
+from cenotaph.nlp.detect import Declaration
+from cenotaph.nlp.workspace import Manifest, Manifests
 from cenotaph.store import approaches, events, memories, suppressions
 from cenotaph.store.records import ApproachRow, MemoryRow, SuppressionRow
 
@@ -30,10 +31,77 @@ def guess_ecosystem(name: str) -> str:
     return ecosystems.spelled_ecosystem(name) or ecosystems.DEFAULT
 
 
-def workspace_ecosystem(name: str, workspace: Path) -> str:
-    """Where `name` lives as this workspace sees it: its spelling, else the manifests at the
-    workspace's root that declare it, else no ecosystem in particular (it matches any)."""
-    return ecosystems.spelled_ecosystem(name) or declared_ecosystem(name, workspace) or ecosystems.ANY
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where an abandoned name is recorded, and why there."""
+
+    ecosystem: str
+    name: str  # what the key is made of: as a manifest declares it (a Go package's module, a deep import's package)
+    decided_by: str  # in words, for the person: which manifest decided, or that none did
+
+
+def _declares(declaration: Declaration, name: str, resolved: str | None) -> bool:
+    """Whether a manifest's declaration is the package `name` stands for: the same key, the same
+    folded name, the distribution of an import name (`resolved`: as the repository's environment
+    says; else the known table), or the package a deeper name is in."""
+    ecosystem = declaration.ecosystem
+    return declaration.key == resolved or declaration.key in ecosystems.lookup_keys(name, ecosystem) or \
+        names.fold(declaration.name) == names.fold(name) or declaration.key in ecosystems.enclosing(name, ecosystem)
+
+
+def _listed(paths: Iterable[str]) -> str:
+    return ", ".join(sorted(set(paths)))
+
+
+def place(name: str, workspace: Path | None, manifests: Manifests) -> Placement:
+    """The ecosystem `name` is abandoned in, as the repository at `workspace` tells: the manifests
+    that declare it; else its spelling (an npm scope, a Go module path); else the ecosystems of
+    the repository's own manifests (pyproject.toml, package.json, Cargo.toml, go.mod…; a
+    Dockerfile's when there is none of those) whose registries take the name. Two or more
+    ecosystems fit: Ambiguous (the person chooses). None: ANY, matching in every ecosystem; and
+    without a repository at all, DEFAULT, saying so."""
+    found = manifests.of(workspace) if workspace is not None else []
+    declared: dict[str, list[tuple[Manifest, Declaration]]] = {}
+    resolved = {eco: manifests.resolve(name, eco, workspace) for eco in {d.ecosystem for m in found
+                                                                         for d in m.declarations}}
+    for manifest in found:
+        for declaration in manifest.declarations:
+            if _declares(declaration, name, resolved[declaration.ecosystem]):
+                declared.setdefault(declaration.ecosystem, []).append((manifest, declaration))
+    if len(declared) == 1:
+        ecosystem, hits = next(iter(declared.items()))
+        paths = [manifest.path for manifest, _ in hits]
+        return Placement(ecosystem, hits[0][1].name,
+                         f"{_listed(paths)} declare{'s' if len(set(paths)) == 1 else ''} it")
+    if declared:
+        choices = tuple(declared)
+        where = "; ".join(f"{eco} in {_listed(m.path for m, _ in hits)}" for eco, hits in declared.items())
+        raise Ambiguous(f"{name!r} is declared in more than one ecosystem ({where}): say which one "
+                        f"({', '.join(choices)})", field="ecosystem", choices=choices)
+    if spelled := ecosystems.spelled_ecosystem(name):
+        return Placement(spelled, name, f"its spelling makes it {spelled}'s")
+    own = [m for m in found if m.primary] or found  # a Dockerfile speaks when nothing else does
+    possible: dict[str, list[str]] = {}
+    for manifest in own:
+        for ecosystem in dict.fromkeys([manifest.ecosystem, *(d.ecosystem for d in manifest.declarations)]):
+            if ecosystems.name_problem(name, ecosystem) is None:
+                possible.setdefault(ecosystem, []).append(manifest.path)
+    if len(possible) == 1:
+        ecosystem, paths = next(iter(possible.items()))
+        return Placement(ecosystem, name, f"no manifest declares it, and the repository's manifests are {ecosystem}'s "
+                                          f"({_listed(paths)})")
+    if possible:
+        choices = tuple(possible)
+        where = "; ".join(f"{eco} ({_listed(paths)})" for eco, paths in possible.items())
+        raise Ambiguous(f"no manifest declares {name!r}, and the repository has manifests of more than one "
+                        f"ecosystem ({where}): say which one ({', '.join(choices)})",
+                        field="ecosystem", choices=choices)
+    if workspace is None:  # a caller with no repository (the domain's own API, an agent outside one)
+        return Placement(ecosystems.DEFAULT, name, f"no repository to read manifests from: {ecosystems.DEFAULT}, "
+                                                   "the default")
+    where = "no manifest in the repository" if not found else "no manifest of the repository"
+    return Placement(ecosystems.ANY, name, f"{where} declares it or tells its ecosystem: recorded for every "
+                                           "ecosystem (--ecosystem records it in one)")
 
 
 def spelling_pattern(folded: str) -> re.Pattern[str]:
@@ -68,6 +136,17 @@ class AbandonPlan:
     ecosystem: str
     key: str
     alias_keys: frozenset[str]
+    decided_by: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Misfiled:
+    """A record whose name the repository declares only in another ecosystem."""
+
+    approach: ApproachRow
+    declared_in: str  # the ecosystem that declares it
+    manifest: str  # where, relative to the repository
+    command: str  # what refiles it
 
 
 @dataclass(slots=True)
@@ -92,6 +171,7 @@ class Graveyard:
         self.shared = shared if shared is not None else SharedFolders()
         self._index: _Index | None = None
         self._lock = threading.Lock()
+        self.manifests = Manifests()  # what the repositories abandoned names are placed in declare
 
     # --- reads -------------------------------------------------------------------------------
 
@@ -233,27 +313,41 @@ class Graveyard:
     def plan(self, name: str, *, reason: str, project: str, effort: int | None = None, ecosystem: str | None = None,
              aliases: Iterable[str] = (), workspace: Path | None = None) -> AbandonPlan:
         """Validate and normalize an abandonment before anything is written. Without an
-        `ecosystem`, the `workspace` the caller works in decides (see workspace_ecosystem);
-        without either, the spelling, else PyPI."""
+        `ecosystem`, the repository at `workspace` decides (see `place`), or refuses when two fit."""
         name = validate.text(name, "name", max_length=validate.MAX_NAME).strip()
         reason = validate.text(reason, "reason")
         project = validate.project(project)
         effort = validate.optional_integer(effort, "effort", low=1, high=5)
         if ecosystem is not None:
             validate.choice(ecosystem, "ecosystem", ecosystems.NAMES)
-        if ecosystem is None:
-            ecosystem = guess_ecosystem(name) if workspace is None else workspace_ecosystem(name, workspace)
-        name = validate.package_name(name, ecosystem=ecosystem)
-        key = ecosystems.normalize(name, ecosystem)
+            placement = Placement(ecosystem, name, f"chosen: {ecosystem}")
+        else:
+            placement = place(name, workspace, self.manifests)
+        ecosystem = placement.ecosystem
+        # An import name the repository's environment resolves is its package's (never a declared name).
+        if placement.name == name and (package := self.manifests.resolve(name, ecosystem, workspace)):
+            placement = Placement(ecosystem, package, placement.decided_by)
+        # A deeper name than its registry takes (`lodash/fp`, `@scope/pkg/sub`) is its package's.
+        recorded = placement.name
+        if ecosystems.name_problem(recorded, ecosystem) and (outer := ecosystems.enclosing(recorded, ecosystem)):
+            recorded = outer[-1]
+        recorded = validate.package_name(recorded, ecosystem=ecosystem)
+        key = ecosystems.normalize(recorded, ecosystem)
         if not key:
             raise InvalidInput("does not contain a package or tool name", field="name")
         alias_keys = {names.fold(a) for a in validate.text_list(list(aliases), "aliases")}
-        alias_keys.update(ecosystems.aliases_for(key))
-        if names.fold(name) != key:
+        # Every name it goes by: as typed, as declared, its import names (`markdown_it` for
+        # markdown-it-py) and, recorded for any ecosystem, the package an import name stands for.
+        alias_keys.update({names.fold(recorded), *ecosystems.aliases_for(key)})
+        if recorded not in ecosystems.enclosing(name, ecosystem):  # `pygments.lexer` is no name of pygments
             alias_keys.add(names.fold(name))
+        alias_keys.update(ecosystems.lookup_keys(recorded, ecosystem if ecosystem != ecosystems.ANY else None))
+        alias_keys.update(self.manifests.import_names(key, ecosystem, workspace))
         alias_keys.discard(key)
         alias_keys.discard("")
-        return AbandonPlan(name, reason, project, effort, ecosystem, key, frozenset(alias_keys))
+        # Shown as the package it is recorded as (`markdown-it-py`, `lodash`), whichever name it was given by.
+        return AbandonPlan(recorded, reason, project, effort, ecosystem, key, frozenset(alias_keys),
+                           placement.decided_by)
 
     def abandon(self, actor: Actor, name: str, *, reason: str, project: str, effort: int | None = None,
                 ecosystem: str | None = None, aliases: Iterable[str] = (), memory_id: int | None = None,
@@ -294,7 +388,7 @@ class Graveyard:
                         if s.value == key and (project == "" or s.project in (project, ""))]
         assert approach is not None
         return AbandonResult(approach=approach, memory_id=memory_id, recall_suppressed=recall_suppressed,
-                             silenced=silenced)
+                             silenced=silenced, decided_by=plan.decided_by)
 
     def _suppress_recall(self, tx: Any, actor: Actor, project: str, key: str, effort: int | None, reason: str,
                          now: str) -> bool:
@@ -329,6 +423,44 @@ class Graveyard:
             found = approaches.get(tx, approach.id)
         assert found is not None
         return found, suppressed
+
+    def misfiled(self, project: str, workspace: Path) -> list[Misfiled]:
+        """The store's abandoned records of `project` (and the global scope) whose name the
+        repository's manifests declare only in another ecosystem (`moment` recorded under PyPI in
+        a repository whose package.json declares it), each with the command that refiles it."""
+        found = self.manifests.of(workspace)
+        misfiled = []
+        for approach in self.in_scope(project):
+            if source_of(approach) != "store" or approach.ecosystem == ecosystems.ANY:
+                continue
+            declared = {d.ecosystem: m.path for m in found for d in m.declarations
+                        if _declares(d, approach.display_name, None)}
+            if declared and approach.ecosystem not in declared:
+                ecosystem, path = next(iter(declared.items()))
+                scope = " --global" if approach.project == "" else ""
+                misfiled.append(Misfiled(approach, ecosystem, path,
+                                         f"cenotaph refile {approach.display_name} --ecosystem {ecosystem}{scope}"))
+        return misfiled
+
+    def refile(self, actor: Actor, name: str, *, ecosystem: str, project: str) -> ApproachRow:
+        """Move a record to another ecosystem, under that ecosystem's key; its reason, effort,
+        story and history stay, its old key becomes an alias, and an event says so."""
+        validate.choice(ecosystem, "ecosystem", ecosystems.NAMES)
+        approach = self.find(name, validate.project(project))
+        key = ecosystems.normalize(validate.package_name(approach.display_name, ecosystem=ecosystem), ecosystem)
+        now = self.ctx.now()
+        with self.ctx.store.write() as tx:
+            other = approaches.find(tx, approach.project, key)
+            if other is not None and other.id != approach.id:
+                raise Conflict(f"{key!r} is already recorded as approach #{other.id}", field="ecosystem")
+            approaches.set_ecosystem(tx, approach.id, key, ecosystem, actor.name, now)
+            approaches.add_aliases(tx, approach.id, sorted({approach.name, *ecosystems.aliases_for(key)} - {key}))
+            self.ctx.event(tx, actor=actor.name, action="refile", target=f"approach:{approach.id}",
+                           project=approach.project, before={"name": approach.name, "ecosystem": approach.ecosystem},
+                           after={"name": key, "ecosystem": ecosystem}, reason=None)
+            found = approaches.get(tx, approach.id)
+        assert found is not None
+        return found
 
     def reinstate(self, actor: Actor, name: str, *, reason: str, project: str) -> ApproachRow:
         reason = secrets.screen(validate.text(reason, "reason"), "reason", actor)

@@ -180,6 +180,11 @@ def aliases_for(name: str) -> tuple[str, ...]:
     return load().aliased_by.get(fold(name), ())
 
 
+def modules(key: str, ecosystem: str) -> tuple[str, ...]:
+    """The names code imports the package `key` of `ecosystem` by, as written (`PIL` for pillow)."""
+    return get(ecosystem).modules(key)
+
+
 def spelled_ecosystem(name: str) -> str | None:
     """The ecosystem a name's spelling gives away (an npm scope, a Go module path), if any."""
     return next((ecosystem.name for ecosystem in load().ecosystems if ecosystem.spelled(name)), None)

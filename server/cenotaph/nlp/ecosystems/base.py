@@ -169,6 +169,9 @@ class Ecosystem:
     # distribution pyyaml), whatever the ecosystem they were met in.
     aliases: Mapping[str, str] = field(default_factory=dict)
     other_keys: Callable[[str], tuple[str, ...]] = _no_keys  # more keys a name may be recorded under
+    # The names code imports a package (by its key) under, as written: what a linter bans
+    # (`PIL` for pillow); empty when its code does not import it by a name of its own.
+    modules: Callable[[str], tuple[str, ...]] = _no_keys
     enclosing: Callable[[str], Sequence[str]] = _no_keys  # the names that may hold it, nearest first
     spelled: Callable[[str], bool] = _never  # whether a name's spelling gives the ecosystem away
     system_installers: tuple[Installer, ...] = ()  # what a Dockerfile's RUN installs with

@@ -90,6 +90,12 @@ _NODE_BUILTINS = frozenset(
 )
 
 
+def _package_of_path(specifier: str) -> tuple[str, ...]:
+    """The package a deep import specifier is in: `lodash/fp` → lodash, `@scope/pkg/sub` → @scope/pkg."""
+    length = _npm_name_length(specifier, "/")
+    return (specifier[:length],) if length and length < len(specifier) else ()
+
+
 def _import_hits(text: str, _context: Context) -> Iterator[Hit]:
     lexed = lex(text, _JAVASCRIPT)
     for specifier in _JS_SPECIFIER.finditer(lexed.code):
@@ -364,6 +370,7 @@ ECOSYSTEMS = (
                                "an optional @scope/, then letters, digits and - . _ ~, not starting with . or _",
                                versions="@", flags=re.IGNORECASE | re.ASCII),
         spelled=lambda name: name.startswith("@") and "/" in name,  # a scope
+        enclosing=_package_of_path,  # a deep import (`lodash/fp`, `@scope/pkg/sub`) is its package's
         system_installers=(_NPM, _RUNNER),
         project_installers=(_project("npm", "uninstall remove rm un r unlink"),
                             _project("pnpm", "remove rm uninstall un", _PNPM_OPTIONS), _project("yarn", "remove"),

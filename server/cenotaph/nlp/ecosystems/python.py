@@ -509,9 +509,10 @@ _PDM = Installer(
 # ---------------------------------------------------------------------------------------------
 # Names
 
-# Python import names whose distribution is called something else. Keyed by the folded import
-# name; the value is the PEP 503 name of the distribution.
-_IMPORT_ALIASES: Final[dict[str, str]] = {
+# Python import names whose distribution is called something else, as people write them. Keyed
+# by the folded import name; the value is the PEP 503 name of the distribution. These stand
+# beside the generated table below and win over it.
+_CURATED_ALIASES: Final[dict[str, str]] = {
     "yaml": "pyyaml",
     "cv2": "opencv-python",
     "sklearn": "scikit-learn",
@@ -543,12 +544,55 @@ _IMPORT_ALIASES: Final[dict[str, str]] = {
     "pysqlite3": "pysqlite3-binary",
     "llama-cpp": "llama-cpp-python",
 }
+# The top-level modules of the most downloaded distributions whose import name is another name
+# (`markdown_it` is markdown-it-py), generated from pigar's database by
+# scripts/build_import_names.py: "module distribution" per line.
+_GENERATED = Path(__file__).resolve().parent.parent / "data" / "pypi_import_names.txt"
+
+
+def _module_table() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+    """(folded import name → PEP 503 distribution, distribution → its import names as written)."""
+    aliases: dict[str, str] = {}
+    modules: dict[str, list[str]] = defaultdict(list)
+    try:
+        rows = _GENERATED.read_text(encoding="utf-8").splitlines()
+    except OSError:  # a build without the data: the curated names still stand
+        rows = []
+    for row in rows:
+        if row and not row.startswith("#"):
+            module, distribution = row.split(" ", 1)  # the distribution already PEP 503
+            # An identifier's fold, without a regular expression per row (the hook loads this).
+            aliases[fold(module) if "__" in module else module.lower().replace("_", "-")] = distribution
+            modules[distribution].append(module)
+    for alias, distribution in _CURATED_ALIASES.items():
+        aliases[alias] = distribution
+        # An import name is one word (`google-protobuf` is npm's name for protobuf, no module).
+        if alias.isidentifier() and not any(fold(m) == alias for m in modules[distribution]):
+            modules[distribution].append(alias)
+    return aliases, {distribution: tuple(found) for distribution, found in modules.items()}
+
+
+_IMPORT_ALIASES, _MODULES = _module_table()
 
 
 def _normalize(name: str) -> str:
     """PEP 503, with an import name resolved to its distribution."""
     key = fold(name)
     return _IMPORT_ALIASES.get(key, key)
+
+
+def _enclosing_modules(name: str) -> tuple[str, ...]:
+    """The packages a dotted module is in, nearest first (`pygments.lexer` → pygments)."""
+    parts = name.split(".")
+    if len(parts) < 2 or not all(part.isidentifier() for part in parts):
+        return ()
+    return tuple(".".join(parts[:end]) for end in range(len(parts) - 1, 0, -1))
+
+
+def _modules(key: str) -> tuple[str, ...]:
+    """The modules code imports the distribution `key` by, as written (`PIL` for pillow); its own
+    name with '_' for '-' when no table knows another."""
+    return _MODULES.get(key) or (key.replace("-", "_"),)
 
 
 _BACKPORTS = frozenset({
@@ -691,6 +735,8 @@ ECOSYSTEMS = (
                                "letters, digits and . _ - inside, a letter or digit at each end (PEP 508)",
                                versions=r"===?|[<>]=?|!=|~=|\[|;|@|\("),
         aliases=_IMPORT_ALIASES,
+        modules=_modules,
+        enclosing=_enclosing_modules,
         system_installers=(_PIP, _PIPX, _UV_TOOL, _PIPX_RUN, _PIPX_INJECT, _UVX, _UV_RUN),
         project_installers=(dataclasses.replace(_PIP, removals=frozenset({"uninstall"})), _UV, _POETRY, _PDM, _PIPENV),
         is_backport=_is_backport,

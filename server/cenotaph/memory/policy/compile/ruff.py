@@ -1,4 +1,4 @@
-"""Ruff: the graveyard's PyPI entries as `flake8-tidy-imports.banned-api` entries (rule TID251),
+"""Ruff: the graveyard's PyPI entries (and those recorded for any ecosystem) as `flake8-tidy-imports.banned-api` entries (rule TID251),
 the reason as the message, in ruff.toml or pyproject.toml, edited with tomlkit so that the rest of
 the file keeps its bytes, comments and order."""
 
@@ -14,18 +14,21 @@ from tomlkit.items import Table
 from cenotaph.memory.errors import Conflict
 from cenotaph.memory.policy.compile.drafts import MESSAGE_MARK, FileDraft, lint_message
 from cenotaph.memory.policy.lessons import Lesson
-from cenotaph.nlp import ecosystems
+from cenotaph.nlp import ecosystems, names
 
 RULE = "TID251"
 _MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
 def import_names(lesson: Lesson) -> list[str]:
-    """The modules a Python file would import to use the abandoned distribution."""
+    """The modules a Python file imports to use the abandoned distribution, as ruff sees them:
+    the known import names (`markdown_it` for markdown-it-py, `PIL` for pillow; else the name with
+    '_' for '-'), and the recorded aliases that are modules too (the environment's, the person's)."""
     approach = lesson.approach
     assert approach is not None
-    spelled = [approach.name, approach.display_name, *approach.aliases, *ecosystems.aliases_for(approach.name)]
-    found = [n.strip().replace("-", "_") for n in spelled]
+    known = ecosystems.modules(approach.name, "pypi")
+    folded = {names.fold(module) for module in known}
+    found = [*known, *(alias.replace("-", "_") for alias in approach.aliases if alias not in folded)]
     return sorted({n for n in found if _MODULE.match(n)})
 
 
@@ -60,7 +63,8 @@ def render(path: str, current: str | None, lessons: list[Lesson]) -> FileDraft:
                    if isinstance(entry, dict) and str(entry.get("msg", "")).startswith(MESSAGE_MARK)]:
         del banned[module]
     for lesson in lessons:
-        if lesson.approach is None or lesson.approach.ecosystem != "pypi":
+        # A record for any ecosystem is Python's too.
+        if lesson.approach is None or lesson.approach.ecosystem not in ("pypi", ecosystems.ANY):
             continue
         for module in import_names(lesson):
             if module not in banned:
