@@ -7,7 +7,7 @@ agent tool calls (tests/data/hook_calls, shared with tests/e2e/test_hook_calls.p
   that code's hook on the same calls, alternated with this one's: its decisions and times;
 * a decision's time beside a bare Python start that reads the same JSON
   (`python -c "import json,sys; json.load(sys.stdin)"`), the two alternated on each input so
-  that both see the same load; the goal is a median of at most 10 times the bare start's.
+  that both see the same load; the goal is a median of at most 3 times the bare start's (issue 42).
 
 A real git repository and a SQLite store seeded in this process (the embedding model loads once
 here, never in the hook); both commands run from compiled bytecode, as an installed tool does. Usage: python bench/hook_speed.py [--runs N] [--out figures.json]

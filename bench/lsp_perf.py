@@ -47,6 +47,8 @@ from cenotaph.nlp.embedder import Embedder  # noqa: E402
 from cenotaph.store.db import Store  # noqa: E402
 
 CENOTAPH = str(Path(sys.executable).with_name("cenotaph"))
+# The floor `initialize` is measured against: a pygls server with no feature, started the same way.
+BARE_SERVER = "from pygls.lsp.server import LanguageServer\nLanguageServer('bare', '1').start_io()\n"
 GRAVEYARD = 1000
 LINES = 2000
 
@@ -121,8 +123,9 @@ def server_side(memory: Memory, folder: Path, texts: dict[str, str], runs: int) 
 async def client_side(db: Path, folder: Path, text: str, writer: Memory, runs: int) -> dict:
     env = dict(os.environ)
     env["XDG_CACHE_HOME"] = str(db.parent / "cache")  # the model link lives there; keep it off the user's
-    initialize_ms = []
+    initialize_ms, bare_ms = [], []
     for attempt in range(runs):
+        bare_ms.append(await bare_initialize(env))  # alternated: both under the same load
         client = LanguageClient("bench", "1")
         published: dict[str, list[tuple[float, int]]] = {}
 
@@ -194,10 +197,26 @@ async def client_side(db: Path, folder: Path, text: str, writer: Memory, runs: i
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
-    return {"initialize_after_start": stats(initialize_ms), "didOpen_to_publish_2000_lines": stats(open_ms),
+    return {"initialize_after_start": stats(initialize_ms), "bare_pygls_initialize_after_start": stats(bare_ms),
+            "initialize_ratio_of_medians": round(statistics.median(initialize_ms) / statistics.median(bare_ms), 2),
+            "didOpen_to_publish_2000_lines": stats(open_ms),
             "write_elsewhere_to_republish_one_open_document": stats(refresh_ms), "idle_cpu_percent": round(idle_cpu, 2),
             "editor_recall_request": editor_recall, "same_recall_in_process": in_process_recall,
             "cli_recall_process": cli_recall, "mcp_http_recall": mcp_http}
+
+
+async def bare_initialize(env: dict[str, str]) -> float:
+    """`initialize` answered after the start of a pygls server that has no feature."""
+    client = LanguageClient("bench", "1")
+    start = time.perf_counter()
+    await client.start_io(sys.executable, "-c", BARE_SERVER, env=env)
+    await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(),
+                                                         process_id=os.getpid()))
+    elapsed = (time.perf_counter() - start) * 1000
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return elapsed
 
 
 async def editor_recall_request(client: LanguageClient, folder: Path, memory: Memory,
@@ -279,7 +298,7 @@ def print_table(report: dict) -> None:
     for name, figures in report["server_side"].items():
         for what in ("didOpen_to_publish", "of_which_detection", "hover"):
             rows.append((f"server-side {what} ({name}, {figures['diagnostics']} diagnostics)", figures[what]))
-    for what in ("initialize_after_start", "didOpen_to_publish_2000_lines", "editor_recall_request",
+    for what in ("initialize_after_start", "bare_pygls_initialize_after_start", "didOpen_to_publish_2000_lines", "editor_recall_request",
                  "same_recall_in_process", "cli_recall_process", "write_elsewhere_to_republish_one_open_document", "mcp_http_recall"):
         if report["client_side"].get(what):
             rows.append((f"client-observed {what}", report["client_side"][what]))
@@ -288,6 +307,8 @@ def print_table(report: dict) -> None:
     print(f"{'measure':<{width}}  {'median ms':>10}  {'p95 ms':>8}  {'runs':>5}")
     for label, figures in rows:
         print(f"{label:<{width}}  {figures['median_ms']:>10.2f}  {figures['p95_ms']:>8.2f}  {figures['runs']:>5}")
+    print(f"{'initialize: cenotaph serve ÷ bare pygls server':<{width}}  "
+          f"{report['client_side']['initialize_ratio_of_medians']:>10.2f}")
     print(f"{'idle CPU of the server process (%)':<{width}}  {report['client_side']['idle_cpu_percent']:>10.2f}",
           flush=True)
 

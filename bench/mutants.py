@@ -44,11 +44,11 @@ def _k(path: str, expression: str) -> tuple[str, ...]:
 
 MUTANTS = (
     # Graveyard verdicts: the nearest scope wins; other projects only when asked; reinstated is clear.
-    Mutant("verdict-scope-order", "graveyard verdicts", "memory/graveyard/approaches.py",
+    Mutant("verdict-scope-order", "graveyard verdicts", "memory/graveyard/verdicts.py",
            'scope_rank = 0 if a.project == project else 1 if a.project == "" else 2',
            'scope_rank = 0 if a.project == "" else 1 if a.project == project else 2',
            _k("tests/memory/test_remember_recall.py", "prefers_project_over_global")),
-    Mutant("verdict-other-projects-always", "graveyard verdicts", "memory/graveyard/approaches.py",
+    Mutant("verdict-other-projects-always", "graveyard verdicts", "memory/graveyard/verdicts.py",
            'for a in found if include_other or a.project in (project, "")', "for a in found",
            _k("tests/memory/test_remember_recall.py", "prefers_project_over_global or other_projects")),
     Mutant("verdict-reinstated-still-warns", "graveyard verdicts", "memory/core/recall.py",
@@ -63,7 +63,7 @@ MUTANTS = (
            'rows in self.index().recall_suppressions.items() if any(s.project in ("", project) for s in rows)',
            'rows in self.index().recall_suppressions.items() if any(s.project == project for s in rows)',
            _k("tests/memory/test_suppressions.py", "scope_project_or_global or recall_suppression")),
-    Mutant("suppress-diagnostic-any-project", "suppression", "memory/graveyard/approaches.py",
+    Mutant("suppress-diagnostic-any-project", "suppression", "memory/graveyard/verdicts.py",
            's.project in ("", project) for k in {best.name, key}', "True for k in {best.name, key}",
            _k("tests/memory/test_suppressions.py", "diagnostic_suppression")),
     # Dedup: cosine >= 0.92, same kind, live, same side; force skips it.

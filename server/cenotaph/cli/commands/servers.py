@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from cenotaph.cli.common import Subcommands
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # `cenotaph serve` and `cenotaph mcp` parse with this module alone (cli/__init__.py)
+    from cenotaph.cli.parsing import Subcommands
 
 
 def serve(commands: Subcommands) -> None:

@@ -18,6 +18,9 @@ from cenotaph.store import contradictions, events, memories, vectors
 from cenotaph.store.records import MemoryRow
 
 DUPLICATE_SIMILARITY = 0.92
+# A twin at cosine ≥ 0.92 is among the binary index's very nearest: the check rescores 15
+# candidates, not the 40 a recall draws (the scan's time grows with them: bench/perf.py).
+DUPLICATE_CANDIDATES = 15
 CONTRADICTION_SIMILARITY = 0.70
 _NEIGHBOURS = 10
 # A memory is read with what was written just before it in the same project (the question it
@@ -104,7 +107,7 @@ def remember(ctx: Context, actor: Actor, content: str, *, project: str, kind: st
         # all; asked inside the transaction, so that a reindex finishing meanwhile is not missed.
         use_vectors = ctx.vectors_current()
         if not force and use_vectors:
-            for rid, similarity in vectors.knn(tx, project, vector, 5):
+            for rid, similarity in vectors.knn(tx, project, vector, 5, least=DUPLICATE_CANDIDATES):
                 if similarity < DUPLICATE_SIMILARITY:
                     break
                 twin = memories.by_row_ids(tx, [rid]).get(rid)

@@ -10,7 +10,7 @@ from datetime import timedelta
 from cenotaph.memory import validate
 from cenotaph.memory.context import TIME_FORMAT, Context
 from cenotaph.memory.core.recall import RECALL_LOG_DAYS
-from cenotaph.memory.graveyard.approaches import guess_ecosystem
+from cenotaph.memory.graveyard.verdicts import guess_ecosystem
 from cenotaph.memory.models import WhyRecall, WhyReport
 from cenotaph.nlp import ecosystems, names
 from cenotaph.store import memories, recall_log

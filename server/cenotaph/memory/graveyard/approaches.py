@@ -5,30 +5,25 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Ambiguous, Conflict, InvalidInput, NotFound
+from cenotaph.memory.graveyard.verdicts import GraveyardIndex, build_index, check, shared_approaches
 from cenotaph.memory.models import AbandonResult, Actor, ApproachCheck
-from cenotaph.memory.team.folder import RepoApproach, SharedFolders, is_shared_id, source_of
+from cenotaph.memory.team.folder import SharedFolders, is_shared_id, source_of
 from cenotaph.nlp import ecosystems, names
 from cenotaph.nlp.detect import Declaration
 from cenotaph.nlp.workspace import Manifest, Manifests
 from cenotaph.store import approaches, events, memories, suppressions
-from cenotaph.store.records import ApproachRow, MemoryRow, SuppressionRow
+from cenotaph.store.graveyard_file import TARGETS as GRAVEYARD_TARGETS  # event targets that change the index
+from cenotaph.store.records import ApproachRow, MemoryRow
 
-# Event targets that change what the index holds.
-GRAVEYARD_TARGETS = ("approach:", "suppression:")
 RECALL_SUPPRESSING_EFFORT = 4  # DESIGN: an approach abandoned at effort 4–5 leaves recall
-
-
-def guess_ecosystem(name: str) -> str:
-    return ecosystems.spelled_ecosystem(name) or ecosystems.DEFAULT
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,17 +144,6 @@ class Misfiled:
     command: str  # what refiles it
 
 
-@dataclass(slots=True)
-class _Index:
-    seq: int
-    by_key: dict[str, list[ApproachRow]]
-    diagnostic_suppressions: dict[str, list[SuppressionRow]]
-    recall_suppressions: dict[str, list[SuppressionRow]]
-    vocabulary: frozenset[str]
-    shared_generation: int = -1
-    shared: dict[int, RepoApproach] = field(default_factory=dict)  # the repositories' approaches by id
-
-
 class Graveyard:
     """Reads come from an in-memory index rebuilt only when the event log or a repository's
     shared folder has moved, so a lookup costs a dictionary access plus one `MAX(seq)` query.
@@ -169,13 +153,13 @@ class Graveyard:
     def __init__(self, ctx: Context, shared: SharedFolders | None = None) -> None:
         self.ctx = ctx
         self.shared = shared if shared is not None else SharedFolders()
-        self._index: _Index | None = None
+        self._index: GraveyardIndex | None = None
         self._lock = threading.Lock()
         self.manifests = Manifests()  # what the repositories abandoned names are placed in declare
 
     # --- reads -------------------------------------------------------------------------------
 
-    def index(self) -> _Index:
+    def index(self) -> GraveyardIndex:
         # The shared folders as last checked: the edges check them on each refresh (the language
         # server's live refresh, each MCP tool call; a CLI command reads them at its start).
         generation = self.shared.generation
@@ -193,24 +177,8 @@ class Graveyard:
                 # Only memories changed: the graveyard is as it was.
                 self._index.seq = seq
                 return self._index
-            by_key: dict[str, list[ApproachRow]] = defaultdict(list)
-            vocabulary: set[str] = set()
-            shared = {row.id: row for state in self.shared.states() for row in state.approach_rows()}
-            for approach in [*approaches.all_rows(conn), *shared.values()]:
-                keys = {approach.name, names.fold(approach.name), names.fold(approach.display_name)}
-                keys.update(names.fold(a) for a in approach.aliases)
-                keys.update(ecosystems.aliases_for(approach.name))
-                for key in keys:
-                    by_key[key].append(approach)
-                if approach.status == "abandoned":
-                    vocabulary.update(keys)
-            diag: dict[str, list[SuppressionRow]] = defaultdict(list)
-            rec: dict[str, list[SuppressionRow]] = defaultdict(list)
-            for s in suppressions.active(conn):
-                # An import name stands for its distribution: `yaml` is suppressed with `pyyaml`.
-                for key in {s.value, *ecosystems.aliases_for(s.value)}:
-                    (diag if s.kind == "diagnostic" else rec)[key].append(s)
-            self._index = _Index(seq, dict(by_key), dict(diag), dict(rec), frozenset(vocabulary), generation, shared)
+            self._index = build_index(seq, approaches.all_rows(conn), suppressions.active(conn),
+                                      shared_approaches(self.shared), generation)
         return self._index
 
     def forget_cache(self) -> None:
@@ -224,51 +192,9 @@ class Graveyard:
 
     def check(self, names_to_check: Iterable[str], project: str, *, include_other_projects: bool = True,
               ecosystem: str | None = None) -> list[ApproachCheck]:
-        """One verdict per name: this project's record wins over a global one, which wins over
-        another project's; an abandoned record wins over a reinstated one in the same scope."""
-        index = self.index()
-        verdicts = []
-        for raw in names_to_check:
-            keys = ecosystems.lookup_keys(raw, ecosystem)
-            found: dict[int, ApproachRow] = {}
-            for key in keys:
-                for approach in index.by_key.get(key, ()):
-                    found[approach.id] = approach
-            if not found:
-                # A name inside another (a Go package in its module): the nearest one that is
-                # recorded answers.
-                for prefix in ecosystems.enclosing(raw.strip(), ecosystem or guess_ecosystem(raw)):
-                    if hits := index.by_key.get(prefix):
-                        found = {approach.id: approach for approach in hits}
-                        break
-            verdicts.append(self._verdict(raw, keys[0] if keys else raw, list(found.values()), project,
-                                          include_other_projects, index, ecosystem))
-        return verdicts
-
-    def _verdict(self, raw: str, key: str, found: list[ApproachRow], project: str, include_other: bool,
-                 index: _Index, ecosystem: str | None) -> ApproachCheck:
-        def rank(a: ApproachRow) -> tuple[int, int, int, int]:
-            # A name read in one ecosystem is first that ecosystem's record: another's namesake
-            # (a Go path whose folded spelling is a PyPI name) answers only when it is alone.
-            namesake = 1 if ecosystem is not None and a.ecosystem not in (ecosystem, ecosystems.ANY) else 0
-            scope_rank = 0 if a.project == project else 1 if a.project == "" else 2
-            # The person's own record before the repository's, in the same scope and status.
-            return namesake, scope_rank, 0 if a.status == "abandoned" else 1, 0 if source_of(a) == "store" else 1
-
-        candidates = sorted((a for a in found if include_other or a.project in (project, "")), key=rank)
-        if not candidates:
-            return ApproachCheck(name=raw, key=key, status="clear")
-        best = candidates[0]
-        scope = "project" if best.project == project else "global" if best.project == "" else "other_project"
-        suppressed = any(
-            s.project in ("", project) for k in {best.name, key} for s in index.diagnostic_suppressions.get(k, ())
-        )
-        # Abandoned both personally and in the repository (or here and everywhere): one verdict
-        # that carries every reason.
-        also = [a for a in candidates[1:] if best.status == "abandoned" and a.status == "abandoned"
-                and a.project in (project, "")] if best.project in (project, "") else []
-        return ApproachCheck(name=raw, key=best.name, status=best.status, scope=scope, approach=best,
-                             diagnostic_suppressed=suppressed, source=source_of(best), also=also)
+        """One verdict per name (verdicts.py says which record answers)."""
+        return check(self.index(), names_to_check, project, include_other_projects=include_other_projects,
+                     ecosystem=ecosystem)
 
     def recall_suppressed_values(self, project: str) -> set[str]:
         return {v for v, rows in self.index().recall_suppressions.items() if any(s.project in ("", project) for s in rows)}

@@ -21,7 +21,7 @@ from cenotaph.nlp.ecosystems.base import Installer
 
 if TYPE_CHECKING:  # the graveyard's modules load only for a call that names something (most name nothing)
     from cenotaph.memory.graveyard.approaches import Graveyard
-    from cenotaph.memory.models import ApproachCheck
+    from cenotaph.memory.graveyard.verdicts import GraveyardIndex, Verdict
     from cenotaph.store.records import ApproachRow
 
 # Records that match a name whatever ecosystem it is met in: a name recorded without one, a
@@ -276,17 +276,32 @@ class Enforcer:
     """Verdicts on names for one project, from the graveyard's index: abandoned here or
     everywhere, in the ecosystem the name is met in, and not silenced."""
 
-    def __init__(self, graveyard: Graveyard, project: str) -> None:
-        self.graveyard = graveyard
+    def __init__(self, graveyard: Graveyard | Callable[[], Graveyard], project: str, *,
+                 index: GraveyardIndex | None = None) -> None:
+        """`index`: the graveyard as its file beside the store holds it, current when read (the
+        verdicts come from it, and the store opens only if `graveyard` is asked for); else
+        `graveyard`, or what makes it at first use."""
+        self._graveyard = graveyard
         self.project = project
-        self._verdicts: dict[tuple[str, str], ApproachCheck | None] = {}
+        self._index = index
+        self._verdicts: dict[tuple[str, str], Verdict | None] = {}
+
+    @property
+    def graveyard(self) -> Graveyard:
+        if callable(self._graveyard):
+            self._graveyard = self._graveyard()
+        return self._graveyard
 
     def close(self) -> None:
-        self.graveyard.ctx.store.close()
+        if not callable(self._graveyard):
+            self._graveyard.ctx.store.close()
 
-    def abandoned(self, ecosystem: str, key: str) -> ApproachCheck | None:
+    def abandoned(self, ecosystem: str, key: str) -> Verdict | None:
+        from cenotaph.memory.graveyard.verdicts import verdicts
+
         if (ecosystem, key) not in self._verdicts:
-            verdict = self.graveyard.check([key], self.project, include_other_projects=False, ecosystem=ecosystem)[0]
+            index = self._index if self._index is not None else self.graveyard.index()
+            verdict = verdicts(index, [key], self.project, include_other_projects=False, ecosystem=ecosystem)[0]
             a = verdict.approach
             # Another ecosystem's namesake (npm's `requests` when PyPI's was abandoned) passes.
             live = verdict.status == "abandoned" and a is not None and not verdict.diagnostic_suppressed and \

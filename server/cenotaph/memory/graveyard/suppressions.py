@@ -8,7 +8,8 @@ from __future__ import annotations
 from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Conflict, InvalidInput, NotFound
-from cenotaph.memory.graveyard.approaches import Graveyard, guess_ecosystem, tag_mentions
+from cenotaph.memory.graveyard.approaches import Graveyard, tag_mentions
+from cenotaph.memory.graveyard.verdicts import guess_ecosystem
 from cenotaph.memory.models import Actor
 from cenotaph.nlp import ecosystems, names
 from cenotaph.store import suppressions

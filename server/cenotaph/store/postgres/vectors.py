@@ -44,7 +44,8 @@ def insert(conn: Any, row_id: int, project: str, vector: np.ndarray) -> None:
                  (row_id, project, np.asarray(vector, dtype=np.float32)))
 
 
-def knn(conn: Any, project: str, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+def knn(conn: Any, project: str, vector: np.ndarray, k: int, *,
+        least: int = vectors.MIN_CANDIDATES) -> list[tuple[int, float]]:
     """(row id, cosine similarity) of the k nearest rows in one project, nearest first: the same
     candidates as SQLite's binary index (each vector's signs, nearest by Hamming distance, ties to
     the older row: an exact scan of the project) rescored by the same code, so that both stores
@@ -56,7 +57,7 @@ def knn(conn: Any, project: str, vector: np.ndarray, k: int) -> list[tuple[int, 
         f"SELECT v.row_id, v.embedding FROM (SELECT row_id, signs <~> binary_quantize(?::vector)::bit({len(query)}) "
         f"AS distance FROM {TABLE} WHERE project = ? ORDER BY distance, row_id LIMIT ?) AS nearest "
         f"JOIN {TABLE} v USING (row_id) ORDER BY nearest.distance, nearest.row_id",
-        (query, project, vectors.candidates(k)),
+        (query, project, vectors.candidates(k, least)),
     ).fetchall()
     return vectors.rescore(query, [(r[0], r[1].to_numpy()) for r in rows], k)
 

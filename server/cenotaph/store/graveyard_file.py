@@ -1,0 +1,83 @@
+"""The graveyard in a small file beside a SQLite store (`<store>-graveyard.json`): every approach
+and every active suppression, with the event log's head it reflects (sequence number and chain
+hash). An agent's hook reads it on every tool call instead of opening the store
+(memory/graveyard/verdicts.py); `db.Store.write` rewrites it after a write that changed the
+graveyard, and a reader that found it stale rewrites it from the store.
+
+A reader trusts it only while the event it names is still the log's event at that number (the
+same store, not one restored or recreated at the same path) and no event since targets an
+approach or a suppression: every change to those tables appends such an event, in the same
+transaction. A file written by another process, half written, or from another version of this
+format reads as missing."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from cenotaph.store import approaches, events, suppressions
+from cenotaph.store.records import ApproachRow, SuppressionRow
+
+FORMAT = 1
+# Event targets that change the graveyard: an approach's record or a suppression.
+TARGETS = ("approach:", "suppression:")
+
+
+@dataclass(frozen=True, slots=True)
+class GraveyardFile:
+    seq: int  # the event log's head when it was read
+    hash: str  # that event's chain hash ("" for an empty log)
+    approaches: list[ApproachRow]
+    suppressions: list[SuppressionRow]  # the active ones
+
+
+def path_for(db: Path) -> Path:
+    return Path(f"{db}-graveyard.json")
+
+
+def head(conn: Any) -> tuple[int, str]:
+    found = conn.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+    return (found[0], found[1]) if found else (0, "")
+
+
+def read(conn: Any) -> GraveyardFile:
+    """The graveyard as the store holds it; `conn` is in a read transaction, so the rows and the
+    head are one snapshot."""
+    seq, digest = head(conn)
+    return GraveyardFile(seq, digest, approaches.all_rows(conn), suppressions.active(conn))
+
+
+def current(conn: Any, graveyard: GraveyardFile) -> bool:
+    """Whether the store's graveyard is still what `graveyard` holds."""
+    found = conn.execute("SELECT hash FROM events WHERE seq = ?", (graveyard.seq,)).fetchone()
+    if (found[0] if found else "") != graveyard.hash:
+        return False
+    return not events.touches_since(conn, graveyard.seq, TARGETS)
+
+
+def write(path: Path, graveyard: GraveyardFile) -> None:
+    """Replace the file at once (a reader sees the old file or the new one, never a part)."""
+    text = json.dumps({"format": FORMAT, "seq": graveyard.seq, "hash": graveyard.hash,
+                       "approaches": [asdict(a) for a in graveyard.approaches],
+                       "suppressions": [asdict(s) for s in graveyard.suppressions]}, ensure_ascii=False)
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def load(path: Path) -> GraveyardFile | None:
+    """The file's graveyard; None when there is none, or it cannot be read as this format."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data["format"] != FORMAT:
+            return None
+        return GraveyardFile(int(data["seq"]), str(data["hash"]), [ApproachRow(**a) for a in data["approaches"]],
+                             [SuppressionRow(**s) for s in data["suppressions"]])
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
