@@ -4,13 +4,12 @@ it shares with SQLite runs in the domain, MCP and language-server tests on both 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import json
 import subprocess
 import threading
 import time
 from contextlib import closing
+from dataclasses import replace
 from types import SimpleNamespace
 from urllib.parse import urlsplit
 
