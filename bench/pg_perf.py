@@ -18,6 +18,7 @@ import asyncio
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -37,6 +38,7 @@ from cenotaph.memory.context import Context  # noqa: E402
 from cenotaph.memory.service import Memory  # noqa: E402
 from cenotaph.nlp.analysis import Analyzer  # noqa: E402
 from cenotaph.nlp.embedder import Embedder  # noqa: E402
+from cenotaph.store.postgres.connection import PgCursor  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 CENOTAPH = str(Path(sys.executable).with_name("cenotaph"))
@@ -76,6 +78,25 @@ def side_by_side(calls: dict[str, callable], runs: int) -> dict[str, dict[str, f
     return {name: stats(values) for name, values in samples.items()}
 
 
+def statements_per_recall(memory: Memory, queries: list[str]) -> dict[str, float]:
+    """Round trips to the server per recall (each statement is one; psycopg counts none itself)."""
+    counts, execute = [], PgCursor.execute
+
+    def counted(self, *args, **kwargs):
+        counted.n += 1
+        return execute(self, *args, **kwargs)
+
+    PgCursor.execute = counted
+    try:
+        for query in queries:
+            counted.n = 0
+            memory.recall(ACTOR, query, project=PROJECT, k=10, log=False)
+            counts.append(counted.n)
+    finally:
+        PgCursor.execute = execute
+    return {"median": statistics.median(counts), "max": max(counts)}
+
+
 def bench_size(size: int, runs: int, server: str, embedder: Embedder, analyzer: Analyzer, workdir: Path) -> dict:
     path = workdir / f"run-{size}.db"
     snapshot(cached_store(size, embedder, analyzer), path)
@@ -109,6 +130,8 @@ def bench_size(size: int, runs: int, server: str, embedder: Embedder, analyzer: 
         figures[label] = measured
         figures[label]["postgres_over_sqlite"] = round(measured["postgres"]["median_ms"]
                                                        / measured["sqlite"]["median_ms"], 2)
+    figures["postgres_statements_per_recall"] = statements_per_recall(
+        memories["postgres"], [*QUERIES, "staging_database.py"])
     for memory in memories.values():
         memory.ctx.store.close()
     drop_database(url)

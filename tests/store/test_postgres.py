@@ -9,6 +9,7 @@ import subprocess
 import threading
 import time
 from contextlib import closing
+from dataclasses import replace
 from types import SimpleNamespace
 from urllib.parse import urlsplit
 
@@ -246,6 +247,7 @@ def test_a_store_made_before_the_stored_signs_gets_them_and_loses_the_unused_hns
         conn.execute("UPDATE memories SET content = %s WHERE id = %s", (long, ids[0]))
         (chunk,) = conn.execute("SELECT pg_column_toast_chunk_id(fts) FROM memories WHERE id = %s", (ids[0],)).fetchone()
         assert chunk is not None  # positive control: schema 4 kept it out of line
+        _undo_postings(conn)
         conn.execute("DELETE FROM schema_migrations WHERE version >= 5")
     store = open_store(url)
     try:
@@ -259,11 +261,57 @@ def test_a_store_made_before_the_stored_signs_gets_them_and_loses_the_unused_hns
             (chunk,) = conn.execute("SELECT pg_column_toast_chunk_id(fts) FROM memories WHERE id = ?", (ids[0],)
                                     ).fetchone()
             found = memories.fts_search(conn, '"word299"', Scope(projects=("p",)), 5)
-        assert store.schema_version == 6 and index is None and unsigned == 0
+        assert store.schema_version == 7 and index is None and unsigned == 0
         assert counter is None and bm25 is not None  # the search's own function stays
         assert chunk is None and [row for row, _ in found] == [ids[0]]  # kept in the row, and found
         assert nearest[0][0] == ids[3] and nearest[0][1] == pytest.approx(1.0)  # a row stored before the upgrade
         assert len(nearest) == 5
+    finally:
+        store.close()
+
+
+def _undo_postings(conn) -> None:
+    """Back to schema 6's layout: migration 7's table, triggers and functions gone."""
+    for trigger in ("insert", "update", "delete"):
+        conn.execute(f"DROP TRIGGER memories_postings_{trigger} ON memories")
+    conn.execute("DROP FUNCTION cenotaph_postings_kept(), cenotaph_postings_rewritten(), cenotaph_postings(tsvector)")
+    conn.execute("DROP TABLE memory_postings")
+
+
+def test_a_schema_6_store_gets_postings_that_writes_keep_and_the_search_reads(url):
+    """Migration 7 on a store as schema 6 left it: the rows already there get their postings, each
+    word's weighted count over the three columns in position order; an insert, a rewrite and a
+    delete keep them, an update leaving the text alone does not touch them; the search ranks
+    alike before and after."""
+    store = open_store(url)
+    with store.write() as conn:
+        ids = [memories.insert(conn, replace(_row("p"), content=text, lemmas=lemma, context="deploy"))
+               for text, lemma in (("deploy the deploy script", "deploy"), ("a script", ""), ("nothing", ""))]
+    scope = Scope(projects=("p",))
+    with store.read() as conn:
+        before = memories.fts_search(conn, '"deploy" OR "script"', scope, 5)
+    store.close()
+    with psycopg.connect(url, autocommit=True) as conn:
+        _undo_postings(conn)
+        conn.execute("DELETE FROM schema_migrations WHERE version = 7")
+    store = open_store(url)
+    try:
+        postings = "SELECT lexeme, frequency FROM memory_postings WHERE row_id = ? ORDER BY lexeme"
+        with store.read() as conn:
+            assert conn.execute(postings, (ids[0],)).fetchall() == [("deploy", 1.0 + 1.0 + 0.6 + 0.25),
+                                                                   ("script", 1.0), ("the", 1.0)]
+            after = memories.fts_search(conn, '"deploy" OR "script"', scope, 5)
+        assert store.schema_version == 7 and after == before and [r for r, _ in after][:2] == ids[:2]
+        with store.write() as conn:
+            conn.execute("UPDATE memories SET content = 'a script script' WHERE id = ?", (ids[1],))
+            conn.execute("UPDATE memories SET recall_count = 3 WHERE id = ?", (ids[0],))
+            conn.execute("DELETE FROM memories WHERE id = ?", (ids[2],))
+            fresh = memories.insert(conn, replace(_row("p"), content="deploy"))
+        with store.read() as conn:
+            assert conn.execute(postings, (ids[1],)).fetchall() == [("a", 1.0), ("deploy", 0.25), ("script", 2.0)]
+            assert conn.execute(postings, (ids[0],)).fetchall()[0] == ("deploy", 2.85)  # untouched
+            assert conn.execute(postings, (ids[2],)).fetchall() == []
+            assert conn.execute(postings, (fresh,)).fetchall() == [("deploy", 1.0)]
     finally:
         store.close()
 

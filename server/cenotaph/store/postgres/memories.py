@@ -71,15 +71,22 @@ def fts_search(conn: Any, match: str, scope: Scope, limit: int,
 def _scored(query: fulltext.Query, idfs: Sequence[float], average: float, where: str, params: Sequence[Any],
             extra: str = "") -> tuple[str, list[Any]]:
     """The statement giving each matching row in scope (`hit.id`, its `score`, then the column
-    `extra` names) and its parameters. A phrase's weighted count in a row is found set-wise: each
+    `extra` names) and its parameters. A single word's weighted count in a row over all three
+    columns is looked up (migration 7's postings); any other phrase's is found set-wise: each
     row's `tsvector` narrowed to the query's words, their occurrences joined word after word at
     consecutive positions of one column, and summed in position order as FTS5 sums them; each
     phrase's BM25 is then added in the expression's order, as bm25() adds them. (A per-row SQL
     function counting a phrase, which unnested the row's whole vector once per phrase, took 30 to
     40 times SQLite's time at 10,000 memories.)"""
-    words = sorted({w for p in query.phrases for w in p.words})
+    looked_up = [len(p.words) == 1 and p.labels == fulltext.ALL_COLUMNS for p in query.phrases]
+    words = sorted({w for p, up in zip(query.phrases, looked_up, strict=True) if not up for w in p.words})
     branches, branch_params = [], []
     for i, phrase in enumerate(query.phrases):
+        if looked_up[i]:  # its count in each row, kept by migration 7's triggers
+            branches.append(f"SELECT {i} AS phrase, p.row_id AS id, p.frequency FROM memory_postings p "
+                            "WHERE p.lexeme = ?")
+            branch_params.append(phrase.words[0])
+            continue
         joins = " ".join(f"JOIN occ o{k} ON o{k}.id = o1.id AND o{k}.lexeme = ? "
                          f"AND o{k}.position = o1.position + {k - 1} AND o{k}.weight = o1.weight"
                          for k in range(2, len(phrase.words) + 1))
@@ -89,15 +96,18 @@ def _scored(query: fulltext.Query, idfs: Sequence[float], average: float, where:
     score = " + ".join(f"cenotaph_bm25(coalesce(max(f.frequency) FILTER (WHERE f.phrase = {i}), 0::float8), "
                        "hit.fts_tokens, ?, ?)" for i in range(len(query.phrases)))
     picked, carried = (f", m.{extra}", f", hit.{extra}") if extra else ("", "")
-    sql = (f"WITH hit AS MATERIALIZED (SELECT m.id, m.fts_tokens{picked}, "
-           "ts_delete(m.fts, tsvector_to_array(ts_delete(m.fts, ?::text[]))) AS narrowed "
-           f"FROM memories m WHERE m.fts @@ ?::tsquery AND {where}), "
-           "occ AS MATERIALIZED (SELECT hit.id, l.lexeme, o.position, o.weight FROM hit, unnest(hit.narrowed) AS l, "
-           "unnest(l.positions, l.weights) AS o(position, weight)), "
+    narrowed, occurrences, narrow_params = "", "", []
+    if words:
+        narrowed = ", ts_delete(m.fts, tsvector_to_array(ts_delete(m.fts, ?::text[]))) AS narrowed"
+        occurrences = ("occ AS MATERIALIZED (SELECT hit.id, l.lexeme, o.position, o.weight FROM hit, "
+                       "unnest(hit.narrowed) AS l, unnest(l.positions, l.weights) AS o(position, weight)), ")
+        narrow_params = [words]
+    sql = (f"WITH hit AS MATERIALIZED (SELECT m.id, m.fts_tokens{picked}{narrowed} "
+           f"FROM memories m WHERE m.fts @@ ?::tsquery AND {where}), {occurrences}"
            f"frequency AS ({' UNION ALL '.join(branches)}) "
            f"SELECT hit.id, {score} AS score{carried} "
            f"FROM hit LEFT JOIN frequency f ON f.id = hit.id GROUP BY hit.id, hit.fts_tokens{carried}")
-    return sql, [words, query.whole, *params, *branch_params, *(v for n in idfs for v in (n, average))]
+    return sql, [*narrow_params, query.whole, *params, *branch_params, *(v for n in idfs for v in (n, average))]
 
 
 def _rows_matching(conn: Any, tsquery: str) -> int:

@@ -478,9 +478,63 @@ def _m0006_phrase_counts_set_wise(conn: Any) -> None:
     conn.execute("UPDATE memories SET content = content")
 
 
+def _m0007_postings(conn: Any) -> None:
+    """Each row's words with their weighted count (FTS5's term frequency over the three columns,
+    summed in position order as bm25() sums it), kept by statement triggers under the writers'
+    lock: a single-word phrase's count in a row is then a lookup (store/postgres/memories.py)
+    instead of narrowing every matching row's `tsvector` (≈ 2.5× faster at 10,000 memories). An
+    update that leaves the text alone (recall's counters, a state change) does not touch them."""
+    conn.execute(
+        """
+        CREATE TABLE memory_postings (
+            lexeme    TEXT NOT NULL,
+            row_id    BIGINT NOT NULL,
+            frequency FLOAT8 NOT NULL,
+            PRIMARY KEY (lexeme, row_id)
+        );
+        CREATE INDEX memory_postings_row ON memory_postings (row_id);
+        CREATE FUNCTION cenotaph_postings(vector tsvector) RETURNS TABLE (lexeme text, frequency float8)
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+            SELECT l.lexeme, (SELECT sum(CASE o.weight WHEN 'A' THEN 1.0::float8 WHEN 'B' THEN 0.6::float8
+                                                       ELSE 0.25::float8 END ORDER BY o.position)
+                              FROM unnest(l.positions, l.weights) AS o(position, weight))
+            FROM unnest(vector) AS l $$;
+        CREATE FUNCTION cenotaph_postings_kept() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP <> 'INSERT' THEN
+                    DELETE FROM memory_postings p USING removed r WHERE p.row_id = r.id;
+                END IF;
+                IF TG_OP <> 'DELETE' THEN
+                    INSERT INTO memory_postings (lexeme, row_id, frequency)
+                        SELECT w.lexeme, a.id, w.frequency FROM added a, cenotaph_postings(a.fts) AS w;
+                END IF;
+                RETURN NULL;
+            END $$;
+        CREATE TRIGGER memories_postings_insert AFTER INSERT ON memories REFERENCING NEW TABLE AS added
+            FOR EACH STATEMENT EXECUTE FUNCTION cenotaph_postings_kept();
+        -- Row by row for updates: a statement trigger cannot both name columns and see the rows.
+        CREATE FUNCTION cenotaph_postings_rewritten() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                DELETE FROM memory_postings WHERE row_id = OLD.id;
+                INSERT INTO memory_postings (lexeme, row_id, frequency)
+                    SELECT w.lexeme, NEW.id, w.frequency FROM cenotaph_postings(NEW.fts) AS w;
+                RETURN NULL;
+            END $$;
+        CREATE TRIGGER memories_postings_update AFTER UPDATE ON memories
+            FOR EACH ROW WHEN (OLD.fts IS DISTINCT FROM NEW.fts OR OLD.id <> NEW.id)
+            EXECUTE FUNCTION cenotaph_postings_rewritten();
+        CREATE TRIGGER memories_postings_delete AFTER DELETE ON memories REFERENCING OLD TABLE AS removed
+            FOR EACH STATEMENT EXECUTE FUNCTION cenotaph_postings_kept();
+        INSERT INTO memory_postings (lexeme, row_id, frequency)
+            SELECT w.lexeme, m.id, w.frequency FROM memories m, cenotaph_postings(m.fts) AS w;
+        ANALYZE memory_postings;
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_compaction_and_concepts, _m0003_folded_full_text,
                                      _m0004_bm25_statistics, _m0005_stored_vector_signs,
-                                     _m0006_phrase_counts_set_wise)
+                                     _m0006_phrase_counts_set_wise, _m0007_postings)
 
 
 def schema_version(conn: Any) -> int:
