@@ -13,7 +13,17 @@ from cenotaph.console.render import safe_url
 from cenotaph.memory.models import Actor
 
 from tests.conftest import AGENT
-from tests.console.conftest import ORIGIN, PERSON, PORT, PROJECT, TOKEN, candidate, csrf_of, notices, post
+from tests.console.conftest import (
+    ORIGIN,
+    PERSON,
+    PORT,
+    PROJECT,
+    TOKEN,
+    candidate,
+    csrf_of,
+    notices,
+    post,
+)
 
 HUMAN = Actor(name="cli", kind="human")
 PAGES = ("/graveyard", "/proposals", "/memories", "/memories?q=httpx", "/memories/1", "/contradictions", "/events",
