@@ -81,7 +81,7 @@ def test_every_answer_carries_the_security_headers(client):
         csp = headers["content-security-policy"]
         assert "script-src 'self'" in csp and "unsafe-inline" not in csp and "frame-ancestors 'none'" in csp
         assert headers["x-content-type-options"] == "nosniff"
-        assert headers["referrer-policy"] == "no-referrer"
+        assert headers["referrer-policy"] == "same-origin"
 
 
 HOSTILE = ('<script>window.__pwned++</script>', '<img src=x onerror="window.__pwned++">',
