@@ -38,7 +38,7 @@ HOSTILE = [
     f"<embed src=javascript:{RUN}>", f"<a href=javascript:{RUN}>click</a>", f"javascript:{RUN}",
     f"<math><mtext><img src=x onerror={RUN}></mtext></math>", f"<style onload={RUN}></style>",
     f"<link rel=stylesheet href=x onerror={RUN}>", f"<marquee onstart={RUN}>", f"<svg><animate onbegin={RUN} attributeName=x dur=1s>",
-    f"<svg><set onbegin={RUN} attributeName=x to=1>", f"<img src=x:x onerror=eval(atob('d2luZG93Ll9fcHduZWQrKw=='))>",
+    f"<svg><set onbegin={RUN} attributeName=x to=1>", "<img src=x:x onerror=eval(atob('d2luZG93Ll9fcHduZWQrKw=='))>",
     f"<scr<script>ipt>{RUN}</scr</script>ipt>", f"<<script>{RUN}//<</script>", f"<img\nsrc=x\nonerror={RUN}>",
     f"<img src=x onerror&#61;{RUN}>", f"&lt;script&gt;{RUN}&lt;/script&gt;", f"<meta http-equiv=refresh content='0;javascript:{RUN}'>",
     f"<base href=javascript:{RUN}//>", f"<form action=javascript:{RUN}><button>x</button></form>",
@@ -92,6 +92,7 @@ def browser():
 
 
 def test_no_payload_runs_on_any_page_and_a_review_flow_works_end_to_end(console_env, browser):
+    assert len(set(HOSTILE)) >= 50
     login = console_env["url"]
     origin = re.match(r"http://[^/]+", login).group(0)
     # CSP bypassed: escaping alone must keep the corpus inert (the CSP is a second wall).
