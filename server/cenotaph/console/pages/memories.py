@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cenotaph.cli.render import outcome
+from cenotaph.console.pages import number
 from cenotaph.console.render import (
     Form,
     Html,
@@ -24,7 +25,6 @@ from cenotaph.console.render import (
     textarea,
     void,
 )
-from cenotaph.memory.errors import InvalidInput
 from cenotaph.memory.models import RecallResult, ScoreComponents
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def search(console: Console, request: Request) -> HTMLResponse:
 
 
 def detail(console: Console, request: Request) -> HTMLResponse:
-    memory_id = _id(request.path_params["memory_id"])
+    memory_id = number(request.path_params["memory_id"], "memory_id")
     history = console.memory.history(memory_id)
     current = history.versions[-1]
     csrf = console.session(request).csrf
@@ -133,43 +133,36 @@ def _verbs(csrf: str, here: str, state: str) -> list[Html]:
     return [f.render() for f in forms]
 
 
-def _id(value: str) -> int:
-    try:
-        return int(value)
-    except ValueError:
-        raise InvalidInput("a memory id is a number", field="memory_id") from None
-
-
 def update(console: Console, form: dict[str, str]) -> Notice:
-    row = console.memory.update(console.actor, _id(form["memory_id"]), content=form.get("content", ""),
+    row = console.memory.update(console.actor, number(form["memory_id"], "memory_id"), content=form.get("content", ""),
                                 reason=form.get("reason") or None)
     return Notice(f"updated: {outcome(row)}")
 
 
 def trust(console: Console, form: dict[str, str]) -> Notice:
-    row = console.memory.set_trust(console.actor, _id(form["memory_id"]), form.get("trust", ""),
+    row = console.memory.set_trust(console.actor, number(form["memory_id"], "memory_id"), form.get("trust", ""),
                                    reason=form.get("reason", ""))
     return Notice(outcome(row))
 
 
 def deprioritise(console: Console, form: dict[str, str]) -> Notice:
     hints = [h.strip() for h in form.get("hints", "").split(",") if h.strip()]
-    row = console.memory.deprioritise(console.actor, _id(form["memory_id"]), reason=form.get("reason", ""), hints=hints)
+    row = console.memory.deprioritise(console.actor, number(form["memory_id"], "memory_id"), reason=form.get("reason", ""), hints=hints)
     return Notice(outcome(row))
 
 
 def archive(console: Console, form: dict[str, str]) -> Notice:
-    return Notice(outcome(console.memory.archive(console.actor, _id(form["memory_id"]), reason=form.get("reason", ""))))
+    return Notice(outcome(console.memory.archive(console.actor, number(form["memory_id"], "memory_id"), reason=form.get("reason", ""))))
 
 
 def reinstate(console: Console, form: dict[str, str]) -> Notice:
-    row = console.memory.reinstate(console.actor, _id(form["memory_id"]), reason=form.get("reason", ""))
+    row = console.memory.reinstate(console.actor, number(form["memory_id"], "memory_id"), reason=form.get("reason", ""))
     return Notice(outcome(row))
 
 
 def forget(console: Console, form: dict[str, str]) -> HTMLResponse | Notice:
     """Without `confirm`, the preview (what would go) and a form to confirm it."""
-    memory_id = _id(form["memory_id"])
+    memory_id = number(form["memory_id"], "memory_id")
     if form.get("confirm") == "yes":
         console.memory.forget(console.actor, memory_id, reason=form.get("reason", ""), confirm=True)
         return Notice(f"forgot memory #{memory_id}: its content is gone, a tombstone keeps its hash and the reason")

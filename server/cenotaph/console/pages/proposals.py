@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from starlette.responses import HTMLResponse
 
 from cenotaph.cli.render import outcome
+from cenotaph.console.pages import number
 from cenotaph.console.render import (
     Form,
     Html,
@@ -100,10 +101,7 @@ def _chosen(form: dict[str, str]) -> tuple[str, list[int]]:
         raise InvalidInput("choose accept or reject", field="verb")
     if not ids:
         raise InvalidInput("select at least one proposal", field="id")
-    try:
-        return verb, [int(i) for i in ids]
-    except ValueError:
-        raise InvalidInput("a proposal id is a number", field="id") from None
+    return verb, [number(i, "id") for i in ids]
 
 
 def preview(console: Console, form: dict[str, str]) -> HTMLResponse | Notice:
@@ -134,10 +132,7 @@ def decide(console: Console, form: dict[str, str]) -> Notice:
         rows = console.memory.reject_proposals(console.actor, ids, reason=reason or "")
         return Notice(f"rejected {len(rows)} proposals: " + ", ".join(f"#{r.id}" for r in rows))
     effort_text = form.get("effort", "").strip()
-    try:
-        effort = int(effort_text) if effort_text else None
-    except ValueError:
-        raise InvalidInput("effort is a number from 1 to 5", field="effort") from None
+    effort = number(effort_text, "effort") if effort_text else None
     lines, undo = [], []
     # Each its own transaction, as `cenotaph accept` does: one already decided leaves the others accepted.
     for proposal_id in ids:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cenotaph.cli.render import outcome
+from cenotaph.console.pages import number
 from cenotaph.console.render import (
     Form,
     Html,
@@ -21,7 +22,6 @@ from cenotaph.console.render import (
     tag,
     void,
 )
-from cenotaph.memory.errors import InvalidInput
 from cenotaph.store.records import MemoryRow
 
 if TYPE_CHECKING:
@@ -60,21 +60,14 @@ def contradictions(console: Console, request: Request) -> HTMLResponse:
     return console.page(request, "Contradictions", body, current="/contradictions")
 
 
-def _contradiction_id(value: str) -> int:
-    try:
-        return int(value)
-    except ValueError:
-        raise InvalidInput("a contradiction id is a number", field="contradiction_id") from None
-
-
 def resolve(console: Console, form: dict[str, str]) -> Notice:
-    result = console.memory.resolve_contradiction(console.actor, _contradiction_id(form["contradiction_id"]),
+    result = console.memory.resolve_contradiction(console.actor, number(form["contradiction_id"], "contradiction_id"),
                                                   keep=form.get("keep", ""), reason=form.get("reason", ""))
     return Notice(outcome(result))
 
 
 def dismiss(console: Console, form: dict[str, str]) -> Notice:
-    result = console.memory.dismiss_contradiction(console.actor, _contradiction_id(form["contradiction_id"]),
+    result = console.memory.dismiss_contradiction(console.actor, number(form["contradiction_id"], "contradiction_id"),
                                                   reason=form.get("reason", ""))
     return Notice(outcome(result))
 
