@@ -19,16 +19,15 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from perf import build_store, stats  # noqa: E402 - bench/ is a folder of scripts
-
-from cenotaph.console.app import Console, build_app, hosts_for  # noqa: E402
-from cenotaph.memory.context import Context  # noqa: E402
-from cenotaph.memory.mining.candidates import Candidate, Evidence  # noqa: E402
-from cenotaph.memory.models import Actor  # noqa: E402
-from cenotaph.memory.service import Memory  # noqa: E402
-from cenotaph.nlp.analysis import Analyzer  # noqa: E402
-from cenotaph.nlp.embedder import Embedder  # noqa: E402
-from cenotaph.store.db import Store  # noqa: E402
+from cenotaph.console.app import Console, build_app, hosts_for
+from cenotaph.memory.context import Context
+from cenotaph.memory.mining.candidates import Candidate, Evidence
+from cenotaph.memory.models import Actor
+from cenotaph.memory.service import Memory
+from cenotaph.nlp.analysis import Analyzer
+from cenotaph.nlp.embedder import Embedder
+from cenotaph.store.db import Store
+from perf import build_store, stats
 
 PROJECT = "bench"  # bench/perf.py's project
 HUMAN = Actor("bench")
@@ -80,7 +79,7 @@ def main() -> None:
             print(f"{page:45} median {results[page]['median_ms']:7.1f} ms  p95 {results[page]['p95_ms']:7.1f} ms",
                   flush=True)
         store.close()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False).stdout.strip()
     report = {"size": args.size, "runs": args.runs, "commit": commit, "pages": results}
     if args.out:
         Path(args.out).write_text(json.dumps(report, indent=2) + "\n")
