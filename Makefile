@@ -26,7 +26,15 @@ $(NODE_STAMP): $(NODE_TOOLS)/package-lock.json
 	npm ci --prefix $(NODE_TOOLS) --no-audit --no-fund --silent
 	touch $(NODE_STAMP)
 
-test-tools: $(NODE_STAMP)
+# Debian's Chromium, which the console's browser tests drive (tests/console/test_browser.py), as
+# vscode-extension/scripts/ci.sh installs it.
+CHROMIUM := /usr/bin/chromium
+APT := $(if $(filter 0,$(shell id -u)),,sudo )apt-get
+$(CHROMIUM):
+	$(APT) update -q
+	DEBIAN_FRONTEND=noninteractive $(APT) install -y -q --no-install-recommends chromium
+
+test-tools: $(NODE_STAMP) $(CHROMIUM)
 
 demo: setup
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash scripts/demo.sh

@@ -73,7 +73,7 @@ def url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-def _listen(host: str, port: int) -> socket.socket:
+def listen(host: str, port: int) -> socket.socket:
     """A listening TCP socket that says it is one (protocol IPPROTO_TCP, not 0 as
     `socket.create_server` leaves it): asyncio sets TCP_NODELAY only on connections whose
     socket says so. Without it, the end of each answer on a kept-alive connection waited for the
@@ -167,7 +167,7 @@ async def open_http(memory: Memory, *, project: str, host: str = "127.0.0.1", po
     hide_in_logs(token)
     # Bound here, so that the URL is known and a failed bind raises here (uvicorn would call
     # sys.exit inside the host's loop).
-    sock = _listen(host, port)
+    sock = listen(host, port)
     url = f"http://{url_host(host)}:{sock.getsockname()[1]}{MCP_PATH}"
     store = store_key(memory.ctx.store.path)
     try:

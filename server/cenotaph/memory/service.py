@@ -606,8 +606,9 @@ class Memory:
     def audit_verify(self) -> AuditReport:
         return audit.verify(self.ctx)
 
-    def audit_log(self, target: str | None = None, since: str | None = None, limit: int = 1000) -> list[EventRow]:
-        return audit.log(self.ctx, target=target, since=since, limit=limit)
+    def audit_log(self, target: str | None = None, since: str | None = None, limit: int = 1000, *,
+                  actor: str | None = None, newest_first: bool = False) -> list[EventRow]:
+        return audit.log(self.ctx, target=target, since=since, limit=limit, actor=actor, newest_first=newest_first)
 
     def why(self, topic: str, project: str) -> WhyReport:
         # This process's recalls are in the log it reads, unless the store is too busy to wait for.

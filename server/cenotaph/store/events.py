@@ -81,16 +81,21 @@ def since(conn: Any, seq: int, limit: int = 1000) -> list[EventRow]:
     return [EventRow(*r) for r in rows]
 
 
-def query(conn: Any, *, target: str | None, since_at: str | None, limit: int) -> list[EventRow]:
+def query(conn: Any, *, target: str | None, since_at: str | None, limit: int, actor: str | None = None,
+          newest_first: bool = False) -> list[EventRow]:
     clauses, params = ["TRUE"], []
     if target is not None:
         clauses.append("target = ?")
         params.append(target)
+    if actor is not None:
+        clauses.append("actor = ?")
+        params.append(actor)
     if since_at is not None:
         clauses.append("at >= ?")
         params.append(since_at)
     rows = conn.execute(
-        f"SELECT {_COLUMNS} FROM events WHERE {' AND '.join(clauses)} ORDER BY seq LIMIT ?", [*params, limit]
+        f"SELECT {_COLUMNS} FROM events WHERE {' AND '.join(clauses)} ORDER BY seq{' DESC' if newest_first else ''} "
+        "LIMIT ?", [*params, limit]
     )
     return [EventRow(*r) for r in rows]
 

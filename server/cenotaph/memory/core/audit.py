@@ -56,13 +56,18 @@ def verify(ctx: Context) -> AuditReport:
     return AuditReport(True, checked, last_seq)
 
 
-def log(ctx: Context, *, target: str | None = None, since: str | None = None, limit: int = 1000) -> list[EventRow]:
-    """Events, oldest first; `target` is e.g. `memory:12` (a bare number means a memory)."""
+def log(ctx: Context, *, target: str | None = None, since: str | None = None, limit: int = 1000,
+        actor: str | None = None, newest_first: bool = False) -> list[EventRow]:
+    """Events, oldest first (or the newest `limit`, newest first); `target` is e.g. `memory:12` (a
+    bare number means a memory); `actor`, only those this actor made."""
     if target is not None:
         target = validate.text(target, "target", max_length=300).strip()
         if target.isdigit():
             target = f"memory:{target}"
+    if actor is not None:
+        actor = validate.text(actor, "actor", max_length=300).strip()
     since_at = parse_time(since, "since") if since is not None else None
     limit = validate.integer(limit, "limit", low=1, high=1_000_000)
     with ctx.store.read() as conn:
-        return events.query(conn, target=target, since_at=since_at, limit=limit)
+        return events.query(conn, target=target, since_at=since_at, limit=limit, actor=actor,
+                            newest_first=newest_first)

@@ -1,0 +1,89 @@
+"""Server time per console page at N memories (issue 40's goal: p95 ≤ 200 ms at 10,000).
+
+Builds the store through the `import` verb (bench/perf.py's corpus), adds a graveyard, silences,
+mined candidates and contradictions, then asks each page through Starlette's TestClient in this
+process: the time is the server's (routing, the domain's reads, rendering), no network or browser.
+The first recall loads the model: one warm-up round per page is not counted.
+
+    .venv/bin/python bench/console_perf.py --size 10000 --runs 20 --out bench/results-console.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cenotaph.console.app import Console, build_app, hosts_for
+from cenotaph.memory.context import Context
+from cenotaph.memory.mining.candidates import Candidate, Evidence
+from cenotaph.memory.models import Actor
+from cenotaph.memory.service import Memory
+from cenotaph.nlp.analysis import Analyzer
+from cenotaph.nlp.embedder import Embedder
+from cenotaph.store.db import Store
+from perf import build_store, stats
+
+PROJECT = "bench"  # bench/perf.py's project
+HUMAN = Actor("bench")
+PAGES = ("/graveyard", "/proposals", "/memories", "/memories?q=connection pool timeout", "/memories/42",
+         "/contradictions", "/events", "/events?actor=bench", "/concepts", "/knowledge")
+
+
+def seed(memory: Memory) -> None:
+    for i in range(30):
+        memory.abandon(HUMAN, f"lib-{i}", reason=f"replaced in sprint {i}", project=PROJECT, effort=1 + i % 5)
+        memory.suppress(HUMAN, f"tool-{i}", kind="diagnostic", project=PROJECT, reason="legacy")
+    evidence = (Evidence(origin="git", role="removed", ref="abc1234", summary="drop", at="2026-01-01T00:00:00Z"),)
+    memory.propose_candidates(HUMAN, PROJECT, [Candidate(f"cand-{i}", "pypi", "dropped", 0.8, evidence)
+                                               for i in range(50)])
+    for i in range(10):
+        memory.remember(HUMAN, f"Always run migration step {i} before deploys.", project=PROJECT, force=True)
+        memory.remember(HUMAN, f"Never run migration step {i} before deploys.", project=PROJECT, force=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    embedder, analyzer = Embedder(), Analyzer()
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "cenotaph.db"
+        build_store(path, args.size, embedder, analyzer)
+        store = Store(path)
+        memory = Memory(Context(store=store, embedder=embedder, analyzer=analyzer))
+        seed(memory)
+        memory.concepts_rebuild(HUMAN)
+        from starlette.testclient import TestClient
+
+        console = Console(memory=memory, project=PROJECT, person="bench", token="t" * 40, port=8767,
+                          hosts=hosts_for("127.0.0.1", 8767))
+        client = TestClient(build_app(console), base_url="http://127.0.0.1:8767")
+        client.get("/graveyard?token=" + "t" * 40)
+        results = {}
+        for page in PAGES:
+            assert client.get(page).status_code == 200, page  # warm-up (the model, the chain's first check)
+            samples = []
+            for _ in range(args.runs):
+                start = time.perf_counter()
+                client.get(page)
+                samples.append((time.perf_counter() - start) * 1000)
+            results[page] = stats(samples)
+            print(f"{page:45} median {results[page]['median_ms']:7.1f} ms  p95 {results[page]['p95_ms']:7.1f} ms",
+                  flush=True)
+        store.close()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False).stdout.strip()
+    report = {"size": args.size, "runs": args.runs, "commit": commit, "pages": results}
+    if args.out:
+        Path(args.out).write_text(json.dumps(report, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
