@@ -116,6 +116,13 @@ def _folded(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+def _inside(result: object, question: dict) -> bool:
+    """Whether a result lies in the question's answering section."""
+    where = result.location  # type: ignore[attr-defined]
+    start, end = question["section"]
+    return where is not None and where.path == question["file"] and where.start_line <= end and where.end_line >= start
+
+
 def score(memory: Memory, name: str, questions: list[dict], rules: Rules) -> list[dict]:
     memory.recaller.rules = rules
     rows = []
@@ -129,15 +136,8 @@ def score(memory: Memory, name: str, questions: list[dict], rules: Rules) -> lis
             row["unanswerable"] = True
             row["confident"] = bool(results)
         else:
-            start, end = q["section"]
-
-            def inside(r: object) -> bool:
-                where = r.location  # type: ignore[attr-defined]
-                return where is not None and where.path == q["file"] and where.start_line <= end \
-                    and where.end_line >= start
-
-            row["hit@1"] = bool(results) and inside(results[0])
-            row["hit@5"] = any(inside(r) for r in results[:5])
+            row["hit@1"] = bool(results) and _inside(results[0], q)
+            row["hit@5"] = any(_inside(r, q) for r in results[:5])
             row["fact@1"] = bool(results) and _folded(q["fact"]) in _folded(results[0].content)
         rows.append(row)
     return rows
