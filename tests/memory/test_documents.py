@@ -216,3 +216,19 @@ def test_a_secret_in_a_document_is_redacted_in_place_and_reported_by_line(memory
     # Re-ingesting the same file leaves the redacted chunk alone and reports nothing new.
     again = memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
     assert (again.chunks_unchanged, again.chunks_added, again.chunks_updated, again.redacted_secrets) == (2, 0, 0, [])
+
+
+def test_a_chunk_found_by_its_words_alone_is_scored_with_its_own_cosine_whatever_k(memory, tmp_path):
+    """More chunks than the vector lane draws (60): the chunk holding a rare word is found by the
+    word lane only, and is scored with its own vector, not the farthest neighbour's."""
+    for n in range(70):
+        write(tmp_path, f"docs/page{n:02}.md", f"# Widget {n}\n\nThe dashboard paints widget {n} teal. {INTRO}\n")
+    write(tmp_path, "docs/zz.md", f"# Billing\n\nThe invoice job retries at night (its code name: quuxbar). {INTRO}\n")
+    memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    query = "which widget is quuxbar teal"
+    by_k = {k: {r.content: r for r in memory.recall(HUMAN, query, project=P, k=k).results} for k in (5, 20)}
+    for k, found in by_k.items():
+        chunk = next(r for r in found.values() if "quuxbar" in r.content)
+        assert chunk.kind == "document" and chunk.components.cosine is not None and chunk.components.bm25 is not None
+    for content, r in by_k[5].items():
+        assert r.score == by_k[20][content].score  # one score whatever k
