@@ -494,6 +494,13 @@ class Recaller:
                         found[rid].cosine = similarity
                     elif rid in rows:
                         found[rid] = _Candidate(rows[rid], cosine=similarity)
+                # A document chunk found by its words alone gets its own cosine, not the farthest
+                # neighbour's: its score is then the same whichever lane found it, whatever k is.
+                with self.ctx.store.read() as conn:
+                    for c in found.values():
+                        if c.cosine is None and c.row.kind == "document":
+                            stored = vectors.get(conn, c.row.id)
+                            c.cosine = float(np.dot(stored, vector)) if stored is not None else None
         return list(found.values())
 
     def _scoped_bm25(self, conn: Any, terms: dict[str, int], scope: Scope, pool: int,
