@@ -26,10 +26,10 @@ def test_ingest_recall_and_reingest_an_edit(cli_env, tmp_path):
     out = json.loads(run(cli_env, "recall", "how are migrations applied", "--json", cwd=repo).stdout)
     top = out["results"][0]
     assert top["kind"] == "document" and top["content"].startswith("Migrations are numbered functions")
-    assert top["location"] == {"path": "docs/design.md", "start_line": 14, "end_line": 16,
+    assert top["location"] == {"path": "docs/design.md", "start_line": 12, "end_line": 13,
                                "heading": "Design › Storage › Migrations"}
     text = run(cli_env, "recall", "how are migrations applied", cwd=repo).stdout
-    assert text.startswith(f"1. docs/design.md:14: #{top['id']}")
+    assert text.startswith(f"1. docs/design.md:12: #{top['id']}")
     design.write_text(DESIGN.replace("The language server flags", "The language server marks"), encoding="utf-8")
     again = json.loads(run(cli_env, "ingest", "docs/", "--json", cwd=repo).stdout)
     assert (again["chunks_updated"], again["chunks_unchanged"], again["chunks_added"]) == (1, 3, 0)

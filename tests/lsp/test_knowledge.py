@@ -86,8 +86,7 @@ async def test_show_location_opens_the_file_at_the_chunk(memory, serve, tmp_path
     session = await serve([folder])
     shown = session.client.shown_documents  # what pytest-lsp's client was asked to show
     result = await session.execute("cenotaph.showLocation", {"memoryId": chunk.id})
-    # The one-word intro and the one-line section are one chunk (nlp/chunks.py, MIN_WORDS): it opens at the intro.
-    assert result["done"] and result["message"] == "docs/design.md:3"
-    assert shown[0].uri == design.as_uri() and shown[0].selection.start.line == 2
+    assert result["done"] and result["message"] == "docs/design.md:7"
+    assert shown[0].uri == design.as_uri() and shown[0].selection.start.line == 6
     with pytest.raises(Exception, match="from no document or selection"):
         await session.execute("cenotaph.showLocation", {"memoryId": note.id})

@@ -66,7 +66,7 @@ async def test_another_process_abandons_and_the_open_document_shows_it_within_a_
     watcher = asyncio.create_task(watch_the_store())
     arrival = asyncio.create_task(watch_the_document())
     cli = await asyncio.create_subprocess_exec(
-        CENOTAPH, "abandon", "requests", "--reason", "blocking I/O in the event loop", "--project", PROJECT,
+        CENOTAPH, "abandon", "requests", "--ecosystem", "pypi", "--reason", "blocking I/O in the event loop", "--project", PROJECT,
         "--db", str(db_path), env=cli_env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     out, err = await cli.communicate()
     assert cli.returncode == 0, err.decode()

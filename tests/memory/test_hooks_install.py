@@ -166,7 +166,7 @@ def test_install_then_uninstall_leaves_the_file_byte_for_byte(memory, tmp_path, 
     if layout.startswith("compact"):
         assert installed.count(b"\n") == before.count(b"\n")  # still one line
     if layout == "tabs":
-        assert b"\n\t\t\t{\n\t\t\t\t\"matcher\": \"Bash|Edit|MultiEdit|Write\"" in installed
+        assert b"\n\t\t\t{\n\t\t\t\t\"matcher\": \"Bash|Edit|MultiEdit|NotebookEdit|Write\"" in installed
     assert install(memory, tmp_path, accept=False).proposal is None  # installed: nothing more to propose
     uninstall(memory, tmp_path)
     assert path.read_bytes() == before

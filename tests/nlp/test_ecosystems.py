@@ -39,7 +39,8 @@ def test_every_ecosystem_is_registered_with_the_module_that_describes_it() -> No
              "pyproject": '[project]\ndependencies = ["httpx"]\n', "package_json": '{"dependencies": {"react": "1"}}',
              "cargo_toml": '[dependencies]\nserde = "1"\n', "go_mod": "require github.com/a/b v1.0.0\n",
              "setup_py": "setup(install_requires=['six'])\n", "setup_cfg": "[options]\ninstall_requires = six\n",
-             "tox_ini": "[testenv]\ndeps = pytest\n", "pre_commit": "repos:\n- repo: https://github.com/psf/black\n",
+             "tox_ini": "[testenv]\ndeps = pytest\n", "pipfile": "[packages]\nflask = \"*\"\n",
+                 "environment_yml": "dependencies:\n  - numpy\n  - pip:\n    - httpx\n", "pre_commit": "repos:\n- repo: https://github.com/psf/black\n",
              "dockerfile": "FROM python\nRUN apt-get install -y curl && apk add git && conda install numpy\n",
              "markdown": "we use yaml\n", "instructions": "use yaml\n"}
     for document in ecosystems.documents():

@@ -41,7 +41,9 @@ async def mcp_perform(client: Client, op: Op) -> dict[str, Any]:
     if op.verb == "suppress":
         out = await _call(client, "approach", action="suppress", name=a["name"], kind="diagnostic",
                           reason=a["reason"])
-        return {"suppression_id": out["suppression"]["id"]}
+        # An agent's silence lifts a block: it is a proposal a person accepts (memory/proposals.py).
+        return {"proposal_id": out["proposal"]["id"]} if out["status"] == "proposed" else \
+            {"suppression_id": out["suppression"]["id"]}
     if op.verb == "briefing":
         return {"count": len((await _call(client, "briefing"))["graveyard"])}
     raise ValueError(op.verb)
@@ -61,7 +63,7 @@ def cli_argv(op: Op) -> list[str]:
     if op.verb == "recall":
         return ["recall", a["query"], "-k", "5"]
     if op.verb == "abandon":
-        return ["abandon", a["name"], "--reason", a["reason"], "--effort", str(a["effort"])]
+        return ["abandon", a["name"], "--ecosystem", "pypi", "--reason", a["reason"], "--effort", str(a["effort"])]
     if op.verb == "transition":
         return [CLI_STATE_VERBS[a["to"]], str(a["memory_id"]), "--reason", a["reason"]]
     if op.verb == "dispute":

@@ -399,7 +399,7 @@ def test_a_refused_share_leaves_the_store_its_events_and_the_folder_as_they_were
     monkeypatch.chdir(repository)
     options = ["--db", str(db_path), "--project", PROJECT, "--json"]
     # The positive control: a valid share writes its file and its record.
-    status, _, err = in_process_cli(["abandon", "is-odd", "--reason", "one line", "--share", *options])
+    status, _, err = in_process_cli(["abandon", "is-odd", "--ecosystem", "pypi", "--reason", "one line", "--share", *options])
     assert status == 0, err
     assert (repository / ".cenotaph" / "graveyard" / "pypi" / "is-odd.toml").is_file()
     # A share that fails after every check passed (the file's folder is a file): the record goes too.

@@ -116,5 +116,5 @@ def fold(op: Op, result: dict[str, Any], expected: Expected) -> None:
             expected.proposals[result["proposal_id"]] = a["contradiction_id"]
         else:
             expected.resolved.add(a["contradiction_id"])
-    elif op.verb == "suppress":
+    elif op.verb == "suppress" and "proposal_id" not in result:
         expected.suppressions.add(a["name"])

@@ -69,7 +69,7 @@ def test_the_store_setting_in_config_toml_chooses_postgresql(url, tmp_path):
     home.mkdir()
     (home / "config.toml").write_text(f'store = "{url}"\n')
     env = {"CENOTAPH_HOME": str(home), "PATH": "/usr/bin:/bin"}
-    subprocess.run([CENOTAPH, "abandon", "left-pad", "--reason", "unpublished"], env=env, check=True,
+    subprocess.run([CENOTAPH, "abandon", "left-pad", "--ecosystem", "npm", "--reason", "unpublished"], env=env, check=True,
                    capture_output=True, timeout=120)
     with closing(PostgresStore(url)) as store, store.read() as conn:
         assert [a.name for a in approaches.all_rows(conn)] == ["left-pad"]

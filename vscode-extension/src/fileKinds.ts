@@ -14,6 +14,8 @@ export const FILE_KIND_PATTERNS: Record<string, string[]> = {
   setup_py: ['**/setup.py'], // a Python file too: its imports are scanned with its declarations
   setup_cfg: ['**/setup.cfg'],
   tox_ini: ['**/tox.ini'],
+  pipfile: ['**/{Pipfile,pipfile}'],
+  environment_yml: ['**/environment.{yml,yaml}', '**/environment-*.{yml,yaml}'],
   pre_commit: ['**/.pre-commit-config.{yaml,yml}'],
   dockerfile: [
     '**/{Dockerfile,dockerfile,Containerfile,containerfile}',

@@ -14,7 +14,8 @@ from cenotaph.lsp.convert import Wire, plain
 SECTION = "cenotaph"
 Severity = Literal["error", "warning", "information", "hint", "off"]
 FileKind = Literal["python", "javascript", "go", "rust", "requirements", "pyproject", "package_json", "cargo_toml",
-                   "go_mod", "setup_py", "setup_cfg", "tox_ini", "pre_commit", "dockerfile", "markdown", "instructions"]
+                   "go_mod", "setup_py", "setup_cfg", "tox_ini", "pipfile", "environment_yml", "pre_commit", "dockerfile",
+                   "markdown", "instructions"]
 ALL_FILE_KINDS: tuple[str, ...] = FileKind.__args__  # type: ignore[attr-defined]
 
 

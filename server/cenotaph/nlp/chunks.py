@@ -1,12 +1,6 @@
 """Documents split the way their authors structured them: at headings first (Markdown ATX and
 setext, reStructuredText adornments), then at paragraphs up to a bounded size, with a small
-overlap. A fenced code block (or an reST literal block) is one unit that is never cut in half.
-
-What carries no prose (labels such as `(name)=` and `.. _name:`, toctrees, directive lines, link
-definitions, front matter) never makes a chunk of its own, and a chunk of fewer than MIN_WORDS
-words of prose (a parent section's one-line intro, a stub) joins its neighbour: alone, a sentence
-that names a feature outranks the section that explains it. A chunk is always a run of the file's
-lines; its heading path is the one its first line sits under."""
+overlap. A fenced code block (or an reST literal block) is one unit that is never cut in half."""
 
 from __future__ import annotations
 
@@ -22,29 +16,12 @@ TARGET_WORDS = 300
 # context, not a second copy of the text.
 OVERLAP_WORDS = 50
 MAX_CHARS = 50_000  # a memory's limit: a block longer than this is the one thing ever cut
-# Fewer words of prose than this and a chunk joins its neighbour (bench/docs_qa.py: one-sentence
-# chunks that name a feature took rank 1 from the sections that explain it).
-MIN_WORDS = 30
-# A paragraph (a table, a list without blank lines) longer than this is cut at line bounds.
-MAX_BLOCK_WORDS = 2 * TARGET_WORDS
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _RST_ADORNMENT = re.compile(r"^([=\-~^\"'`#*+<>:_.])\1{2,}[ \t]*$")
 _WORD = re.compile(r"\S+")
-# Lines that carry no prose: labels, directive lines and their options, comments, link
-# definitions, MyST fences' opening and closing lines.
-_MARKUP = re.compile(r"""^\s*(?:
-      \([^()\s]+\)=                       # MyST label: (name)=
-    | \.\.(?:\s.*)?                         # reST explicit markup: .. _label:, .. directive::, .. comment
-    | :[\w-]+:(?:\s.*)?                     # a directive's option: :maxdepth: 2
-    | <!--.*-->                             # an HTML comment on one line
-    | \[[^\]]+\]:\s+\S.*                     # a Markdown link definition
-    | (?:`{3,}|~{3,}|:{3,})\s*(?:\{[\w-]+\}.*)?  # a fence's opening (MyST directive) or closing line
-    )\s*$""", re.VERBOSE)
-_TOCTREE = re.compile(r"^\s*(?:\.\.\s+toctree::|(?:`{3,}|:{3,})\s*\{toctree\})")
-_COMMENT_OPEN = re.compile(r"^\s*<!--")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,22 +41,6 @@ class _Block:
     start: int  # 0-based line index
     end: int  # exclusive
     words: int
-    prose: int  # words outside markup lines (labels, directives, link definitions)
-
-
-@dataclass(slots=True)
-class _Group:
-    """Blocks that become one chunk: a run of lines under `heading`, its first line's path."""
-    heading: tuple[str, ...]
-    blocks: list[_Block]
-
-    @property
-    def words(self) -> int:
-        return sum(b.words for b in self.blocks)
-
-    @property
-    def prose(self) -> int:
-        return sum(b.prose for b in self.blocks)
 
 
 def format_of(path: str) -> Format:
@@ -93,11 +54,11 @@ def format_of(path: str) -> Format:
 
 def split(text: str, fmt: Format) -> list[Chunk]:
     lines = text.splitlines()
-    groups: list[_Group] = []
+    chunks: list[Chunk] = []
     for heading, start, end in _sections(lines, fmt):
-        blocks = [part for block in _blocks(lines, start, end, fmt) for part in _cut(lines, block)]
-        groups.extend(_pack(heading, blocks))
-    return [_chunk(lines, g) for g in _merge_small(groups)]
+        blocks = list(_blocks(lines, start, end, fmt))
+        chunks.extend(_pack(lines, heading, blocks))
+    return chunks
 
 
 def _sections(lines: list[str], fmt: Format) -> Iterator[tuple[tuple[str, ...], int, int]]:
@@ -106,15 +67,10 @@ def _sections(lines: list[str], fmt: Format) -> Iterator[tuple[tuple[str, ...], 
     rst_levels: list[str] = []
     start = 0
     fence: str | None = None
-    i = _front_matter_end(lines) if fmt == "markdown" else 0
+    i = 0
     while i < len(lines):
         line = lines[i]
         if fmt == "markdown":
-            if _COMMENT_OPEN.match(line) and "-->" not in line:  # a `#` inside a comment is no heading
-                while i < len(lines) and "-->" not in lines[i]:
-                    i += 1
-                i += 1
-                continue
             opened = _FENCE.match(line)
             if fence is not None:
                 if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
@@ -137,17 +93,6 @@ def _sections(lines: list[str], fmt: Format) -> Iterator[tuple[tuple[str, ...], 
         i += used
         start = i
     yield tuple(t for _, t in path), start, len(lines)
-
-
-def _front_matter_end(lines: list[str]) -> int:
-    """The first line after a Markdown page's YAML front matter (0 when it has none): its closing
-    `---` would otherwise read as a setext underline."""
-    if not lines or lines[0].strip() != "---":
-        return 0
-    for n in range(1, len(lines)):
-        if lines[n].strip() in ("---", "..."):
-            return n + 1
-    return 0
 
 
 def _heading_at(lines: list[str], i: int, fmt: Format, rst_levels: list[str]) -> tuple[int, str, int] | None:
@@ -210,10 +155,7 @@ def _blocks(lines: list[str], start: int, end: int, fmt: Format) -> Iterator[_Bl
                 i += 1
             if fmt == "rst" and lines[i - 1].rstrip().endswith("::"):
                 i = _literal_block_end(lines, i, end)
-        words = sum(len(_WORD.findall(lines[n])) for n in range(first, i))
-        prose = 0 if _TOCTREE.match(lines[first]) else \
-            sum(len(_WORD.findall(lines[n])) for n in range(first, i) if not _MARKUP.match(lines[n]))
-        yield _Block(first, i, words, prose)
+        yield _Block(first, i, sum(len(_WORD.findall(lines[n])) for n in range(first, i)))
 
 
 def _literal_block_end(lines: list[str], i: int, end: int) -> int:
@@ -230,61 +172,24 @@ def _literal_block_end(lines: list[str], i: int, end: int) -> int:
     return j
 
 
-def _cut(lines: list[str], block: _Block) -> list[_Block]:
-    """A paragraph past MAX_BLOCK_WORDS (a long table, a list without blank lines) in parts at line
-    bounds; a fence or literal block stays whole."""
-    if block.words <= MAX_BLOCK_WORDS or _FENCE.match(lines[block.start]) or lines[block.end - 1].startswith((" ", "\t")):
-        return [block]
-    parts: list[_Block] = []
-    start = block.start
-    words = prose = 0
-    for n in range(block.start, block.end):
-        count = len(_WORD.findall(lines[n]))
-        if words and words + count > TARGET_WORDS:
-            parts.append(_Block(start, n, words, prose))
-            start, words, prose = n, 0, 0
-        words += count
-        prose += 0 if _MARKUP.match(lines[n]) else count
-    parts.append(_Block(start, block.end, words, prose))
-    return parts
-
-
-def _pack(heading: tuple[str, ...], blocks: list[_Block]) -> Iterator[_Group]:
+def _pack(lines: list[str], heading: tuple[str, ...], blocks: list[_Block]) -> Iterator[Chunk]:
     """Blocks gathered up to TARGET_WORDS; a chunk after the first in a section opens with the last
     block of the one before when that block is short."""
     current: list[_Block] = []
     words = 0
     for block in blocks:
         if current and words + block.words > TARGET_WORDS and words > 0:
-            yield _Group(heading, current)
+            yield _chunk(lines, heading, current)
             carried = current[-1]
             current = [carried] if carried.words <= OVERLAP_WORDS and len(current) > 1 else []
             words = sum(b.words for b in current)
         current.append(block)
         words += block.words
     if current:
-        yield _Group(heading, current)
+        yield _chunk(lines, heading, current)
 
 
-def _merge_small(groups: list[_Group]) -> list[_Group]:
-    """Groups without prose dropped; a group of fewer than MIN_WORDS words of prose joined to the
-    one before it (or the one before joined to it), while the two stay near TARGET_WORDS. The
-    joined group keeps the first one's heading: its first line sits under it."""
-    merged: list[_Group] = []
-    for group in groups:
-        if group.prose == 0:
-            continue
-        last = merged[-1] if merged else None
-        if last is not None and min(last.prose, group.prose) < MIN_WORDS \
-                and last.words + group.words <= TARGET_WORDS + MIN_WORDS:
-            # A part that repeats the block the one before ended with (the overlap) joins without it.
-            last.blocks.extend(b for b in group.blocks if b.start >= last.blocks[-1].end)
-            continue
-        merged.append(group)
-    return merged
-
-
-def _chunk(lines: list[str], group: _Group) -> Chunk:
-    start, end = group.blocks[0].start, group.blocks[-1].end
+def _chunk(lines: list[str], heading: tuple[str, ...], blocks: list[_Block]) -> Chunk:
+    start, end = blocks[0].start, blocks[-1].end
     text = "\n".join(lines[start:end]).strip("\n")
-    return Chunk(heading=group.heading, start_line=start + 1, end_line=end, text=text[:MAX_CHARS])
+    return Chunk(heading=heading, start_line=start + 1, end_line=end, text=text[:MAX_CHARS])

@@ -26,6 +26,10 @@ from cenotaph.store.records import ApproachRow, MemoryRow
 RECALL_SUPPRESSING_EFFORT = 4  # DESIGN: an approach abandoned at effort 4–5 leaves recall
 
 
+# What starts a version specifier in any ecosystem's name (`@v1`, `==2`, `>=1`, `~=1`, `!=3`).
+_VERSION_MARK = re.compile(r"[@=<>~!]")
+
+
 @dataclass(frozen=True, slots=True)
 class Placement:
     """Where an abandoned name is recorded, and why there."""
@@ -253,9 +257,11 @@ class Graveyard:
         # An import name the repository's environment resolves is its package's (never a declared name).
         if placement.name == name and (package := self.manifests.resolve(name, ecosystem, workspace)):
             placement = Placement(ecosystem, package, placement.decided_by)
-        # A deeper name than its registry takes (`lodash/fp`, `@scope/pkg/sub`) is its package's.
+        # A deeper name than its registry takes (`lodash/fp`, `@scope/pkg/sub`) is its package's; a
+        # name with a version in it (`github.com/pkg/errors@v0.9.1`) is refused as written.
         recorded = placement.name
-        if ecosystems.name_problem(recorded, ecosystem) and (outer := ecosystems.enclosing(recorded, ecosystem)):
+        if ecosystems.name_problem(recorded, ecosystem) and (outer := ecosystems.enclosing(recorded, ecosystem)) \
+                and not _VERSION_MARK.search(recorded, len(outer[-1])):
             recorded = outer[-1]
         recorded = validate.package_name(recorded, ecosystem=ecosystem)
         key = ecosystems.normalize(recorded, ecosystem)
