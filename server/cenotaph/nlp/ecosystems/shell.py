@@ -23,6 +23,9 @@ _LINE_CONTINUATION = re.compile(r"\\\r?\n")
 # A quoted heredoc delimiter (`<<'EOF'`), which bashlex 0.18 refuses: spaces instead of its quotes keep
 # every offset (the body is read as written either way; only expansions would differ).
 _QUOTED_DELIMITER = re.compile(r"(<<-?[ \t]*)(?:'\w+'|\"\w+\"|\\\w+)")
+# What only a parser reads right: heredocs, substitutions and control structures. A line without
+# them (most installs) is split on its operators, and bashlex (~0.1 s to import) stays unloaded.
+_NEEDS_PARSER = re.compile(r"<<|\$\(|`|(?:^|[;&|(\s])(?:if|then|else|elif|do|done|for|while|until|case|function|\{)(?=\s|$)")
 
 # Programs that run the command their arguments hold: the options that take an argument, and how
 # many positional arguments come before that command (`timeout 300 pip …`).
@@ -227,7 +230,9 @@ def simple_commands(script: str) -> tuple[Command, ...]:
     """The simple commands a command line runs, in order: those of `$( )`, subshells, pipelines,
     `bash -c` scripts and control structures too. bashlex reads it; what bashlex refuses (`case`,
     `[[ ]]`, an unfinished quote) is split on its operators instead, without heredocs."""
-    import bashlex  # ~0.1 s to import: only for a line that may install or write (see `may_change`)
+    if not _NEEDS_PARSER.search(script):
+        return tuple(_tokenized(script))
+    import bashlex  # ~0.1 s to import: only for a line the operators alone do not split right
 
     out: list[Command] = []
     try:
