@@ -62,3 +62,15 @@ def test_a_name_with_a_version_is_told_which_part_is_the_name(ecosystem, name, b
 @pytest.mark.parametrize("name", ["my lib", "new\nline", "tab\tname", "left\u200bpad", "nul\x00", "\u202eevil", ""])
 def test_whitespace_and_control_characters_are_refused_everywhere(ecosystem, name):
     assert ecosystems.name_problem(name, ecosystem)
+
+
+SPELLED = {"@acme/ui": "npm", "github.com/pkg/errors": "go", "golang.org/x/net/http2": "go",
+           "ghcr.io/acme/tool": "go",  # a host path with no tag reads as a Go module
+           "ghcr.io/acme/tool:v1": "container", "localhost:5000/team/app:2": "container",
+           "docker.io/library/node@sha256:" + "a" * 64: "container",
+           "requests": None, "left-pad": None, "python:3.12": None}
+
+
+@pytest.mark.parametrize("name", SPELLED)
+def test_a_spelling_that_gives_the_ecosystem_away_names_it(name):
+    assert ecosystems.spelled_ecosystem(name) == SPELLED[name]

@@ -155,6 +155,11 @@ _IMAGE_REFERENCE = (rf"(?:{_IMAGE_DOMAIN}/)?{_IMAGE_COMPONENT}(?:/{_IMAGE_COMPON
                     r"(?:@[a-z][a-z0-9]*(?:[-_+.][a-z][a-z0-9]*)*:[0-9a-f]{32,})?")
 
 
+# A registry path with a tag or a digest (`ghcr.io/acme/tool:v1`) can only be an image.
+_SPELLED_IMAGE = re.compile(rf"^{_IMAGE_DOMAIN}/{_IMAGE_COMPONENT}(?:/{_IMAGE_COMPONENT})*(?=[^/]*[:@][^/]*$)"
+                            r"(?::\w[\w.-]{0,127})?(?:@[a-z0-9]+:[0-9a-f]{32,})?$", re.IGNORECASE | re.ASCII)
+
+
 def _image_name(reference: str) -> str:
     """`docker.io/library/python:3.12-alpine@sha256:…` → `python`; keeps a registry or owner
     that is not Docker Hub's implicit one (`ghcr.io/acme/tool`)."""
@@ -184,6 +189,7 @@ ECOSYSTEMS = (
                                "letters and digits joined by . _ __ or -", flags=re.IGNORECASE | re.ASCII,
                                max_length=500),
         other_keys=lambda name: (fold(_image_name(name)),),
+        spelled=lambda name: _SPELLED_IMAGE.match(name) is not None,
     ),
     Ecosystem("apt", system_installers=(_APT,),
               name_problem=name_rule(r"[a-z0-9][a-z0-9+.-]+", "apt", "two or more of letters, digits and + . - "

@@ -103,7 +103,7 @@ _GO_GET = Installer("go", ("go",), frozenset({"get"}), frozenset(),
 # ---------------------------------------------------------------------------------------------
 # Names
 
-_MODULE_PATH = re.compile(r"^[a-z0-9.-]+\.[a-z]{2,}/\S+$")
+_MODULE_PATH = re.compile(r"^[a-z0-9.-]+\.[a-z]{2,}/[^\s:]+$")  # a `:tag` makes it an image
 
 
 def _enclosing_modules(path: str) -> list[str]:

@@ -90,10 +90,15 @@ _NODE_BUILTINS = frozenset(
 )
 
 
+_SUBPATH = re.compile(r"(?:/[^/\s]+)+/?")  # a file inside the package: no empty part, no space
+
+
 def _package_of_path(specifier: str) -> tuple[str, ...]:
     """The package a deep import specifier is in: `lodash/fp` → lodash, `@scope/pkg/sub` → @scope/pkg."""
     length = _npm_name_length(specifier, "/")
-    return (specifier[:length],) if length and length < len(specifier) else ()
+    if not length or not _SUBPATH.fullmatch(specifier, length):
+        return ()
+    return (specifier[:length],)
 
 
 def _import_hits(text: str, _context: Context) -> Iterator[Hit]:
