@@ -37,7 +37,7 @@ def verbs() -> tuple[Verb, ...]:
 
     return (
         memories.remember, memories.recall, graveyard.abandon, graveyard.refile, graveyard.reinstate_approach, memories.experience,
-        team.share, team.unshare, graveyard.check, servers.serve, servers.mcp, console.console,
+        team.share, team.unshare, team.team, graveyard.check, servers.serve, servers.mcp, console.console,
         operations.import_memories, operations.doctor, operations.reindex, operations.migrate_store, operations.repair,
         lifecycle.deprioritise, lifecycle.archive, lifecycle.reinstate, lifecycle.forget,
         lifecycle.confirm, lifecycle.dispute, lifecycle.refute,

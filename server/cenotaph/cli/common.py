@@ -8,10 +8,11 @@ import dataclasses
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cenotaph import identity
 from cenotaph import project as project_resolution
 from cenotaph.cli.authority import agent_in
 from cenotaph.cli.parsing import Subcommands, Verb, global_options  # noqa: F401 (the verbs' modules take them from here)
@@ -25,16 +26,18 @@ if TYPE_CHECKING:
 
 
 
-def _actor(environ: Mapping[str, str]) -> Actor:
-    """The person at the command line, or the coding agent whose shell tool runs this command
-    (cli/authority.py): an agent's person-only changes become proposals a person accepts. No
+AGENT = agent_in(os.environ)  # one command, one process: its environment does not change under it
+
+
+def actor(memory: Memory) -> Actor:
+    """The person at the command line, or the coding agent whose shell tool runs this command for
+    them (cli/authority.py): an agent's person-only changes become proposals a person accepts. No
     option says otherwise, since an agent would pass it; a person whose terminal runs inside
     an agent decides from the editor or a terminal of their own (docs/commands.md)."""
-    agent = agent_in(environ)
-    return Actor(name="cli", kind="human") if agent is None else Actor(name=f"agent:{agent}", kind="agent")
+    who = identity.person(memory, Path.cwd())
+    return identity.human("cli", who) if AGENT is None else identity.agent("agent", AGENT, who)
 
 
-CLI_ACTOR = _actor(os.environ)  # one command, one process: its environment does not change under it
 REDACT_HELP = "store the text with each secret found in it replaced by [REDACTED:<kind>] instead of refusing it"
 
 Handler = Callable[[argparse.Namespace, "Memory"], None]
@@ -44,9 +47,9 @@ class CommandFailed(Exception):
     """A command that ran but could not do what was asked (exit status 1)."""
 
 
-def writer(args: argparse.Namespace) -> Actor:
+def writer(args: argparse.Namespace, memory: Memory) -> Actor:
     """Who runs the command, with `--redact` if they gave it (an agent's secrets are refused all the same)."""
-    return dataclasses.replace(CLI_ACTOR, redact_secrets=args.redact)
+    return dataclasses.replace(actor(memory), redact_secrets=args.redact)
 
 
 def emit(args: argparse.Namespace, payload: Any, text: str) -> None:

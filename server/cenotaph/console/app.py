@@ -30,9 +30,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from cenotaph import identity
 from cenotaph.console.render import Html, Notice, layout, tag
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import Actor
+from cenotaph.store.connect import StoreUnavailable
 
 if TYPE_CHECKING:
     from cenotaph.memory.service import Memory
@@ -81,7 +83,7 @@ class Console:
 
     @property
     def actor(self) -> Actor:
-        return Actor(name=f"console:{self.person}", kind="human")
+        return identity.human("console", self.person)
 
     @property
     def cookie(self) -> str:
@@ -217,6 +219,8 @@ def action(console: Console, run: Action) -> Callable[[Request], Awaitable[Respo
             outcome = await run_in_threadpool(run, console, values)
         except CenotaphError as exc:
             outcome = Notice(exc.message, error=True, field=exc.field)
+        except StoreUnavailable as exc:  # e.g. a PostgreSQL role that may not do this (store.connect.NotPermitted)
+            outcome = Notice(str(exc), error=True, field="store")
         if isinstance(outcome, Response):
             return outcome
         console.session(request).notices.append(outcome)

@@ -5,10 +5,8 @@ with a warning), make the per-start login token, print the address carrying it, 
 from __future__ import annotations
 
 import argparse
-import getpass
 import logging
 import secrets
-import subprocess
 import sys
 import threading
 import time
@@ -18,19 +16,10 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 
-def person() -> str:
-    """Who is at the keyboard: git's `user.email`, else the OS user (the actor `console:<person>`)."""
-    try:
-        email = subprocess.run(["git", "config", "--get", "user.email"], capture_output=True, text=True,
-                               timeout=5, check=False).stdout.strip()
-    except (OSError, subprocess.TimeoutExpired):
-        email = ""
-    return email or getpass.getuser()
-
-
 def main(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from cenotaph import identity
     from cenotaph import project as project_resolution
     from cenotaph.app import open_memory
     from cenotaph.console.app import Console, build_app, hosts_for
@@ -61,7 +50,7 @@ def main(args: argparse.Namespace) -> int:
         port = sock.getsockname()[1]
         token = secrets.token_urlsafe(32)
         hide_in_logs(token)
-        console = Console(memory=memory, project=project, person=person(), token=token, port=port,
+        console = Console(memory=memory, project=project, person=identity.person(memory, Path.cwd()), token=token, port=port,
                           hosts=hosts_for(args.host, port))
         shown_host = "127.0.0.1" if args.host in ("127.0.0.1", "localhost", "::1", "0.0.0.0") else url_host(args.host)
         url = f"http://{shown_host}:{port}/?token={token}"

@@ -20,7 +20,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
-from cenotaph import __version__
+from cenotaph import __version__, identity
 from cenotaph import project as project_resolution
 from cenotaph.lsp import stdio
 from cenotaph.lsp.convert import file_path
@@ -51,11 +51,11 @@ _CLIENT_ACTORS = {"visual studio code": "vscode", "visual studio code - insiders
                   "vscodium": "vscode", "neovim": "nvim", "nvim": "nvim"}
 
 
-def actor_for(client: types.ClientInfo | None) -> Actor:
-    """The audit log's name for the person at this editor: `vscode`, `nvim`, or the client's name."""
+def door_for(client: types.ClientInfo | None) -> str:
+    """The audit log's name for this editor: `vscode`, `nvim`, or the client's name."""
     name = (client.name if client else "") or "editor"
     slug = _CLIENT_ACTORS.get(name.strip().lower()) or re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "editor"
-    return Actor(name=slug[:40], kind="human")
+    return slug[:40]
 
 
 class _Protocol(LanguageServerProtocol):
@@ -90,7 +90,8 @@ class CenotaphServer(LanguageServer):
         self._memory = memory
         self.explicit_project = project
         self.settings = Settings()
-        self.actor = Actor(name="editor", kind="human")
+        self.door = "editor"  # the client's name for the audit log (door_for), from `initialize`
+        self._actor: Actor | None = None
         self.folders: list[tuple[Path, str]] = []  # (folder, project), deepest folder first
         self.published: dict[str, list[types.Diagnostic]] = {}
         self.scans: dict[str, Any] = {}  # uri → diagnostics.Scan, the mentions of its current version
@@ -118,6 +119,15 @@ class CenotaphServer(LanguageServer):
             self._memory = self._memory()
             self._memory.attach_repositories(self.repositories())
         return self._memory
+
+    @property
+    def actor(self) -> Actor:
+        """The person at this editor (`vscode:<person>`): found at the first change they make,
+        once the store is open (cenotaph.identity)."""
+        if self._actor is None:
+            where = self.folders[-1][0] if self.folders else None  # the outermost workspace folder
+            self._actor = identity.human(self.door, identity.person(self.memory, where))
+        return self._actor
 
     # --- projects ----------------------------------------------------------------------------
 
@@ -201,7 +211,7 @@ def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) 
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: CenotaphServer, params: types.InitializeParams) -> None:
-        ls.actor = actor_for(params.client_info)
+        ls.door = door_for(params.client_info)
         configuration.apply(ls, params.initialization_options)
         ls.refresh_folders()
 

@@ -46,14 +46,19 @@ from cenotaph.memory.operations import backup, importing, repair
 from cenotaph.memory.operations import migrate_store as store_migration
 from cenotaph.memory.policy import compile as compiler
 from cenotaph.memory.policy import lessons
-from cenotaph.memory.team import sharing
+from cenotaph.memory.team import roles, sharing
 from cenotaph.memory.team.folder import FolderState, SharedFolders
 from cenotaph.nlp import ecosystems
 from cenotaph.store import events, memories, vectors
 from cenotaph.store.db import Store
 from cenotaph.store.memories import Scope
-from cenotaph.store.records import ApproachRow, EventRow, MemoryRow, ProposalRow, SuppressionRow
-
+from cenotaph.store.records import (
+    ApproachRow,
+    EventRow,
+    MemoryRow,
+    ProposalRow,
+    SuppressionRow,
+)
 
 # How long `why`, `check_store`, `repair` and `migrate_store` wait for this process's recent recalls
 # to be written: `why` reads them back, the check's FTS5 commands would meet their write
@@ -252,6 +257,10 @@ class Memory:
         return self.graveyard.check(checked, validate.project(project),
                                     include_other_projects=include_other_projects, ecosystem=ecosystem)
 
+    def database_role(self) -> str | None:
+        """The role this session logged in as on a PostgreSQL store (the person, there); None on SQLite."""
+        return self.ctx.store.role
+
     def change_seq(self) -> int:
         """The event log's head: other processes' writes move it."""
         # Under the store's lock: `serve` polls this from its event loop while MCP tools write from
@@ -357,6 +366,21 @@ class Memory:
     def shared_folders(self) -> list[FolderState]:
         self.shared.refresh()
         return self.shared.states()
+
+    # --- the team's roles (PostgreSQL) ---------------------------------------------------------
+
+    def team_add(self, actor: Actor, person: str, role: str) -> roles.NewMember:
+        """A login for `person` (made if missing) with `role` in this store; its password shown once."""
+        return roles.add(self.ctx, actor, person, role)
+
+    def team_set_role(self, actor: Actor, person: str, role: str) -> roles.TeamMember:
+        return roles.set_role(self.ctx, actor, person, role)
+
+    def team_remove(self, actor: Actor, person: str) -> roles.TeamMember:
+        return roles.remove(self.ctx, actor, person)
+
+    def team_members(self) -> list[roles.TeamMember]:
+        return roles.members(self.ctx)
 
     def share(self, actor: Actor, target: str | int, *, project: str,
               reason: str | None = None) -> ShareResult | ProposalRow:

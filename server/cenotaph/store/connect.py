@@ -41,6 +41,11 @@ class StoreUnavailable(RuntimeError):
     read or written (StoreFault)."""
 
 
+class NotPermitted(StoreUnavailable):
+    """The store refused the change to the person asking (a PostgreSQL role without the right:
+    docs/postgresql.md): nothing was written, and the message names the role needed."""
+
+
 class StoreFault(StoreUnavailable):
     """The store's file failed under an operation (full disk, read-only, gone, damaged, or busy
     past the wait): the transaction was rolled back, and the message says what happened."""

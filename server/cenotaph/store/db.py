@@ -48,6 +48,8 @@ class Store(MetaMixin):
     go through `write()` (BEGIN IMMEDIATE on the writer, so concurrent writers queue on the busy
     timeout instead of failing on upgrade), reads through `read()` (one snapshot, on a reader)."""
 
+    role: str | None = None  # a file has no logins: the person is found at the door (cenotaph.identity)
+
     def __init__(self, path: Path | str, *, create_folder: bool = True) -> None:
         if is_postgres_url(path):  # not a file name: SQLite would create one called that
             raise StoreUnavailable(f"{redact(str(path))} is a PostgreSQL store: open it with cenotaph.app.open_store")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from cenotaph.cli.common import CLI_ACTOR, Subcommands, emit, project_of
+from cenotaph.cli.common import Subcommands, actor, emit, project_of
 from cenotaph.cli.render import contradiction_line, outcome
 
 
@@ -20,7 +20,7 @@ def contradictions(commands: Subcommands) -> None:
 
 
 def cmd_resolve(args: argparse.Namespace, memory) -> None:
-    result = memory.resolve_contradiction(CLI_ACTOR, args.id, keep=args.keep, reason=args.reason)
+    result = memory.resolve_contradiction(actor(memory), args.id, keep=args.keep, reason=args.reason)
     emit(args, result, outcome(result))
 
 
@@ -33,7 +33,7 @@ def resolve(commands: Subcommands) -> None:
 
 
 def cmd_dismiss(args: argparse.Namespace, memory) -> None:
-    result = memory.dismiss_contradiction(CLI_ACTOR, args.id, reason=args.reason)
+    result = memory.dismiss_contradiction(actor(memory), args.id, reason=args.reason)
     emit(args, result, outcome(result) + "\nthis pair will not be flagged again")
 
 
@@ -44,7 +44,7 @@ def dismiss(commands: Subcommands) -> None:
 
 
 def cmd_scan_contradictions(args: argparse.Namespace, memory) -> None:
-    report = memory.scan_contradictions(CLI_ACTOR, project_of(args))
+    report = memory.scan_contradictions(actor(memory), project_of(args))
     lines = [f"compared {report.compared} memories that take a side; found {len(report.found)} new contradiction(s)"]
     lines += [f"#{w.contradiction_id}: {w.explanation}" for w in report.found]
     emit(args, report, "\n".join(lines))

@@ -6,11 +6,11 @@ import argparse
 
 from cenotaph.cli.commands.team import share_after, shared_lines
 from cenotaph.cli.common import (
-    CLI_ACTOR,
     REDACT_HELP,
     Handler,
     Subcommands,
     Verb,
+    actor,
     emit,
     project_of,
     repository_root,
@@ -25,7 +25,7 @@ from cenotaph.store.records import ApproachRow
 
 def cmd_abandon(args: argparse.Namespace, memory) -> None:
     with memory.together():  # a share that fails takes the record back
-        result = memory.abandon(writer(args), args.name, reason=args.reason, project=project_of(args),
+        result = memory.abandon(writer(args, memory), args.name, reason=args.reason, project=project_of(args),
                                 effort=args.effort, ecosystem=args.ecosystem, aliases=args.alias,
                                 workspace=repository_root())
         shared = share_after(args, memory, [result.approach.name])
@@ -59,7 +59,7 @@ def abandon(commands: Subcommands) -> None:
 
 
 def cmd_refile(args: argparse.Namespace, memory) -> None:
-    approach = memory.refile(CLI_ACTOR, args.name, ecosystem=args.ecosystem, project=project_of(args))
+    approach = memory.refile(actor(memory), args.name, ecosystem=args.ecosystem, project=project_of(args))
     emit(args, approach, f"refiled {approach.display_name} under {approach.ecosystem} ({approach.name}), "
                          f"approach #{approach.id}; its reason and effort stay")
 
@@ -72,7 +72,7 @@ def refile(commands: Subcommands) -> None:
 
 
 def cmd_reinstate_approach(args: argparse.Namespace, memory) -> None:
-    approach = memory.reinstate_approach(CLI_ACTOR, args.name, reason=args.reason, project=project_of(args))
+    approach = memory.reinstate_approach(actor(memory), args.name, reason=args.reason, project=project_of(args))
     emit(args, approach, f"reinstated {approach.display_name}: {args.reason}" if isinstance(approach, ApproachRow)
          else outcome(approach))
 
@@ -105,12 +105,12 @@ def check(commands: Subcommands) -> None:
 
 
 def cmd_suppress(args: argparse.Namespace, memory) -> None:
-    row = memory.suppress(CLI_ACTOR, args.name, kind=args.kind, project=project_of(args), reason=args.reason)
+    row = memory.suppress(actor(memory), args.name, kind=args.kind, project=project_of(args), reason=args.reason)
     emit(args, row, outcome(row))
 
 
 def cmd_unsuppress(args: argparse.Namespace, memory) -> None:
-    result = memory.unsuppress(CLI_ACTOR, args.name, kind=args.kind, project=project_of(args), reason=args.reason)
+    result = memory.unsuppress(actor(memory), args.name, kind=args.kind, project=project_of(args), reason=args.reason)
     emit(args, result, outcome(result))
 
 

@@ -7,10 +7,10 @@ import argparse
 from typing import Any
 
 from cenotaph.cli.common import (
-    CLI_ACTOR,
     REDACT_HELP,
     CommandFailed,
     Subcommands,
+    actor,
     emit,
     project_of,
     repository_root,
@@ -22,7 +22,7 @@ from cenotaph.memory.errors import CenotaphError
 
 def cmd_ingest(args: argparse.Namespace, memory) -> None:
     root = repository_root()
-    r = memory.ingest(CLI_ACTOR, args.paths, project=project_of(args), root=root)
+    r = memory.ingest(actor(memory), args.paths, project=project_of(args), root=root)
     lines = [f"{r.files} file(s) read, {r.files_unchanged} unchanged: {r.chunks_added} chunk(s) added, "
              f"{r.chunks_updated} updated, {r.chunks_unchanged} unchanged, {r.chunks_archived} archived"]
     if r.files_removed:
@@ -45,16 +45,16 @@ def ingest(commands: Subcommands) -> None:
 
 def cmd_feed(args: argparse.Namespace, memory) -> None:
     if args.action == "add":
-        row = memory.feed_add(CLI_ACTOR, _one_url(args), project=project_of(args), expires_days=args.expires_days)
+        row = memory.feed_add(actor(memory), _one_url(args), project=project_of(args), expires_days=args.expires_days)
         emit(args, row, f"added {feed_line(row)}; `cenotaph feed pull` reads it")
     elif args.action == "remove":
-        row = memory.feed_remove(CLI_ACTOR, _one_url(args), project=project_of(args))
+        row = memory.feed_remove(actor(memory), _one_url(args), project=project_of(args))
         emit(args, row, f"removed feed #{row.id} {row.url} (its entries stay, and still expire)")
     elif args.action == "list":
         rows = memory.feed_list(project_of(args))
         emit(args, {"feeds": rows}, "\n".join(feed_line(f) for f in rows) or "no feeds")
     elif args.action == "pull":
-        report = memory.feed_pull(CLI_ACTOR, project=project_of(args))
+        report = memory.feed_pull(actor(memory), project=project_of(args))
         lines = []
         for p in report.feeds:
             what = f"error: {p.error}" if p.error else "not modified" if p.not_modified else \
@@ -89,7 +89,7 @@ def feed(commands: Subcommands) -> None:
 
 
 def cmd_promote(args: argparse.Namespace, memory) -> None:
-    row = memory.promote(CLI_ACTOR, args.id)
+    row = memory.promote(actor(memory), args.id)
     emit(args, row, f"promoted #{row.memory_id}: kept for good, {row.trust}")
 
 
@@ -127,7 +127,7 @@ def cmd_compact(args: argparse.Namespace, memory) -> None:
         raise CenotaphError("compact apply needs a CLUSTER_ID (from `cenotaph compact`)", field="cluster_id")
     if args.summary is None:
         raise CenotaphError("compact apply needs --summary TEXT", field="summary")
-    result = memory.compact_apply(writer(args), project, args.cluster_id, summary=args.summary, reason=args.reason,
+    result = memory.compact_apply(writer(args, memory), project, args.cluster_id, summary=args.summary, reason=args.reason,
                                   older_than_days=args.older_than)
     emit(args, result, outcome(result))
 
@@ -159,7 +159,7 @@ def cmd_concepts(args: argparse.Namespace, memory) -> None:
     if args.action == "rebuild":
         if args.names:
             raise CenotaphError("concepts rebuild takes no concepts", field="names")
-        report = memory.concepts_rebuild(CLI_ACTOR)
+        report = memory.concepts_rebuild(actor(memory))
         emit(args, report, f"derived {report.links} links and {report.pairs} pairs from {report.memories} memories; "
                            "every verdict kept")
         return
@@ -167,7 +167,7 @@ def cmd_concepts(args: argparse.Namespace, memory) -> None:
     if len(args.names) != wanted:
         raise CenotaphError(f"concepts {args.action} takes {'one concept' if wanted == 1 else 'two concepts'}",
                             field="names")
-    verdict = memory.concept_verdict(CLI_ACTOR, args.action, *args.names, project=project_of(args),
+    verdict = memory.concept_verdict(actor(memory), args.action, *args.names, project=project_of(args),
                                      reason=args.reason)
     text = {"merge": f"{verdict.concept} is now an alias of {verdict.other}",
             "rename": f"{verdict.concept} is now called {verdict.other}",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from cenotaph.cli.common import CLI_ACTOR, Handler, Subcommands, Verb, emit, project_of
+from cenotaph.cli.common import Handler, Subcommands, Verb, actor, emit, project_of
 from cenotaph.cli.render import memory_line, outcome
 from cenotaph.store.records import ProposalRow
 
@@ -13,9 +13,9 @@ from cenotaph.store.records import ProposalRow
 def _lifecycle(verb: str) -> Handler:
     def handler(args: argparse.Namespace, memory) -> None:
         if verb == "deprioritise":
-            row = memory.deprioritise(CLI_ACTOR, args.id, reason=args.reason, hints=args.hint)
+            row = memory.deprioritise(actor(memory), args.id, reason=args.reason, hints=args.hint)
         else:
-            row = getattr(memory, verb)(CLI_ACTOR, args.id, reason=args.reason)
+            row = getattr(memory, verb)(actor(memory), args.id, reason=args.reason)
         emit(args, row, f"{row.state}: {memory_line(row)}")
     return handler
 
@@ -36,7 +36,7 @@ reinstate = _lifecycle_verb("reinstate", "make an archived or deprioritised memo
 
 
 def cmd_forget(args: argparse.Namespace, memory) -> None:
-    result = memory.forget(CLI_ACTOR, args.id, reason=args.reason, confirm=args.confirm)
+    result = memory.forget(actor(memory), args.id, reason=args.reason, confirm=args.confirm)
     if isinstance(result, ProposalRow):
         emit(args, result, outcome(result))
         return
@@ -62,7 +62,7 @@ def forget(commands: Subcommands) -> None:
 
 def _trust(trust: str) -> Handler:
     def handler(args: argparse.Namespace, memory) -> None:
-        result = memory.set_trust(CLI_ACTOR, args.id, trust, reason=args.reason)
+        result = memory.set_trust(actor(memory), args.id, trust, reason=args.reason)
         emit(args, result, outcome(result))
     return handler
 
@@ -81,7 +81,7 @@ refute = _trust_verb("refute", "refuted")
 
 
 def cmd_maintain(args: argparse.Namespace, memory) -> None:
-    report = memory.maintain(CLI_ACTOR, None if args.all_projects else project_of(args))
+    report = memory.maintain(actor(memory), None if args.all_projects else project_of(args))
     lines = [f"archived #{dup}: duplicate of {kept}" for dup, kept in report.archived]
     emit(args, report, "\n".join(lines) or "no duplicates")
 

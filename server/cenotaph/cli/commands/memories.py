@@ -7,10 +7,10 @@ from collections.abc import Sequence
 
 from cenotaph.cli.commands.team import share_after, shared_lines
 from cenotaph.cli.common import (
-    CLI_ACTOR,
     REDACT_HELP,
     CommandFailed,
     Subcommands,
+    actor,
     emit,
     project_of,
     repository_root,
@@ -23,7 +23,7 @@ from cenotaph.memory.models import KINDS, OUTCOMES, RecallResponse, as_json, not
 
 def cmd_remember(args: argparse.Namespace, memory) -> None:
     with memory.together():  # a share that fails takes the memory back
-        result = memory.remember(writer(args), args.text, project=project_of(args), kind=args.kind, tags=args.tag,
+        result = memory.remember(writer(args, memory), args.text, project=project_of(args), kind=args.kind, tags=args.tag,
                                  force=args.force, valid_from=args.valid_from, valid_to=args.valid_to)
         shared = share_after(args, memory, [result.id]) if result.stored else []
     if not result.stored:
@@ -73,7 +73,7 @@ def _format_recall(response: RecallResponse) -> str:
 
 
 def cmd_recall(args: argparse.Namespace, memory) -> None:
-    response = memory.recall(CLI_ACTOR, args.query, project=project_of(args), k=args.k, as_of=args.as_of,
+    response = memory.recall(actor(memory), args.query, project=project_of(args), k=args.k, as_of=args.as_of,
                              valid_at=args.valid_at, include_refuted=args.include_refuted)
     emit(args, response, _format_recall(response))
 
@@ -100,7 +100,7 @@ def _parse_abandoned(values: Sequence[str]) -> list[tuple[str, str]]:
 def cmd_experience(args: argparse.Namespace, memory) -> None:
     with memory.together():  # a share that fails takes the experience back
         result = memory.record_experience(
-            writer(args), args.summary, project=project_of(args), outcome=args.outcome, effort=args.effort,
+            writer(args, memory), args.summary, project=project_of(args), outcome=args.outcome, effort=args.effort,
             iterations=args.iterations, breakthrough=args.breakthrough, gotchas=args.gotcha,
             abandoned=_parse_abandoned(args.abandoned), tags=args.tag, workspace=repository_root(),
         )
@@ -128,7 +128,7 @@ def experience(commands: Subcommands) -> None:
 
 
 def cmd_update(args: argparse.Namespace, memory) -> None:
-    row = memory.update(writer(args), args.id, content=args.content, reason=args.reason)
+    row = memory.update(writer(args, memory), args.id, content=args.content, reason=args.reason)
     emit(args, row, f"updated: {memory_line(row)}")
 
 

@@ -7,7 +7,14 @@ import argparse
 from pathlib import Path
 
 from cenotaph import project as project_resolution
-from cenotaph.cli.common import CLI_ACTOR, CommandFailed, Subcommands, emit, project_of, repository_root
+from cenotaph.cli.common import (
+    CommandFailed,
+    Subcommands,
+    actor,
+    emit,
+    project_of,
+    repository_root,
+)
 from cenotaph.cli.render import outcome
 from cenotaph.memory.errors import InvalidInput
 from cenotaph.memory.mining.candidates import classes_of
@@ -69,7 +76,7 @@ def proposals(commands: Subcommands) -> None:
 
 def cmd_accept(args: argparse.Namespace, memory) -> None:
     # Each its own transaction: one that fails (already decided) leaves the others accepted.
-    results = [(proposal_id, memory.accept_proposal(CLI_ACTOR, proposal_id, reason=args.reason, effort=args.effort))
+    results = [(proposal_id, memory.accept_proposal(actor(memory), proposal_id, reason=args.reason, effort=args.effort))
                for proposal_id in args.id]
     emit(args, results[0][1] if len(results) == 1 else [result for _, result in results],
          "\n".join(f"accepted proposal #{proposal_id}: {outcome(result)}" for proposal_id, result in results))
@@ -86,7 +93,7 @@ def cmd_reject(args: argparse.Namespace, memory) -> None:
     if not (args.id or args.classes or args.path):
         raise InvalidInput("name proposals to reject: ID…, --class C or --path GLOB", field="id")
     by_selection = bool(args.classes or args.path)
-    rows = memory.reject_proposals(CLI_ACTOR, args.id, reason=args.reason, classes=args.classes or (),
+    rows = memory.reject_proposals(actor(memory), args.id, reason=args.reason, classes=args.classes or (),
                                    path=args.path, project=project_of(args) if by_selection else None)
     if len(args.id) == 1 and not by_selection:
         emit(args, rows[0], f"rejected proposal #{rows[0].id}: {rows[0].decision_reason}")
@@ -107,7 +114,7 @@ def reject(commands: Subcommands) -> None:
 
 def cmd_mine_git(args: argparse.Namespace, memory) -> None:
     project = args.project if args.project is not None else project_resolution.resolve(None, Path(args.path))
-    report = memory.mine_git(CLI_ACTOR, args.path, project=project, since=args.since, max_commits=args.max_commits)
+    report = memory.mine_git(actor(memory), args.path, project=project, since=args.since, max_commits=args.max_commits)
     history, proposals = report.history, report.proposals
     scope = "since the last run" if history.incremental else "limited by --since/--max-commits" \
         if not history.complete else "all of it"
@@ -139,7 +146,7 @@ def cmd_mine_transcripts(args: argparse.Namespace, memory) -> None:
     root = repository_root()
     claude_dir = Path(args.claude_dir) if args.claude_dir else paths.claude_home()
     codex_dir = Path(args.codex_dir) if args.codex_dir else paths.codex_home()
-    report = memory.mine_transcripts(CLI_ACTOR, project_of(args), root, claude_dir=claude_dir, codex_dir=codex_dir)
+    report = memory.mine_transcripts(actor(memory), project_of(args), root, claude_dir=claude_dir, codex_dir=codex_dir)
     proposals = report.proposals
     lines = [f"read {report.files_read} of {report.files} transcript files ({report.bytes:,} bytes, "
              f"{report.lines:,} lines; {report.corrupt_lines} corrupt and {report.long_lines} over-long lines "

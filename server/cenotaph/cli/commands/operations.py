@@ -7,18 +7,18 @@ import argparse
 from pathlib import Path
 
 from cenotaph import __version__
+from cenotaph.cli.commands import policy
 from cenotaph.cli.common import (
-    CLI_ACTOR,
     REDACT_HELP,
     CommandFailed,
     Subcommands,
+    actor,
     emit,
     progress,
     project_of,
     repository_root,
     writer,
 )
-from cenotaph.cli.commands import policy
 from cenotaph.cli.render import feed_line
 from cenotaph.memory.errors import CenotaphError
 
@@ -29,7 +29,7 @@ def cmd_import(args: argparse.Namespace, memory) -> None:
         with path.open(encoding="utf-8", errors="surrogateescape") as counting:
             total = sum(1 for line in counting if line.strip())
         with path.open(encoding="utf-8", errors="surrogateescape") as lines:
-            report = memory.import_jsonl(writer(args), lines, project=project_of(args), total=total,
+            report = memory.import_jsonl(writer(args, memory), lines, project=project_of(args), total=total,
                                          progress=progress)
     except OSError as exc:
         raise CenotaphError(f"cannot read {path}: {exc.strerror or exc}", field="file") from None
@@ -168,7 +168,7 @@ def cmd_repair(args: argparse.Namespace, memory) -> None:
         if not check.ok:
             raise CommandFailed
         return
-    report = memory.repair(CLI_ACTOR, progress=progress)
+    report = memory.repair(actor(memory), progress=progress)
     lines = [*_mended_lines(report), *_check_lines(report.after), *report.notes]
     emit(args, report, "\n".join(lines))
     if not report.after.ok:
@@ -216,7 +216,7 @@ def why(commands: Subcommands) -> None:
 
 
 def cmd_backup(args: argparse.Namespace, memory) -> None:
-    report = memory.backup(CLI_ACTOR, args.path)
+    report = memory.backup(actor(memory), args.path)
     emit(args, report, f"backed up to {report.path} ({report.bytes:,} bytes, {report.events} events)")
 
 
@@ -226,7 +226,7 @@ def backup(commands: Subcommands) -> None:
 
 
 def cmd_restore(args: argparse.Namespace, memory) -> None:
-    r = memory.restore(CLI_ACTOR, args.path)
+    r = memory.restore(actor(memory), args.path)
     emit(args, r, f"restored from {r.path}: {r.memories_added} memories added, {r.memories_updated} updated, "
                   f"{r.skipped_forgotten} forgotten here left out, {r.forgotten} forgotten as in the backup; "
                   f"{r.approaches} approaches, {r.suppressions} suppressions, {r.dismissals} dismissals, "

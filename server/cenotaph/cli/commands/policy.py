@@ -8,19 +8,19 @@ import shutil
 from pathlib import Path
 
 from cenotaph.cli.commands import enforce
-from cenotaph.cli.common import CLI_ACTOR, Subcommands, emit, project_of, repository_root
+from cenotaph.cli.common import AGENT, Subcommands, actor, emit, project_of, repository_root
 from cenotaph.cli.render import proposal_line
 from cenotaph.memory.models import COMPILE_TARGETS
 
 
 def cmd_compile(args: argparse.Namespace, memory) -> None:
-    result = memory.compile(CLI_ACTOR, args.target, project=project_of(args), root=repository_root(),
+    result = memory.compile(actor(memory), args.target, project=project_of(args), root=repository_root(),
                             directory=args.dir)
     if result.proposal is None:
         emit(args, result, f"{args.target}: up to date ({result.lessons} reinforced lesson(s))")
         return
     lines = [change.diff.rstrip("\n") for change in result.files]
-    lines.append(proposal_line(result.proposal) if CLI_ACTOR.kind == "agent" else
+    lines.append(proposal_line(result.proposal) if AGENT is not None else
                  f"proposed as #{result.proposal.id} ({len(result.files)} file(s) from {result.lessons} reinforced "
                  f"lesson(s)): write with `cenotaph accept {result.proposal.id}`, or "
                  f"`cenotaph reject {result.proposal.id} --reason …`")
@@ -36,7 +36,9 @@ def compile_lessons(commands: Subcommands) -> None:
 
 
 def cmd_hooks(args: argparse.Namespace, memory) -> None:
-    from cenotaph.memory.policy import agent_hooks as settings  # the domain is loaded by now
+    from cenotaph.memory.policy import (
+        agent_hooks as settings,  # the domain is loaded by now
+    )
 
     install = args.action == "install"
     scope = "user" if args.user else "local" if args.local else "project"
@@ -44,7 +46,7 @@ def cmd_hooks(args: argparse.Namespace, memory) -> None:
     # user's install also names the `cenotaph` found now, since their home folder is this machine's.
     command = settings.command(args.agent, pinned=shutil.which("cenotaph") if scope == "user" else None)
     root = Path.home() if scope == "user" else repository_root()
-    result = memory.propose_hooks(CLI_ACTOR, args.agent, install=install, project=project_of(args), root=root,
+    result = memory.propose_hooks(actor(memory), args.agent, install=install, project=project_of(args), root=root,
                                   command=command, scope=scope)
     if result.proposal is None:
         state = "already installed" if install else "not installed"
@@ -52,7 +54,7 @@ def cmd_hooks(args: argparse.Namespace, memory) -> None:
                            "nothing to propose")
         return
     lines = [change.diff.rstrip("\n") for change in result.files]
-    lines.append(proposal_line(result.proposal) if CLI_ACTOR.kind == "agent" else
+    lines.append(proposal_line(result.proposal) if AGENT is not None else
                  f"proposed as #{result.proposal.id}: write with `cenotaph accept {result.proposal.id}`, or "
                  f"`cenotaph reject {result.proposal.id} --reason …`")
     emit(args, result, "\n".join(lines))
@@ -81,7 +83,7 @@ def hooks(commands: Subcommands) -> None:
 
 
 def cmd_bless(args: argparse.Namespace, memory) -> None:
-    row = memory.bless(CLI_ACTOR, args.id, reason=args.reason)
+    row = memory.bless(actor(memory), args.id, reason=args.reason)
     emit(args, row, f"blessed #{row.memory_id}: its lessons compile without waiting to recur")
 
 

@@ -16,10 +16,11 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
+from cenotaph import identity
 from cenotaph.memory.errors import CenotaphError
-from cenotaph.store.connect import StoreUnavailable
 from cenotaph.memory.models import Actor
 from cenotaph.memory.service import Memory
+from cenotaph.store.connect import StoreUnavailable
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
@@ -66,10 +67,11 @@ class ToolEnv:
         return ctx.request_context.lifespan_context
 
     def actor(self, ctx: Context) -> Actor:
-        """`mcp:<client name>` from the client's `clientInfo`."""
+        """`mcp:<client name> for <person>`: the client's `clientInfo`, and the person whose session
+        runs it (cenotaph.identity)."""
         params = ctx.session.client_params
         name = params.client_info.name.strip()[:MAX_CLIENT_NAME] if params is not None else ""
-        return Actor(name=f"{self.actor_prefix}:{name or 'unknown'}", kind="agent")
+        return identity.agent(self.actor_prefix, name or "unknown", identity.person(self.memory, self.workspace))
 
     def scope(self, global_scope: bool = False) -> str:
         return "" if global_scope else self.project

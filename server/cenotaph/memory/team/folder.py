@@ -444,15 +444,20 @@ def git_author(root: Path) -> str | None:
     return None
 
 
+def holds(root: Path, path: str, text: str) -> bool:
+    """Whether the file holds `text` already."""
+    try:
+        return (root / path).read_bytes() == text.encode("utf-8")
+    except OSError:  # missing, or a folder where the file goes (writing it says so)
+        return False
+
+
 def write(root: Path, path: str, text: str) -> bool:
     """Write the file if its bytes differ (atomically); True when it changed."""
     target = root / path
     data = text.encode("utf-8")
-    try:
-        if target.read_bytes() == data:
-            return False
-    except FileNotFoundError:
-        pass
+    if holds(root, path, text):
+        return False
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.tmp")
     try:

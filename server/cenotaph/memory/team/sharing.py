@@ -23,6 +23,7 @@ from cenotaph.memory.team.folder import (
     approach_path,
     existing,
     git_author,
+    holds,
     memory_path,
     remove,
     render_approach,
@@ -145,15 +146,18 @@ def _plan(ctx: Context, graveyard: Graveyard, shared: SharedFolders, actor: Acto
 
 
 def apply(ctx: Context, shared: SharedFolders, actor: Actor, share: SharePlan) -> ShareResult:
-    try:
-        changed = write(share.state.root, share.path, share.text)
-    except OSError as exc:  # a read-only checkout, a file where a folder goes, a name too long for the disk
-        raise Conflict(f"{share.path} cannot be written in {share.state.root}: {exc.strerror or exc}",
-                       field="target") from None
+    changed = not holds(share.state.root, share.path, share.text)
     if changed:
+        # The event before the file: a store that refuses this person a share (a PostgreSQL role
+        # that is not a reviewer) refuses it before anything is written.
         with ctx.store.write() as tx:
             ctx.event(tx, actor=actor.name, action="share", target=f"shared:{share.path}", project=share.state.project,
                       after={"kind": share.kind, "path": share.path, "repository": str(share.state.root)})
+            try:
+                write(share.state.root, share.path, share.text)
+            except OSError as exc:  # a read-only checkout, a file where a folder goes, a name too long for the disk
+                raise Conflict(f"{share.path} cannot be written in {share.state.root}: {exc.strerror or exc}",
+                               field="target") from None
     shared.refresh()
     return ShareResult(action="share", kind=share.kind, path=share.path, repository=str(share.state.root),
                        changed=changed)
@@ -200,11 +204,12 @@ def shared_path(graveyard: Graveyard, shared: SharedFolders, target: str | int, 
 def unshare(ctx: Context, shared: SharedFolders, actor: Actor, state: FolderState, path: str) -> ShareResult:
     if not (state.root / path).resolve().is_relative_to((state.root / FOLDER).resolve()):
         raise InvalidInput(f"{path!r} is outside the shared folder", field="target")
-    changed = remove(state.root, path)
+    changed = (state.root / path).is_file()
     if changed:
-        with ctx.store.write() as tx:
+        with ctx.store.write() as tx:  # the event first, as in apply()
             ctx.event(tx, actor=actor.name, action="unshare", target=f"shared:{path}", project=state.project,
                       after={"path": path, "repository": str(state.root)})
+            changed = remove(state.root, path)
     shared.refresh()
     kind = "approach" if path.endswith(".toml") else "memory"
     return ShareResult(action="unshare", kind=kind, path=path, repository=str(state.root), changed=changed)

@@ -13,7 +13,7 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg_pool import ConnectionPool
 
-from cenotaph.store.connect import StoreUnavailable, busy, busy_timeout_ms
+from cenotaph.store.connect import NotPermitted, StoreUnavailable, busy, busy_timeout_ms
 from cenotaph.store.db import MetaMixin
 from cenotaph.store.dialect import redact
 from cenotaph.store.postgres import migrations
@@ -74,6 +74,11 @@ class PostgresStore(MetaMixin):
             with PgConnection.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as conn:
                 _extensions(conn, self.path)
                 self.schema_version = migrations.migrate(conn)
+                # The person, on this store: what every door names in the events (cenotaph.identity).
+                self.role: str | None = conn.execute("SELECT current_user").fetchone()[0]
+        except psycopg.errors.InsufficientPrivilege as exc:  # a newer schema to apply, which only its owner may
+            raise PostgresUnavailable(f"cannot open the PostgreSQL store at {self.path}: {_describe(exc)} (its owner "
+                                      "applies this Cenotaph's migrations by opening it first)") from None
         except psycopg.OperationalError as exc:
             raise PostgresUnavailable(f"cannot open the PostgreSQL store at {self.path}: {_describe(exc)}") from None
         self._pool = ConnectionPool(
@@ -154,6 +159,8 @@ class PostgresStore(MetaMixin):
                     self._vacuum(conn)
         except psycopg.errors.LockNotAvailable:
             raise busy(self._holder(), waited) from None
+        except psycopg.errors.InsufficientPrivilege as exc:  # rolled back: nothing was written
+            raise NotPermitted(self._refusal(exc)) from None
         except psycopg.OperationalError as exc:
             # The server went away mid-transaction: it rolled the transaction back; the pool
             # drops the broken connection and opens another for the next caller.
@@ -164,6 +171,21 @@ class PostgresStore(MetaMixin):
             conn.execute("VACUUM memories, memory_entities, recall_log")
         except psycopg.Error as exc:  # e.g. not the tables' owner: autovacuum gets there later
             log.warning("could not VACUUM after forgetting (autovacuum will): %s", _describe(exc))
+
+    def _refusal(self, exc: psycopg.errors.InsufficientPrivilege) -> str:
+        """One sentence naming the role needed: the reviewer-only triggers' own (migration
+        `_m0009_team_roles`), or the GRANTs' "permission denied" told as a role."""
+        if exc.diag.message_hint == "cenotaph: role":
+            return exc.diag.message_primary or str(exc)
+        try:
+            with self._pool.connection() as conn:
+                held = conn.execute("SELECT cenotaph_team_role()").fetchone()[0]
+        except psycopg.Error:
+            held = "none"
+        if held in ("none", "reader"):
+            has = "no team role" if held == "none" else "the reader role"
+            return f"changing this store needs the writer role, and {self.role} has {has} in this store"
+        return f"{self.role} may not do this in this store: {exc.diag.message_primary or exc}"
 
     def _holder(self) -> str | None:
         """The session holding the write lock, as the server knows it."""

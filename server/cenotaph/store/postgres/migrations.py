@@ -532,9 +532,94 @@ def _m0007_postings(conn: Any) -> None:
     )
 
 
+def _m0009_team_roles(conn: Any) -> None:
+    """Only a reviewer accepts or rejects proposals, forgets, shares, lifts a silence or reinstates
+    an approach: the database refuses the rows and events those verbs write to anyone else, from
+    any client (psql too), with one sentence naming the role needed. The team's roles are this
+    database's own (`<database>_reader`, `_writer`, `_reviewer`, made by `cenotaph team`:
+    store/postgres/team.py); the tables' owner is a reviewer."""
+    conn.execute(
+        """
+        CREATE FUNCTION cenotaph_team_role() RETURNS text LANGUAGE plpgsql STABLE
+            SET search_path = pg_catalog AS $$
+            DECLARE
+                base text := left(current_database(), 50);
+                team_role text;
+            BEGIN
+                IF pg_has_role(current_user, (SELECT relowner FROM pg_class WHERE oid = 'public.events'::regclass),
+                               'MEMBER') THEN
+                    RETURN 'owner';
+                END IF;
+                FOREACH team_role IN ARRAY ARRAY['reviewer', 'writer', 'reader'] LOOP
+                    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = base || '_' || team_role) THEN
+                        IF pg_has_role(current_user, base || '_' || team_role, 'MEMBER') THEN
+                            RETURN team_role;
+                        END IF;
+                    END IF;
+                END LOOP;
+                RETURN 'none';
+            END $$;
+        CREATE FUNCTION cenotaph_reviewer_only() RETURNS trigger LANGUAGE plpgsql
+            SET search_path = pg_catalog AS $$
+            DECLARE
+                act text := TG_ARGV[0];
+                held text;
+            BEGIN
+                IF TG_TABLE_NAME = 'events' THEN
+                    act := CASE NEW.action
+                        WHEN 'proposal:accepted' THEN 'accepting a proposal'
+                        WHEN 'proposal:rejected' THEN 'rejecting a proposal'
+                        WHEN 'forget' THEN 'forgetting a memory'
+                        WHEN 'share' THEN 'sharing with the team'
+                        WHEN 'unshare' THEN 'unsharing from the team'
+                        WHEN 'unsuppress' THEN 'lifting a silence'
+                        WHEN 'reinstate' THEN CASE WHEN NEW.target LIKE 'approach:%' THEN 'reinstating an approach' END
+                    END;
+                END IF;
+                IF act IS NOT NULL THEN
+                    held := public.cenotaph_team_role();
+                    IF held NOT IN ('owner', 'reviewer') THEN
+                        RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege', HINT = 'cenotaph: role',
+                            MESSAGE = format('%s needs the reviewer role, and %s has %s in this store', act,
+                                             current_user, CASE held WHEN 'none' THEN 'no team role'
+                                                           ELSE 'the ' || held || ' role' END);
+                    END IF;
+                END IF;
+                RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
+            END $$;
+        CREATE TRIGGER events_reviewer_only BEFORE INSERT ON events
+            FOR EACH ROW EXECUTE FUNCTION cenotaph_reviewer_only();
+        CREATE TRIGGER proposals_accepted BEFORE UPDATE ON proposals FOR EACH ROW
+            WHEN (NEW.status = 'accepted' AND OLD.status IS DISTINCT FROM 'accepted')
+            EXECUTE FUNCTION cenotaph_reviewer_only('accepting a proposal');
+        CREATE TRIGGER proposals_rejected BEFORE UPDATE ON proposals FOR EACH ROW
+            WHEN (NEW.status = 'rejected' AND OLD.status IS DISTINCT FROM 'rejected')
+            EXECUTE FUNCTION cenotaph_reviewer_only('rejecting a proposal');
+        CREATE TRIGGER proposals_reopened BEFORE UPDATE ON proposals FOR EACH ROW
+            WHEN (NEW.status = 'pending' AND OLD.status IS DISTINCT FROM 'pending')
+            EXECUTE FUNCTION cenotaph_reviewer_only('reopening a decided proposal');
+        CREATE TRIGGER memories_forgotten BEFORE UPDATE ON memories FOR EACH ROW
+            WHEN (NEW.state = 'deleted' AND OLD.state IS DISTINCT FROM 'deleted')
+            EXECUTE FUNCTION cenotaph_reviewer_only('forgetting a memory');
+        CREATE TRIGGER suppressions_lifted BEFORE UPDATE ON suppressions FOR EACH ROW
+            WHEN (NEW.lifted_at IS NOT NULL AND OLD.lifted_at IS NULL)
+            EXECUTE FUNCTION cenotaph_reviewer_only('lifting a silence');
+        CREATE TRIGGER approaches_reinstated BEFORE UPDATE ON approaches FOR EACH ROW
+            WHEN (NEW.status = 'reinstated' AND OLD.status IS DISTINCT FROM 'reinstated')
+            EXECUTE FUNCTION cenotaph_reviewer_only('reinstating an approach');
+        """
+    )
+    # Deleting the rows these verbs guard would do what they do without them.
+    for table, act in (("memories", "deleting a memory"), ("tombstones", "deleting a tombstone"),
+                       ("proposals", "deleting a proposal"), ("suppressions", "deleting a silence"),
+                       ("approaches", "deleting an approach")):
+        conn.execute(f"CREATE TRIGGER {table}_deleted BEFORE DELETE ON {table} FOR EACH ROW "
+                     f"EXECUTE FUNCTION cenotaph_reviewer_only('{act}')")
+
+
 MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_compaction_and_concepts, _m0003_folded_full_text,
                                      _m0004_bm25_statistics, _m0005_stored_vector_signs,
-                                     _m0006_phrase_counts_set_wise, _m0007_postings)
+                                     _m0006_phrase_counts_set_wise, _m0007_postings, _m0009_team_roles)
 
 
 def schema_version(conn: Any) -> int:
@@ -547,8 +632,9 @@ def migrate(conn: Any) -> int:
     """Apply every migration newer than the database's schema, in one transaction."""
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK,))
-        conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
-                     "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
+        if conn.execute("SELECT to_regclass('schema_migrations')").fetchone()[0] is None:  # a team's members may not create
+            conn.execute("CREATE TABLE schema_migrations "
+                         "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
         current = schema_version(conn)
         if current > len(MIGRATIONS):
             raise SchemaTooNew(f"the store has schema {current}; this Cenotaph knows up to {len(MIGRATIONS)}: "
