@@ -56,6 +56,7 @@ def _person(value: object) -> str:
 def add(ctx: Context, actor: Actor, person: str, role: str) -> NewMember:
     person, role = _person(person), choice(role, "role", ROLES)
     team = _team_store(ctx)
+    ctx.ensure_vectors()  # made by the owner now, and granted with the rest: no member may create tables
     with ctx.store.write() as conn:
         if person == ctx.store.role:
             raise Conflict(f"{person} owns this store's session: give another person a role", field="person")
