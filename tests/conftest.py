@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from cenotaph.app import open_store
@@ -26,6 +27,12 @@ from cenotaph.nlp.embedder import Embedder
 from tests import pg
 
 HUMAN = Actor(name="test", kind="human")
+GIT_PERSON = "tester@example.invalid"  # git's user.email for the commands cli_env runs
+
+
+def person_of(store: Path | str) -> str:
+    """The person the events of a command run with cli_env name: the PostgreSQL store's login, or git's."""
+    return urlsplit(store).username or "" if isinstance(store, str) else GIT_PERSON
 AGENT = Actor(name="mcp:test-agent", kind="agent")
 REPO = Path(__file__).resolve().parents[1]
 CENOTAPH = str(Path(sys.executable).with_name("cenotaph"))
@@ -191,6 +198,10 @@ def cli_env(tmp_path: Path, db_path: Path | str) -> dict[str, str]:
     env["CENOTAPH_HOME"] = str(tmp_path / "home")
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
     env["XDG_STATE_HOME"] = str(tmp_path / "state")
+    # Who the commands' events name on SQLite (cenotaph.identity): git's user.email, known here.
+    gitconfig = tmp_path / "gitconfig"
+    gitconfig.write_text(f"[user]\n\temail = {GIT_PERSON}\n\tname = Tester\n", encoding="utf-8")
+    env["GIT_CONFIG_GLOBAL"], env["GIT_CONFIG_NOSYSTEM"] = str(gitconfig), "1"
     env.pop("CENOTAPH_MODEL", None)
     for _, variables in authority.MARKERS:  # a suite run from an agent's shell still tests a person's commands
         for variable in variables:

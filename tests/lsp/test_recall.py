@@ -11,7 +11,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from cenotaph.lsp.convert import plain
 from cenotaph.store import recall_log
-from tests.conftest import CENOTAPH, HUMAN
+from tests.conftest import CENOTAPH, HUMAN, person_of
 from tests.lsp.conftest import PROJECT, conforms, project_folder
 
 
@@ -61,7 +61,7 @@ async def test_recall_answers_like_the_cli_for_the_documents_project(memory, ser
 
     with memory.ctx.store.read() as conn:
         actors = {(row.actor, row.query) for row in recall_log.since(conn, PROJECT, "2000-01-01")}
-    assert ("vscode", query) in actors and ("cli", query) in actors
+    assert (f"vscode:{person_of(db_path)}", query) in actors and (f"cli:{person_of(db_path)}", query) in actors
 
 
 BAD_PARAMS = [
@@ -85,7 +85,7 @@ async def test_bad_recall_params_are_errors_that_name_the_field(serve, tmp_path)
     assert good["project"] == PROJECT and good["results"] == []
 
 
-async def test_remember_stores_as_the_editor_and_refuses_a_duplicate(memory, serve, tmp_path):
+async def test_remember_stores_as_the_editor_and_refuses_a_duplicate(memory, serve, tmp_path, db_path):
     folder = project_folder(tmp_path, "app", PROJECT)
     session = await serve([folder], client_name="Neovim")
     request = session.client.protocol.send_request_async
@@ -94,7 +94,7 @@ async def test_remember_stores_as_the_editor_and_refuses_a_duplicate(memory, ser
 
     stored = plain(await request("cenotaph/remember", params))
     conforms("recall.schema.json", stored, "rememberResult")
-    assert stored["stored"] is True and stored["memory"]["actor"] == "nvim"
+    assert stored["stored"] is True and stored["memory"]["actor"] == f"nvim:{person_of(db_path)}"
     row = memory.get(stored["id"])
     assert (row.project, row.kind, row.tags, row.content) == (PROJECT, "decision", ["testing"], params["content"])
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx2
 import jsonschema
 import pytest
+from cenotaph import identity
 from cenotaph.mcp.endpoints import endpoints_dir, read_endpoints, store_key, write_endpoint_file
 from cenotaph.mcp.listener import MIN_TOKEN_LENGTH, open_http
 from cenotaph.memory.errors import InvalidInput
@@ -57,7 +58,7 @@ async def test_good_token_serves_the_tools(endpoint, memory):
         stored = await client.call_tool("remember", {"content": "Builds are cached in ~/.cache/shop."})
     assert {"briefing", "recall", "check_approaches"} <= names
     assert stored.structured_content["stored"] is True
-    assert memory.get(stored.structured_content["id"]).actor == "mcp:http-agent"
+    assert memory.get(stored.structured_content["id"]).actor == f"mcp:http-agent for {identity.person(memory)}"
 
 
 async def test_answers_leave_without_waiting_for_the_clients_ack(endpoint):

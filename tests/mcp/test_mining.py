@@ -3,6 +3,8 @@ entries."""
 
 from __future__ import annotations
 
+from cenotaph import identity
+
 from tests.gitrepo import GitRepo
 from tests.mcp.conftest import CLIENT_NAME, PROJECT, call, call_error, connect
 
@@ -23,7 +25,7 @@ async def test_an_agent_mines_proposals_not_dead_ends(server, memory, tmp_path):
         assert again["commits_read"] == 0 and again["only_new_commits"] and again["proposed"] == []
         assert "not inside a git repository" in await call_error(client, "mine", path=str(tmp_path))
     (pending,) = memory.proposals(PROJECT)
-    assert pending.actor == f"mcp:{CLIENT_NAME}" and pending.status == "pending"
+    assert pending.actor == f"mcp:{CLIENT_NAME} for {identity.person(memory)}" and pending.status == "pending"
     assert memory.check_approaches(["moment"], project=PROJECT)[0].status == "clear"
 
 

@@ -9,7 +9,7 @@ from cenotaph.store import events
 from mcp import Client, StdioServerParameters
 from mcp.types import Implementation
 
-from tests.conftest import CENOTAPH, cli_store
+from tests.conftest import CENOTAPH, cli_store, person_of
 
 
 async def test_cenotaph_mcp_serves_the_tools_over_stdio(tmp_path: Path, cli_env: dict[str, str]):
@@ -35,4 +35,4 @@ async def test_cenotaph_mcp_serves_the_tools_over_stdio(tmp_path: Path, cli_env:
             logged = [(e.actor, e.action) for e in events.query(conn, target=None, since_at=None, limit=100)]
     finally:
         store.close()
-    assert ("mcp:stdio-agent", "abandon") in logged
+    assert (f"mcp:stdio-agent for {person_of(cli_store(cli_env))}", "abandon") in logged

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import pytest
-
+from cenotaph import identity
 from cenotaph.mcp.server import INSTRUCTIONS
 from cenotaph.store import events
 
 from tests.conftest import HUMAN
 from tests.mcp.conftest import CLIENT_NAME, PROJECT, call, call_error, connect
 
-ACTOR = f"mcp:{CLIENT_NAME}"
+
+def _actor(memory) -> str:
+    """The agent's actor: its client's name, for the person whose session runs it (cenotaph.identity)."""
+    return f"mcp:{CLIENT_NAME} for {identity.person(memory)}"
 READ_ONLY = {"briefing", "recall", "check_approaches", "inspect"}
 DESTRUCTIVE = {"change"}  # it can forget
 EXPECTED = READ_ONLY | DESTRUCTIVE | {
@@ -49,7 +52,7 @@ async def test_remember_and_recall_attribute_the_client(server, memory):
     assert found["project"] == PROJECT
     assert found["results"][0]["id"] == stored["id"]
     assert found["results"][0]["content"] == "Payments retry with exponential backoff, capped at 5 tries."
-    assert _event_actors(memory, "remember") == [ACTOR]
+    assert _event_actors(memory, "remember") == [_actor(memory)]
 
 
 async def test_recall_shows_the_share_an_answer_got_from_its_question(server):
@@ -67,7 +70,7 @@ async def test_recall_shows_the_share_an_answer_got_from_its_question(server):
 async def test_client_name_comes_from_client_info(server, memory):
     async with connect(server, name="claude-code") as client:
         await call(client, "remember", content="The staging database is reset every Monday.")
-    assert _event_actors(memory, "remember") == ["mcp:claude-code"]
+    assert _event_actors(memory, "remember") == [f"mcp:claude-code for {identity.person(memory)}"]
 
 
 async def test_near_duplicate_is_refused_unless_forced(server):
@@ -144,7 +147,7 @@ async def test_abandon_then_check_approaches(server, memory):
     assert by_name["requests"]["reason"] == "blocks the event loop"
     assert by_name["moment"]["scope"] == "global"
     assert by_name["httpx"]["status"] == "clear"
-    assert _event_actors(memory, "abandon") == [ACTOR, ACTOR]
+    assert _event_actors(memory, "abandon") == [_actor(memory), _actor(memory)]
 
 
 async def test_record_experience_puts_its_dead_ends_in_the_graveyard(server):
@@ -186,7 +189,7 @@ async def test_set_trust_disputes_directly_and_proposes_a_refutation(server, mem
         unverified = await call(client, "change", memory_id=a, action="unverify", reason="config was reverted")
     assert disputed["status"] == "applied" and disputed["memory"]["trust"] == "disputed"
     assert refuted["status"] == "proposed"
-    assert refuted["proposal"]["action"] == "refute" and refuted["proposal"]["actor"] == ACTOR
+    assert refuted["proposal"]["action"] == "refute" and refuted["proposal"]["actor"] == _actor(memory)
     assert memory.get(b).trust == "unverified"  # a proposal changes nothing yet
     assert unverified["memory"]["trust"] == "unverified"
     assert confirm.startswith("action: 'confirm' is not one of")
@@ -219,7 +222,7 @@ async def test_forget_previews_then_proposes(server, memory):
     assert memory.get(kept).content == "The admin password is rotated monthly."
 
 
-async def test_update_keeps_history(server):
+async def test_update_keeps_history(server, memory):
     async with connect(server) as client:
         first = (await call(client, "remember", content="Deploys go out on Tuesdays."))["id"]
         updated = await call(client, "change", memory_id=first, action="update",
@@ -227,7 +230,7 @@ async def test_update_keeps_history(server):
         history = await call(client, "inspect", what="history", memory_id=first)
     assert updated["memory"]["content"] == "Deploys go out on Thursdays." and updated["memory"]["version"] == 2
     assert [v["content"] for v in history["versions"]] == ["Deploys go out on Tuesdays.", "Deploys go out on Thursdays."]
-    assert {e["actor"] for e in history["events"]} == {ACTOR}
+    assert {e["actor"] for e in history["events"]} == {_actor(memory)}
 
 
 async def test_why_lists_the_recalls_that_surfaced_a_topic(server):
