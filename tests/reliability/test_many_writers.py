@@ -18,7 +18,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
 
 from cenotaph.store import suppressions
-from tests.conftest import CENOTAPH, HUMAN, REPO
+from tests.conftest import CENOTAPH, HUMAN, REPO, person_of
 from tests.lsp.conftest import project_folder
 from tests.reliability.support import PROJECT, assert_in_step, record, scale
 from tests.reliability.drivers import mcp_perform
@@ -107,8 +107,9 @@ async def test_four_processes_write_at_once_and_nothing_is_lost(serve, live_memo
     cli_stderr = (await cli.stderr.read()).decode()
     assert "locked" not in cli_stderr and "Traceback" not in cli_stderr, cli_stderr
 
-    actors = {"http": "mcp:writer-http", "stdio-1": "mcp:writer-stdio-1", "stdio-2": "mcp:writer-stdio-2",
-              "cli": "cli"}
+    who = person_of(db_path)  # every writer acts for the person whose session runs it
+    actors = {"http": f"mcp:writer-http for {who}", "stdio-1": f"mcp:writer-stdio-1 for {who}",
+              "stdio-2": f"mcp:writer-stdio-2 for {who}", "cli": f"cli:{who}"}
     writes, reads, events = assert_nothing_lost(memory, dict(zip(WRITERS, outcomes, strict=True)), handed, actors,
                                                 head)
     record("many writers", processes=4, writes=writes, reads=reads, events=len(events), errors=0,

@@ -19,7 +19,7 @@ from cenotaph.memory.context import Context
 from cenotaph.memory.errors import NotFound
 from cenotaph.memory.service import Memory
 
-from tests.conftest import REPO
+from tests.conftest import REPO, person_of
 from tests.reliability.support import PROJECT, record, scale
 from tests.reliability.test_many_writers import (
     _cli_writer,
@@ -113,13 +113,13 @@ async def test_a_writer_killed_mid_transaction_leaves_nothing_and_the_others_car
         memory.graveyard.find("half-written-lib", PROJECT)
     with memory.ctx.store.read() as conn:
         left = conn.execute("SELECT count(*) FROM memories WHERE actor = ?", ("killed-writer",)).fetchone()[0]
-        beside_rows = conn.execute("SELECT count(*) FROM memories WHERE actor = ?", ("cli",)).fetchone()[0]
+        beside_rows = conn.execute("SELECT count(*) FROM memories WHERE actor = ?", (f"cli:{person_of(pg_url)}",)).fetchone()[0]
     assert left == 0 and beside_rows > 0  # the same query finds the other writers' memories
     assert not any(e.actor == "killed-writer" for e in memory.audit_log(limit=1_000_000))
     assert _in_transaction(pg_url) == 0
     # The writers beside it lost nothing either, and the chain verifies.
     writes, _, _ = assert_nothing_lost(memory, dict(zip(beside, outcomes, strict=True)), handed,
-                                                dict.fromkeys(beside, "cli"), head, ops=BESIDE_THE_KILL)
+                                                dict.fromkeys(beside, f"cli:{person_of(pg_url)}"), head, ops=BESIDE_THE_KILL)
     record("killed writer on PostgreSQL", killed_mid_transaction=1, writes_beside=writes, errors=0,
            seconds=round(elapsed, 1))
 
