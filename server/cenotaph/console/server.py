@@ -50,8 +50,8 @@ def main(args: argparse.Namespace) -> int:
         port = sock.getsockname()[1]
         token = secrets.token_urlsafe(32)
         hide_in_logs(token)
-        console = Console(memory=memory, project=project, person=identity.person(memory, Path.cwd()), token=token, port=port,
-                          hosts=hosts_for(args.host, port))
+        console = Console(memory=memory, project=project, person=identity.person(memory, Path.cwd()), token=token,
+                          port=port, hosts=hosts_for(args.host, port))
         shown_host = "127.0.0.1" if args.host in ("127.0.0.1", "localhost", "::1", "0.0.0.0") else url_host(args.host)
         url = f"http://{shown_host}:{port}/?token={token}"
         config = uvicorn.Config(build_app(console), log_config=None, access_log=False, log_level="warning")
