@@ -46,6 +46,7 @@ class Candidate:
     lived_days: int | None = None  # from its addition to its removal, when both are known
     revert: bool = False  # its removal reverted its addition
     commit: str | None = None  # the short sha of the commit that dropped it: the reason's citation
+    grounds: tuple[str, ...] = ()  # the evidence the confidence is computed from, each with its weight
 
     @property
     def key(self) -> str:
@@ -97,6 +98,7 @@ def propose(ctx: Context, graveyard: Graveyard, actor: Actor, project: str,
                     "confidence": round(candidate.confidence, 3), "classes": list(candidate.classes),
                     "replacement": candidate.replacement, "evidence": [asdict(e) for e in candidate.evidence],
                     "lived_days": candidate.lived_days, "revert": candidate.revert, "commit": candidate.commit,
+                    "grounds": list(candidate.grounds),
                 }
                 proposal_id = proposals.add(tx, project=project, action=ACTION, target=candidate.target,
                                             arguments=arguments, reason=candidate.reason, actor=actor.name,

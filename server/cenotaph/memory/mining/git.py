@@ -17,8 +17,10 @@ from cenotaph.memory import validate
 from cenotaph.memory.context import Context
 from cenotaph.memory.errors import InvalidInput
 from cenotaph.memory.graveyard.approaches import Graveyard
+from cenotaph.memory.mining import build as builds
 from cenotaph.memory.mining import candidates
 from cenotaph.memory.mining.candidates import Evidence, ProposeReport
+from cenotaph.memory.mining.evidence import CHANGELOG_BYTES, Changelogs, changelog_paths
 from cenotaph.memory.mining.history import Repository
 from cenotaph.memory.mining.judge import candidate_for, dropped_by_name, passed_over
 from cenotaph.memory.mining.walk import (
@@ -127,13 +129,16 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
     base = last_head if last_head and repo.is_ancestor(last_head, head) else None
     mining.incremental = base is not None
     revisions = [f"{base}..{head}"] if base else [head]
+    files_at_head = repo.files(head)
+    head_files = {path: blob for path, blob in files_at_head.items() if is_manifest(path)}
+    build = builds.read(repo, files_at_head, head_files)
+    mining.outside_build = build.outside
+    head_files = {path: blob for path, blob in head_files.items() if path not in build.outside}
     commits = repo.commits(revisions, pathspecs(), since=since, max_count=max_commits)
-    commits = [manifests_only(commit) for commit in reversed(commits)]
+    commits = [manifests_only(commit, build.outside) for commit in reversed(commits)]
     mining.commits_read = len(commits)
     if commits:
         mining.oldest_seen = CommitRef(commits[0].sha, commits[0].at)
-    files_at_head = repo.files(head)
-    head_files = {path: blob for path, blob in files_at_head.items() if is_manifest(path)}
     declared_at_head: set[Key] = set()
     indirect_at_head: set[Key] = set()
     walk = Walk(repo, mining, remembered if base else {}, declared_at_head)
@@ -151,6 +156,9 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
     locked = _locked(repo, files_at_head) - indirect_at_head
     dropped = [key for key, episodes in walk.episodes.items()
                if key not in declared_at_head and episodes and episodes[-1].removed is not None]
+    walk.own = build.own
+    walk.changelogs = _changelogs(repo, files_at_head)
+    walk.removed_text(dropped)
     for key in dropped:
         candidate = candidate_for(walk, key, walk.episodes[key])
         last = walk.episodes[key][-1]
@@ -170,6 +178,18 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
     still = {key: e.added for key, episodes in walk.episodes.items() if key in declared_at_head
              for e in episodes[-1:] if e.removed is None and e.added is not None}
     return _Mined(mining, declared_at_head, cursor_value(head, still))
+
+
+def _changelogs(repo: Repository, files: Mapping[str, str]) -> Changelogs:
+    """The changelogs at HEAD (CHANGELOG, HISTORY, NEWS, release notes), outside the excluded trees."""
+    paths = [path for path in changelog_paths(files) if not excluded(path)]
+    contents = repo.blobs(files[path] for path in paths)
+    texts, size = [], 0
+    for path in paths:
+        text = contents.get(files[path], b"")[:CHANGELOG_BYTES - size]
+        size += len(text)
+        texts.append(text.decode("utf-8", "replace"))
+    return Changelogs(texts)
 
 
 def _locked(repo: Repository, files: Mapping[str, str]) -> set[Key]:

@@ -8,6 +8,13 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from cenotaph.memory.mining.candidates import Candidate
+from cenotaph.memory.mining.evidence import (
+    BUMP,
+    Ground,
+    confidence,
+    floor_rise,
+    pin_note,
+)
 from cenotaph.memory.mining.messages import (
     REVERTS,
     SIGNAL_WORDS,
@@ -18,6 +25,7 @@ from cenotaph.memory.mining.messages import (
 )
 from cenotaph.memory.mining.walk import Episode, Key, Walk, kind_of
 from cenotaph.nlp import ecosystems
+from cenotaph.nlp.names import fold
 
 _DEV_WORDS = re.compile(
     r"(?<![a-z])(?:dev|develop|tests?|testing|lint|docs?|typing|types|check|format|style|bench|ci)(?![a-z])",
@@ -30,26 +38,59 @@ _DEV_WORDS = re.compile(
 CHURN = 5
 
 
+# What stands for the system a build runs on, not for the code's own dependencies.
+SYSTEM_ECOSYSTEMS = frozenset({"apt", "apk", "container"})
+
+
 def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
-    """The candidate with a confidence that ranks: a deliberate drop (the message names it or says
-    why, a revert, a replacement with evidence, a runtime dependency) above churn and tooling."""
-    ecosystem, normalized = key
+    """The candidate, with the evidence it rests on (`grounds`) and the confidence computed from
+    it: a deliberate drop (the message names it or says why, a revert, a replacement, a changelog
+    entry, a runtime dependency) above churn, tooling and the build's environment."""
+    ecosystem, _ = key
     last = episodes[-1]
     assert last.removed is not None and last.removed_in is not None
-    replacement = _replacement(walk, key, last)
+    replacement, replacement_from = _replacement(walk, key, last)
     reverted = REVERTS.findall(last.message)
     is_revert = last.added is not None and any(last.added.ref.startswith(sha) for sha in reverted)
     lived = _lifetime(episodes)
     classes = _classes(key, last)
-    signals = bool(SIGNAL_WORDS.search(last.message))
+    signal = SIGNAL_WORDS.search(last.message)
     named = speaks_of(last.message, last.name)
-    churn = sum(1 for other in walk.removed_by_commit[last.removed_in] if other[0] == ecosystem) > CHURN
-    confidence = 0.35 + 0.25 * is_revert + 0.15 * (replacement is not None) + 0.15 * signals + 0.2 * named
-    confidence += 0.1 * (_role(last.groups) == "runtime" and "dev" not in classes) + 0.05 * (lived is not None and lived < 30)
-    confidence -= 0.15 * (churn and not named)
-    confidence -= 0.2 * ("build" in classes) + 0.2 * ("subproject" in classes) + 0.35 * ("moved-out" in classes)
-    confidence -= 0.1 * bool({"dev", "backport"} & set(classes))
+    dropped_too = sum(1 for other in walk.removed_by_commit[last.removed_in] if other[0] == ecosystem)
     removed = last.removed
+    grounds = []
+    if is_revert:
+        grounds.append(Ground("its removal reverts its addition", 0.25))
+    if named:
+        grounds.append(Ground("the removing commit names it", 0.2))
+    if signal:
+        grounds.append(Ground(f"the removing commit says \"{signal[0].lower()}\"", 0.15))
+    if replacement_from == "message":
+        grounds.append(Ground(f"replaced by {replacement}, named in the message and added or declared", 0.3))
+    elif replacement:
+        grounds.append(Ground(f"replaced by {replacement}, the one name of its role the commit added", 0.15))
+    if entry := walk.changelogs.entry(last.name):
+        grounds.append(Ground(f"the changelog: \"{shorten(entry, 100)}\"", 0.2))
+    if not replacement and (pin := pin_note(last.name, walk.removed_texts.get(key, ""), last.message)):
+        grounds.append(Ground(f"a pin kept for a while or for another package's sake ({pin})", -0.3))
+    system = ecosystem in SYSTEM_ECOSYSTEMS
+    if system:
+        grounds.append(Ground("a system package or base image: the build's environment", -0.25))
+    elif _role(last.groups) == "runtime" and "dev" not in classes:
+        grounds.append(Ground("a runtime dependency", 0.1))
+    if lived is not None:
+        same_day = last.added is not None and _days_between(last.added.at, removed.at) == 0 and len(episodes) == 1
+        grounds.append(Ground(f"declared {lived} days", -0.2 if same_day else 0.05 if lived < 30 else 0.0))
+    if dropped_too > CHURN and not named and replacement_from != "message":
+        grounds.append(Ground(f"one of {dropped_too} names the commit dropped", -0.15))
+    for name, weight in (("build", -0.2), ("subproject", -0.2), ("moved-out", -0.35)):
+        if name in classes:
+            grounds.append(Ground(f"class {name}", weight))
+    if {"dev", "backport"} & set(classes):
+        grounds.append(Ground("a development tool" if "dev" in classes else "a backport", -0.1))
+    floor = floor_rise(last.message) if "backport" in classes else None
+    if floor:
+        grounds.append(Ground(f"a backport retired when the floor rose ({floor})", -0.2))
     # The commit's why, short; the commit itself is cited beside it (`commit`, the evidence), and
     # the lifetime and classes are fields of their own.
     reason = commit_why(last.message) or commit_why(removed.summary) or f"removed from {removed.path}"
@@ -57,10 +98,12 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
         reason += "; a revert of its addition"
     if replacement and replacement.lower() not in reason.lower():
         reason += f"; replaced by {replacement}"
+    if floor:
+        reason += f"; a backport, retired with {floor}"
     evidence = [e for episode in episodes[-3:] for e in (episode.added, episode.removed) if e is not None]
-    return Candidate(name=last.name, ecosystem=ecosystem, reason=shorten(reason),
-                     confidence=min(0.95, max(0.05, confidence)), evidence=tuple(evidence), classes=classes,
-                     replacement=replacement, lived_days=lived, revert=is_revert, commit=removed.ref[:7])
+    return Candidate(name=last.name, ecosystem=ecosystem, reason=shorten(reason), confidence=confidence(grounds),
+                     evidence=tuple(evidence), classes=classes, replacement=replacement, lived_days=lived,
+                     revert=is_revert, commit=removed.ref[:7], grounds=tuple(map(str, grounds)))
 
 
 # A name declared for less than this and dropped without a word about it is a slip in writing the
@@ -120,6 +163,12 @@ def passed_over(walk: Walk, key: Key, candidate: Candidate, last: Episode) -> st
         return "types for another package, not a choice of their own"
     if candidate.ecosystem == "container" and last.manifest_deleted:
         return f"the base image of {last.removed.path}, deleted whole"
+    if (candidate.ecosystem, candidate.key) in walk.own:
+        return "the name of one of the repository's own packages"
+    bump = BUMP.match(last.source.subject if last.source else "")
+    if bump and fold(bump[1].rsplit("/", 1)[-1]) != fold(last.name.rsplit("/", 1)[-1]) \
+            and not speaks_of(last.message, last.name):
+        return f"dropped by a version bump of {bump[1]}, in a commit about that package"
     named = speaks_of(last.message, last.name)
     if not named and (project_gone := walk.project_gone(last)):
         # Like a deleted Dockerfile's base image: the (sub)project went, its dependencies with it.
@@ -161,7 +210,7 @@ def _role(groups: Iterable[str]) -> str:
     return "runtime"
 
 
-def _replacement(walk: Walk, key: Key, episode: Episode) -> str | None:
+def _replacement(walk: Walk, key: Key, episode: Episode) -> tuple[str | None, str | None]:
     """What replaced a name, only with evidence: a name the removing commit's message names beside
     it that the commit (or its merged branch) declared anew or that is declared at HEAD; else the
     one name of the same ecosystem and role the commit added and says it uses, or added when it
@@ -182,21 +231,42 @@ def _replacement(walk: Walk, key: Key, episode: Episode) -> str | None:
     said = mentions or (subject if dropped == [key] else "")
     for name, _ in added:
         if said and speaks_of(said, name):
-            return name
+            return name, "message"
     for other in sorted(walk.declared_at_head):  # "drop ujson, use orjson" (declared already)
         if said and other[0] == key[0] and other != key and walk.episodes[other] \
                 and instead_of(walk.episodes[other][-1].name).search(said):
-            return walk.episodes[other][-1].name
+            return walk.episodes[other][-1].name, "message"
     same_role = [name for name, groups in added if _role(groups) == role]
     # "Use ruff linter and formatter": the one name of its role the commit added and its subject
     # says it uses replaces each name of that role it dropped without a word.
     used = [name for name in same_role if instead_of(name).search(subject)]
     if len(used) == 1 and not mentions:
-        return used[0]
+        return used[0], "message"
     dropped_same_role = [k for k in dropped if _role(walk.episodes[k][-1].groups) == role]
     if len(same_role) == 1 and dropped_same_role == [key]:
         other_change = speaks_of(message, same_role[0]) and not speaks_of(f"{subject}\n{mentions}", same_role[0])
-        return None if other_change else same_role[0]
+        if not other_change:
+            return same_role[0], "commit"
+    # The subject speaks for every name the commit dropped when it names none of them ("use uv").
+    about_all = "" if said or any(speaks_of(subject, walk.episodes[k][-1].name) for k in walk.removed_by_commit[index]) \
+        else subject
+    if (word := _said_use(said or about_all, episode.name)) and (spelled := walk.brought_in(episode, word, said=bool(said))):
+        return spelled, "message"
+    return None, None
+
+
+# "use uv", "Migrate linting from various tooling to Ruff", "switch to flit", "in favour of nox".
+_USE = re.compile(r"\b(?:use[sd]?|using|adopt(?:s|ed)?|switch(?:es|ed)?\s+to|in\s+favou?r\s+of|(?:migrat|mov|port)\w*\s+"
+                  r"(?:[\w\s,/-]{0,60}?\s)?to|replac\w*\s+(?:[\w\s,/-]{0,40}?\s)?with)\s+`?([A-Za-z@][\w@./-]*[\w])`?")
+_NOT_NAMES = frozenset(["the", "a", "an", "our", "its", "it", "this", "that", "them", "new", "latest", "same", "newer", "native", "built", "builtin", "standard", "python", "node", "rust", "go", "version"])
+
+
+def _said_use(text: str, dropped: str) -> str | None:
+    """The name a sentence says is used from now on, if it says one (not the dropped name)."""
+    for found in _USE.finditer(text):
+        word = found[1]
+        if word.lower() not in _NOT_NAMES and word.lower() != dropped.lower():
+            return word
     return None
 
 

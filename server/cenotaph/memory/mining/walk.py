@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 
 from cenotaph.memory.mining.candidates import Candidate, Evidence
+from cenotaph.memory.mining.evidence import Changelogs
 from cenotaph.memory.mining.history import Change, Commit, Repository
 from cenotaph.nlp import ecosystems
 from cenotaph.nlp.detect import declarations
 from cenotaph.nlp.ecosystems import shell
+from cenotaph.nlp.names import fold
 
 SOURCE = "git"
 
@@ -39,6 +41,16 @@ def pathspecs() -> tuple[str, ...]:
           for pattern in document.patterns),
         *(f":(exclude,glob)**/{tree}**" for tree in EXCLUDED_TREES),
     )
+
+# Words a shell line starts with that name no tool a project chooses.
+_SHELL_WORDS = frozenset(["for", "if", "while", "do", "then", "else", "fi", "done", "case", "esac", "echo", "cd", "export", "set", "make", "sudo", "exec", "test", "run", "source", "eval", "true", "false"])
+
+
+@cache
+def unlocked_pathspecs() -> tuple[str, ...]:
+    """Every file but lock files (a tool's record of versions, thousands of lines per commit)."""
+    return (".", *(f":(exclude,glob,icase)**/{name}" for name in ecosystems.lock_readers()))
+
 
 @cache
 def script_pathspecs() -> tuple[str, ...]:
@@ -104,6 +116,8 @@ class GitMining:
     locked_at_head: list[str] = field(default_factory=list)  # dropped from manifests, still in a lock file at HEAD
     # Dropped names the history does not show abandoned, each with why: name -> reason.
     passed_over: dict[str, str] = field(default_factory=dict)
+    # Manifests at HEAD the build does not use (no workspace member, nothing builds them): path -> why.
+    outside_build: dict[str, str] = field(default_factory=dict)
     complete: bool = True  # the walk reached the last run or the first commit (no --since, --max-commits)
     candidates: list[Candidate] = field(default_factory=list)
 
@@ -139,6 +153,12 @@ class Walk:
         self.trees: dict[str, set[str]] = {}  # sha -> the paths of its files
         self.added_lines: dict[str, dict[str, str]] = {}  # sha -> path -> the lines it added there
         self.departures: dict[str, dict[str, str | None]] = {}  # sha -> its files deleted or moved, and where
+        self.all_added: dict[str, str] = {}  # sha -> every line it added, in any file
+        # Read once the walk is done, for the candidates' evidence (`mine`):
+        self.changelogs = Changelogs(())
+        self.outside: Mapping[str, str] = mining.outside_build
+        self.own: set[Key] = set()  # the names of the repository's own packages, at HEAD
+        self.removed_texts: dict[Key, str] = {}  # key -> the manifest that lost it, as it was before
 
     # -- blobs ---------------------------------------------------------------------------------
 
@@ -296,17 +316,54 @@ class Walk:
                     return path
         return None
 
+    def brought_in(self, episode: Episode, word: str, *, said: bool) -> str | None:
+        """`word` as the name of what the commit that removed the episode's name brought in: a name
+        of its ecosystem the commit declared anew, or (`said`: the message's line names the dropped
+        name too) one HEAD declares; else a tool its added lines outside code run or set up
+        (`uv sync` in a workflow, `astral-sh/setup-uv`, a pre-commit hook `id: ruff`)."""
+        assert episode.removed_in is not None and episode.removed is not None
+        wanted = fold(word)
+        for _, name, _, _ in self.added_by_commit[episode.removed_in]:
+            if fold(name) == wanted:
+                return name
+        for key in self.declared_at_head if said else ():
+            if fold(key[1]) == wanted and self.episodes.get(key):
+                return self.episodes[key][-1].name
+        commit = episode.source
+        if commit is None or not commit.parents or "." in word or word.lower() in _SHELL_WORDS:
+            return None
+        if commit.sha not in self.all_added:
+            added = self.repo.added_lines(commit.parents[0], commit.sha, unlocked_pathspecs())
+            self.all_added[commit.sha] = "\n".join(text for path, text in added.items() if not is_code(path))
+        tool = re.escape(word)
+        runs = re.compile(rf"(?:^|[;&|`(]|\brun:|^\s*-|\$|python3? -m|\bpipx? install|\bsetup-|\bid:)\s*{tool}(?:\s|$|@)",
+                          re.IGNORECASE | re.MULTILINE)
+        return word.lower() if runs.search(self.all_added[commit.sha]) else None
+
+    def removed_text(self, keys: Iterable[Key]) -> None:
+        """Read, in one git process, each manifest as it was before it lost one of `keys`."""
+        wanted: dict[Key, str] = {}
+        for key in keys:
+            last = self.episodes[key][-1]
+            if last.source is None or not last.lost:
+                continue
+            blob = next((c.old_blob for c in last.source.changes if c.path == last.lost[0][0] and c.old_blob), None)
+            if blob:
+                wanted[key] = blob
+        contents = self.repo.blobs(wanted.values())
+        self.removed_texts = {key: contents.get(blob, b"").decode("utf-8", "replace") for key, blob in wanted.items()}
+
     def users_deleted(self, episode: Episode) -> str | None:
         """The files of code that used the name, when the commit that removed it deleted every
         one of them (its manifest aside); None when some stayed, or none did."""
         commit = episode.source
         if commit is None or not commit.parents:
             return None
-        deleted = {path for path, moved_to in self._gone(commit).items() if moved_to is None and _is_code(path)}
+        deleted = {path for path, moved_to in self._gone(commit).items() if moved_to is None and is_code(path)}
         if not deleted:
             return None
         spellings = {episode.name, episode.name.replace("-", "_")}  # a crate is `use`d with underscores
-        users = {path for path in self.repo.grep(commit.parents[0], spellings) if _is_code(path)}
+        users = {path for path in self.repo.grep(commit.parents[0], spellings) if is_code(path)}
         return ", ".join(sorted(users)[:3]) + (" …" if len(users) > 3 else "") if users and users <= deleted else None
 
     def _gone(self, commit: Commit) -> dict[str, str | None]:
@@ -326,7 +383,7 @@ def _code_kinds() -> frozenset[str]:
                      if not document.manifest and not document.prose)
 
 
-def _is_code(path: str) -> bool:
+def is_code(path: str) -> bool:
     return kind_of(path) in _code_kinds() and not excluded(path)
 
 
@@ -371,8 +428,9 @@ def commit_evidence(commit: Commit, role: str, path: str | None) -> Evidence:
                     author=commit.author, path=path)
 
 
-def manifests_only(commit: Commit) -> Commit:
-    changes = tuple(change for change in commit.changes if is_manifest(change.path))
+def manifests_only(commit: Commit, outside: Container[str] = ()) -> Commit:
+    """The commit's changes to manifests the build uses (none of `outside`)."""
+    changes = tuple(change for change in commit.changes if is_manifest(change.path) and change.path not in outside)
     return Commit(commit.sha, commit.parents, commit.author, commit.at, commit.message, changes)
 
 
@@ -380,7 +438,7 @@ def merged_branch_sources(walk: Walk, merge: Commit) -> dict[Key, Commit]:
     """For a merge, the commit on the merged branches that added or removed each name (the
     latest one that did), so that the evidence is that commit, not the merge."""
     branch = walk.repo.commits([f"^{merge.parents[0]}", *merge.parents[1:]], pathspecs(), first_parent=False)
-    branch = [manifests_only(commit) for commit in branch]
+    branch = [manifests_only(commit, walk.outside) for commit in branch]
     walk.load((c.path, b) for commit in branch for c in commit.changes for b in (c.old_blob, c.new_blob) if b)
     sources: dict[Key, Commit] = {}
     for commit in branch:  # newest first: the first one found is the latest
