@@ -23,8 +23,8 @@ Key = tuple[str, str]
 # Files that build, test or install parts of a repository: where a folder is named when it is built.
 _BUILD_FILE = re.compile(r"(?:^|/)(?:\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.yml|\.circleci/config\.yml|"
                          r"azure-pipelines\.ya?ml|\.travis\.yml|makefile|gnumakefile|justfile|tox\.ini|noxfile\.py|"
-                         r"netlify\.toml|vercel\.json|(?:[^/]*\.)?dockerfile(?:\.[^/]*)?|[^/]+\.sh|package\.json|"
-                         r"cargo\.toml|\.cargo/config(?:\.toml)?|readthedocs\.ya?ml|\.readthedocs\.ya?ml)$", re.IGNORECASE)
+                         r"netlify\.toml|vercel\.json|(?:[^/]*\.)?dockerfile(?:\.[^/]*)?|[^/]+\.sh|"
+                         r"\.cargo/config(?:\.toml)?|readthedocs\.ya?ml|\.readthedocs\.ya?ml)$", re.IGNORECASE)
 _BUILD_BYTES = 3_000_000
 _GO_USE = re.compile(r"^\s*use\s+(?:\(\s*([^)]*)\)|(\S+))", re.MULTILINE)
 _PNPM_PACKAGES = re.compile(r"^packages:\s*\n((?:\s+-.*\n?|\s*#.*\n?|\s*\n)*)", re.MULTILINE)
@@ -52,7 +52,8 @@ def read(repo: Repository, files: Mapping[str, str], manifests: Iterable[str]) -
     wanted = [path for path in files if lower[path] in ("cargo.toml", "package.json", "pnpm-workspace.yaml", "go.work",
                                                          "go.mod", "pyproject.toml")
               and (path in manifests or lower[path] in ("pnpm-workspace.yaml", "go.work"))]
-    builders = [path for path in files if _BUILD_FILE.search(path)]
+    # The root package.json's scripts build and install too (`cd website && npm ci`).
+    builders = [path for path in files if _BUILD_FILE.search(path) or path == "package.json"]
     contents = repo.blobs(files[path] for path in [*wanted, *builders])
     text = {path: contents.get(files[path], b"").decode("utf-8", "replace") for path in {*wanted, *builders}}
     build = Build()

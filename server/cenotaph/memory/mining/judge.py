@@ -72,10 +72,10 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
     if entry := walk.changelogs.entry(last.name):
         grounds.append(Ground(f"the changelog: \"{shorten(entry, 100)}\"", 0.2))
     if not replacement and (pin := pin_note(last.name, walk.removed_texts.get(key, ""), last.message)):
-        grounds.append(Ground(f"a pin kept for a while or for another package's sake ({pin})", -0.3))
+        grounds.append(Ground(f"a pin kept for a while or for another package's sake ({pin})", -0.4))
     system = ecosystem in SYSTEM_ECOSYSTEMS
     if system:
-        grounds.append(Ground("a system package or base image: the build's environment", -0.25))
+        grounds.append(Ground("a system package or base image: the build's environment", -0.3))
     elif _role(last.groups) == "runtime" and "dev" not in classes:
         grounds.append(Ground("a runtime dependency", 0.1))
     if lived is not None:
@@ -257,7 +257,7 @@ def _replacement(walk: Walk, key: Key, episode: Episode) -> tuple[str | None, st
 
 # "use uv", "Migrate linting from various tooling to Ruff", "switch to flit", "in favour of nox".
 _USE = re.compile(r"\b(?:use[sd]?|using|adopt(?:s|ed)?|switch(?:es|ed)?\s+to|in\s+favou?r\s+of|(?:migrat|mov|port)\w*\s+"
-                  r"(?:[\w\s,/-]{0,60}?\s)?to|replac\w*\s+(?:[\w\s,/-]{0,40}?\s)?with)\s+`?([A-Za-z@][\w@./-]*[\w])`?")
+                  r"(?:[\w\s,/-]{0,60}?\s)?to|replac\w*\s+(?:[\w\s,/-]{0,40}?\s)?with)\s+`?([A-Za-z@][\w@./-]*[\w])`?", re.IGNORECASE)
 _NOT_NAMES = frozenset(["the", "a", "an", "our", "its", "it", "this", "that", "them", "new", "latest", "same", "newer", "native", "built", "builtin", "standard", "python", "node", "rust", "go", "version"])
 
 
