@@ -39,7 +39,7 @@ CHURN = 5
 
 
 # What stands for the system a build runs on, not for the code's own dependencies.
-SYSTEM_ECOSYSTEMS = frozenset({"apt", "apk", "container"})
+SYSTEM_ECOSYSTEMS = frozenset(name for name, module in ecosystems.MODULES.items() if module == "containers")
 
 
 def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
