@@ -193,7 +193,7 @@ def _recommendation_hits(text: str, vocabulary: frozenset[str], code: list[Span]
     for verb in _RECOMMENDS.finditer(text):
         window = max(0, verb.start() - 200)
         before = _SENTENCE_START.search(text, window, verb.start())
-        if _NEGATED.search(text, before.end() if before else window, verb.start()):
+        if _NEGATED.search(text, before.start() if before else window, verb.start()):
             continue
         stop = _RECOMMENDATION_END.search(text, verb.end())
         for start, end in _words_in(text, verb.end(), stop.start() if stop else len(text), vocabulary, seen):
