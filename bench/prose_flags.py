@@ -18,7 +18,9 @@ Measured (docs/benchmarks.md): aio-libs/aiohttp 495e778, Kludex/uvicorn d26c85c,
 python-attrs/attrs c1dc5dc, hynek/structlog 025edaf, encode/django-rest-framework 751a19f,
 pallets/werkzeug 1b00618 (none in /work/shared/HELDOUT.md).
 
-Usage: python bench/prose_flags.py REPO [REPO…] [--base COMMIT] [--show N] [--out figures.json]
+Then the time to scan each file, BASE's rule and this one alternated on the same files.
+
+Usage: python bench/prose_flags.py REPO [REPO…] [--base COMMIT] [--show N] [--runs N] [--out figures.json]
 """
 
 from __future__ import annotations
@@ -26,15 +28,17 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
-from perf import commit_measured  # noqa: E402  (bench/ is not a package)
+from perf import commit_measured, stats  # noqa: E402  (bench/ is not a package)
 
 from cenotaph.app import open_memory  # noqa: E402
 from cenotaph.memory.models import Actor  # noqa: E402
@@ -42,6 +46,7 @@ from cenotaph.nlp import ecosystems  # noqa: E402
 from cenotaph.nlp.detect import declarations, detect  # noqa: E402
 from cenotaph.nlp.ecosystems import markup, prose  # noqa: E402
 from cenotaph.nlp.ecosystems.base import Context, line_starts  # noqa: E402
+from cenotaph.nlp.names import fold  # noqa: E402
 
 PERSON = Actor(name="bench", kind="human")
 PROJECT = "bench/prose"
@@ -155,11 +160,32 @@ def measure(repo: Path, base: str, show: int) -> dict:
             ("block", "inline", "install", "import")), "examples": shown}
 
 
+def timings(repos: list[Path], base: str, runs: int) -> dict[str, dict[str, float]]:
+    """Per-file scan time of BASE's rule and of this one, alternated on the same files (every
+    project's docs, its own dependencies as the vocabulary), in ms: median and p95 over files × runs."""
+    before_scan = old_scanner(base)
+    samples: dict[str, list[float]] = {"before": [], "after": []}
+    for repo in repos:
+        vocabulary = frozenset(fold(name) for name in dependencies(repo))
+        context = Context(vocabulary, ecosystems.system_installers())
+        for path in sorted(p for p in (repo / "docs").rglob("*") if p.suffix in SUFFIXES and p.is_file()):
+            text = path.read_text(errors="replace")
+            scan = ecosystems.document_for(path.name).scan
+            for _ in range(runs):
+                for label, run in (("before", lambda: list(before_scan(text, Context(vocabulary)))),
+                                   ("after", lambda: list(scan(text, context)))):
+                    started = time.perf_counter()
+                    run()
+                    samples[label].append((time.perf_counter() - started) * 1000)
+    return {label: stats(values) | {"files_x_runs": len(values)} for label, values in samples.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("repos", nargs="+", type=Path)
     parser.add_argument("--base", default="7d7f713", help="the commit whose rule is 'before'")
     parser.add_argument("--show", type=int, default=10, help="prose flags to print per project")
+    parser.add_argument("--runs", type=int, default=5, help="timed scans of each file, per rule")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     rows = [measure(repo, args.base, args.show) for repo in args.repos]
@@ -172,8 +198,10 @@ def main() -> None:
     for row in rows:
         for example in row["examples"]:
             print("  prose:", example)
+    speed = timings(args.repos, args.base, args.runs)
+    print(f"scan time per file, ms (load average {os.getloadavg()[0]:.1f}):", json.dumps(speed))
     if args.out:
-        args.out.write_text(json.dumps(rows, indent=1))
+        args.out.write_text(json.dumps({"rows": rows, "speed": speed}, indent=1))
 
 
 if __name__ == "__main__":

@@ -98,10 +98,11 @@ def _code_hits(text: str, code: list[Span], vocabulary: frozenset[str]) -> Itera
 
 
 @cache
-def _install_commands(installers: tuple[Installer, ...]) -> tuple[re.Pattern[str], dict[str, Installer]]:
+def _install_commands(installers: tuple[Installer, ...]) -> tuple[re.Pattern[str], re.Pattern[str], dict[str, Installer]]:
     """One pattern for every installer's install form (`pip install`, `python -m pip install`,
     `npm i`, `cargo add`, `yarn workspace web add`), followed by its arguments up to the end of
-    the line, of the inline code, or of the shell command."""
+    the line, of the inline code, or of the shell command; and one for the lines worth trying it
+    on (an alternation of programs tried at every offset of a long document costs tens of ms)."""
     alternatives, by_group = [], {}
     for number, installer in enumerate(installers):
         if not installer.subcommands:  # a runner (`npx x`) runs a package rather than install it
@@ -113,7 +114,9 @@ def _install_commands(installers: tuple[Installer, ...]) -> tuple[re.Pattern[str
         by_group[f"i{number}"] = installer
     # The arguments are looked ahead at, so that a second command on the line is found too.
     pattern = rf"(?<![\w./-])(?:{'|'.join(alternatives)})(?=(?P<args>[ \t][^\n`;|&()<>]*))"
-    return re.compile(pattern), by_group
+    subcommands = sorted({subcommand for installer in by_group.values() for subcommand in installer.subcommands})
+    hint = re.compile(rf"[ \t](?:{'|'.join(map(re.escape, subcommands))})[ \t]")
+    return re.compile(pattern), hint, by_group
 
 
 _ARGUMENT = re.compile(r"\S+")
@@ -124,9 +127,19 @@ _NOT_ARGUMENTS = frozenset("and or to then for if in with from which that the a 
 _QUOTES = "'\""
 
 
+def _lines_with(hint: re.Pattern[str], text: str) -> Iterator[Span]:
+    """The lines (start, end) where `hint` matches, each once."""
+    position = 0
+    while found := hint.search(text, position):
+        start = text.rfind("\n", 0, found.start()) + 1
+        end = text.find("\n", found.end())
+        position = end = len(text) if end < 0 else end
+        yield start, end
+
+
 def _install_hits(text: str, context: Context) -> Iterator[Span]:
-    pattern, by_group = _install_commands(context.installers + ecosystems.project_installers())
-    for command in pattern.finditer(text):
+    pattern, hint, by_group = _install_commands(context.installers + ecosystems.project_installers())
+    for command in (found for start, end in _lines_with(hint, text) for found in pattern.finditer(text, start, end)):
         installer = next(installer for group, installer in by_group.items() if command[group] is not None)
         skip_next = False
         for argument in _ARGUMENT.finditer(command.group("args")):
@@ -157,13 +170,15 @@ _IMPORT_LINE = re.compile(
       | import[ \t]+[^\n'"]*?\bfrom[ \t]+['"](?P<esm>[^'"\n]+)['"]
       | import[ \t]+['"](?P<bare>[^'"\n]+)['"]
     )""", re.M | re.X)
+_IMPORT_HINT = re.compile(r"\b(?:import|use|crate)\b")
 _REQUIRE = re.compile(r"""\b(?:require|import)\([ \t]*['"](?P<module>[^'"\s]+)['"][ \t]*\)""")
 _IMPORTED = re.compile(r"(?:^|,)[ \t]*([\w.]+)")  # the modules of `import a.b as c, d`
 
 
 def _import_hits(text: str, vocabulary: frozenset[str]) -> Iterator[Span]:
     modules: list[Span] = [found.span("module") for found in _REQUIRE.finditer(text)]
-    for line in _IMPORT_LINE.finditer(text):
+    for line in (found for start, end in _lines_with(_IMPORT_HINT, text)
+                 if (found := _IMPORT_LINE.match(text, start, end))):
         if line["imports"] is not None:
             start = line.start("imports")
             modules += [(start + m.start(1), start + m.end(1)) for m in _IMPORTED.finditer(line["imports"])]
@@ -212,7 +227,7 @@ def _scanner(regions: Callable[[str], list[Span]], *, instructions: bool = False
             return
         code = regions(text)
         spans = set(_code_hits(text, code, vocabulary))
-        spans.update(_install_hits(text, context) if _may_install(text) else ())
+        spans.update(_install_hits(text, context))
         spans.update(span for span in _import_hits(text, vocabulary) if _prose_key(text[span[0]:span[1]]) in vocabulary)
         if instructions:
             spans.update(_recommendation_hits(text, vocabulary, code))
@@ -221,12 +236,6 @@ def _scanner(regions: Callable[[str], list[Span]], *, instructions: bool = False
                 yield Hit(start, end, "other", "mention")
 
     return scan
-
-
-def _may_install(text: str) -> bool:
-    # The install pattern's alternation is tried at every position; most documents hold none of
-    # the words it needs.
-    return any(word in text for word in ("install", "add", " i ", " get", "create"))
 
 
 ECOSYSTEMS = (
