@@ -977,6 +977,23 @@ def test_plain_text_flags_install_import_and_prompt_lines() -> None:
     assert [m.kind for m in detect("requirements-dev.txt", "requests\n", DEAD)] == ["declaration"]
 
 
+IMPORT_LINES = """\
+The moment you require help, use requests; import what you need.
+const m = require('moment')
+import dayjs from "moment/locale/fr"
+use lazy_static::lazy_static;
+extern crate lazy_static;
+import "github.com/acme/requests"
+import os, requests.adapters as adapters
+"""
+
+
+def test_import_lines_of_each_language_are_code_in_any_document() -> None:
+    expected = [(1, "moment"), (2, "moment"), (3, "lazy_static"), (4, "lazy_static"), (5, "requests"), (6, "requests")]
+    assert flagged("docs/notes.txt", IMPORT_LINES) == expected  # not the English of line 0
+    assert flagged("docs/notes.md", IMPORT_LINES) == expected
+
+
 AGENTS_MD = """\
 # Agent instructions
 

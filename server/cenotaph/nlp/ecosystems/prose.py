@@ -58,7 +58,7 @@ def _token_hits(word: str, vocabulary: frozenset[str]) -> list[Span]:
             return []
         return [(start, end) for start, end in _path_segments(word) if _prose_key(word[start:end]) in vocabulary]
     head = word.split(".", 1)[0]
-    return [(0, len(head))] if "." in word and head.lower() in vocabulary else []
+    return [(0, len(head))] if "." in word and _prose_key(head) in vocabulary else []
 
 
 def _scoped_parts(parts: list[str]) -> Iterator[str]:
@@ -228,11 +228,11 @@ def _scanner(regions: Callable[[str], list[Span]], *, instructions: bool = False
         code = regions(text)
         spans = set(_code_hits(text, code, vocabulary))
         spans.update(_install_hits(text, context))
-        spans.update(span for span in _import_hits(text, vocabulary) if _prose_key(text[span[0]:span[1]]) in vocabulary)
+        spans.update(_import_hits(text, vocabulary))
         if instructions:
             spans.update(_recommendation_hits(text, vocabulary, code))
         for start, end in sorted(spans):
-            if _prose_key(text[start:end]) in vocabulary:
+            if _prose_key(text[start:end]) in vocabulary:  # an install's argument is any package
                 yield Hit(start, end, "other", "mention")
 
     return scan
