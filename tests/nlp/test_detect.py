@@ -1049,3 +1049,15 @@ def test_every_truncation_of_a_fixture_yields_exact_ranges(path: str, text: str)
         for _, _, _, name, key, _, _ in rows(path, text[:cut], VOCABULARY):
             assert name and key
             assert "\n" not in name
+
+
+@pytest.mark.parametrize(("path", "text"), [("docs/guide.md", MARKDOWN_DOC), ("docs/index.rst", RST_DOC),
+                                            ("docs/notes.txt", PLAIN_DOC), ("docs/notes.md", IMPORT_LINES)])
+def test_every_truncation_of_a_document_yields_exact_ranges(path: str, text: str) -> None:
+    # An unclosed fence, inline code or literal block mid-edit: each prefix scans, each range on one line.
+    found = 0
+    for cut in range(len(text) + 1):
+        for _, _, _, name, _key, _, _ in rows(path, text[:cut], DEAD):
+            assert "\n" not in name
+            found += 1
+    assert found  # the positive control: the prefixes do name the dead ends
