@@ -42,7 +42,8 @@ return {
     'dockerfile',
     'dosini', -- setup.cfg
     'markdown',
-    'text', -- requirements-dev.txt and the like are `text` to Neovim
+    'rst',
+    'text', -- requirements-dev.txt and the like are `text` to Neovim, and so are .txt docs
   },
   root_markers = ROOT_MARKERS,
   -- Only inside a project: outside every workspace folder the server has nothing to flag.

@@ -36,8 +36,8 @@ end)
 step('lsp/cenotaph.lua', function()
   local config = vim.lsp.config.cenotaph
   check(config and vim.deep_equal(config.cmd, { 'cenotaph', 'serve' }), 'cmd is cenotaph serve', config and config.cmd)
-  for _, ft in ipairs({ 'requirements', 'toml', 'json', 'dockerfile', 'markdown', 'go', 'gomod', 'rust', 'python',
-    'javascript', 'typescript', 'typescriptreact', 'dosini' }) do
+  for _, ft in ipairs({ 'requirements', 'toml', 'json', 'dockerfile', 'markdown', 'rst', 'text', 'go', 'gomod', 'rust',
+    'python', 'javascript', 'typescript', 'typescriptreact', 'dosini' }) do
     check(vim.tbl_contains(config.filetypes, ft), 'filetype ' .. ft)
   end
   local markers = vim.iter(config.root_markers):flatten():totable()
