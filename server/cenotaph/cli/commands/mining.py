@@ -11,7 +11,7 @@ from cenotaph.cli.common import CLI_ACTOR, CommandFailed, Subcommands, emit, pro
 from cenotaph.cli.render import outcome
 from cenotaph.memory.errors import InvalidInput
 from cenotaph.memory.mining.candidates import ACTION as CANDIDATE
-from cenotaph.memory.mining.candidates import Selection, classes_of, evidence
+from cenotaph.memory.mining.candidates import Selection, classes_of, counted, evidence
 
 CANDIDATE_CLASSES = ("dev", "types", "backport", "build", "subproject", "moved-out", "plain")
 DEFAULT_MIN_CONFIDENCE = 0.5
@@ -83,9 +83,9 @@ def _decide(args: argparse.Namespace, memory, decision: str, **extra) -> None:
     lines = [_decided_line(row, result) for row, result in
              zip(batch.proposals, batch.results or [None] * batch.count)]
     if batch.preview:
-        head = f"would {verb} {_count(batch.proposals)} (nothing changed; run it again without --dry-run)"
+        head = f"would {verb} {counted(batch.proposals)} (nothing changed; run it again without --dry-run)"
     else:
-        head = f"{decision} {_count(batch.proposals)} as batch #{batch.batch}" + (f" ({args.reason})" if args.reason
+        head = f"{decision} {counted(batch.proposals)} as batch #{batch.batch}" + (f" ({args.reason})" if args.reason
                                                                                  else "")
         if decision == "rejected" and batch.count:
             lines.append(f"undo: cenotaph reopen --batch {batch.batch}")
@@ -93,15 +93,6 @@ def _decide(args: argparse.Namespace, memory, decision: str, **extra) -> None:
     single = batch.results[0] if batch.results else batch.proposals[0] if batch.count == 1 else None
     emit(args, single if len(selection.ids) == 1 and not selection.filtered and not batch.preview else batch,
          "\n".join([head, *lines]))
-
-
-def _count(rows) -> str:
-    """`3 candidates`, `1 proposal`, `2 candidates and 1 proposal`: mined candidates and an
-    agent's proposals by their own names, as the ledger counts them."""
-    mined = sum(row.action == CANDIDATE for row in rows)
-    parts = [f"{n} {word}{'' if n == 1 else 's'}" for n, word in ((mined, "candidate"), (len(rows) - mined, "proposal"))
-             if n]
-    return " and ".join(parts) or "0 candidates"
 
 
 def _decided_line(row, result) -> str:
@@ -149,7 +140,7 @@ def reject(commands: Subcommands) -> None:
 
 def cmd_reopen(args: argparse.Namespace, memory) -> None:
     rows = memory.reopen_proposals(CLI_ACTOR, batch=args.batch, proposal_ids=args.id)
-    emit(args, {"reopened": rows}, "\n".join([f"reopened {_count(rows)}: pending again",
+    emit(args, {"reopened": rows}, "\n".join([f"reopened {counted(rows)}: pending again",
                                               *(_decided_line(row, None) for row in rows)]))
 
 

@@ -190,6 +190,16 @@ def select(rows: Iterable[ProposalRow], selection: Selection) -> list[ProposalRo
     return [row for row in rows if selection.matches(row)]
 
 
+def counted(rows: Iterable[ProposalRow]) -> str:
+    """`3 candidates`, `1 proposal`, `2 candidates and 1 proposal`: mined candidates and an agent's
+    proposals by their own names, as the ledger and the editors count them."""
+    rows = list(rows)
+    mined = sum(row.action == ACTION for row in rows)
+    parts = [f"{n} {word}{'' if n == 1 else 's'}" for n, word in ((mined, "candidate"), (len(rows) - mined, "proposal"))
+             if n]
+    return " and ".join(parts) or "0 candidates"
+
+
 BATCH = "proposals:batch"  # the event that records a decision on several proposals at once
 
 
