@@ -474,7 +474,9 @@ class Memory:
         agent may ask for one; only a person decides)."""
         validate.choice(decision, "decision", ("accepted", "rejected"))
         if not preview:
-            proposals.only_a_person(actor, "these", f"cenotaph {decision[:6]} …")
+            named = " ".join(str(i) for i in selection.ids) or "…"
+            proposals.only_a_person(actor, " ".join(f"#{i}" for i in selection.ids) or "these candidates",
+                                    f"cenotaph {decision[:6]} {named}")
         reason = validate.text(reason, "reason") if decision == "rejected" and not preview else validate.optional_text(reason, "reason")
         selection = selection.checked()
         if not selection.ids and not selection.filtered:
