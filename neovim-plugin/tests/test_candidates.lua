@@ -23,17 +23,7 @@ vim.ui.input = function(opts, on_confirm)
   table.insert(asked, opts.prompt)
   on_confirm('noise from the build image')
 end
-local done = {} ---@type table[]
-vim.api.nvim_create_autocmd('User', {
-  pattern = 'CenotaphCommandDone',
-  callback = function(ev)
-    table.insert(done, ev.data)
-  end,
-})
-local messages = {}
-vim.notify = function(msg, level)
-  table.insert(messages, { msg = msg, level = level })
-end
+local seen = H.capture()
 local floats = {}
 require('cenotaph.ui').float = function(markdown)
   table.insert(floats, markdown)
@@ -42,7 +32,7 @@ end
 ---@param command string
 ---@return table[]
 local function finished(command)
-  return vim.tbl_filter(function(d) return d.command == command end, done)
+  return vim.tbl_filter(function(d) return d.command == command end, seen.done)
 end
 
 local root = vim.fn.tempname()
@@ -92,16 +82,16 @@ vim.cmd.edit(proj .. '/main.py')
 check(wait(60000, function() return #vim.lsp.get_clients({ name = 'cenotaph', bufnr = 0 }) > 0 end), 'the server is up')
 
 step(':Cenotaph reject with a word that is no id nor filter sends nothing', function()
-  messages = {}
+  seen.messages = {}
   vim.cmd(('Cenotaph reject %d bogus'):format(ids.six))
-  check(vim.iter(messages):any(function(m) return m.msg:find('bogus', 1, true) end), 'the word is named', messages)
+  check(vim.iter(seen.messages):any(function(m) return m.msg:find('bogus', 1, true) end), 'the word is named', messages)
   check(#finished('cenotaph.decideCandidates') == 0, 'no command was sent')
 end)
 
 step('a filter shows what it would touch and asks; Cancel decides nothing', function()
   answer, floats = 'Cancel', {}
   vim.cmd('Cenotaph reject commit=' .. dropped:sub(1, 7))
-  check(wait(20000, function() return #finished('cenotaph.decideCandidates') == 1 end), 'the preview ran', messages)
+  check(wait(20000, function() return #finished('cenotaph.decideCandidates') == 1 end), 'the preview ran', seen.messages)
   local preview = finished('cenotaph.decideCandidates')[1]
   check(preview.argument.preview and vim.deep_equal(preview.result.ids, { ids.ujson }), 'ujson only', preview)
   check(offered.prompt == 'reject 1 candidate?' and offered.items[1] == 'Reject 1', 'asked to confirm', offered)
@@ -111,10 +101,10 @@ end)
 
 local batch
 step(':Cenotaph reject 13 19 11 rejects all three, after the list and a reason', function()
-  answer, done, asked = 'Reject', {}, {}
+  answer, seen.done, asked = 'Reject', {}, {}
   vim.cmd(('Cenotaph reject %d %d %d'):format(ids.six, ids.nose, ids.mock))
   check(wait(20000, function() return #finished('cenotaph.decideCandidates') == 2 end), 'preview, then decision',
-    messages)
+    seen.messages)
   local decided = finished('cenotaph.decideCandidates')[2] or {}
   check(decided.result and decided.result.done and #decided.result.ids == 3, 'three decided', decided)
   check(decided.argument and decided.argument.reason == 'noise from the build image', 'with the reason asked',
@@ -127,17 +117,17 @@ step(':Cenotaph reject 13 19 11 rejects all three, after the list and a reason',
 end)
 
 step(':Cenotaph reopen batch=N undoes it', function()
-  done = {}
+  seen.done = {}
   vim.cmd('Cenotaph reopen batch=' .. tostring(batch))
-  check(wait(20000, function() return #finished('cenotaph.reopenCandidates') == 1 end), 'reopen ran', messages)
+  check(wait(20000, function() return #finished('cenotaph.reopenCandidates') == 1 end), 'reopen ran', seen.messages)
   check(vim.deep_equal(pending(), ids), 'every candidate is pending again', pending())
 end)
 
 step(':Cenotaph proposals names the candidates waiting, not "no pending proposals"', function()
-  messages = {}
+  seen.messages = {}
   vim.cmd('Cenotaph proposals')
-  check(wait(10000, function() return #messages > 0 end), 'answered')
-  check(messages[1] and messages[1].msg:find('4 candidates from history wait', 1, true), 'counts them', messages)
+  check(wait(10000, function() return #seen.messages > 0 end), 'answered')
+  check(seen.messages[1] and seen.messages[1].msg:find('4 candidates from history wait', 1, true), 'counts them', seen.messages)
 end)
 
 vim.lsp.stop_client(vim.lsp.get_clients({ name = 'cenotaph' }), true)
