@@ -89,6 +89,8 @@ return {
     ['cenotaph.rejectProposal'] = command('cenotaph.rejectProposal'),
     ['cenotaph.acceptCandidate'] = command('cenotaph.acceptCandidate'),
     ['cenotaph.mine'] = command('cenotaph.mine'),
+    ['cenotaph.decideCandidates'] = command('cenotaph.decideCandidates'),
+    ['cenotaph.reopenCandidates'] = command('cenotaph.reopenCandidates'),
     ['cenotaph.showLocation'] = command('cenotaph.showLocation'),
     ['cenotaph.share'] = command('cenotaph.share'),
     ['cenotaph.unshare'] = command('cenotaph.unshare'),

@@ -181,7 +181,7 @@ end)
 step(':Cenotaph completion', function()
   local subs = vim.fn.getcompletion('Cenotaph ', 'cmdline')
   check(vim.deep_equal(subs, { 'abandon', 'accept', 'bless', 'candidates', 'compile', 'effort', 'endpoint', 'ledger', 'mine', 'proposals', 'recall',
-    'reinstate', 'reject', 'remember', 'suppress' }), 'every subcommand', subs)
+    'reinstate', 'reject', 'remember', 'reopen', 'suppress' }), 'every subcommand', subs)
   local targets = vim.fn.getcompletion('Cenotaph compile c', 'cmdline')
   check(vim.deep_equal(targets, { 'claude-md', 'copilot' }), 'compile completes its targets', targets)
   check(vim.deep_equal(vim.fn.getcompletion('Cenotaph le', 'cmdline'), { 'ledger' }), 'by prefix')
