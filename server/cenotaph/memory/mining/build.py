@@ -118,6 +118,37 @@ def read(repo: Repository, files: Mapping[str, str], manifests: Iterable[str]) -
     return build
 
 
+def own_name(path: str, text: str) -> Key | None:
+    """The package a pyproject.toml, package.json or Cargo.toml names as its own, if it does."""
+    name = path.rsplit("/", 1)[-1].lower()
+    if name == "package.json":
+        own, ecosystem = _json(text).get("name"), "npm"
+    elif name == "cargo.toml":
+        own, ecosystem = (_toml(text).get("package") or {}).get("name"), "cargo"
+    elif name == "pyproject.toml":
+        data = _toml(text)
+        own = (data.get("project") or {}).get("name") or ((data.get("tool") or {}).get("poetry") or {}).get("name")
+        ecosystem = "pypi"
+    else:
+        return None
+    return (ecosystem, ecosystems.normalize(own, ecosystem)) if isinstance(own, str) and own.strip() else None
+
+
+def former_own(repo: Repository, changes: Iterable[tuple[str, str, str]]) -> set[Key]:
+    """The names the repository's own packages gave up in `changes` ((path, old blob, new blob) of
+    a pyproject.toml, package.json or Cargo.toml): the project renamed, its old name is no
+    dependency it dropped."""
+    changes = [c for c in changes if c[0].rsplit("/", 1)[-1].lower() in ("pyproject.toml", "package.json", "cargo.toml")]
+    contents = repo.blobs(blob for _, old, new in changes for blob in (old, new))
+    found: set[Key] = set()
+    for path, old, new in changes:
+        before = own_name(path, contents.get(old, b"").decode("utf-8", "replace"))
+        after = own_name(path, contents.get(new, b"").decode("utf-8", "replace"))
+        if before and after and before != after:
+            found.add(before)
+    return found
+
+
 def _same_ecosystem(kind: str, workspace_file: str) -> bool:
     name = workspace_file.rsplit("/", 1)[-1].lower()
     return {"cargo.toml": "cargo.toml", "package.json": "package.json", "pnpm-workspace.yaml": "package.json",

@@ -117,8 +117,11 @@ def pin_note(name: str, old_text: str, message: str) -> str | None:
 BUMP = re.compile(r"^(?:\w+(?:\([\w-]+\))?:\s*)?(?:bump|update|upgrade)\s+(?:the\s+\S+\s+group\s+)?`?([\w@./-]+)`?\s+"
                   r"(?:from|to|requirement)\b", re.IGNORECASE)
 
-# "Drop support for Python 3.8", "require python >= 3.9": the floor rose.
-FLOOR_RISE = re.compile(r"\b(?:drop|remov|end|retir|deprecat)\w*\s+(?:support\s+(?:for\s+)?)?(?:python|py)\s*([23](?:\.\d+)?)\b|"
+# "Drop support for Python 3.8", "Drop support for deprecated Python versions (2.7 and 3.5)", "drop
+# python < 3.6", "require python >= 3.9": the floor rose.
+FLOOR_RISE = re.compile(r"\b(?:drop|remov|end|retir|deprecat)\w*\s+(?:support\s+(?:for\s+)?)?"
+                        r"(?:(?:deprecated|old(?:er)?|legacy|eol|unsupported)\s+)?(?:python|py)\s*(?:versions?\s*)?"
+                        r"(?:\(\s*)?(?:[<>]=?\s*)?([23](?:\.\d+)?)\b|"
                         r"\b(?:require|min(?:imum)?|bump)\w*\s+(?:python|py)\s*(?:>=?\s*|to\s+)?([23]\.\d+)", re.IGNORECASE)
 
 
@@ -126,3 +129,23 @@ def floor_rise(message: str) -> str | None:
     """The Python version whose support the message ends or the floor it sets, as written."""
     found = FLOOR_RISE.search(message)
     return None if found is None else f"Python {found[1] or found[2]}"
+
+
+# A requirement only for older Pythons (`futures; python_version == '2.7'`, `python_version < "3.8"`):
+# a shim for what a newer standard library has.
+_OLD_PYTHON_MARKER = re.compile(r"python_(?:full_)?version\s*(?:==|<=?|~=)\s*['\"]?[23](?:\.\d+)*['\"]?", re.IGNORECASE)
+# What a message's line says of a compatibility shim it drops ("all transitional requirements").
+_SHIM_WORDS = re.compile(r"\b(?:transitional|compat(?:ibility)?|backports?|shims?|polyfills?)\b", re.IGNORECASE)
+
+
+def shim_evidence(name: str, old_text: str, message: str) -> str | None:
+    """What says the name was a compatibility shim for older Pythons, or None: its requirement's
+    marker in the manifest that lost it, or the message's line that names it."""
+    pattern = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])", re.IGNORECASE)
+    for line in old_text.splitlines():
+        if pattern.search(line) and (marker := _OLD_PYTHON_MARKER.search(line)):
+            return f"required only for older Pythons ({marker[0]})"
+    for line in message.splitlines():
+        if pattern.search(line) and (word := _SHIM_WORDS.search(line)):
+            return f"the message calls it {word[0].lower()}"
+    return None

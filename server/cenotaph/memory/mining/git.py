@@ -156,13 +156,17 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
     locked = _locked(repo, files_at_head) - indirect_at_head
     dropped = [key for key, episodes in walk.episodes.items()
                if key not in declared_at_head and episodes and episodes[-1].removed is not None]
-    walk.own = build.own
+    # The names of the repository's own packages, at HEAD and those a commit that dropped a name
+    # renamed them from (a project renamed: its old name is no dependency it gave up).
+    sources = {walk.episodes[key][-1].source for key in dropped} - {None}
+    walk.own = build.own | builds.former_own(repo, ((c.path, c.old_blob, c.new_blob) for commit in sources
+                                                     for c in commit.changes if c.old_blob and c.new_blob))
     walk.changelogs = _changelogs(repo, files_at_head)
     walk.removed_text(dropped)
     for key in dropped:
         candidate = candidate_for(walk, key, walk.episodes[key])
         last = walk.episodes[key][-1]
-        if key in locked and not dropped_by_name(last):
+        if key in locked and not dropped_by_name(last, candidate, walk):
             mining.locked_at_head.append(candidate.name)
             continue
         if key in locked:

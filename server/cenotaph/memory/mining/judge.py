@@ -14,12 +14,16 @@ from cenotaph.memory.mining.evidence import (
     confidence,
     floor_rise,
     pin_note,
+    shim_evidence,
 )
 from cenotaph.memory.mining.messages import (
     REVERTS,
     SIGNAL_WORDS,
     commit_why,
     instead_of,
+    renamed,
+    says_unused,
+    says_vendored,
     shorten,
     speaks_of,
 )
@@ -54,18 +58,32 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
     is_revert = last.added is not None and any(last.added.ref.startswith(sha) for sha in reverted)
     lived = _lifetime(episodes)
     classes = _classes(key, last)
+    shim = shim_evidence(last.name, walk.removed_texts.get(key, ""), last.message)
+    if shim and "backport" not in classes:
+        classes = (*classes, "backport")
     signal = SIGNAL_WORDS.search(last.message)
     named = speaks_of(last.message, last.name)
     dropped_too = sum(1 for other in walk.removed_by_commit[last.removed_in] if other[0] == ecosystem)
     removed = last.removed
     grounds = []
-    if is_revert:
+    # Added and reverted within days: an experiment undone, and what it "replaced" is what was there.
+    experiment = is_revert and lived is not None and lived < EXPERIMENT_DAYS
+    if experiment:
+        grounds.append(Ground(f"an experiment, its addition reverted after {lived} days", -0.3))
+        replacement, replacement_from = None, None
+    elif is_revert:
         grounds.append(Ground("its removal reverts its addition", 0.25))
     if named:
         grounds.append(Ground("the removing commit names it", 0.2))
-    if signal:
+    if signal and not experiment:
         grounds.append(Ground(f"the removing commit says \"{signal[0].lower()}\"", 0.15))
-    if replacement_from == "message":
+    unused = says_unused(last.message, last.name)
+    if unused:
+        grounds.append(Ground(f"the removing commit says it was {unused}", 0.1))
+    same_package = bool(replacement) and renamed(last.name, replacement, last.message)
+    if same_package:
+        grounds.append(Ground(f"the same package published again as {replacement}, and the commit says no more", -0.4))
+    elif replacement_from == "message":
         grounds.append(Ground(f"replaced by {replacement}, named in the message and added or declared", 0.3))
     elif replacement:
         grounds.append(Ground(f"replaced by {replacement}, the one name of its role the commit added", 0.15))
@@ -75,7 +93,8 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
         grounds.append(Ground(f"a pin kept for a while or for another package's sake ({pin})", -0.4))
     system = ecosystem in SYSTEM_ECOSYSTEMS
     if system:
-        grounds.append(Ground("a system package or base image: the build's environment", -0.3))
+        # Named by the removing commit ("don't install wget"), it was a choice about the build.
+        grounds.append(Ground("a system package or base image: the build's environment", -0.1 if named else -0.3))
     elif _role(last.groups) == "runtime" and "dev" not in classes:
         grounds.append(Ground("a runtime dependency", 0.1))
     if lived is not None:
@@ -88,9 +107,11 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
             grounds.append(Ground(f"class {name}", weight))
     if {"dev", "backport"} & set(classes):
         grounds.append(Ground("a development tool" if "dev" in classes else "a backport", -0.1))
+    if says_vendored(last.message, last.name):
+        grounds.append(Ground("the removing commit vendors its code: still used, as a copy", -0.3))
     floor = floor_rise(last.message) if "backport" in classes else None
     if floor:
-        grounds.append(Ground(f"a backport retired when the floor rose ({floor})", -0.2))
+        grounds.append(Ground(f"a backport retired when the floor rose ({floor}{'; ' + shim if shim else ''})", -0.3))
     # The commit's why, short; the commit itself is cited beside it (`commit`, the evidence), and
     # the lifetime and classes are fields of their own.
     reason = commit_why(last.message) or commit_why(removed.summary) or f"removed from {removed.path}"
@@ -106,6 +127,9 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
                      revert=is_revert, commit=removed.ref[:7], grounds=tuple(map(str, grounds)))
 
 
+# A revert of an addition made fewer days before than this undoes an experiment: no decision about
+# the name, which was tried and taken back.
+EXPERIMENT_DAYS = 7
 # A name declared for less than this and dropped without a word about it is a slip in writing the
 # manifest (a feature word listed as a requirement, a name fixed minutes later), not a choice.
 SLIP_SECONDS = 24 * 3600
@@ -118,11 +142,21 @@ TRIED_DAYS = 30
 _DIRECT_ONLY = re.compile(r"\bdirect(?:ly)?\s+(?:dep\w*|requirement)", re.IGNORECASE)
 
 
-def dropped_by_name(last: Episode) -> bool:
+def dropped_by_name(last: Episode, candidate: Candidate | None = None, walk: Walk | None = None) -> bool:
     """The removing commit names the package ("Update references to Requests for tests to HTTPX",
-    "remove unnecessary `@rolldown/pluginutils`"), and not as a direct dependency only: a lock file
-    at HEAD that still resolves it does so for another package."""
-    return speaks_of(last.message, last.name) and not _DIRECT_ONLY.search(last.message)
+    "remove unnecessary `@rolldown/pluginutils`"), says the dependencies it dropped were not needed
+    ("Remove unused windows dependencies") or names what it switched to and declared ("Switch to
+    'ignore'"), and not as a direct dependency only: a lock file at HEAD that still resolves it
+    does so for another package."""
+    if _DIRECT_ONLY.search(last.message):
+        return False
+    # The switch speaks for this name when the commit dropped no other name of its ecosystem.
+    alone = walk is not None and last.removed_in is not None and \
+        [k for k in walk.removed_by_commit[last.removed_in] if k[0] == candidate.ecosystem] == [(candidate.ecosystem, candidate.key)] \
+        if candidate is not None else False
+    switched = alone and candidate is not None and any(g.startswith("replaced by") and "named in the message" in g
+                                                       for g in candidate.grounds)
+    return speaks_of(last.message, last.name) or says_unused(last.message, last.name) is not None or switched
 
 
 def _next_major(walk: Walk, key: Key, last: Episode) -> str | None:
@@ -163,9 +197,13 @@ def passed_over(walk: Walk, key: Key, candidate: Candidate, last: Episode) -> st
         return "types for another package, not a choice of their own"
     if candidate.ecosystem == "container" and last.manifest_deleted:
         return f"the base image of {last.removed.path}, deleted whole"
-    if (candidate.ecosystem, candidate.key) in walk.own:
-        return "the name of one of the repository's own packages"
-    bump = BUMP.match(last.source.subject if last.source else "")
+    if any((other, ecosystems.normalize(last.name, other)) in walk.own for other in (candidate.ecosystem, *_siblings(candidate.ecosystem))):
+        return "the name of one of the repository's own packages (or their former name)"
+    if also := next((other for other in _siblings(candidate.ecosystem)
+                     if (other, ecosystems.normalize(last.name, other)) in walk.declared_at_head), None):
+        return f"still declared at HEAD, as a {also} name: the same software, declared another way"
+    subject = last.source.subject if last.source else ""
+    bump = BUMP.match(subject) or _upgrade_of_declared(walk, candidate.ecosystem, subject)
     if bump and fold(bump[1].rsplit("/", 1)[-1]) != fold(last.name.rsplit("/", 1)[-1]) \
             and not speaks_of(last.message, last.name):
         return f"dropped by a version bump of {bump[1]}, in a commit about that package"
@@ -175,7 +213,8 @@ def passed_over(walk: Walk, key: Key, candidate: Candidate, last: Episode) -> st
         return project_gone
     if not named and (bridged := _bridged(walk, key, last)):
         return f"made something work in {bridged}, dropped with it: no choice of its own"
-    if candidate.revert or named or SIGNAL_WORDS.search(last.message):
+    said_replacement = any(g.startswith("replaced by") and "named in the message" in g for g in candidate.grounds)
+    if candidate.revert or named or said_replacement or SIGNAL_WORDS.search(last.message):
         return None
     if candidate.replacement is None and (users := walk.users_deleted(last)):
         # The subproject rule's kin for code without a manifest of its own (a Go package, a script).
@@ -191,6 +230,28 @@ def passed_over(walk: Walk, key: Key, candidate: Candidate, last: Episode) -> st
         return (f"a development tool tried for {_days_between(last.added.at, last.removed.at)} days and dropped "
                 "without a word in a commit about something else")
     return None
+
+
+# The ecosystems that declare the same software by the same name: a PyPI package in a conda
+# environment's list, a system package and the image that ships it.
+_SIBLINGS = {"pypi": ("conda",), "conda": ("pypi",), "apt": ("apk", "container"), "apk": ("apt", "container"),
+             "container": ("apt", "apk")}
+
+
+def _siblings(ecosystem: str) -> tuple[str, ...]:
+    return _SIBLINGS.get(ecosystem, ())
+
+
+# "feat!: update to rollup v4", "upgrade to Vite 5": a commit about another package's new version.
+_UPGRADE_TO = re.compile(r"^(?:\w+(?:\([\w-]+\))?!?:\s*)?(?:bump|update|upgrade|migrate)\s+to\s+`?([\w@./-]+)`?\s+v?\d",
+                         re.IGNORECASE)
+
+
+def _upgrade_of_declared(walk: Walk, ecosystem: str, subject: str) -> re.Match[str] | None:
+    """The subject says the commit moves to a new version of a package of the ecosystem the
+    history declares ("update to rollup v4"), if it does."""
+    found = _UPGRADE_TO.match(subject)
+    return found if found and (ecosystem, ecosystems.normalize(found[1], ecosystem)) in walk.episodes else None
 
 
 def _lifetime(episodes: list[Episode]) -> int | None:
@@ -229,9 +290,11 @@ def _replacement(walk: Walk, key: Key, episode: Episode) -> tuple[str | None, st
     subject = lines[0] if lines else ""
     mentions = "\n".join(line for line in lines if speaks_of(line, episode.name))
     said = mentions or (subject if dropped == [key] else "")
-    for name, _ in added:
-        if said and speaks_of(said, name):
-            return name, "message"
+    # The name the message gives first ("from setuptools to hatchling + hatch-vcs": hatchling), so
+    # that the answer does not hang on the order the commit's names were read in.
+    named = sorted((position, name) for name, _ in added if said and (position := _position(said, name)) is not None)
+    if named:
+        return named[0][1], "message"
     for other in sorted(walk.declared_at_head):  # "drop ujson, use orjson" (declared already)
         if said and other[0] == key[0] and other != key and walk.episodes[other] \
                 and instead_of(walk.episodes[other][-1].name).search(said):
@@ -239,11 +302,11 @@ def _replacement(walk: Walk, key: Key, episode: Episode) -> tuple[str | None, st
     same_role = [name for name, groups in added if _role(groups) == role]
     # "Use ruff linter and formatter": the one name of its role the commit added and its subject
     # says it uses replaces each name of that role it dropped without a word.
-    used = [name for name in same_role if instead_of(name).search(subject)]
+    used = [name for name in same_role if instead_of(name).search(subject)] if not _replaces_other(subject, episode.name) else []
     if len(used) == 1 and not mentions:
         return used[0], "message"
     dropped_same_role = [k for k in dropped if _role(walk.episodes[k][-1].groups) == role]
-    if len(same_role) == 1 and dropped_same_role == [key]:
+    if len(same_role) == 1 and dropped_same_role == [key] and says_unused(message, episode.name) is None:
         other_change = speaks_of(message, same_role[0]) and not speaks_of(f"{subject}\n{mentions}", same_role[0])
         if not other_change:
             return same_role[0], "commit"
@@ -261,8 +324,27 @@ _USE = re.compile(r"\b(?:use[sd]?|using|adopt(?:s|ed)?|switch(?:es|ed)?\s+to|in\
 _NOT_NAMES = frozenset(["the", "a", "an", "our", "its", "it", "this", "that", "them", "new", "latest", "same", "newer", "native", "built", "builtin", "standard", "python", "node", "rust", "go", "version"])
 
 
+# "replace tox with poethepoet", "migrate from tox to nox": what the sentence replaces.
+_REPLACES = re.compile(r"\b(?:replac\w*\s+`?([\w@./-]+)`?\s+(?:with|by)|from\s+`?([\w@./-]+)`?\s+to)\b", re.IGNORECASE)
+
+
+def _replaces_other(text: str, dropped: str) -> bool:
+    """Whether the sentence says what it replaces, and that is not the dropped name: its
+    replacement is that thing's, not this one's."""
+    found = _REPLACES.search(text)
+    return found is not None and fold(found[1] or found[2]) != fold(dropped)
+
+
+def _position(text: str, name: str) -> int | None:
+    found = re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", text.lower())
+    return None if found is None else found.start()
+
+
 def _said_use(text: str, dropped: str) -> str | None:
-    """The name a sentence says is used from now on, if it says one (not the dropped name)."""
+    """The name a sentence says is used from now on, if it says one (not the dropped name, nor
+    the replacement of something else it names: "replace tox with poethepoet")."""
+    if _replaces_other(text, dropped):
+        return None
     for found in _USE.finditer(text):
         word = found[1]
         if word.lower() not in _NOT_NAMES and word.lower() != dropped.lower():

@@ -8,7 +8,7 @@ import re
 SIGNAL_WORDS = re.compile(
     r"\b(?:drop(?:s|ped|ping)?|remov(?:e|es|ed|ing)|replac(?:e|es|ed|ing)|revert(?:s|ed)?|broken|break(?:s|ing)?|"
     r"slow(?:er)?|deprecat(?:e|ed|ion)|vulnerab(?:le|ility)|cve-\d+|migrat(?:e|ed|ion)|switch(?:ed)?|"
-    r"get rid|ditch(?:ed)?|abandon(?:ed)?|instead)\b",
+    r"get rid|ditch(?:ed)?|abandon(?:ed)?|instead|(?:don'?t|do not|no longer|stop)\s+install(?:ing)?)\b",
     re.IGNORECASE,
 )
 REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
@@ -91,3 +91,48 @@ def instead_of(name: str) -> re.Pattern[str]:
     # Not a module of it: "use sphinx.ext.extlinks" is no use of the Sphinx package.
     return re.compile(rf"\b(?:with|to|in favou?r of|use|using|adopt|by|for)\s+`?{re.escape(name)}(?![\w-]|\.\w)",
                       re.IGNORECASE)
+
+
+# A commit that says what it dropped was not needed: a judgement on the dependency itself.
+_UNUSED = re.compile(r"\b(?:unused|unnecessary|unneeded|not needed|no longer (?:needed|used|required)|"
+                     r"non[- ]?essential|superfluous|redundant)\b", re.IGNORECASE)
+_DEPENDENCY = re.compile(r"\b(?:deps?|dependenc(?:y|ies)|requirements?|packages?|librar(?:y|ies)|crates?|modules?)\b",
+                         re.IGNORECASE)
+# "Fix: use ansi_term instead", "This package is deprecated and unmaintained": why a successor was chosen.
+_MAINTENANCE = re.compile(r"\b(?:unmaintained|no longer maintained|not maintained|deprecated|abandoned|archived|"
+                          r"vulnerab\w*|cve-\d+|security)\b", re.IGNORECASE)
+
+
+def says_unused(message: str, name: str) -> str | None:
+    """The word with which the message says the dropped name (or the dependencies it dropped) was
+    not needed, if it does."""
+    found = _UNUSED.search(message)
+    if found and (speaks_of(message, name) or _DEPENDENCY.search(message)):
+        return found[0].lower()
+    return None
+
+
+def renamed(name: str, successor: str, message: str) -> bool:
+    """Whether `successor` is `name` published again under a new name (`dirs` → `dirs-next`,
+    `jemallocator` → `tikv-jemallocator`): its name holds the old one whole, and the commit's
+    subject chooses nothing (no "replace", "switch", "instead") nor says what was wrong with the
+    old one (unmaintained, deprecated, a vulnerability)."""
+    def parts(text: str) -> list[str]:
+        return [p for p in re.split(r"[-_./]+", text.lower()) if p]
+    old, new = parts(name), parts(successor)
+    if not old or old == new or len(new) <= len(old):
+        return False
+    if not any(new[i:i + len(old)] == old for i in range(len(new) - len(old) + 1)):
+        return False
+    subject = message.strip().splitlines()[0] if message.strip() else ""
+    return not SIGNAL_WORDS.search(subject) and not _WHY_WORDS.search(subject) and not _MAINTENANCE.search(message)
+
+
+# "Vendorize ansimarkup", "vendor the parser": its code now lives in the repository.
+_VENDORED = re.compile(r"\b(?:vendor(?:s|ed|ing|ize[sd]?|ise[sd]?)?|inlin(?:e|ed|ing)\s+(?:a\s+)?(?:copy|the code))\b",
+                       re.IGNORECASE)
+
+
+def says_vendored(message: str, name: str) -> bool:
+    """Whether the line of the message that names the package says its code was copied in."""
+    return any(speaks_of(line, name) and _VENDORED.search(line) for line in message.splitlines())

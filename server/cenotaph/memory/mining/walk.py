@@ -336,7 +336,8 @@ class Walk:
             added = self.repo.added_lines(commit.parents[0], commit.sha, unlocked_pathspecs())
             self.all_added[commit.sha] = "\n".join(text for path, text in added.items() if not is_code(path))
         tool = re.escape(word)
-        runs = re.compile(rf"(?:^|[;&|`(]|\brun:|^\s*-|\$|python3? -m|\bpipx? install|\bsetup-|\bid:)\s*{tool}(?:\s|$|@)",
+        # A script's command in package.json starts its quoted value ("build": "esbuild src/cli.ts").
+        runs = re.compile(rf"(?:^|[;&|`(]|\brun:|^\s*-|\$|python3? -m|\bpipx? install|\bsetup-|\bid:|\":\s*\")\s*{tool}(?:\s|$|@)",
                           re.IGNORECASE | re.MULTILINE)
         return word.lower() if runs.search(self.all_added[commit.sha]) else None
 
