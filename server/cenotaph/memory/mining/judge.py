@@ -99,7 +99,10 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
         grounds.append(Ground("a runtime dependency", 0.1))
     if lived is not None:
         same_day = last.added is not None and _days_between(last.added.at, removed.at) == 0 and len(episodes) == 1
-        grounds.append(Ground(f"declared {lived} days", -0.2 if same_day else 0.05 if lived < 30 else 0.0))
+        # Short-lived and dropped without a word (not named, no why, no replacement): a trial set aside.
+        silent = not (named or signal or replacement or is_revert)
+        grounds.append(Ground(f"declared {lived} days" + (", dropped without a word" if silent and lived < 30 else ""),
+                              -0.2 if same_day else (-0.1 if silent else 0.05) if lived < 30 else 0.0))
     if dropped_too > CHURN and not named and replacement_from != "message":
         grounds.append(Ground(f"one of {dropped_too} names the commit dropped", -0.15))
     for name, weight in (("build", -0.2), ("subproject", -0.2), ("moved-out", -0.35)):
