@@ -683,7 +683,15 @@ def test_the_same_package_under_a_new_name_is_no_replacement(memory, tmp_path):
                 {"Cargo.toml": CARGO_DEPS.format('dirs-next = "2"\nansi_term = "0.12"\n')}, at=day(2))
     repo.commit("Use nu-ansi-term instead of ansi-term\n\nBecause ansi-term is no longer maintained.",
                 {"Cargo.toml": CARGO_DEPS.format('dirs-next = "2"\nnu-ansi-term = "0.46"\n')}, at=day(3))
+    repo.commit("Start the web client", {"package.json": '{"dependencies": {"http-proxy": "1", "prompts": "2"}}'}, at=LONG_AGO)
+    repo.commit("refactor: use `http-proxy-3`", {"package.json": '{"dependencies": {"http-proxy-3": "1", "prompts": "2"}}'},
+                at=day(4))
+    repo.commit("feat(create): ask with clack", {"package.json": '{"dependencies": {"http-proxy-3": "1", '
+                                                                  '"@clack/prompts": "1"}}'}, at=day(5))
     _, found = mine(memory, repo)
+    # The subject says it uses the successor, or the successor is another owner's (a scope): chosen.
+    assert found["http-proxy"]["replacement"] == "http-proxy-3" and found["http-proxy"]["confidence"] >= 0.5
+    assert not any("the same package" in g for g in found["prompts"]["grounds"])
     dirs, ansi = found["dirs"], found["ansi-term"]
     assert dirs["replacement"] == "dirs-next" and any("the same package" in g for g in dirs["grounds"])
     assert dirs["confidence"] < 0.5
@@ -819,3 +827,16 @@ def test_a_short_lived_dependency_dropped_without_a_word_ranks_low(memory, tmp_p
     xdg, isatty = found["github.com/adrg/xdg"], found["github.com/mattn/go-isatty"]
     assert any("dropped without a word" in g for g in xdg["grounds"]) and xdg["confidence"] < 0.5
     assert isatty["confidence"] >= 0.5  # as short-lived, but named and why: the positive control
+
+
+def test_a_migration_is_no_version_bump_and_dont_need_says_why(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"Cargo.toml": CARGO_DEPS.format('kernel32-sys = "0.2"\nwinapi = "0.2"\n'),
+                          "src/main.rs": "fn main() {}\n"}, at=LONG_AGO)
+    repo.commit("wincolor: migrate to winapi 0.3", {"Cargo.toml": CARGO_DEPS.format('winapi = "0.3"\n')}, at=day(2))
+    repo.commit("Add parking_lot", {"Cargo.toml": CARGO_DEPS.format('winapi = "0.3"\nparking_lot = "0.12"\n')}, at=day(3))
+    repo.commit("don't need parking lot", {"Cargo.toml": CARGO_DEPS.format('winapi = "0.3"\n')}, at=day(10))
+    report, found = mine(memory, repo)
+    assert "kernel32-sys" not in report.history.passed_over
+    assert found["kernel32-sys"]["replacement"] == "winapi" and found["kernel32-sys"]["confidence"] >= 0.5
+    assert found["parking-lot"]["confidence"] >= 0.5

@@ -246,7 +246,7 @@ def _siblings(ecosystem: str) -> tuple[str, ...]:
 
 
 # "feat!: update to rollup v4", "upgrade to Vite 5": a commit about another package's new version.
-_UPGRADE_TO = re.compile(r"^(?:\w+(?:\([\w-]+\))?!?:\s*)?(?:bump|update|upgrade|migrate)\s+to\s+`?([\w@./-]+)`?\s+v?\d",
+_UPGRADE_TO = re.compile(r"^(?:\w+(?:\([\w-]+\))?!?:\s*)?(?:bump|update|upgrade)\s+to\s+`?([\w@./-]+)`?\s+v?\d",
                          re.IGNORECASE)
 
 

@@ -8,7 +8,7 @@ import re
 SIGNAL_WORDS = re.compile(
     r"\b(?:drop(?:s|ped|ping)?|remov(?:e|es|ed|ing)|replac(?:e|es|ed|ing)|revert(?:s|ed)?|broken|break(?:s|ing)?|"
     r"slow(?:er)?|deprecat(?:e|ed|ion)|vulnerab(?:le|ility)|cve-\d+|migrat(?:e|ed|ion)|switch(?:ed)?|"
-    r"get rid|ditch(?:ed)?|abandon(?:ed)?|instead|(?:don'?t|do not|no longer|stop)\s+install(?:ing)?)\b",
+    r"get rid|ditch(?:ed)?|abandon(?:ed)?|instead|(?:don'?t|do not|no longer|stop)\s+install(?:ing)?|(?:don'?t|do not|no longer)\s+need(?:ed|s)?)\b",
     re.IGNORECASE,
 )
 REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
@@ -119,13 +119,20 @@ def renamed(name: str, successor: str, message: str) -> bool:
     old one (unmaintained, deprecated, a vulnerability)."""
     def parts(text: str) -> list[str]:
         return [p for p in re.split(r"[-_./]+", text.lower()) if p]
+    if successor.startswith("@") and not name.startswith("@"):
+        return False  # a scope is an owner of its own: `@clack/prompts` is not `prompts` again
     old, new = parts(name), parts(successor)
     if not old or old == new or len(new) <= len(old):
         return False
     if not any(new[i:i + len(old)] == old for i in range(len(new) - len(old) + 1)):
         return False
     subject = message.strip().splitlines()[0] if message.strip() else ""
-    return not SIGNAL_WORDS.search(subject) and not _WHY_WORDS.search(subject) and not _MAINTENANCE.search(message)
+    return not SIGNAL_WORDS.search(subject) and not _WHY_WORDS.search(subject) and not _CHOOSES.search(subject) \
+        and not _MAINTENANCE.search(message)
+
+
+# "use `http-proxy-3`", "adopt …": the subject says the commit chose the successor.
+_CHOOSES = re.compile(r"\b(?:use[sd]?|using|adopt(?:s|ed)?)\b", re.IGNORECASE)
 
 
 # "Vendorize ansimarkup", "vendor the parser": its code now lives in the repository.
