@@ -192,6 +192,7 @@ def test_the_repositorys_own_package_under_another_spelling_is_no_choice(memory,
                 '"other-build": "https://pkg.pr.new/someone/other@b1c2d3e", "acorn": "^8"}}',
         "crates/cli/Cargo.toml": '[package]\nname = "cli"\n\n[dependencies]\n'
                                  'wincolor = { version = "0.1", path = "../wincolor" }\ndocopt = "0.6"\n',
+        "crates/cli/src/main.rs": "fn main() {}\n",  # a crate has Rust source (a Cargo.toml alone is data)
     }, at=LONG_AGO)
     repo.commit("Drop them all", {plugin: '{"name": "@demo/plugin-legacy", "devDependencies": {"acorn": "^8"}}',
                                   "crates/cli/Cargo.toml": '[package]\nname = "cli"\n'}, at=day(2))
@@ -578,7 +579,9 @@ def test_a_rewrite_that_takes_the_projects_files_away_takes_its_dependencies_wit
         "template/App.jsx": None, "template/main.jsx": None, "template/src/App.jsx": "x\n", "template/src/main.jsx": "y\n",
     }, at=day(4))
     report, found = mine(memory, repo)
-    assert set(found) == {"lodash", "debug", "es-react"}
+    # template/ is no member of the workspace the rewrite made, and nothing builds it.
+    assert set(found) == {"lodash", "debug"}
+    assert "template/package.json" in report.history.outside_build
     rewrite = "a dependency of package.json, dropped by a commit that deleted or moved 4 of the 5 files of its " \
               "project: a rewrite, no choice about each dependency"
     assert report.history.passed_over == {"koa": rewrite, "ora": rewrite}

@@ -44,7 +44,8 @@ def test_every_ecosystem_is_registered_with_the_module_that_describes_it() -> No
              "tox_ini": "[testenv]\ndeps = pytest\n", "pipfile": "[packages]\nflask = \"*\"\n",
                  "environment_yml": "dependencies:\n  - numpy\n  - pip:\n    - httpx\n", "pre_commit": "repos:\n- repo: https://github.com/psf/black\n",
              "dockerfile": "FROM python\nRUN apt-get install -y curl && apk add git && conda install numpy\n",
-             "markdown": "we use yaml\n", "instructions": "use yaml\n"}
+             "markdown": "we use `yaml`\n", "restructuredtext": "we use ``yaml``\n",
+             "plaintext": "pip install yaml\n", "instructions": "use yaml\n"}
     for document in ecosystems.documents():
         found = detect(sample(document.patterns[0]), texts[document.kind], frozenset({"yaml"}))
         assert found, document.kind

@@ -42,7 +42,7 @@ def verbs() -> tuple[Verb, ...]:
         lifecycle.confirm, lifecycle.dispute, lifecycle.refute,
         contradictions.contradictions, contradictions.resolve, contradictions.dismiss, contradictions.scan_contradictions,
         graveyard.suppress, graveyard.unsuppress, memories.update, memories.history, operations.audit, operations.why,
-        operations.backup, operations.restore, mining.proposals, mining.accept, mining.reject,
+        operations.backup, operations.restore, mining.proposals, mining.accept, mining.reject, mining.reopen,
         policy.compile_lessons, policy.bless, policy.lessons, lifecycle.maintain,
         knowledge.ingest, knowledge.feed, knowledge.promote, knowledge.compact, knowledge.concepts, knowledge.related,
         mining.mine, enforce.hook, policy.hooks, lint.lint,

@@ -29,6 +29,10 @@ _ANY_ECOSYSTEM = frozenset({ecosystems.ANY, "tool", "other"})
 # The tools that change a file, and where their input holds its path.
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit"})
 SHELL_TOOLS = frozenset({"Bash"})
+# What `lint` and the SessionStart hook say when there is nothing to check against (a CI runner's
+# store, a teammate's clone before anything is shared): passing everything must not look clean.
+EMPTY_GRAVEYARD = ("the graveyard is empty here (nothing abandoned in this project's store, globally, or shared in "
+                   "the repository's .cenotaph/)")
 NOTEBOOK_TOOLS = frozenset({"NotebookEdit"})  # Claude Code's: a Jupyter notebook's cell
 # Gemini CLI's tools that install or edit, by the Claude Code tool that takes the same input
 # (Gemini's `replace` counts its replacements instead of a replace_all flag).
@@ -307,6 +311,10 @@ class Enforcer:
                 (a.ecosystem == ecosystem or a.ecosystem in _ANY_ECOSYSTEM)
             self._verdicts[(ecosystem, key)] = verdict if live else None
         return self._verdicts[(ecosystem, key)]
+
+    def size(self) -> int:
+        """How many approaches the project's verdicts can come from (0: nothing is ever flagged)."""
+        return len(self.graveyard.in_scope(self.project))
 
     def judge(self, named: Iterable[Named]) -> list[Finding]:
         """The findings among names: those abandoned here or everywhere."""

@@ -24,10 +24,36 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 REASON_CHARS = 160  # a drafted reason is read in a hover and a diagnostic: a line, not the message
 
 
+# Subjects that say what happened to the repository, never why a package went: a release or a
+# version, a merge, a dependency bot's bump, a word of housekeeping.
+_NOT_A_WHY = re.compile(
+    r"^(?:(?:release|version|bump version|prepare release)\b.*|v?\d+(?:\.\d+)+\S*|merge\b.*|"
+    r"(?:bump|update)\s+\S+\s+from\s+\S+\s+to\s+\S+.*|\w+\((?:deps|deps-dev)\):.*|"
+    r"(?:wip|update|updates|cleanup|clean up|misc|tidy|fix|fixes|changes|deps|dependencies)\W*)$",
+    re.IGNORECASE)
+_BULLET = re.compile(r"^(?:[-*•+]|\d+[.)])\s+")
+
+
+def _chunks(lines: list[str]) -> list[str]:
+    """A body's sentences: wrapped lines joined, each bullet of a pasted list on its own."""
+    chunks: list[str] = []
+    joined = True
+    for line in lines:
+        bullet = _BULLET.match(line)
+        if bullet or not joined or not chunks:
+            chunks.append(line[bullet.end():] if bullet else line)
+        else:
+            chunks[-1] += " " + line
+        joined = not bullet
+    return [s for chunk in chunks for s in _SENTENCE.split(chunk) if s]
+
+
 def commit_why(message: str) -> str:
     """The part of a commit message that says why: its subject (a merge's: the merged pull
     request's title, the body's first line), and when the subject does not explain, the body's
-    first sentence that does; no trailers, issue references or merge noise."""
+    first sentence that does; no trailers, issue references or merge noise. A subject that only
+    names a release, a merge or a bump is no reason: then the sentence that says why, or nothing
+    (the person writes the reason)."""
     lines = [line.strip() for line in message.strip().splitlines()]
     lines = [line for line in lines if not _TRAILER.match(line)]
     if lines and _MERGE.match(lines[0]):
@@ -36,10 +62,16 @@ def commit_why(message: str) -> str:
     lines = [line for line in lines if line]
     if not lines:
         return ""
-    subject, body = lines[0], " ".join(lines[1:])
-    if _WHY_WORDS.search(subject):
+    subject, body = _BULLET.sub("", lines[0]), _chunks(lines[1:])
+    if _BULLET.match(lines[0]):  # a pasted list, not a subject
+        body, subject = _chunks(lines), ""
+    if _NOT_A_WHY.match(subject):
+        subject = ""
+    if subject and _WHY_WORDS.search(subject):
         return subject
-    because = next((s for s in _SENTENCE.split(body) if _WHY_WORDS.search(s)), None)
+    because = next((s for s in body if _WHY_WORDS.search(s)), None)
+    if not subject:
+        return because or ""
     return f"{subject.rstrip('.:')}: {because}" if because else subject
 
 
