@@ -109,7 +109,7 @@ found.append(loaded())
 assert {i.ecosystem for i in ecosystems.installers_in("pip install requests")} == {"pypi"}
 assert ecosystems.normalize("Requests", "pypi") == "requests" and "yaml" in ecosystems.aliases_for("pyyaml")
 found.append(loaded())
-assert ecosystems.document_kind("app/Cargo.toml") == "cargo_toml" and ecosystems.document_for("README.txt") is None
+assert ecosystems.document_kind("app/Cargo.toml") == "cargo_toml" and ecosystems.document_for("data/table.csv") is None
 found.append(loaded())
 assert ecosystems.document_kind("docs/notes.md") == "markdown"
 found.append(loaded())

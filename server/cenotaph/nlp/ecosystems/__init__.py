@@ -79,7 +79,7 @@ FILES: Final[Mapping[str, tuple[str, ...]]] = {
     "go": ("?*.go", "go.mod"),
     "containers": ("dockerfile", "dockerfile.*", "*.dockerfile", "containerfile", "containerfile.*"),
     "conda": ("environment.yml", "environment.yaml", "environment-*.yml", "environment-*.yaml"),
-    "prose": ("?*.md", "?*.markdown", "agents.md", "claude.md", ".cursorrules", ".github/copilot-instructions.md"),
+    "prose": ("?*.md", "?*.markdown", "?*.rst", "?*.txt", "readme", "agents.md", "claude.md", ".cursorrules", ".github/copilot-instructions.md"),
 }
 ALIASED: Final = ("python",)
 
