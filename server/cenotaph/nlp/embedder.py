@@ -6,7 +6,6 @@ half a second, so it happens lazily and, for servers, in a background thread sta
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +14,6 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:  # numpy is imported with the model: `cenotaph mcp` forwarding reads DEFAULT_MODEL only
     import numpy as np
 
-log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "cenotaph/all-MiniLM-L6-v2-int8"
 DEFAULT_DIM = 384
@@ -134,7 +132,9 @@ class Embedder:
             probe = np.asarray(next(iter(model.embed(["probe"]))), dtype=np.float32)
             self._dim = int(probe.shape[0])
             self._model = model
-            log.info("embedding model %s loaded (dim %d)", self.model_name, self._dim)
+            import logging  # with the model, not with this module (config.py imports it)
+
+            logging.getLogger(__name__).info("embedding model %s loaded (dim %d)", self.model_name, self._dim)
             return model
 
     def embed(self, texts: list[str]) -> np.ndarray:
