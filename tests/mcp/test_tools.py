@@ -14,7 +14,7 @@ from tests.mcp.conftest import CLIENT_NAME, PROJECT, call, call_error, connect
 def _actor(memory) -> str:
     """The agent's actor: its client's name, for the person whose session runs it (cenotaph.identity)."""
     return f"mcp:{CLIENT_NAME} for {identity.person(memory)}"
-READ_ONLY = {"briefing", "recall", "check_approaches", "inspect"}
+READ_ONLY = {"briefing", "recall", "check_approaches", "inspect", "candidates"}
 DESTRUCTIVE = {"change"}  # it can forget
 EXPECTED = READ_ONLY | DESTRUCTIVE | {
     "remember", "abandon", "record_experience", "approach", "settle", "mine", "compile", "share", "compact",
