@@ -1,0 +1,111 @@
+"""The anchored text and its context, taken from a file's lines and re-found in them later.
+Lines compare with their indentation and trailing spaces stripped: re-indenting a block does not
+change what it does. Pure functions over lists of lines; no file or store is read here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+# Lines of context kept on either side of the anchored text: they decide between two places
+# holding the same text.
+CONTEXT_LINES = 2
+# The least similarity (difflib's ratio over the stripped lines) at which changed text is still
+# the anchored code followed; below it the anchor is stale. Measured on real histories:
+# docs/benchmarks.md, "Anchors".
+FOLLOW_THRESHOLD = 0.75
+# How far the re-found text's length may differ from the taken text's, in lines.
+_LENGTH_SLACK = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Taken:
+    text: str
+    lines_before: str
+    lines_after: str
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """Where the text lies now (1-based, inclusive) and how like the taken text it is (1.0: equal)."""
+
+    start_line: int
+    end_line: int
+    similarity: float
+
+
+def take(lines: list[str], start_line: int, end_line: int) -> Taken:
+    """The text of lines `start_line`..`end_line` (1-based, inclusive) with its context."""
+    first = start_line - 1
+    return Taken(text="\n".join(lines[first:end_line]),
+                 lines_before="\n".join(lines[max(0, first - CONTEXT_LINES):first]),
+                 lines_after="\n".join(lines[end_line:end_line + CONTEXT_LINES]))
+
+
+def _norm(lines: list[str]) -> str:
+    return "\n".join(line.strip() for line in lines)
+
+
+def _ratio(a: str, b: str) -> float:
+    if a == b:
+        return 1.0
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    return matcher.ratio() if matcher.real_quick_ratio() > 0 and matcher.quick_ratio() > 0 else 0.0
+
+
+def refind(taken: Taken, lines: list[str], near_line: int) -> Found | None:
+    """Where the taken text lies in `lines`: at `near_line` if it is still there, else the exact
+    copy nearest to it (context first), else the most similar block of about its length. None
+    when the file is empty."""
+    want = [line.strip() for line in taken.text.split("\n")]
+    n = len(want)
+    if not lines:
+        return None
+    stripped = [line.strip() for line in lines]
+    if stripped[near_line - 1:near_line - 1 + n] == want:
+        return Found(near_line, near_line + n - 1, 1.0)
+    before = _norm(taken.lines_before.split("\n")) if taken.lines_before else ""
+    after = _norm(taken.lines_after.split("\n")) if taken.lines_after else ""
+
+    def context(first: int, length: int) -> float:
+        around = (_norm(stripped[max(0, first - before.count("\n") - 1):first]) if before else "",
+                  _norm(stripped[first + length:first + length + after.count("\n") + 1]) if after else "")
+        return (_ratio(around[0], before) + _ratio(around[1], after)) / 2
+
+    exact = [i for i in range(len(stripped) - n + 1) if stripped[i:i + n] == want]
+    if exact:
+        best = max(exact, key=lambda i: (context(i, n), -abs(i + 1 - near_line)))
+        return Found(best + 1, best + n, 1.0)
+    text = "\n".join(want)
+    # Every window of the taken length, the best by similarity, then context, then nearness.
+    scored = []
+    for i in range(max(1, len(stripped) - n + 1)):
+        similarity = _ratio("\n".join(stripped[i:i + n]), text)
+        scored.append((similarity, -abs(i + 1 - near_line), i))
+    similarity, _, first = max(scored)
+    if similarity == 0.0:
+        return Found(min(near_line, len(lines)), min(near_line + n - 1, len(lines)), 0.0)
+    # The block may have grown or shrunk: the length that matches best from that start.
+    length = max(range(max(1, n - _LENGTH_SLACK), n + _LENGTH_SLACK + 1),
+                 key=lambda m: (_ratio("\n".join(stripped[first:first + m]), text), -abs(m - n)))
+    similarity = _ratio("\n".join(stripped[first:first + length]), text)
+    end = min(first + length, len(lines))
+    return Found(first + 1, end, similarity)
+
+
+def shift(start_line: int, end_line: int, edit_start: int, edit_end: int, new_lines: int) -> tuple[int, int, bool]:
+    """An anchor's lines after an edit, as a bookmark moves: the edit replaced lines `edit_start`..
+    `edit_end` (1-based, inclusive; `edit_end = edit_start - 1` for a pure insertion before
+    `edit_start`) with `new_lines` lines. Returns (start, end, whether the edit touched the
+    anchored text)."""
+    removed = edit_end - edit_start + 1
+    delta = new_lines - removed
+    if edit_end < start_line:  # wholly above: the anchor moves with the lines
+        return start_line + delta, end_line + delta, False
+    if edit_start > end_line:  # wholly below
+        return start_line, end_line, False
+    # Overlapping: the anchor keeps its start (or the edit's, if the edit began inside the lines
+    # above it and removed them) and grows or shrinks with the edit.
+    start = min(start_line, edit_start) if edit_start < start_line else start_line
+    end = max(start, end_line + delta)
+    return start, end, True
