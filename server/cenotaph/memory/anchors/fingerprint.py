@@ -76,21 +76,24 @@ def refind(taken: Taken, lines: list[str], near_line: int) -> Found | None:
     if exact:
         best = max(exact, key=lambda i: (context(i, n), -abs(i + 1 - near_line)))
         return Found(best + 1, best + n, 1.0)
-    text = "\n".join(want)
-    # Every window of the taken length, the best by similarity, then context, then nearness.
-    scored = []
-    for i in range(max(1, len(stripped) - n + 1)):
-        similarity = _ratio("\n".join(stripped[i:i + n]), text)
-        scored.append((similarity, -abs(i + 1 - near_line), i))
-    similarity, _, first = max(scored)
-    if similarity == 0.0:
-        return Found(min(near_line, len(lines)), min(near_line + n - 1, len(lines)), 0.0)
-    # The block may have grown or shrunk: the length that matches best from that start.
-    length = max(range(max(1, n - _LENGTH_SLACK), n + _LENGTH_SLACK + 1),
-                 key=lambda m: (_ratio("\n".join(stripped[first:first + m]), text), -abs(m - n)))
-    similarity = _ratio("\n".join(stripped[first:first + length]), text)
+    # Every window of about the taken length, ranked by the likeness of the window with its
+    # context to the taken text with its: the context aligns a changed block where it was.
+    nb = before.count("\n") + 1 if before else 0
+    na = after.count("\n") + 1 if after else 0
+    whole = "\n".join(part for part in (before, "\n".join(want), after) if part)
+
+    def framed(first: int, length: int) -> float:
+        block = stripped[max(0, first - nb):first + length + na]
+        return _ratio("\n".join(block), whole)
+
+    starts = range(max(1, len(stripped) - n + 1))
+    first = max(starts, key=lambda i: (framed(i, n), -abs(i + 1 - near_line)))
+    # The block may have grown or shrunk: the start and length that match best about there.
+    first, length = max(((i, m) for i in range(max(0, first - 2), min(len(stripped), first + 3))
+                         for m in range(max(1, n - _LENGTH_SLACK), n + _LENGTH_SLACK + 1)),
+                        key=lambda c: (framed(*c), -abs(c[1] - n), -abs(c[0] - first)))
     end = min(first + length, len(lines))
-    return Found(first + 1, end, similarity)
+    return Found(first + 1, end, _ratio("\n".join(stripped[first:end]), "\n".join(want)))
 
 
 def shift(start_line: int, end_line: int, edit_start: int, edit_end: int, new_lines: int) -> tuple[int, int, bool]:
