@@ -5,7 +5,7 @@ recall re-checks them and ranks a stale memory below current ones; re-confirm an
 from __future__ import annotations
 
 import pytest
-from cenotaph.memory.anchors.fingerprint import FOLLOW_THRESHOLD, refind, shift, take
+from cenotaph.memory.knowledge.anchors.fingerprint import FOLLOW_THRESHOLD, refind, shift, take
 from cenotaph.memory.errors import InvalidInput
 
 from tests.conftest import HUMAN

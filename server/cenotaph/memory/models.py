@@ -112,7 +112,7 @@ ANCHOR_STATES = ("current", "moved", "stale", "lost")
 
 @dataclass(slots=True)
 class Anchor:
-    """Where in the code a memory is about, as the last check found it (memory/anchors/): its file
+    """Where in the code a memory is about, as the last check found it (memory/knowledge/anchors/): its file
     relative to the repository root, its lines (1-based, inclusive) and its state: `current` (the
     text is where it was taken), `moved` (followed to another place or file), `stale` (the text
     changed past the threshold: the memory may no longer hold), `lost` (the file is gone)."""

@@ -12,7 +12,7 @@ from typing import Any
 
 from cenotaph.config import Settings
 from cenotaph.memory import proposals, secrets, validate
-from cenotaph.memory.anchors.follow import Anchors, Place, parse_at
+from cenotaph.memory.knowledge.anchors.follow import Anchors, Place, parse_at
 from cenotaph.memory.context import Context
 from cenotaph.memory.core import audit, concepts, lifecycle, pruning, timeline
 from cenotaph.memory.core import contradictions as links
@@ -30,6 +30,7 @@ from cenotaph.memory.mining import transcripts as mine_transcripts
 from cenotaph.memory.models import (
     ALL_KINDS,
     OUTCOMES,
+    Anchor,
     AnchoredMemory,
     TRUSTS,
     AbandonResult,
@@ -51,10 +52,11 @@ from cenotaph.memory.policy import lessons
 from cenotaph.memory.team import sharing
 from cenotaph.memory.team.folder import FolderState, SharedFolders
 from cenotaph.nlp import ecosystems
+from cenotaph.store import anchors as store_anchors
 from cenotaph.store import events, memories, vectors
 from cenotaph.store.db import Store
 from cenotaph.store.memories import Scope
-from cenotaph.store.records import ApproachRow, EventRow, MemoryRow, ProposalRow, SuppressionRow
+from cenotaph.store.records import AnchorRow, ApproachRow, EventRow, MemoryRow, ProposalRow, SuppressionRow
 
 
 # How long `why`, `check_store`, `repair` and `migrate_store` wait for this process's recent recalls
@@ -77,7 +79,7 @@ class Memory:
         self.shared = SharedFolders()  # the repositories whose `.cenotaph/` this process reads
         self.graveyard = Graveyard(ctx, self.shared)
         self.recaller = Recaller(ctx, self.graveyard)
-        self.anchors = Anchors(ctx, self._working_tree)
+        self.anchors = Anchors(ctx, self.working_tree)
 
     def close(self) -> None:
         """Write what reads recorded (waiting a bounded time for a busy store), then close the store."""
@@ -240,6 +242,10 @@ class Memory:
         memory_id = validate.integer(memory_id, "memory_id", low=1, high=2**62)
         with self.ctx.store.read() as conn:
             found = document_locations(conn, [memory_id]).get(memory_id)
+            anchored = store_anchors.of(conn, [memory_id]).get(memory_id)
+        if anchored is not None:  # where its code is now
+            a = self.anchors.check(anchored).anchor
+            return Location(a.path, a.start_line, a.end_line)
         return found or tagged_location(self.get(memory_id).tags)
 
     def _vocabulary(self) -> frozenset[str]:
@@ -254,9 +260,9 @@ class Memory:
         response.results = self.anchors.annotate(response.results)
         return response
 
-    # --- anchors (memory/anchors/) ----------------------------------------------------------------
+    # --- anchors (memory/knowledge/anchors/) ----------------------------------------------------------------
 
-    def _working_tree(self, project: str) -> Path | None:
+    def working_tree(self, project: str) -> Path | None:
         """The repository of `project` this process runs in (the edges attach it)."""
         return next((s.root for s in self.shared.states() if s.project == project), None)
 
@@ -267,6 +273,15 @@ class Memory:
     def reconfirm_anchor(self, actor: Actor, memory_id: int, at: Place | str | None = None) -> AnchoredMemory:
         """Re-anchor a memory to its code as it is now (where the check finds it, or `at`)."""
         return self.anchors.reconfirm(actor, memory_id, parse_at(at) if isinstance(at, str) else at)
+
+    def anchors_in(self, project: str, file: Path) -> list[AnchorRow]:
+        """The anchors in a file of `project`'s working tree (an editor follows them as it edits)."""
+        return self.anchors.in_file(project, file)
+
+    def follow_edits(self, rows: list[AnchorRow], lines: list[str],
+                     places: dict[int, tuple[int, int]]) -> list[Anchor]:
+        """Where an open document's edits moved its anchors, and whether their text still holds."""
+        return self.anchors.follow_edits(rows, lines, places)
 
     def retire_anchored(self, actor: Actor, memory_id: int, *, reason: str) -> MemoryRow:
         """Archive an anchored memory whose code changed."""

@@ -1,4 +1,4 @@
-"""SQL for anchors: where in a repository's code a memory is about (memory/anchors/)."""
+"""SQL for anchors: where in a repository's code a memory is about (memory/knowledge/anchors/)."""
 
 from __future__ import annotations
 

@@ -548,7 +548,7 @@ def _m0010_anchors(conn: Any) -> None:
     """A memory anchored to code: its file relative to the repository root, its lines (1-based,
     inclusive), the lines as they were (`text`) with a little context on either side (the
     fingerprint the anchor is re-found by), the commit it was taken at, and the state the last
-    check left (memory/anchors/). Keyed on the stable memory id, so that it outlives content edits."""
+    check left (memory/knowledge/anchors/). Keyed on the stable memory id, so that it outlives content edits."""
     _run_script(
         conn,
         """

@@ -18,7 +18,7 @@ from cenotaph.cli.common import (
     writer,
 )
 from cenotaph.cli.render import memory_line
-from cenotaph.memory.anchors.follow import Place, parse_at
+from cenotaph.memory.knowledge.anchors.follow import Place, parse_at
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import KINDS, OUTCOMES, RecallResponse, as_json, nothing_else
 

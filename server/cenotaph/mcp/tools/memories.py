@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from cenotaph.mcp.tools.base import READ_ONLY, WRITE, GlobalScope, ToolEnv, ToolGroup
 from cenotaph.mcp.tools.results import recall_reply, reply, result
-from cenotaph.memory.anchors.follow import Place
+from cenotaph.memory.knowledge.anchors.follow import Place
 from cenotaph.memory.errors import InvalidInput
 from cenotaph.memory.models import KINDS
 

@@ -16,6 +16,8 @@ CONTEXT_LINES = 2
 FOLLOW_THRESHOLD = 0.75
 # How far the re-found text's length may differ from the taken text's, in lines.
 _LENGTH_SLACK = 3
+# Windows compared in full after the cheap bound (see refind).
+_SHORTLIST = 24
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +46,17 @@ def take(lines: list[str], start_line: int, end_line: int) -> Taken:
 
 def _norm(lines: list[str]) -> str:
     return "\n".join(line.strip() for line in lines)
+
+
+def _canon(text: str) -> str:
+    """Text without any whitespace: re-wrapping or re-indenting code does not change what it does."""
+    return "".join(text.split())
+
+
+def similarity(then: str, now: str) -> float:
+    """How like the anchored text as taken `then` is the text at its place `now` (1.0: equal but
+    for whitespace): what FOLLOW_THRESHOLD is measured on."""
+    return _ratio(_canon(then), _canon(now))
 
 
 def _ratio(a: str, b: str) -> float:
@@ -82,18 +95,23 @@ def refind(taken: Taken, lines: list[str], near_line: int) -> Found | None:
     na = after.count("\n") + 1 if after else 0
     whole = "\n".join(part for part in (before, "\n".join(want), after) if part)
 
-    def framed(first: int, length: int) -> float:
-        block = stripped[max(0, first - nb):first + length + na]
-        return _ratio("\n".join(block), whole)
+    matcher = SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2(whole)  # indexed once; each window is the other sequence
 
-    starts = range(max(1, len(stripped) - n + 1))
+    def framed(first: int, length: int, bound: bool = False) -> float:
+        matcher.set_seq1("\n".join(stripped[max(0, first - nb):first + length + na]))
+        return matcher.quick_ratio() if bound else matcher.ratio()
+
+    # difflib's quick_ratio bounds the ratio from above and costs a count of characters: only the
+    # windows with the highest bounds are compared in full.
+    starts = sorted(range(max(1, len(stripped) - n + 1)), key=lambda i: -framed(i, n, bound=True))[:_SHORTLIST]
     first = max(starts, key=lambda i: (framed(i, n), -abs(i + 1 - near_line)))
     # The block may have grown or shrunk: the start and length that match best about there.
     first, length = max(((i, m) for i in range(max(0, first - 2), min(len(stripped), first + 3))
                          for m in range(max(1, n - _LENGTH_SLACK), n + _LENGTH_SLACK + 1)),
                         key=lambda c: (framed(*c), -abs(c[1] - n), -abs(c[0] - first)))
     end = min(first + length, len(lines))
-    return Found(first + 1, end, _ratio("\n".join(stripped[first:end]), "\n".join(want)))
+    return Found(first + 1, end, similarity("\n".join(want), "\n".join(stripped[first:end])))
 
 
 def shift(start_line: int, end_line: int, edit_start: int, edit_end: int, new_lines: int) -> tuple[int, int, bool]:

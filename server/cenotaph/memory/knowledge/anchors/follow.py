@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from cenotaph.memory import validate
-from cenotaph.memory.anchors.fingerprint import FOLLOW_THRESHOLD, Taken, refind, take
+from cenotaph.memory.knowledge.anchors.fingerprint import FOLLOW_THRESHOLD, Taken, refind, similarity, take
 from cenotaph.memory.context import Context
 from cenotaph.memory.core import lifecycle
 from cenotaph.memory.errors import CenotaphError, InvalidInput, NotFound
@@ -37,6 +37,8 @@ class Place:
     path: str
     start_line: int
     end_line: int
+    # The file's lines as an editor holds them (unsaved edits); None: as on disk.
+    lines: tuple[str, ...] | None = None
 
 
 def parse_at(value: str, field: str = "at") -> Place:
@@ -89,7 +91,7 @@ class Anchors:
             raise InvalidInput(f"at: {place.path} is outside the repository {root}", field="at")
         if not file.is_file():
             raise InvalidInput(f"at: {place.path} is no file in {root}", field="at")
-        lines = _lines(file)
+        lines = list(place.lines) if place.lines is not None else _lines(file)
         if not 1 <= place.start_line <= place.end_line <= len(lines):
             raise InvalidInput(f"at: lines {place.start_line}-{place.end_line} are not in {place.path} "
                                f"({len(lines)} lines)", field="at")
@@ -148,6 +150,37 @@ class Anchors:
                 r.anchor = self.check(rows[r.id]).anchor
         doubtful = [r for r in results if r.anchor is not None and r.anchor.state in CAUTIONS]
         return [r for r in results if r not in doubtful] + doubtful
+
+    def in_file(self, project: str, file: Path) -> list[AnchorRow]:
+        """The anchors in `file` (absolute) of `project`'s working tree, as stored."""
+        root = self.roots(project)
+        if root is None or not file.is_relative_to(root):
+            return []
+        with self.ctx.store.read() as conn:
+            return store_anchors.in_project(conn, [project], file.relative_to(root).as_posix())
+
+    def follow_edits(self, rows: list[AnchorRow], lines: list[str], places: dict[int, tuple[int, int]]) -> list[Anchor]:
+        """An open document's anchors where its edits moved them (`places`: memory id → lines,
+        as an editor moved them while the person typed), each current or moved while its text is
+        like the taken text, else stale; the store follows."""
+        found, changed = [], []
+        for row in rows:
+            start, end = places.get(row.memory_id, (row.start_line, row.end_line))
+            end = min(end, len(lines))
+            now = "\n".join(lines[start - 1:end]) if 1 <= start <= end else ""
+            if similarity(row.text, now) < FOLLOW_THRESHOLD:
+                a = Anchor(row.path, start, max(start, end), "stale", CAUTIONS["stale"])
+            else:
+                a = Anchor(row.path, start, end, "current" if (start, end) == (row.start_line, row.end_line) else "moved")
+            found.append(a)
+            if (a.start_line, a.end_line, a.state) != (row.start_line, row.end_line, row.state):
+                changed.append((row.memory_id, a))
+        if changed:
+            with self.ctx.store.write() as tx:
+                for memory_id, a in changed:
+                    store_anchors.follow(tx, memory_id, path=a.path, start_line=a.start_line, end_line=a.end_line,
+                                         state=a.state, at=self.ctx.now())
+        return found
 
     def _live(self, conn: Any, memory_id: int) -> tuple[MemoryRow, AnchorRow]:
         row = lifecycle.live(conn, memory_id)
