@@ -175,12 +175,17 @@ class Anchors:
             found.append(a)
             if (a.start_line, a.end_line, a.state) != (row.start_line, row.end_line, row.state):
                 changed.append((row.memory_id, a))
-        if changed:
-            with self.ctx.store.write() as tx:
-                for memory_id, a in changed:
-                    store_anchors.follow(tx, memory_id, path=a.path, start_line=a.start_line, end_line=a.end_line,
-                                         state=a.state, at=self.ctx.now())
+        self._follow(changed)
         return found
+
+    def _follow(self, followed: list[tuple[int, Anchor]]) -> None:
+        """The store follows where checks found anchors (their fingerprints stay as taken)."""
+        if not followed:
+            return
+        with self.ctx.store.write() as tx:
+            for memory_id, a in followed:
+                store_anchors.follow(tx, memory_id, path=a.path, start_line=a.start_line, end_line=a.end_line,
+                                     state=a.state, at=self.ctx.now())
 
     def _live(self, conn: Any, memory_id: int) -> tuple[MemoryRow, AnchorRow]:
         row = lifecycle.live(conn, memory_id)
@@ -209,11 +214,7 @@ class Anchors:
                 listed.append(AnchoredMemory(memory_id=row.memory_id, content=memory.content, anchor=a,
                                              revision=row.revision, taken_at=row.taken_at, then=row.text,
                                              now=checked.now))
-        if followed:
-            with self.ctx.store.write() as tx:
-                for memory_id, a in followed:
-                    store_anchors.follow(tx, memory_id, path=a.path, start_line=a.start_line, end_line=a.end_line,
-                                         state=a.state, at=self.ctx.now())
+        self._follow(followed)
         return listed
 
     def reconfirm(self, actor: Actor, memory_id: int, at: Place | None = None) -> AnchoredMemory:
