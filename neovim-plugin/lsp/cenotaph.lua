@@ -42,7 +42,8 @@ return {
     'dockerfile',
     'dosini', -- setup.cfg
     'markdown',
-    'text', -- requirements-dev.txt and the like are `text` to Neovim
+    'rst',
+    'text', -- requirements-dev.txt and the like are `text` to Neovim, and so are .txt docs
   },
   root_markers = ROOT_MARKERS,
   -- Only inside a project: outside every workspace folder the server has nothing to flag.
@@ -88,6 +89,8 @@ return {
     ['cenotaph.rejectProposal'] = command('cenotaph.rejectProposal'),
     ['cenotaph.acceptCandidate'] = command('cenotaph.acceptCandidate'),
     ['cenotaph.mine'] = command('cenotaph.mine'),
+    ['cenotaph.decideCandidates'] = command('cenotaph.decideCandidates'),
+    ['cenotaph.reopenCandidates'] = command('cenotaph.reopenCandidates'),
     ['cenotaph.showLocation'] = command('cenotaph.showLocation'),
     ['cenotaph.share'] = command('cenotaph.share'),
     ['cenotaph.unshare'] = command('cenotaph.unshare'),

@@ -93,6 +93,19 @@ function H.flag(bufnr, name)
 end
 
 --- Print the summary line and exit with the right status.
+--- What the plugin said and did, captured: `seen.done` gets each CenotaphCommandDone's data and
+--- `seen.messages` each vim.notify (assign a new table to either to start over).
+---@return { done: table[], messages: { msg: string, level: integer? }[] }
+function H.capture()
+  local seen = { done = {}, messages = {} }
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'CenotaphCommandDone',
+    callback = function(ev) table.insert(seen.done, ev.data) end,
+  })
+  vim.notify = function(msg, level) table.insert(seen.messages, { msg = msg, level = level }) end
+  return seen
+end
+
 function H.finish()
   io.stdout:write(('%d passed, %d failed\n'):format(H.passed, H.failed))
   io.stdout:flush()

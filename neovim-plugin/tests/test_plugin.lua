@@ -36,8 +36,8 @@ end)
 step('lsp/cenotaph.lua', function()
   local config = vim.lsp.config.cenotaph
   check(config and vim.deep_equal(config.cmd, { 'cenotaph', 'serve' }), 'cmd is cenotaph serve', config and config.cmd)
-  for _, ft in ipairs({ 'requirements', 'toml', 'json', 'dockerfile', 'markdown', 'go', 'gomod', 'rust', 'python',
-    'javascript', 'typescript', 'typescriptreact', 'dosini' }) do
+  for _, ft in ipairs({ 'requirements', 'toml', 'json', 'dockerfile', 'markdown', 'rst', 'text', 'go', 'gomod', 'rust',
+    'python', 'javascript', 'typescript', 'typescriptreact', 'dosini' }) do
     check(vim.tbl_contains(config.filetypes, ft), 'filetype ' .. ft)
   end
   local markers = vim.iter(config.root_markers):flatten():totable()
@@ -181,7 +181,7 @@ end)
 step(':Cenotaph completion', function()
   local subs = vim.fn.getcompletion('Cenotaph ', 'cmdline')
   check(vim.deep_equal(subs, { 'abandon', 'accept', 'bless', 'candidates', 'compile', 'effort', 'endpoint', 'ledger', 'mine', 'proposals', 'recall',
-    'reinstate', 'reject', 'remember', 'suppress' }), 'every subcommand', subs)
+    'reinstate', 'reject', 'remember', 'reopen', 'suppress' }), 'every subcommand', subs)
   local targets = vim.fn.getcompletion('Cenotaph compile c', 'cmdline')
   check(vim.deep_equal(targets, { 'claude-md', 'copilot' }), 'compile completes its targets', targets)
   check(vim.deep_equal(vim.fn.getcompletion('Cenotaph le', 'cmdline'), { 'ledger' }), 'by prefix')

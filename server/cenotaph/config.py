@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cenotaph.nlp.embedder import DEFAULT_MODEL
 from cenotaph.paths import config_path
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    import logging
+
+
+def _log() -> logging.Logger:
+    # logging is imported only to warn: an agent's hook reads the store's location on every tool call.
+    import logging
+
+    return logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +46,7 @@ def load(path: Path | None = None) -> Settings:
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, OSError) as exc:
-            log.warning("ignoring %s: %s", path, exc)
+            _log().warning("ignoring %s: %s", path, exc)
     model = os.environ.get("CENOTAPH_MODEL") or data.get("model") or DEFAULT_MODEL
     threads = _threads(os.environ.get("CENOTAPH_MODEL_THREADS") or data.get("model_threads", 1))
     allowed = data.get("agent_policy", {}).get("allow", [])
@@ -58,7 +66,7 @@ def _threads(value: object) -> int:
     except ValueError:
         threads = 0
     if not 1 <= threads <= 64:
-        log.warning("ignoring model_threads = %r: a whole number from 1 to 64 is expected", value)
+        _log().warning("ignoring model_threads = %r: a whole number from 1 to 64 is expected", value)
         return 1
     return threads
 

@@ -181,8 +181,10 @@ def _candidate_lines(proposal: ProposalRow) -> list[str]:
     lines = [f"- candidate #{proposal.id} · **{one_line(str(args.get('name', '?')), 200)}** "
              f"({args.get('ecosystem', '?')}) · confidence {_confidence(proposal):.2f}{replacement} — "
              f"{one_line(proposal.reason, 500)}"]
-    evidence = args.get("evidence") or []
-    if evidence and isinstance(evidence[0], dict):
+    from cenotaph.memory.mining.candidates import evidence as candidate_evidence  # loads after `initialize`
+
+    evidence = candidate_evidence(proposal)
+    if evidence:
         first = evidence[0]
         more = f" (and {len(evidence) - 1} more)" if len(evidence) > 1 else ""
         lines.append(f"  - {first.get('origin', '?')} · {first.get('role', '?')} · {str(first.get('at', ''))[:10]} · "

@@ -4,6 +4,7 @@ kind records the ecosystem the repository's manifests say, and says which manife
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -98,3 +99,42 @@ def test_doctor_names_a_record_filed_in_another_ecosystem_and_refile_moves_it(cl
     log = subprocess.run([CENOTAPH, "audit", "log", "--target", f"approach:{refiled['id']}", "--json"], env=cli_env,
                          cwd=web, capture_output=True, text=True, timeout=120, check=True).stdout
     assert '"refile"' in log and '"abandon"' in log  # appended, the abandonment's event kept
+
+
+# A crate renamed in its member's Cargo.toml (`mmap = { package = "memmap2" }`): the code says
+# `use mmap::`, crates.io says memmap2; serde is declared plainly beside it (a control).
+RENAMED = {
+    "Cargo.toml": '[workspace]\nmembers = ["crates/*"]\n\n[workspace.dependencies]\n'
+                  'yaml = { package = "serde_yaml", version = "0.9" }\n',
+    "crates/app/Cargo.toml": '[package]\nname = "app"\nversion = "0.1.0"\n\n[dependencies]\n'
+                             'mmap = { package = "memmap2", version = "0.9" }\nyaml = { workspace = true }\n'
+                             'serde = "1"\n',
+    "crates/app/src/main.rs": "use mmap::Mmap;\nuse yaml::Value;\nuse serde::Serialize;\n\nfn main() {}\n",
+}
+
+
+def test_a_renamed_crate_is_one_entry_by_either_name_and_flags_its_manifest_line_and_its_use(cli_env, tmp_path):
+    cases = [("mmap", "memmap2", "mmap"), ("memmap2", "memmap2", "mmap"),
+             ("yaml", "serde-yaml", "yaml"), ("serde_yaml", "serde-yaml", "yaml")]
+    for i, (typed, recorded, used) in enumerate(cases):
+        root = tmp_path / f"renamed{i}"
+        for path, text in RENAMED.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(text, encoding="utf-8")
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        env = {**cli_env, "CENOTAPH_HOME": str(tmp_path / f"home{i}")}  # a graveyard each
+        proc = abandon(env, root, typed)
+        assert proc.returncode == 0, proc.stderr
+        result = json.loads(proc.stdout)
+        assert (result["approach"]["ecosystem"], result["approach"]["name"]) == ("cargo", recorded), typed
+        assert re.fullmatch(r"(Cargo.toml, )?(crates/app/)?Cargo.toml declares? it", result["decided_by"]), typed
+        lint = subprocess.run([CENOTAPH, "lint", "--json"], env=env, cwd=root, capture_output=True, text=True,
+                              timeout=120)
+        assert lint.returncode == 1, lint.stdout + lint.stderr
+        findings = {(f["path"], f["line"], f["name"], f["approach"]["name"])
+                    for f in json.loads(lint.stdout)["findings"]}
+        declared = {("crates/app/Cargo.toml", 6, "memmap2", recorded)} if used == "mmap" else {
+            ("Cargo.toml", 5, "serde_yaml", recorded),  # the workspace root's rename
+            ("crates/app/Cargo.toml", 7, "yaml", recorded)}  # the member's line that inherits it
+        # Each manifest line and the `use`; serde, declared and used beside them, stays clear.
+        assert findings == {*declared, ("crates/app/src/main.rs", 1 if used == "mmap" else 2, used, recorded)}, typed

@@ -105,6 +105,23 @@ def test_session_start_briefs_the_graveyard_in_at_most_2000_characters(cli_env, 
     assert "`cenotaph check NAME` in the shell" in context
 
 
+def test_session_start_tells_the_person_when_the_graveyard_is_empty(cli_env, repo, tmp_path):
+    empty = GitRepo(tmp_path / "fresh")  # a teammate's clone before anything is shared
+    empty.commit("Start", {".cenotaph.toml": 'project = "acme/fresh"\n', "requirements.txt": "flask\n"})
+    payload = {"hook_event_name": "SessionStart", "source": "startup", "session_id": "s1"}
+    for agent in ("claude-code", "gemini"):
+        done = subprocess.run([CENOTAPH, "hook", agent], input=json.dumps({"cwd": str(empty.root), **payload}),
+                              env=cli_env, cwd=empty.root, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout) == {"systemMessage": (
+            "Cenotaph: the graveyard is empty here (nothing abandoned in this project's store, globally, or shared "
+            "in the repository's .cenotaph/), so its hooks block nothing. Record a dead end with `cenotaph abandon "
+            "NAME`, or share the team's with `cenotaph share NAME`.")}, agent
+    # Positive control: a project with a graveyard is briefed and gets no notice.
+    briefed = json.loads(hook(cli_env, payload, repo.root).stdout)
+    assert "systemMessage" not in briefed and "requests (pypi)" in briefed["hookSpecificOutput"]["additionalContext"]
+
+
 def test_session_end_mines_the_transcript_in_the_background(cli_env, repo, tmp_path):
     # The miner takes a bare word for a package only when the project declares it (or the
     # session installed it), so that "remove the file" names nothing.

@@ -4,6 +4,7 @@ and stops once the library is reinstated and the rules compiled again."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -80,6 +81,39 @@ def test_eslint_flags_an_abandoned_package_until_it_is_reinstated(memory, repo):
     memory.reinstate_approach(HUMAN, "moment", reason="we need its locales after all", project=P)
     _compile_and_accept(memory, "eslint", repo)
     passed = _lint(_tool("eslint"), "app.js", cwd=repo)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+
+
+def test_eslint_and_biome_flag_deep_imports_of_an_abandoned_package(memory, repo):
+    """A `paths` entry matches only the exact specifier: `lodash/fp` and `@acme/ui/button` are
+    flagged through the compiled patterns; a package whose name only starts the same
+    (`lodash-es`), a relative `./lodash/x` and a kept package's deep import pass."""
+    (repo / "package.json").write_text('{"type": "module"}\n', encoding="utf-8")
+    (repo / "eslint.config.js").write_text("export default [];\n", encoding="utf-8")
+    (repo / "deep.js").write_text('import fp from "lodash/fp";\nimport map from "lodash/fp/map";\n'
+                                  'import Button from "@acme/ui/button";\nconsole.log(fp, map, Button);\n',
+                                  encoding="utf-8")
+    (repo / "clean.js").write_text('import es from "lodash-es";\nimport local from "./lodash/x.js";\n'
+                                   'import locale from "dayjs/locale/de";\nconsole.log(es, local, locale);\n',
+                                   encoding="utf-8")
+    memory.abandon(HUMAN, "lodash", reason="the platform has it", project=P, effort=4, ecosystem="npm")
+    memory.abandon(HUMAN, "@acme/ui", reason="the design system replaced it", project=P, effort=4)
+    for target in ("eslint", "biome"):
+        _compile_and_accept(memory, target, repo)
+
+    flagged = _lint(_tool("eslint"), "deep.js", cwd=repo)
+    assert flagged.returncode == 1, flagged.stdout + flagged.stderr
+    for line, specifier, reason in ((1, "lodash/fp", "the platform has it"), (2, "lodash/fp/map", "the platform has it"),
+                                    (3, "@acme/ui/button", "the design system replaced it")):
+        assert re.search(rf"^\s+{line}:\d+\s+error\s+'{re.escape(specifier)}' import is restricted from being used by a "
+                         rf"pattern\. cenotaph: .* was abandoned: {reason}", flagged.stdout, re.M), flagged.stdout
+    passed = _lint(_tool("eslint"), "clean.js", cwd=repo)  # positive control: look-alikes pass
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+
+    flagged = _lint(_tool("biome"), "lint", "deep.js", cwd=repo)
+    assert flagged.returncode == 1, flagged.stdout + flagged.stderr
+    assert (flagged.stdout + flagged.stderr).count("lint/style/noRestrictedImports") == 3
+    passed = _lint(_tool("biome"), "lint", "clean.js", cwd=repo)
     assert passed.returncode == 0, passed.stdout + passed.stderr
 
 

@@ -108,9 +108,11 @@ async def test_what_cenotaph_wrote_is_never_flagged_while_the_persons_lines_are(
     uri = session.open(folder / "pyproject.toml", pyproject, "toml")
     found = abandoned(await session.diagnostics(uri, lambda d: bool(d)), "flask")
     assert [d.range.start.line for d in found] == [pyproject.splitlines().index('dependencies = ["flask>=3"]')]
-    # The same skill text is flagged as a person's note, and not as the SKILL.md Cenotaph compiled.
-    copied = "\n".join(line for line in skill.splitlines() if "Compiled by Cenotaph" not in line)
+    # The same skill text is flagged as a person's note, and not as the SKILL.md Cenotaph compiled
+    # (with a command in it: a document's prose is not flagged, its code is).
+    command = "\n```\npip install flask\n```\n"
+    copied = "\n".join(line for line in skill.splitlines() if "Compiled by Cenotaph" not in line) + command
     notes = session.open(folder / "docs" / "notes.md", copied, "markdown")
     assert abandoned(await session.diagnostics(notes, lambda d: bool(d)), "flask")
-    uri = session.open(skill_path, skill, "markdown")
+    uri = session.open(skill_path, skill + command, "markdown")
     assert abandoned(await session.diagnostics(uri), "flask") == []

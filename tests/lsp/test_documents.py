@@ -61,10 +61,10 @@ async def test_prose_mentions_instruction_recommendations_and_suppressions(memor
     session = await serve([folder], position_encodings=["utf-8", "utf-32", "utf-16"])
     assert session.initialized.capabilities.position_encoding == types.PositionEncodingKind.Utf16
 
-    notes = session.open(folder / "docs" / "notes.md", "We tried 🧪 onnxruntime and poetry.\n", "markdown")
+    notes = session.open(folder / "docs" / "notes.md", "We tried 🧪 `onnxruntime` and `poetry`.\n", "markdown")
     (hint,) = await session.diagnostics(notes)  # poetry: silenced in this project
     assert hint.severity == types.DiagnosticSeverity.Hint and hint.data["kind"] == "mention"
-    assert (hint.range.start.character, hint.range.end.character) == (12, 23)  # 🧪 is two UTF-16 units
+    assert (hint.range.start.character, hint.range.end.character) == (13, 24)  # 🧪 is two UTF-16 units
 
     agents = session.open(folder / "AGENTS.md",
                           "# Agents\n\nUse onnxruntime for inference.\nAvoid onnxruntime on Alpine.\n", "markdown")
@@ -73,9 +73,44 @@ async def test_prose_mentions_instruction_recommendations_and_suppressions(memor
                                       timeout=60)
     assert [(d.range.start.line, d.severity, d.data["kind"]) for d in found] == [
         (2, types.DiagnosticSeverity.Warning, "recommendation"),
-        (3, types.DiagnosticSeverity.Hint, "mention"),
-    ]
+    ]  # "Avoid onnxruntime" is prose that recommends nothing
     assert found[0].message.startswith("This line recommends onnxruntime, but onnxruntime was abandoned here")
+
+
+MIDDLEWARE_MD = """\
+# CORS
+
+Handles cross-origin requests. #### Simple requests are answered at once; click "Allow".
+
+```python
+# only for preflight requests
+import requests
+response = requests.get("https://example.com")
+```
+
+Then run `pip install requests` (or pip install click for the CLI).
+"""
+
+
+async def test_docs_flag_code_blocks_and_install_lines_not_english_words(memory, serve, tmp_path):
+    """Issue 38: with `requests` and `click` abandoned, a docs page's prose ("cross-origin requests",
+    "click Allow") stays clear; its fence and its install commands are flagged."""
+    folder = project_folder(tmp_path, "app", PROJECT)
+    memory.abandon(HUMAN, "requests", reason="blocking calls", project=PROJECT, ecosystem="pypi")
+    memory.abandon(HUMAN, "click", reason="typer's now", project=PROJECT, ecosystem="pypi")
+    session = await serve([folder])
+    uri = session.open(folder / "docs" / "middleware.md", MIDDLEWARE_MD, "markdown")
+    found = await session.diagnostics(uri)
+    assert [(d.range.start.line, d.range.start.character, d.data["name"], d.severity) for d in found] == [
+        (6, 7, "requests", types.DiagnosticSeverity.Hint),  # the fence's import, not its comment
+        (7, 11, "requests", types.DiagnosticSeverity.Hint),
+        (10, 22, "requests", types.DiagnosticSeverity.Hint),  # inline code
+        (10, 48, "click", types.DiagnosticSeverity.Hint),  # an install command in a sentence
+    ]
+    rst = session.open(folder / "docs" / "index.rst", "Making requests\n\nUse ``requests``::\n\n    import click\n",
+                       "restructuredtext")
+    assert [(d.range.start.line, d.data["name"]) for d in await session.diagnostics(rst)] == [
+        (2, "requests"), (4, "click")]
 
 
 async def test_abandoning_a_silenced_name_again_offers_to_lift_the_silence(memory, serve, tmp_path):

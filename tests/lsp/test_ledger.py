@@ -254,7 +254,7 @@ async def test_silences_are_listed_in_the_ledger_and_lifted_there(memory, serve,
     memory.suppress(HUMAN, "left-pad", kind="diagnostic", project="", reason="everyone knows")
     memory.suppress(HUMAN, "lodash", kind="diagnostic", project="acme/other", reason="not ours")
     session = await serve([folder], message_answers=["It should be flagged again"])
-    notes = session.open(folder / "notes.md", "We tried poetry.\n", "markdown")
+    notes = session.open(folder / "notes.md", "We tried `poetry`.\n", "markdown")
     assert await session.diagnostics(notes) == []  # silenced here
 
     ledger = await session.client.protocol.send_request_async("cenotaph/ledger", {"uri": notes})

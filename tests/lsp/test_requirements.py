@@ -96,7 +96,7 @@ async def test_show_why_mark_wrong_and_a_cancelled_reason(memory, serve, tmp_pat
 async def test_a_selection_can_be_remembered_or_recorded_as_abandoned(memory, serve, tmp_path):
     folder = project_folder(tmp_path, "app", PROJECT)
     session = await serve([folder])
-    text = "# Notes\n\nThe CI cache <broke> twice; we dropped fast-cache-py for it.\n"
+    text = "# Notes\n\nThe CI cache <broke> twice; we dropped `fast-cache-py` for it.\n"
     uri = session.open(folder / "NOTES.md", text, "markdown")
     assert await session.diagnostics(uri) == []
 
@@ -119,5 +119,5 @@ async def test_a_selection_can_be_remembered_or_recorded_as_abandoned(memory, se
     record = name["Record 'fast-cache-py' as an abandoned approach"]
     result = await session.execute(record.command, {**record.arguments[0], "reason": "corrupts the cache"})
     assert result["done"] and memory.graveyard.find("fast-cache-py", PROJECT).reason == "corrupts the cache"
-    (hint,) = await session.diagnostics(uri, lambda d: bool(d))  # the prose mention is now flagged
+    (hint,) = await session.diagnostics(uri, lambda d: bool(d))  # the inline code is now flagged
     assert hint.severity == types.DiagnosticSeverity.Hint and hint.range.start.character == start

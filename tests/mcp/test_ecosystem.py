@@ -21,7 +21,7 @@ PERSON = Actor(name="cli", kind="human")
 def workspace(tmp_path: Path) -> Path:
     root = tmp_path / "shop"
     root.mkdir()
-    (root / "package.json").write_text(json.dumps({"name": "shop", "dependencies": {"leftpad": "^0.0.1"},
+    (root / "package.json").write_text(json.dumps({"name": "shop", "dependencies": {"leftpad": "^0.0.1", "moment": "^2.30.1"},
                                                    "devDependencies": {"Is-Odd": "3.0.1"}}))
     (root / "Cargo.toml").write_text('[package]\nname = "shop"\n\n[dependencies]\nserde = "1"\n')
     (root / "pyproject.toml").write_text('[project]\nname = "shop"\ndependencies = ["requests>=2"]\n')
@@ -32,15 +32,15 @@ async def test_abandon_takes_the_ecosystem_from_the_manifest_that_declares_the_n
     server = build_server(memory, project=PROJECT, workspace=workspace)
     async with connect(server) as client:
         found = {name: await call(client, "abandon", name=name, reason="not for us")
-                 for name in ("leftpad", "is-odd", "serde", "requests", "@acme/ui")}
+                 for name in ("leftpad", "moment", "is-odd", "serde", "requests", "@acme/ui")}
         explicit = await call(client, "abandon", name="chalk", reason="colours", ecosystem="npm")
         # Declared nowhere, and the repository has three ecosystems' manifests: the agent is asked.
         refused = await call_error(client, "abandon", name="left-trim", reason="trims the wrong side")
         settled = await call(client, "abandon", name="left-trim", reason="trims the wrong side", ecosystem="npm")
     assert {name: r["approach"]["ecosystem"] for name, r in found.items()} == {
-        "leftpad": "npm", "is-odd": "npm", "serde": "cargo", "requests": "pypi",
+        "leftpad": "npm", "moment": "npm", "is-odd": "npm", "serde": "cargo", "requests": "pypi",
         "@acme/ui": "npm"}  # its spelling says so
-    assert found["leftpad"]["decided_by"] == "package.json declares it"
+    assert found["leftpad"]["decided_by"] == found["moment"]["decided_by"] == "package.json declares it"
     assert found["serde"]["decided_by"] == "Cargo.toml declares it"
     assert found["@acme/ui"]["decided_by"] == "its spelling makes it npm's"
     assert explicit["approach"]["ecosystem"] == "npm" and explicit["decided_by"] == "chosen: npm"

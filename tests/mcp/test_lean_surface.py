@@ -36,7 +36,7 @@ async def test_the_tool_list_fits_in_a_few_thousand_tokens(server):
     size = len(listed.model_dump_json(by_alias=True, exclude_none=True))
     assert size <= TOOL_LIST_BUDGET, size
     # Positive control: the list holds every tool, each with its arguments' schema.
-    assert len(listed.tools) == 15 and all(t.input_schema["properties"] or t.name == "briefing" for t in listed.tools)
+    assert len(listed.tools) == 16 and all(t.input_schema["properties"] or t.name == "briefing" for t in listed.tools)
 
 
 async def test_a_k10_recall_adds_little_beyond_the_memories_text(server, memory):

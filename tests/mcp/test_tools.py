@@ -11,7 +11,7 @@ from tests.conftest import HUMAN
 from tests.mcp.conftest import CLIENT_NAME, PROJECT, call, call_error, connect
 
 ACTOR = f"mcp:{CLIENT_NAME}"
-READ_ONLY = {"briefing", "recall", "check_approaches", "inspect"}
+READ_ONLY = {"briefing", "recall", "check_approaches", "inspect", "candidates"}
 DESTRUCTIVE = {"change"}  # it can forget
 EXPECTED = READ_ONLY | DESTRUCTIVE | {
     "remember", "abandon", "record_experience", "approach", "settle", "mine", "compile", "share", "compact",

@@ -110,3 +110,28 @@ def test_rejected_candidates_travel_with_a_backup(memory, tmp_path, embedder, an
         assert [p.target for p in again.proposed] == ["approach:pypi/flask"]  # only pending in the backup
     finally:
         store.close()
+
+
+def test_a_drafted_reason_is_the_sentence_that_says_why_never_a_version_merge_bump_or_list():
+    from cenotaph.memory.mining.messages import commit_why
+
+    for noise in ("Version 0.11", "v1.2.3", "merge", "Merge branch 'dev'\n\nmerge", "Bump requests from 2.0 to 2.1",
+                  "build(deps): bump foo from 1 to 2", "- drop six\n- drop mock", "Tidy"):
+        assert commit_why(noise) == "", noise
+    # Positive controls: a subject that says what was done stays; the why is found behind a release or a list.
+    assert commit_why("Replace requests with httpx") == "Replace requests with httpx"
+    assert commit_why("Release 2.0\n\nDropped nose because it is unmaintained.") == "Dropped nose because it is unmaintained."
+    assert commit_why("Remove the pin\n\n- tidy\n- drop greenlet since 2.0 is out") == \
+        "Remove the pin: drop greenlet since 2.0 is out"
+    assert commit_why("Tidy deps\n\nWe remove ujson since it\ncrashes on 3.12.") == \
+        "Tidy deps: We remove ujson since it crashes on 3.12."
+
+
+def test_a_candidates_removal_is_its_first_evidence():
+    from cenotaph.memory.mining.candidates import evidence
+    from cenotaph.store.records import ProposalRow
+
+    row = ProposalRow(1, "p", "abandon", "approach:pypi/x", {"evidence": [
+        {"role": "added", "ref": "a" * 40, "at": "2024-01-01"}, {"role": "removed", "ref": "b" * 40, "at": "2024-02-01"}]},
+        "r", "cli", "pending", "2024-03-01", None, None, None)
+    assert [e["role"] for e in evidence(row)] == ["removed", "added"]

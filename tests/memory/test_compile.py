@@ -169,19 +169,27 @@ def test_lint_targets_take_only_their_ecosystem_and_keep_a_persons_entries(memor
     memory.abandon(HUMAN, "requests", reason="blocking calls", project=P, effort=4)
     memory.abandon(HUMAN, "moment", reason="too heavy for the bundle", project=P, effort=4, ecosystem="npm")
     (repo / "biome.json").write_text(json.dumps({"linter": {"rules": {"style": {"noRestrictedImports": {
-        "level": "warn", "options": {"paths": {"lodash": "ours, not Cenotaph's"}}}}}}}, indent="\t"),
+        "level": "warn", "options": {"paths": {"lodash": "ours, not Cenotaph's"},
+                                     "patterns": [{"group": ["lodash/*"], "message": "ours too"}]}}}}}}, indent="\t"),
         encoding="utf-8")
     draft = memory.compile(HUMAN, "biome", project=P, root=repo).files[0].draft
     rule = json.loads(draft)["linter"]["rules"]["style"]["noRestrictedImports"]
     assert rule["options"]["paths"] == {"lodash": "ours, not Cenotaph's",
                                         "moment": "cenotaph: moment was abandoned: too heavy for the bundle"}
+    assert rule["options"]["patterns"] == [  # the package's deep imports (moment/locale/de) too
+        {"group": ["lodash/*"], "message": "ours too"},
+        {"group": ["moment/**"], "message": "cenotaph: moment was abandoned: too heavy for the bundle"}]
     assert rule["level"] == "warn" and draft.startswith("{\n\t\"linter\"")
 
-    (repo / ".eslintrc.json").write_text('{\n    "rules": {"semi": "error"}\n}\n', encoding="utf-8")
+    (repo / ".eslintrc.json").write_text('{\n    "rules": {"semi": "error", "no-restricted-imports": '
+                                         '["warn", {"patterns": ["lodash/*"]}]}\n}\n', encoding="utf-8")
     [change] = memory.compile(HUMAN, "eslint", project=P, root=repo).files
     assert change.path == ".eslintrc.json"
-    assert json.loads(change.draft)["rules"] == {"semi": "error", "no-restricted-imports": ["error", {"paths": [
-        {"name": "moment", "message": "cenotaph: moment was abandoned: too heavy for the bundle"}]}]}
+    moment = "cenotaph: moment was abandoned: too heavy for the bundle"
+    # The person's string pattern becomes a group of one: ESLint takes strings or objects, not both.
+    assert json.loads(change.draft)["rules"] == {"semi": "error", "no-restricted-imports": ["warn", {
+        "paths": [{"name": "moment", "message": moment}],
+        "patterns": [{"group": ["lodash/*"]}, {"group": ["moment/**"], "message": moment}]}]}
     assert change.draft.startswith('{\n    "rules"')
 
     ruff = memory.compile(HUMAN, "ruff", project=P, root=repo).files[0]

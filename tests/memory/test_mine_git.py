@@ -157,8 +157,11 @@ def test_a_revert_of_an_addition_and_the_confidence_it_earns(memory, history):
     # A hidden removal (the subject is about CI) is still found, with less confidence.
     lodash = found["lodash"]
     assert lodash["evidence"][-1]["ref"] == history["tidy"] and lodash["evidence"][-1]["summary"] == "Tidy the CI config"
-    assert ujson["confidence"] > lodash["confidence"]
     assert found["requests"]["confidence"] > lodash["confidence"]
+    # ujson was reverted the day after its addition: an experiment undone, below the default view
+    # (a revert after a long life earns confidence: test_mine_git_direct).
+    assert any("an experiment" in ground for ground in ujson["grounds"])
+    assert ujson["confidence"] < 0.5 <= found["requests"]["confidence"]
 
 
 def test_classes_a_person_weighs_differently(memory, history):

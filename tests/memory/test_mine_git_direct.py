@@ -192,6 +192,7 @@ def test_the_repositorys_own_package_under_another_spelling_is_no_choice(memory,
                 '"other-build": "https://pkg.pr.new/someone/other@b1c2d3e", "acorn": "^8"}}',
         "crates/cli/Cargo.toml": '[package]\nname = "cli"\n\n[dependencies]\n'
                                  'wincolor = { version = "0.1", path = "../wincolor" }\ndocopt = "0.6"\n',
+        "crates/cli/src/main.rs": "fn main() {}\n",  # a crate has Rust source (a Cargo.toml alone is data)
     }, at=LONG_AGO)
     repo.commit("Drop them all", {plugin: '{"name": "@demo/plugin-legacy", "devDependencies": {"acorn": "^8"}}',
                                   "crates/cli/Cargo.toml": '[package]\nname = "cli"\n'}, at=day(2))
@@ -578,7 +579,9 @@ def test_a_rewrite_that_takes_the_projects_files_away_takes_its_dependencies_wit
         "template/App.jsx": None, "template/main.jsx": None, "template/src/App.jsx": "x\n", "template/src/main.jsx": "y\n",
     }, at=day(4))
     report, found = mine(memory, repo)
-    assert set(found) == {"lodash", "debug", "es-react"}
+    # template/ is no member of the workspace the rewrite made, and nothing builds it.
+    assert set(found) == {"lodash", "debug"}
+    assert "template/package.json" in report.history.outside_build
     rewrite = "a dependency of package.json, dropped by a commit that deleted or moved 4 of the 5 files of its " \
               "project: a rewrite, no choice about each dependency"
     assert report.history.passed_over == {"koa": rewrite, "ora": rewrite}
@@ -648,3 +651,192 @@ def test_a_dependency_whose_only_code_the_commit_deleted_went_with_it(memory, tm
     assert set(found) == {termenv}
     assert report.history.passed_over == {
         table: "used only by code the commit deleted (pkg/output/table.go): it went with its code"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Rules from the blind corpus's half A: each beside a case of the same shape still proposed.
+
+
+def test_a_backport_for_older_pythons_retired_with_the_floor_is_no_decision(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"requirements.txt": "requests\nfutures>=3.0; python_version == '2.7'\nsix\nujson\n"},
+                at=LONG_AGO)
+    repo.commit("Drop support for deprecated Python versions (2.7 and 3.5)",
+                {"requirements.txt": "requests\nsix\nujson\n"}, at=day(2))
+    repo.commit("Fix #291: drop python < 3.6\n\n* Removed all transitional requirements (including `six`)",
+                {"requirements.txt": "requests\nujson\n"}, at=day(3))
+    repo.commit("Drop ujson, it is slow", {"requirements.txt": "requests\n"}, at=day(4))
+    _, found = mine(memory, repo)
+    # futures by its marker, six by the message's word: backports, retired when the floor rose.
+    assert "backport" in found["futures"]["classes"] and "backport" in found["six"]["classes"]
+    assert any("Python 2.7" in g for g in found["futures"]["grounds"])
+    assert any("Python 3.6" in g and "transitional" in g for g in found["six"]["grounds"])
+    assert max(found["futures"]["confidence"], found["six"]["confidence"]) < 0.5
+    assert found["ujson"]["classes"] == [] and found["ujson"]["confidence"] >= 0.5  # the positive control
+
+
+def test_the_same_package_under_a_new_name_is_no_replacement(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"Cargo.toml": CARGO_DEPS.format('dirs = "1"\nansi_term = "0.12"\n'), "src/main.rs": "fn main() {}\n"},
+                at=LONG_AGO)
+    repo.commit("Change dependency dirs to dirs-next",
+                {"Cargo.toml": CARGO_DEPS.format('dirs-next = "2"\nansi_term = "0.12"\n')}, at=day(2))
+    repo.commit("Use nu-ansi-term instead of ansi-term\n\nBecause ansi-term is no longer maintained.",
+                {"Cargo.toml": CARGO_DEPS.format('dirs-next = "2"\nnu-ansi-term = "0.46"\n')}, at=day(3))
+    repo.commit("Start the web client", {"package.json": '{"dependencies": {"http-proxy": "1", "prompts": "2"}}'}, at=LONG_AGO)
+    repo.commit("refactor: use `http-proxy-3`", {"package.json": '{"dependencies": {"http-proxy-3": "1", "prompts": "2"}}'},
+                at=day(4))
+    repo.commit("feat(create): ask with clack", {"package.json": '{"dependencies": {"http-proxy-3": "1", '
+                                                                  '"@clack/prompts": "1"}}'}, at=day(5))
+    _, found = mine(memory, repo)
+    # The subject says it uses the successor, or the successor is another owner's (a scope): chosen.
+    assert found["http-proxy"]["replacement"] == "http-proxy-3" and found["http-proxy"]["confidence"] >= 0.5
+    assert not any("the same package" in g for g in found["prompts"]["grounds"])
+    dirs, ansi = found["dirs"], found["ansi-term"]
+    assert dirs["replacement"] == "dirs-next" and any("the same package" in g for g in dirs["grounds"])
+    assert dirs["confidence"] < 0.5
+    # A successor chosen for a reason the message gives is a decision.
+    assert ansi["replacement"] == "nu-ansi-term" and ansi["confidence"] >= 0.5
+
+
+CARGO_DEPS = '[package]\nname = "demo"\n[dependencies]\n{}'
+
+
+def test_the_projects_former_name_and_its_own_name_as_conda_gives_are_passed_over(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    pyproject = '[project]\nname = "{}"\ndependencies = ["requests"]\n'
+    repo.commit("Start", {"pyproject.toml": pyproject.format("earthdata"), "docs/requirements.txt": "earthdata\ncolorama\n",
+                          "binder/environment.yml": "dependencies:\n  - python\n  - earthaccess\n  - numpy\n"}, at=LONG_AGO)
+    repo.commit("earthdata farewell, earthaccess begins", {"pyproject.toml": pyproject.format("earthaccess"),
+                                                           "docs/requirements.txt": "colorama\n"}, at=day(2))
+    repo.commit("add postbuild to build from source", {"binder/environment.yml": "dependencies:\n  - python\n  - numpy\n"},
+                at=day(3))
+    repo.commit("Remove colorama, unused", {"docs/requirements.txt": "\n"}, at=day(4))
+    report, found = mine(memory, repo)
+    assert "own packages" in report.history.passed_over["earthdata"]
+    assert "own packages" in report.history.passed_over["earthaccess"]
+    assert set(found) == {"colorama"}  # the positive control
+    assert any("unused" in g for g in found["colorama"]["grounds"])
+
+
+def test_a_system_package_the_image_now_ships_and_one_the_message_drops(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"Dockerfile": "FROM ubuntu:22.04\nRUN apt-get update && apt-get install -y nginx wget\n"},
+                at=LONG_AGO)
+    repo.commit("Switch to official nginx base-image.", {"Dockerfile": "FROM nginx:1.25\nRUN apt-get update && "
+                                                                         "apt-get install -y wget\n"}, at=day(2))
+    repo.commit("build: don't install wget", {"Dockerfile": "FROM nginx:1.25\n"}, at=day(3))
+    report, found = mine(memory, repo)
+    assert "still declared at HEAD, as a container name" in report.history.passed_over["nginx"]
+    assert found["wget"]["confidence"] >= 0.5  # named and dropped on purpose: a choice about the build
+    assert found["ubuntu"]["replacement"] == "nginx"
+
+
+CARGO_LOCK = '[[package]]\nname = "{}"\nversion = "0.3.9"\n'
+
+
+def test_a_lock_file_does_not_hide_unused_dependencies_or_a_lone_switch(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    lock = "".join(CARGO_LOCK.format(name) for name in ("winapi", "walkdir", "memchr", "ignore"))
+    repo.commit("Start", {"Cargo.toml": CARGO_DEPS.format('winapi = "0.3"\nkernel32-sys = "0.2"\nwalkdir = "2"\nmemchr = "2"\n'),
+                          "Cargo.lock": lock, "src/main.rs": "fn main() {}\n"}, at=LONG_AGO)
+    repo.commit("Remove unused windows dependencies", {"Cargo.toml": CARGO_DEPS.format('walkdir = "2"\nmemchr = "2"\n')},
+                at=day(2))
+    repo.commit("Switch to 'ignore', closes #4", {"Cargo.toml": CARGO_DEPS.format('ignore = "0.4"\nmemchr = "2"\n')},
+                at=day(3))
+    repo.commit("Tidy the manifest", {"Cargo.toml": CARGO_DEPS.format('ignore = "0.4"\n')}, at=day(4))
+    report, found = mine(memory, repo)
+    assert report.history.locked_at_head == ["memchr"]  # dropped without a word: the lock resolves it
+    assert found["winapi"]["confidence"] >= 0.5 and any("unused" in g for g in found["winapi"]["grounds"])
+    assert found["walkdir"]["replacement"] == "ignore"
+
+
+def test_a_quick_revert_is_an_experiment_and_a_late_one_a_decision(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"requirements.txt": "requests\n"}, at=LONG_AGO)
+    ujson = repo.commit("Add ujson for speed", {"requirements.txt": "requests\nujson\n"}, at=day(1))
+    repo.commit(f'Revert "Add ujson for speed"\n\nThis reverts commit {ujson}.', {"requirements.txt": "requests\n"},
+                at=day(2))
+    orjson = repo.commit("Add orjson for speed", {"requirements.txt": "requests\norjson\n"}, at=day(3))
+    repo.commit(f'Revert "Add orjson for speed"\n\nThis reverts commit {orjson}.', {"requirements.txt": "requests\n"},
+                at="2024-06-01T10:00:00+00:00")
+    _, found = mine(memory, repo)
+    assert any("an experiment" in g for g in found["ujson"]["grounds"]) and found["ujson"]["confidence"] < 0.5
+    assert found["orjson"]["revert"] and found["orjson"]["confidence"] >= 0.5
+
+
+def test_a_vendored_package_and_an_update_of_another_are_no_decision(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"requirements.txt": "ansimarkup\npendulum\nrequests\n",
+                          "package.json": '{"dependencies": {"rollup": "^3", "rollup-plugin-hashbang": "1", "execa": "5"}}'},
+                at=LONG_AGO)
+    repo.commit('Vendorize "ansimarkup" dependency for easier customization',
+                {"requirements.txt": "pendulum\nrequests\n"}, at=day(2))
+    repo.commit("Remove Pendulum dependency with custom datetime subclass", {"requirements.txt": "requests\n"}, at=day(3))
+    repo.commit("feat!: update to rollup v4",
+                {"package.json": '{"dependencies": {"rollup": "^4", "execa": "5"}}'}, at=day(4))
+    repo.commit("refactor: replace `execa` with `tinyexec`",
+                {"package.json": '{"dependencies": {"rollup": "^4", "tinyexec": "1"}}'}, at=day(5))
+    report, found = mine(memory, repo)
+    assert found["ansimarkup"]["confidence"] < 0.5 and any("vendors" in g for g in found["ansimarkup"]["grounds"])
+    assert found["pendulum"]["confidence"] >= 0.5
+    assert "version bump of rollup" in report.history.passed_over["rollup-plugin-hashbang"]
+    assert found["execa"]["replacement"] == "tinyexec"
+
+
+def test_a_framework_swap_names_its_tool_for_every_name_it_dropped(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    babel = '{"scripts": {"build": "rollup -c"}, "dependencies": {"rollup": "2", "@babel/preset-env": "7", ' \
+            '"@babel/preset-typescript": "7", "rollup-plugin-babel": "4"}}'
+    repo.commit("Start", {"package.json": babel, "src/cli.ts": "export {}\n"}, at=LONG_AGO)
+    repo.commit("feat: use esbuild", {"package.json": '{"scripts": {"build": "esbuild src/cli.ts --bundle"}, '
+                                                      '"dependencies": {"rollup": "2"}}'}, at=day(2))
+    repo.commit("chore: tidy", {"package.json": '{"scripts": {"build": "esbuild src/cli.ts --bundle"}, "dependencies": {}}'},
+                at=day(3))
+    _, found = mine(memory, repo)
+    for name in ("@babel/preset-env", "@babel/preset-typescript", "rollup-plugin-babel"):
+        assert found[name]["replacement"] == "esbuild" and found[name]["confidence"] >= 0.5
+    assert found["rollup"]["replacement"] is None  # dropped in a commit that runs no new tool
+
+
+def test_the_replacement_the_message_gives_first_and_only_for_what_it_replaces(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    old = '[build-system]\nrequires = ["setuptools", "setuptools_scm"]\n[project]\nname = "demo"\n'
+    new = '[build-system]\nrequires = ["hatchling", "hatch-vcs"]\n[project]\nname = "demo"\n' \
+          '[dependency-groups]\ndev = ["poethepoet"]\n'
+    repo.commit("Start", {"pyproject.toml": old}, at=LONG_AGO)
+    repo.commit("build: replace tox with poethepoet + uv\n\n- Switch build backend from setuptools to hatchling + hatch-vcs",
+                {"pyproject.toml": new}, at=day(2))
+    _, found = mine(memory, repo)
+    assert found["setuptools"]["replacement"] == "hatchling"
+    assert found["setuptools-scm"]["replacement"] != "poethepoet"  # the subject replaces tox, not it
+
+
+def test_a_short_lived_dependency_dropped_without_a_word_ranks_low(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"go.mod": "module example.com/demo\n\nrequire github.com/pkg/errors v0.9.1\n"}, at=LONG_AGO)
+    repo.commit("feat: read the config", {"go.mod": "module example.com/demo\n\nrequire (\n\tgithub.com/pkg/errors v0.9.1\n"
+                                                    "\tgithub.com/adrg/xdg v0.4.0\n\tgithub.com/mattn/go-isatty v0.0.1\n)\n"},
+                at=day(1))
+    repo.commit("feat: allow config from XDG_CONFIG_HOME",
+                {"go.mod": "module example.com/demo\n\nrequire (\n\tgithub.com/pkg/errors v0.9.1\n"
+                           "\tgithub.com/mattn/go-isatty v0.0.1\n)\n"}, at=day(6))
+    repo.commit("Remove go-isatty, broken on Windows",
+                {"go.mod": "module example.com/demo\n\nrequire github.com/pkg/errors v0.9.1\n"}, at=day(7))
+    _, found = mine(memory, repo)
+    xdg, isatty = found["github.com/adrg/xdg"], found["github.com/mattn/go-isatty"]
+    assert any("dropped without a word" in g for g in xdg["grounds"]) and xdg["confidence"] < 0.5
+    assert isatty["confidence"] >= 0.5  # as short-lived, but named and why: the positive control
+
+
+def test_a_migration_is_no_version_bump_and_dont_need_says_why(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"Cargo.toml": CARGO_DEPS.format('kernel32-sys = "0.2"\nwinapi = "0.2"\n'),
+                          "src/main.rs": "fn main() {}\n"}, at=LONG_AGO)
+    repo.commit("wincolor: migrate to winapi 0.3", {"Cargo.toml": CARGO_DEPS.format('winapi = "0.3"\n')}, at=day(2))
+    repo.commit("Add parking_lot", {"Cargo.toml": CARGO_DEPS.format('winapi = "0.3"\nparking_lot = "0.12"\n')}, at=day(3))
+    repo.commit("don't need parking lot", {"Cargo.toml": CARGO_DEPS.format('winapi = "0.3"\n')}, at=day(10))
+    report, found = mine(memory, repo)
+    assert "kernel32-sys" not in report.history.passed_over
+    assert found["kernel32-sys"]["replacement"] == "winapi" and found["kernel32-sys"]["confidence"] >= 0.5
+    assert found["parking-lot"]["confidence"] >= 0.5

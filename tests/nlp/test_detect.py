@@ -78,7 +78,7 @@ def text_at(text: str, mention: Mention) -> str:
         ("/home/me/proj/.github/copilot-instructions.md", "instructions"),
         ("docs/copilot-instructions.md", "markdown"),
         (".cursorrules", "instructions"),
-        ("notes.txt", None),
+        ("notes.txt", "plaintext"),
         ("MANIFEST.in", None),
         ("go.sum", None),
         ("package-lock.json", None),
@@ -93,7 +93,7 @@ def test_document_kind(path: str, kind: str | None) -> None:
 def test_unscanned_file_yields_nothing_that_a_python_file_would() -> None:
     text = "import yaml\n"
     assert rows("service.py", text) == [(0, 7, 11, "yaml", "pyyaml", "pypi", "import")]
-    assert detect("notes.txt", text) == []
+    assert detect("notes.csv", text, frozenset({"yaml"})) == []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -855,24 +855,143 @@ VOCABULARY = frozenset(
 )
 
 MARKDOWN = """\
-# Notes \U0001f389 on onnx
+# Notes \U0001f389 on `onnx`
 
 We moved from onnxruntime to `onnx` last week. Pillow was dropped;
-see github.com/mattn/go-sqlite3 and @acme/widgets. scikit-learn stays.
-Do not confuse sklearn-extra with sklearn.
+see `github.com/mattn/go-sqlite3` and `@acme/widgets`. `scikit-learn` stays.
+Do not confuse `sklearn-extra` with sklearn.
 """
 
 
-def test_markdown_mentions() -> None:
+def test_markdown_mentions_in_code() -> None:
     assert rows("docs/notes.md", MARKDOWN, VOCABULARY) == [
-        (0, 14, 18, "onnx", "onnx", "other", "mention"),  # after an emoji: 2 UTF-16 units
+        (0, 15, 19, "onnx", "onnx", "other", "mention"),  # after an emoji: 2 UTF-16 units
         (2, 30, 34, "onnx", "onnx", "other", "mention"),
-        (2, 47, 53, "Pillow", "pillow", "other", "mention"),
-        (3, 21, 31, "go-sqlite3", "go-sqlite3", "other", "mention"),
-        (3, 36, 49, "@acme/widgets", "@acme/widgets", "other", "mention"),
-        (3, 51, 63, "scikit-learn", "scikit-learn", "other", "mention"),
-        (4, 34, 41, "sklearn", "sklearn", "other", "mention"),
-    ]
+        (3, 22, 32, "go-sqlite3", "go-sqlite3", "other", "mention"),
+        (3, 39, 52, "@acme/widgets", "@acme/widgets", "other", "mention"),
+        (3, 56, 68, "scikit-learn", "scikit-learn", "other", "mention"),
+    ]  # not Pillow nor sklearn, written as words; `sklearn-extra` is another name
+
+
+DEAD = frozenset(fold(name) for name in ["requests", "moment", "click", "lazy_static", "black"])
+
+
+def flagged(path: str, text: str) -> list[tuple[int, str]]:
+    return [(line, name) for line, _start, _end, name, *_ in rows(path, text, DEAD)]
+
+
+MARKDOWN_DOC = """\
+# Simple requests
+
+Handles cross-origin requests; click the button. A black background.
+Use `requests` here, or ``click``.
+Run pip install requests, then restart the server.
+npm i moment@2 and yarn add -D moment
+from requests import Session
+
+```python
+# retry failed requests
+r = requests.get(url)
+\"\"\"Docstring about click.\"\"\"
+```
+
+    import click
+
+- a list item
+
+    a list item's paragraph about requests
+
+!!! note
+    an admonition about requests
+
+~~~
+cargo add lazy_static
+"""
+
+
+def test_markdown_flags_code_not_prose() -> None:
+    assert flagged("docs/guide.md", MARKDOWN_DOC) == [
+        (3, "requests"), (3, "click"),  # inline code
+        (4, "requests"),  # an install command inside a sentence
+        (5, "moment"), (5, "moment"),  # two commands on one line
+        (6, "requests"),  # an import line
+        (10, "requests"),  # in a fence, not its comment or docstring
+        (14, "click"),  # an indented code block
+        (24, "lazy_static"),  # an unclosed fence runs to the end
+    ]  # lines 0-2 (a heading and prose), 18 and 21 (a list item's and an admonition's text): English
+
+
+RST_DOC = """\
+Making requests
+===============
+
+Handles cross-origin requests; click the button. The ``requests`` library.
+
+Install it::
+
+    $ pip install requests
+
+.. note::
+
+   Black is a colour; requests are made.
+
+.. code-block:: python
+   :linenos:
+
+   import click  # the click library
+   requests.get(url)
+
+Back to prose about requests.
+
+>>> import moment
+"""
+
+
+def test_restructuredtext_flags_literals_not_prose() -> None:
+    assert flagged("docs/index.rst", RST_DOC) == [
+        (3, "requests"),  # an inline literal
+        (7, "requests"),  # a literal block after `::`
+        (16, "click"), (17, "requests"),  # a code directive's content (not its comment)
+        (21, "moment"),  # a doctest block
+    ]  # the title, the prose, the note directive's text: English
+
+
+PLAIN_DOC = """\
+Send requests with the black formatter? No: click here.
+To install: pip install requests
+Then in Python:
+
+    import click
+    >>> requests.get(url)
+
+```
+cargo add lazy_static
+```
+"""
+
+
+def test_plain_text_flags_install_import_and_prompt_lines() -> None:
+    assert flagged("docs/notes.txt", PLAIN_DOC) == [(1, "requests"), (4, "click"), (5, "requests"), (8, "lazy_static")]
+    # README without an extension is plain text; requirements*.txt stays the requirements kind.
+    assert flagged("README", PLAIN_DOC) == flagged("docs/notes.txt", PLAIN_DOC)
+    assert [m.kind for m in detect("requirements-dev.txt", "requests\n", DEAD)] == ["declaration"]
+
+
+IMPORT_LINES = """\
+The moment you require help, use requests; import what you need.
+const m = require('moment')
+import dayjs from "moment/locale/fr"
+use lazy_static::lazy_static;
+extern crate lazy_static;
+import "github.com/acme/requests"
+import os, requests.adapters as adapters
+"""
+
+
+def test_import_lines_of_each_language_are_code_in_any_document() -> None:
+    expected = [(1, "moment"), (2, "moment"), (3, "lazy_static"), (4, "lazy_static"), (5, "requests"), (6, "requests")]
+    assert flagged("docs/notes.txt", IMPORT_LINES) == expected  # not the English of line 0
+    assert flagged("docs/notes.md", IMPORT_LINES) == expected
 
 
 AGENTS_MD = """\
@@ -880,7 +999,8 @@ AGENTS_MD = """\
 
 - Never add `pillow` back; images go through the service.
 - Tests: `pytest -q`. Do not pip install onnx (onnxruntime is fine).
-- Code in fences is prose here too:
+- Use onnxruntime for inference. Avoid onnx on Alpine.
+- Prefer httpx over onnx. Don't use onnx.
 
 ```python
 import onnx
@@ -888,12 +1008,14 @@ import onnx
 """
 
 
-def test_instruction_files_match_only_the_vocabulary() -> None:
-    assert rows("AGENTS.md", AGENTS_MD, VOCABULARY) == [
-        (2, 13, 19, "pillow", "pillow", "other", "mention"),
-        (3, 41, 45, "onnx", "onnx", "other", "mention"),
-        (7, 7, 11, "onnx", "onnx", "other", "mention"),
-    ]
+def test_instruction_files_flag_code_and_recommending_sentences() -> None:
+    vocabulary = VOCABULARY | {"onnxruntime"}
+    assert [(line, name) for line, _s, _e, name, *_ in rows("AGENTS.md", AGENTS_MD, vocabulary)] == [
+        (2, "pillow"),  # inline code
+        (3, "onnx"),  # an install command (the sentence negates it: the server tells a mention from a recommendation)
+        (4, "onnxruntime"),  # a sentence that recommends it
+        (8, "onnx"),  # a fence
+    ]  # not "Avoid onnx", "over onnx", "Don't use onnx", nor the prose "(onnxruntime is fine)"
     assert detect("AGENTS.md", AGENTS_MD) == []  # no vocabulary, nothing to look for
 
 
@@ -927,3 +1049,15 @@ def test_every_truncation_of_a_fixture_yields_exact_ranges(path: str, text: str)
         for _, _, _, name, key, _, _ in rows(path, text[:cut], VOCABULARY):
             assert name and key
             assert "\n" not in name
+
+
+@pytest.mark.parametrize(("path", "text"), [("docs/guide.md", MARKDOWN_DOC), ("docs/index.rst", RST_DOC),
+                                            ("docs/notes.txt", PLAIN_DOC), ("docs/notes.md", IMPORT_LINES)])
+def test_every_truncation_of_a_document_yields_exact_ranges(path: str, text: str) -> None:
+    # An unclosed fence, inline code or literal block mid-edit: each prefix scans, each range on one line.
+    found = 0
+    for cut in range(len(text) + 1):
+        for _, _, _, name, _key, _, _ in rows(path, text[:cut], DEAD):
+            assert "\n" not in name
+            found += 1
+    assert found  # the positive control: the prefixes do name the dead ends

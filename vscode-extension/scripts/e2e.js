@@ -355,9 +355,9 @@ async function runCommand(page, title) {
       .map((e) => e.innerText).find((t) => t.includes('Cenotaph: shop')) ?? ''), null, { timeout: 20000 }).then(() => true, () => false);
     check(counted, `the status bar counts the mined candidate (${JSON.stringify(await inbox())})`);
 
-    await runCommand(page, 'Cenotaph: Show Proposals');
+    await runCommand(page, 'Cenotaph: Review Proposals and Candidates');
     const waiting = await appears(page, '.quick-input-widget .monaco-list-row >> text=moment', 20000);
-    check(waiting, 'Show Proposals lists the candidate');
+    check(waiting, 'Review Proposals and Candidates lists the candidate');
     if (waiting) {
       await page.keyboard.type('moment');
       await page.keyboard.press('Enter');
@@ -376,7 +376,69 @@ async function runCommand(page, title) {
         accepted = verdict().includes('Unmaintained; datetime does what we need');
         if (!accepted) await page.waitForTimeout(200);
       }
-      check(accepted, 'accepted from Show Proposals: moment enters the graveyard with the person\'s reason');
+      check(accepted, 'accepted from Review Proposals and Candidates: moment enters the graveyard with the person\'s reason');
+    }
+
+    // Candidates in bulk (issue 39): two more drops in the history, mined with the CLI. A preview by
+    // commit lists them and, cancelled, changes nothing; by number, after the list and a reason, both
+    // are rejected as one batch, which Reopen Rejected Candidates… undoes.
+    {
+      const ws = process.env.WORKSPACE;
+      const git = (...args) => execFileSync('git', ['-C', ws, ...args], { encoding: 'utf8' }).trim();
+      const cli = (...args) => execFileSync(process.env.CENOTAPH, args, { cwd: ws, encoding: 'utf8' });
+      const head = fs.readFileSync(path.join(ws, 'requirements.txt'), 'utf8');
+      fs.writeFileSync(path.join(ws, 'requirements.txt'), head + 'arrow==1.3.0\npytz==2024.1\n');
+      git('commit', '-qam', 'Try arrow for the report dates');
+      fs.writeFileSync(path.join(ws, 'requirements.txt'), head);
+      git('commit', '-qam', 'Drop arrow and pytz: datetime and zoneinfo do it');
+      const dropped = git('rev-parse', 'HEAD');
+      cli('mine', 'git');
+      const pending = () => Object.fromEntries(JSON.parse(cli('proposals', '--min-confidence', '0', '--json')).proposals
+        .map((p) => [p.arguments.name, p.id]));
+      const before = pending();
+      check(before.arrow && before.pytz, `two more candidates mined (${JSON.stringify(before)})`);
+      const choose = async (label) => {
+        await page.waitForSelector(`.quick-input-widget .monaco-list-row >> text=${label}`, { timeout: 10000 });
+        await page.keyboard.type(label);
+        await page.keyboard.press('Enter');
+      };
+      const bulk = async (how, value) => {
+        await runCommand(page, 'Cenotaph: Accept or Reject Candidates in Bulk…');
+        await choose('Reject');
+        await choose(how);
+        await page.waitForSelector('.quick-input-widget >> text=/Cenotaph: reject by/', { timeout: 10000 });
+        await page.keyboard.type(value);
+        await page.keyboard.press('Enter');
+        return appears(page, '.monaco-dialog-box >> text=/reject 2 candidates\\?/', 20000);
+      };
+      const listed = await bulk('By commit', dropped.slice(0, 7));
+      const detail = listed ? await page.locator('.monaco-dialog-box').innerText() : '';
+      check(listed && detail.includes(`#${before.arrow} arrow (pypi)`) && detail.includes(`#${before.pytz} pytz (pypi)`),
+        'a bulk rejection by commit shows the two candidates it would touch, and asks');
+      await page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Cancel' }).click().catch(() => undefined);
+      check(JSON.stringify(pending()) === JSON.stringify(before), 'cancelled: nothing changed');
+      const asked = await bulk('By number', `${before.arrow} ${before.pytz}`);
+      await page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Reject 2' }).click().catch(() => undefined);
+      const reason = asked && await appears(page, '.quick-input-widget >> text=/Why reject these 2 candidates/', 20000);
+      check(reason, 'confirmed, the reason is asked once for both');
+      await page.keyboard.type('We use the standard library for dates');
+      await page.keyboard.press('Enter');
+      const toast = page.locator('.notifications-toasts', { hasText: /rejected 2 candidates \(batch #\d+\)/ }).first();
+      const told = await toast.waitFor({ timeout: 20000 }).then(() => true, () => false);
+      const left = pending();
+      check(told && !left.arrow && !left.pytz, 'both are rejected, as one batch the notification names');
+      const batch = told ? /batch #(\d+)/.exec(await toast.innerText())[1] : '0';
+      await runCommand(page, 'Cenotaph: Reopen Rejected Candidates…');
+      await page.waitForSelector('.quick-input-widget >> text=/reopen rejected candidates/', { timeout: 10000 });
+      await page.keyboard.type(`batch ${batch}`);
+      await page.keyboard.press('Enter');
+      let reopened = false;
+      for (let i = 0; i < 50 && !reopened; i++) {
+        reopened = JSON.stringify(pending()) === JSON.stringify(before);
+        if (!reopened) await page.waitForTimeout(200);
+      }
+      check(reopened, `Reopen Rejected Candidates… (batch ${batch}): both are pending again`);
+      cli('reject', String(before.arrow), String(before.pytz), '--reason', 'the e2e run moves on');
     }
 
     // Abandon: Record Abandoned Approach…, at a cost that makes it a lesson.

@@ -31,6 +31,8 @@ export interface CommandResult {
   message: string;
   id?: number | null;
   markdown?: string | null;
+  /** The proposals a bulk decision touched (in a preview: would touch). */
+  ids?: number[] | null;
 }
 
 export interface LedgerDidChange {
@@ -291,6 +293,22 @@ export class CenotaphClient implements vscode.Disposable {
    * with an input box when it needs one; shows the outcome. Undefined when cancelled or failed. */
   run(command: string, arg: Record<string, unknown>): Promise<CommandResult | undefined> {
     return this.execute(command, arg, (cmd, a) => this.client!.sendRequest(ExecuteCommandRequest.type, { command: cmd, arguments: [a] }));
+  }
+
+  /** A command's answer with nothing shown and no reason asked: a bulk decision's preview. */
+  async preview(command: string, arg: Record<string, unknown>): Promise<CommandResult | undefined> {
+    if (!this.running) {
+      void this.showProblem();
+      return undefined;
+    }
+    try {
+      return (await this.client!.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg] })) as CommandResult;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.output.error(`${command}: ${message}`);
+      void vscode.window.showErrorMessage(`Cenotaph: ${message}`);
+      return undefined;
+    }
   }
 
   private async execute(command: string, arg: unknown,

@@ -3,6 +3,7 @@
 
 import { execFile } from 'child_process';
 import * as vscode from 'vscode';
+import { decideInBulk, reopen } from './bulk';
 import { CenotaphClient } from './client';
 import { mcpClientConfig } from './endpoint';
 import { clip, shortProject } from './ledger';
@@ -30,6 +31,8 @@ export function registerCommands(context: vscode.ExtensionContext, client: Cenot
   register('cenotaph.showProposals', () => showProposals(client, model));
   register('cenotaph.copyMcpEndpoint', () => copyMcpEndpoint(client));
   register('cenotaph.mineHistory', () => mineHistory(client, model));
+  register('cenotaph.decideInBulk', () => requireServer(client) && decideInBulk(client, scopeOf(undefined, model)));
+  register('cenotaph.reopenRejected', () => requireServer(client) && reopen(client));
   for (const action of ITEM_ACTIONS) {
     register(`cenotaph.item.${action}`, async (node: unknown) => {
       const entry = LedgerTree.entryOf(node);

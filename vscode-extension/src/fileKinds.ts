@@ -23,6 +23,9 @@ export const FILE_KIND_PATTERNS: Record<string, string[]> = {
     '**/*.{dockerfile,Dockerfile}',
   ],
   markdown: ['**/*.{md,markdown}'],
+  restructuredtext: ['**/*.rst'],
+  // requirements*.txt and constraints*.txt are the requirements kind: the server picks the more specific.
+  plaintext: ['**/*.txt', '**/{README,readme,Readme}'],
   instructions: ['**/{AGENTS,CLAUDE,agents,claude}.md', '**/.cursorrules', '**/.github/copilot-instructions.md'],
 };
 

@@ -11,7 +11,7 @@ export interface ReasonPrompt {
 
 type Arg = Record<string, unknown>;
 
-const PROMPTS: Record<string, (arg: Arg) => ReasonPrompt> = {
+const PROMPTS: Record<string, (arg: Arg) => ReasonPrompt | undefined> = {
   'cenotaph.silence': (a) => ({
     prompt: `Why silence '${a.name}' ${a.scope === 'everywhere' ? 'everywhere' : 'in this project'}?`,
     placeHolder: 'e.g. It is intended here',
@@ -38,6 +38,11 @@ const PROMPTS: Record<string, (arg: Arg) => ReasonPrompt> = {
   'cenotaph.archive': (a) => ({ prompt: `Why archive memory #${a.memoryId}?`, placeHolder: 'e.g. No longer relevant' }),
   'cenotaph.reinstateMemory': (a) => ({ prompt: `Why bring memory #${a.memoryId} back?`, placeHolder: 'e.g. Relevant again' }),
   'cenotaph.rejectProposal': (a) => ({ prompt: `Why reject proposal #${a.proposalId}?`, placeHolder: 'e.g. Not wanted' }),
+  // An acceptance keeps each candidate's drafted reason, and a preview decides nothing: only a rejection asks.
+  'cenotaph.decideCandidates': (a) => (a.decision === 'reject' && !a.preview ? {
+    prompt: `Why reject these ${Array.isArray(a.proposalIds) ? a.proposalIds.length : ''} candidates?`,
+    placeHolder: 'e.g. Build-image packages, not choices',
+  } : undefined),
   'cenotaph.acceptCandidate': (a) => ({
     prompt: `Why was candidate #${a.proposalId} abandoned? (the graveyard's reason; the drafted one is filled in)`,
     placeHolder: 'e.g. Too slow for our data sizes',

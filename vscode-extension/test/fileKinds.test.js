@@ -14,7 +14,7 @@ const SAMPLES = [
   '/w/build.dockerfile', '/w/Containerfile', '/w/README.md', '/w/docs/notes.markdown', '/w/AGENTS.md', '/w/CLAUDE.md',
   '/w/.cursorrules', '/w/.github/copilot-instructions.md',
   '/w/setup.py', '/w/pkg/setup.cfg', '/w/tox.ini', '/w/.pre-commit-config.yaml', '/w/.pre-commit-config.yml',
-  '/w/pytest.ini', '/w/.pre-commit-hooks.yaml',
+  '/w/pytest.ini', '/w/.pre-commit-hooks.yaml', '/w/docs/index.rst', '/w/docs/notes.txt', '/w/README',
   '/w/notes.txt', '/w/setup.txt', '/w/Makefile', '/w/package-lock.json', '/w/go.sum', '/w/data.json', '/w/image.png',
 ];
 
@@ -39,7 +39,7 @@ test('the selector sends the server exactly the documents it scans (checked agai
     const matched = selectorKinds(file);
     if (kinds[i] === null) {
       assert.deepEqual(matched, [], `${file} is not scanned by the server, so not sent`);
-    } else if (kinds[i] === 'instructions' || kinds[i] === 'setup_py') {
+    } else if (['instructions', 'setup_py', 'requirements'].includes(kinds[i])) {  // a more specific kind of a broader pattern
       assert.ok(matched.includes(kinds[i]), `${file} is ${kinds[i]} (matched ${matched})`);
     } else {
       assert.deepEqual(matched, [kinds[i]], `${file} is ${kinds[i]}`);

@@ -34,7 +34,7 @@ async function start(t) {
   return { client, env, workspace, updated };
 }
 
-const TOOLS = ['abandon', 'approach', 'briefing', 'change', 'check_approaches', 'compact', 'compile', 'inspect', 'mine',
+const TOOLS = ['abandon', 'approach', 'briefing', 'candidates', 'change', 'check_approaches', 'compact', 'compile', 'inspect', 'mine',
   'recall', 'record_experience', 'remember', 'review_concept', 'settle', 'share'];
 
 test('the TypeScript SDK client lists and reads the resources and prompts', { timeout: 180_000 }, async (t) => {

@@ -16,7 +16,7 @@ test('client commands never take a server command id (the language client regist
 test('the commands the issue names are in the palette', () => {
   const titles = pkg.contributes.commands.map((c) => `${c.category}: ${c.title}`);
   for (const t of ['Cenotaph: Restart Server', 'Cenotaph: Remember Selection', 'Cenotaph: Record Abandoned Approach…', 'Cenotaph: Recall…',
-    'Cenotaph: Open Ledger', 'Cenotaph: Show Proposals', 'Cenotaph: Copy MCP Endpoint']) assert.ok(titles.includes(t), t);
+    'Cenotaph: Open Ledger', 'Cenotaph: Review Proposals and Candidates', 'Cenotaph: Copy MCP Endpoint']) assert.ok(titles.includes(t), t);
 });
 
 test('every menu entry names a contributed command; every tree action has one, hidden from the palette', () => {

@@ -63,6 +63,96 @@ function M.mine(opts)
   end)
 end
 
+--- The filters `:Cenotaph reject|accept` takes besides ids (shared_schema: cenotaph.decideCandidates).
+M.FILTERS = { 'class=', 'path=', 'commit=', 'below=' }
+
+--- `{ '13', '19', 'class=dev', 'below=0.5' }` as the command's selection; nil and why when a word is
+--- neither an id nor a filter (nothing is sent: no word is silently ignored).
+---@param words string[]
+---@return table?, string?
+function M.selection(words)
+  local sel = { proposalIds = {}, classes = {} }
+  for _, word in ipairs(words) do
+    local key, value = word:match('^(%a+)=(.+)$')
+    if word:match('^%d+$') then
+      table.insert(sel.proposalIds, tonumber(word))
+    elseif key == 'class' then
+      table.insert(sel.classes, value)
+    elseif key == 'path' or key == 'commit' then
+      sel[key] = value
+    elseif key == 'below' and tonumber(value) then
+      sel.below = tonumber(value)
+    else
+      return nil, ('%s is neither an id nor class=, path=, commit= or below='):format(vim.inspect(word))
+    end
+  end
+  if #sel.proposalIds == 0 then sel.proposalIds = nil end
+  if #sel.classes == 0 then sel.classes = nil end
+  return sel
+end
+
+--- `:Cenotaph reject|accept ID… [class=C] [path=GLOB] [commit=SHA] [below=N]`: the server lists
+--- what the decision would touch; the person sees the list and confirms; then exactly those ids are
+--- decided (a reason is asked for a rejection), as one batch `:Cenotaph reopen batch=N` undoes.
+---@param accept boolean
+---@param words string[]
+---@param opts? { bufnr?: integer, on_done?: fun(result: cenotaph.CommandResult?) }
+function M.decide(accept, words, opts)
+  opts = opts or {}
+  local sel, err = M.selection(words)
+  if not sel then
+    ui.warn(err)
+    return
+  end
+  local bufnr = ui.buffer(opts.bufnr)
+  local decision = accept and 'accept' or 'reject'
+  client_mod.with_client(bufnr, function(client)
+    local commands = require('cenotaph.commands')
+    local preview = vim.tbl_extend('force', client_mod.scope(client, bufnr), sel, { decision = decision, preview = true })
+    commands.execute(client, 'cenotaph.decideCandidates', preview, bufnr, function(result)
+      if not (result and result.ids) or #result.ids == 0 then
+        ui.warn(('no pending candidates match (%s)'):format(table.concat(words, ' ')))
+        if opts.on_done then opts.on_done(result) end
+        return
+      end
+      local yes = ('%s %d'):format(accept and 'Accept' or 'Reject', #result.ids)
+      vim.ui.select({ yes, 'Cancel' }, { prompt = result.message, kind = 'cenotaph.confirm' }, function(choice)
+        if choice ~= yes then
+          ui.notify('Cenotaph: cancelled, nothing decided', vim.log.levels.WARN)
+          if opts.on_done then opts.on_done({ done = false, message = 'cancelled' }) end
+          return
+        end
+        commands.invoke(client, 'cenotaph.decideCandidates', { decision = decision, proposalIds = result.ids },
+          { bufnr = bufnr, on_done = opts.on_done })
+      end)
+    end)
+  end)
+end
+
+--- `:Cenotaph reopen batch=N` or `:Cenotaph reopen ID…`: undo a rejection.
+---@param words string[]
+---@param opts? { bufnr?: integer }
+function M.reopen(words, opts)
+  opts = opts or {}
+  local argument = { proposalIds = {} }
+  for _, word in ipairs(words) do
+    local batch = word:match('^batch=(%d+)$')
+    if batch then
+      argument.batch = tonumber(batch)
+    elseif word:match('^%d+$') then
+      table.insert(argument.proposalIds, tonumber(word))
+    else
+      ui.warn(('%s is neither an id nor batch=N'):format(vim.inspect(word)))
+      return
+    end
+  end
+  if #argument.proposalIds == 0 then argument.proposalIds = nil end
+  local bufnr = ui.buffer(opts.bufnr)
+  client_mod.with_client(bufnr, function(client)
+    require('cenotaph.commands').invoke(client, 'cenotaph.reopenCandidates', argument, { bufnr = bufnr })
+  end)
+end
+
 --- window/showMessageRequest from a Cenotaph server. The candidates notice is answered at once
 --- (start-up never waits on a menu) and becomes a notice shown once per session; any other
 --- request (a reason the server asks for) goes to Neovim's own handler.

@@ -211,15 +211,23 @@ M.subcommands = {
     end,
   },
   accept = {
-    usage = 'accept [proposal id]  (in a proposal\'s diff)',
+    usage = 'accept [id…] [class=C] [path=GLOB] [commit=SHA] [below=N]  (none: the proposal\'s diff here)',
     run = function(args)
-      require('cenotaph.compile').decide(true, tonumber(args[1]))
+      M.decide(true, args)
     end,
+    complete = function(arglead) return M.complete_filters(arglead) end,
   },
   reject = {
-    usage = 'reject [proposal id]  (in a proposal\'s diff)',
+    usage = 'reject [id…] [class=C] [path=GLOB] [commit=SHA] [below=N]  (none: the proposal\'s diff here)',
     run = function(args)
-      require('cenotaph.compile').decide(false, tonumber(args[1]))
+      M.decide(false, args)
+    end,
+    complete = function(arglead) return M.complete_filters(arglead) end,
+  },
+  reopen = {
+    usage = 'reopen batch=N | id…  (undo a rejection)',
+    run = function(args)
+      require('cenotaph.candidates').reopen(args)
     end,
   },
   endpoint = {
@@ -229,6 +237,24 @@ M.subcommands = {
     end,
   },
 }
+
+--- `:Cenotaph accept|reject`: no word decides the proposal whose diff is open, one id that
+--- proposal; several ids or a filter go through the preview and confirmation of a bulk decision.
+---@param accept boolean
+---@param args string[]
+function M.decide(accept, args)
+  if #args == 0 or (#args == 1 and args[1]:match('^%d+$')) then
+    require('cenotaph.compile').decide(accept, tonumber(args[1]))
+  else
+    require('cenotaph.candidates').decide(accept, args)
+  end
+end
+
+---@param arglead string
+---@return string[]
+function M.complete_filters(arglead)
+  return vim.tbl_filter(function(f) return vim.startswith(f, arglead) end, require('cenotaph.candidates').FILTERS)
+end
 
 --- The user command's callback.
 ---@param opts vim.api.keyset.create_user_command.command_args

@@ -11,8 +11,9 @@ local M = {}
 ---@field message string
 ---@field id? integer The record made or changed.
 ---@field markdown? string
+---@field ids? integer[] The proposals a bulk decision touched (in a preview: would touch).
 
----@alias cenotaph.Prompt fun(arg: table, title?: string): string
+---@alias cenotaph.Prompt fun(arg: table, title?: string): string?
 
 --- The commands that take a `reason`, and how to ask for it.
 ---@type table<string, cenotaph.Prompt>
@@ -53,6 +54,11 @@ M.REASON_PROMPTS = {
   end,
   ['cenotaph.acceptCandidate'] = function(a)
     return ('Why was candidate #%d abandoned? '):format(a.proposalId)
+  end,
+  -- An acceptance keeps each candidate's drafted reason: only a rejection asks.
+  ['cenotaph.decideCandidates'] = function(a)
+    return a.decision == 'reject' and not a.preview and ('Why reject these %d candidates? '):format(#(a.proposalIds or {}))
+      or nil
   end,
 }
 
@@ -166,12 +172,13 @@ function M.invoke(client, name, argument, opts)
     end)
   end
   local prompt = M.REASON_PROMPTS[name]
-  if not (prompt and argument.reason == nil and config.options.ask_reason) then
+  local question = prompt and argument.reason == nil and config.options.ask_reason and prompt(argument, opts.title)
+  if not question then
     run()
     return
   end
   local default = M.REASON_DEFAULTS[name] and M.REASON_DEFAULTS[name](argument)
-  vim.ui.input({ prompt = prompt(argument, opts.title), default = default }, function(reason)
+  vim.ui.input({ prompt = question, default = default }, function(reason)
     reason = reason and vim.trim(reason) or ''
     if reason == '' then
       cancel('no reason given')

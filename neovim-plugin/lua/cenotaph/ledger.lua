@@ -227,11 +227,15 @@ function M.proposals(opts)
     client_mod.request(client, 'cenotaph/ledger', client_mod.scope(client, bufnr), bufnr, function(ledger)
       local proposals = M.pending_proposals(ledger.text)
       if #proposals == 0 then
-        ui.notify('Cenotaph: no pending proposals')
+        -- Candidates from history are not an agent's proposals: say so, with their count.
+        local waiting = ledger.counts and ledger.counts.candidates or 0
+        ui.notify(('Cenotaph: no pending proposals from agents%s'):format(waiting > 0
+          and ('; %d candidate%s from history wait (:Cenotaph candidates)'):format(waiting, waiting == 1 and '' or 's')
+          or ''))
         return
       end
       vim.ui.select(proposals, {
-        prompt = 'Cenotaph proposals',
+        prompt = 'Cenotaph proposals from agents',
         kind = 'cenotaph.proposal',
         format_item = function(p) ---@param p cenotaph.PendingProposal
           return ('#%d %s'):format(p.id, p.text)

@@ -42,10 +42,10 @@ return {
     fileKinds = {
       type = "array",
       uniqueItems = true,
-      default = { "python", "javascript", "go", "rust", "requirements", "pyproject", "package_json", "cargo_toml", "go_mod", "setup_py", "setup_cfg", "tox_ini", "pipfile", "environment_yml", "pre_commit", "dockerfile", "markdown", "instructions" },
+      default = { "python", "javascript", "go", "rust", "requirements", "pyproject", "package_json", "cargo_toml", "go_mod", "setup_py", "setup_cfg", "tox_ini", "pipfile", "environment_yml", "pre_commit", "dockerfile", "markdown", "restructuredtext", "plaintext", "instructions" },
       items = {
         type = "string",
-        enum = { "python", "javascript", "go", "rust", "requirements", "pyproject", "package_json", "cargo_toml", "go_mod", "setup_py", "setup_cfg", "tox_ini", "pipfile", "environment_yml", "pre_commit", "dockerfile", "markdown", "instructions" },
+        enum = { "python", "javascript", "go", "rust", "requirements", "pyproject", "package_json", "cargo_toml", "go_mod", "setup_py", "setup_cfg", "tox_ini", "pipfile", "environment_yml", "pre_commit", "dockerfile", "markdown", "restructuredtext", "plaintext", "instructions" },
       },
     },
     maxFileSize = {

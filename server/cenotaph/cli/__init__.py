@@ -7,7 +7,6 @@ parser) and into `verbs()` below, where `cenotaph --help` should list it; what e
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -44,7 +43,7 @@ def verbs() -> tuple[Verb, ...]:
         lifecycle.confirm, lifecycle.dispute, lifecycle.refute,
         contradictions.contradictions, contradictions.resolve, contradictions.dismiss, contradictions.scan_contradictions,
         graveyard.suppress, graveyard.unsuppress, memories.update, memories.history, operations.audit, operations.why,
-        operations.backup, operations.restore, mining.proposals, mining.accept, mining.reject,
+        operations.backup, operations.restore, mining.proposals, mining.accept, mining.reject, mining.reopen,
         policy.compile_lessons, policy.bless, policy.lessons, lifecycle.maintain,
         knowledge.ingest, knowledge.feed, knowledge.promote, knowledge.compact, knowledge.concepts, knowledge.related,
         mining.mine, enforce.hook, policy.hooks, lint.lint,
@@ -62,9 +61,14 @@ def build_parser(only: Sequence[Verb] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    logging.basicConfig(level=os.environ.get("CENOTAPH_LOG", "WARNING").upper(), stream=sys.stderr,
-                        format="cenotaph: %(levelname)s %(name)s: %(message)s")
     words = sys.argv[1:] if argv is None else list(argv)
+    if words[:1] != ["hook"] or "CENOTAPH_LOG" in os.environ:
+        # Not for an agent's hook, run on every tool call, unless asked: it logs nothing of its own,
+        # and what the store warns still reaches stderr (logging's last resort).
+        import logging
+
+        logging.basicConfig(level=os.environ.get("CENOTAPH_LOG", "WARNING").upper(), stream=sys.stderr,
+                            format="cenotaph: %(levelname)s %(name)s: %(message)s")
     if words[:1] == ["hook"]:
         # The words an agent's settings run on every tool call: their verb's module alone.
         from cenotaph.cli.commands.enforce import hook

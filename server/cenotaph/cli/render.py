@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cenotaph.memory.models import ContradictionView
+from cenotaph.memory.models import AbandonResult, ContradictionView
 
 
 def memory_line(row: Any) -> str:
@@ -59,6 +59,10 @@ def outcome(result: Any) -> str:
         return contradiction_line(result)
     if isinstance(result, CompileWrite):
         return "wrote " + ", ".join(f.path for f in result.files) + f" in {result.root}"
+    if isinstance(result, AbandonResult):
+        a = result.approach
+        return (f"{a.display_name} ({a.ecosystem}) abandoned {'in ' + a.project if a.project else 'everywhere'}"
+                f"{f', effort {a.effort}/5' if a.effort else ''}: {a.reason}")
     if isinstance(result, CompactResult):
         return (f"summary {memory_line(result.summary)} — superseded " + ", ".join(f"#{i}" for i in result.superseded)
                 + f" (forget or refute #{result.summary.memory_id} to restore them)")

@@ -15,7 +15,7 @@ SECTION = "cenotaph"
 Severity = Literal["error", "warning", "information", "hint", "off"]
 FileKind = Literal["python", "javascript", "go", "rust", "requirements", "pyproject", "package_json", "cargo_toml",
                    "go_mod", "setup_py", "setup_cfg", "tox_ini", "pipfile", "environment_yml", "pre_commit", "dockerfile",
-                   "markdown", "instructions"]
+                   "markdown", "restructuredtext", "plaintext", "instructions"]
 ALL_FILE_KINDS: tuple[str, ...] = FileKind.__args__  # type: ignore[attr-defined]
 
 

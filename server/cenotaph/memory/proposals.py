@@ -48,17 +48,30 @@ def listing(ctx: Context, project: str | None, status: str | None = "pending") -
         return proposals.listing(conn, project=None if project is None else validate.project(project), status=status)
 
 
-def pending(ctx: Context, actor: Actor, proposal_id: int) -> ProposalRow:
-    """The proposal a person is about to decide on."""
+def get(ctx: Context, proposal_id: int) -> ProposalRow:
     proposal_id = validate.integer(proposal_id, "proposal_id", low=1, high=2**62)
-    if actor.kind != "human":
-        raise Conflict(f"only a person can accept or reject a proposal: ask the person to decide #{proposal_id} "
-                       f"(the editor's ledger, or `cenotaph accept {proposal_id}` in a terminal of their own)",
-                       field="actor")
     with ctx.store.read() as conn:
         found = proposals.get(conn, proposal_id)
     if found is None:
         raise NotFound(f"no proposal #{proposal_id}", field="proposal_id")
+    return found
+
+
+def only_a_person(actor: Actor, what: str, command: str) -> None:
+    if actor.kind != "human":
+        raise Conflict(f"only a person can accept or reject a proposal: ask the person to decide {what} "
+                       f"(the editor's ledger, or `{command}` in a terminal of their own)", field="actor")
+
+
+def decided(ctx: Context, actor: Actor, proposal_id: int) -> ProposalRow:
+    """The proposal a person is about to decide on (or to reopen)."""
+    only_a_person(actor, f"#{proposal_id}", f"cenotaph accept {proposal_id}")
+    return get(ctx, proposal_id)
+
+
+def pending(ctx: Context, actor: Actor, proposal_id: int) -> ProposalRow:
+    """The pending proposal a person is about to decide on."""
+    found = decided(ctx, actor, proposal_id)
     if found.status != "pending":
         raise AlreadyDecided(f"proposal #{proposal_id} was already {found.status}", field="proposal_id")
     return found

@@ -510,24 +510,69 @@ class Memory:
                          project: str | None = None, classes: Iterable[str] = (),
                          path: str | None = None) -> list[ProposalRow]:
         """Reject, with one reason, the proposals named by id and the project's pending mined
-        candidates of any of `classes` or with evidence in files matching the glob `path`; all or
-        none (one transaction)."""
-        reason = validate.text(reason, "reason")
-        chosen = [proposals.pending(self.ctx, actor, proposal_id) for proposal_id in proposal_ids]
-        if classes or path is not None:
+        candidates of any of `classes` with evidence in files matching the glob `path`."""
+        selection = candidates.Selection(ids=tuple(proposal_ids), classes=tuple(classes), path=path)
+        return self.decide_proposals(actor, "rejected", selection, project=project, reason=reason).proposals
+
+    def decide_proposals(self, actor: Actor, decision: str, selection: candidates.Selection, *,
+                         project: str | None = None, reason: str | None = None, effort: int | None = None,
+                         preview: bool = False) -> candidates.Batch:
+        """Accept or reject at once the proposals `selection` names by id and the project's pending
+        mined candidates its filters pick; all or none (one transaction), recorded as one batch that
+        `reopen_proposals` undoes. A preview lists what would be decided and decides nothing (an
+        agent may ask for one; only a person decides)."""
+        validate.choice(decision, "decision", ("accepted", "rejected"))
+        if not preview:
+            named = " ".join(str(i) for i in selection.ids) or "…"
+            proposals.only_a_person(actor, " ".join(f"#{i}" for i in selection.ids) or "these candidates",
+                                    f"cenotaph {decision[:6]} {named}")
+        reason = validate.text(reason, "reason") if decision == "rejected" and not preview else validate.optional_text(reason, "reason")
+        selection = selection.checked()
+        if not selection.ids and not selection.filtered:
+            raise validate.InvalidInput("name the proposals: ids, or a class, path, commit or confidence", field="id")
+        named = [proposals.get(self.ctx, i) for i in selection.ids]
+        if selection.filtered:
             if project is None:
-                raise validate.InvalidInput("rejecting by class or path needs a project", field="project")
-            path = None if path is None else validate.text(path, "path", max_length=1000)
-            selected = candidates.select(proposals.listing(self.ctx, project), classes=classes, path=path)
-            chosen += [proposals.pending(self.ctx, actor, row.id) for row in selected]  # a person's, still pending
-        unique = list({row.id: row for row in chosen}.values())
-        decided = []
-        with self.ctx.store.write():
-            for proposal in unique:
+                raise validate.InvalidInput("choosing candidates by class, path, commit or confidence needs a project",
+                                            field="project")
+            named += candidates.select(proposals.listing(self.ctx, project), selection)
+        chosen = list({row.id: row for row in named}.values())
+        batch = candidates.Batch(decision=decision, proposals=chosen, preview=preview)
+        if preview:
+            return batch
+        chosen = [proposals.pending(self.ctx, actor, row.id) for row in chosen]  # a person's, still pending
+        with self.ctx.store.write() as tx:
+            decided = []
+            for proposal in chosen:
+                if decision == "accepted":
+                    batch.results.append(self.accept_proposal(actor, proposal.id, reason=reason, effort=effort))
+                    decided.append(proposals.get(self.ctx, proposal.id))
+                    continue
                 if proposal.action == candidates.ACTION:
                     candidates.dismiss(self.ctx, actor, proposal, reason)
                 decided.append(proposals.decide(self.ctx, actor, proposal, "rejected", reason))
-        return decided
+            batch.proposals = decided
+            candidates.record_batch(self.ctx, tx, actor, batch, reason)
+        return batch
+
+    def reopen_proposals(self, actor: Actor, *, batch: int | None = None,
+                         proposal_ids: Iterable[int] = ()) -> list[ProposalRow]:
+        """Undo rejections: the proposals of bulk decision `batch` (those still as it left them) and
+        those named by id are pending again; all or none."""
+        ids = list(proposal_ids)
+        if batch is not None:
+            decision, in_batch = candidates.batch_ids(self.ctx, batch)
+            if decision != "rejected":
+                raise Conflict(f"batch #{batch} accepted its proposals: their approaches are in the graveyard; "
+                               f"reinstate each (`cenotaph reinstate NAME`) to bring it back", field="batch")
+            ids += [i for i in in_batch if proposals.get(self.ctx, i).status == "rejected"]
+        if not ids:
+            raise validate.InvalidInput("name what to reopen: a batch, or proposal ids", field="id")
+        rows = [proposals.decided(self.ctx, actor, i) for i in dict.fromkeys(ids)]
+        with self.ctx.store.write():
+            for row in rows:
+                candidates.reopen(self.ctx, actor, row)
+        return [proposals.get(self.ctx, row.id) for row in rows]
 
     # --- from memory to policy -----------------------------------------------------------------
 

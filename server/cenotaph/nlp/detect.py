@@ -39,7 +39,7 @@ def detect(path: str, text: str, vocabulary: frozenset[str] = frozenset(),
     document = ecosystems.document_for(path)
     if document is None:
         return []
-    hits = document.scan(text, Context(vocabulary, ecosystems.system_installers()))
+    hits = document.scan(text, Context(vocabulary, ecosystems.installers_in(text, project=False)))
     starts = line_starts(text)
     ascii_text = text.isascii()
     mentions = []
@@ -95,7 +95,7 @@ def declarations(path: str, text: str) -> ManifestScan | None:
     found = tuple(
         Declaration(text[hit.start : hit.end], _key(text[hit.start : hit.end], hit.ecosystem), hit.ecosystem,
                     hit.group)
-        for hit in document.scan(text, Context(installers=ecosystems.system_installers()))
+        for hit in document.scan(text, Context(installers=ecosystems.installers_in(text, project=False)))
         if hit.kind == "declaration"
     )
     return ManifestScan(found, document.well_formed is None or document.well_formed(text))

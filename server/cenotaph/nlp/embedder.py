@@ -6,7 +6,6 @@ half a second, so it happens lazily and, for servers, in a background thread sta
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,12 +14,13 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:  # numpy is imported with the model: `cenotaph mcp` forwarding reads DEFAULT_MODEL only
     import numpy as np
 
-log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "cenotaph/all-MiniLM-L6-v2-int8"
 DEFAULT_DIM = 384
 # The length the model was trained with (tokenizer_config.json's model_max_length).
 MAX_TOKENS = 256
+# A batch's texts times the square of its longest: 64 texts of 64 tokens, or 4 of 256.
+ATTENTION_BUDGET = 64 * 64 * 64
 
 
 class EmbedderUnavailable(RuntimeError):
@@ -59,15 +59,32 @@ class _MiniLM:
     def embed(self, texts: list[str], batch_size: int = 64) -> Iterator[np.ndarray]:
         import numpy as np
 
-        for start in range(0, len(texts), batch_size):
-            encoded = self._tokenizer.encode_batch(texts[start:start + batch_size])
-            ids = np.array([e.ids for e in encoded], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        # Texts of like length are run together, as many as the attention budget allows: padding
+        # to the longest and the batch's size times its length squared are what the runtime
+        # allocates (and its arena keeps), 5.6 GB for 64 texts of 256 tokens on two threads.
+        encoded = self._tokenizer.encode_batch(texts) if texts else []
+        lengths = [sum(e.attention_mask) for e in encoded]
+        order = sorted(range(len(texts)), key=lengths.__getitem__)
+        vectors: list[np.ndarray] = [np.empty(0, dtype=np.float32)] * len(texts)
+        start = 0
+        while start < len(order):
+            end = start + 1
+            while end < len(order) and end - start < batch_size \
+                    and (end - start + 1) * lengths[order[end]] ** 2 <= ATTENTION_BUDGET:
+                end += 1
+            batch = order[start:end]
+            width = max(lengths[i] for i in batch)
+            ids = np.array([encoded[i].ids[:width] for i in batch], dtype=np.int64)
+            mask = np.array([encoded[i].attention_mask[:width] for i in batch], dtype=np.int64)
             tokens = self._session.run(None, {"input_ids": ids, "attention_mask": mask,
                                               "token_type_ids": np.zeros_like(ids)})[0]
             summed = np.sum(tokens, axis=1, where=mask[:, :, np.newaxis].astype(bool), dtype=np.float64)
             mean = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
-            yield from (mean / np.maximum(np.linalg.norm(mean, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+            unit = (mean / np.maximum(np.linalg.norm(mean, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+            for row, index in enumerate(batch):
+                vectors[index] = unit[row]
+            start = end
+        yield from vectors
 
 
 class Embedder:
@@ -115,7 +132,9 @@ class Embedder:
             probe = np.asarray(next(iter(model.embed(["probe"]))), dtype=np.float32)
             self._dim = int(probe.shape[0])
             self._model = model
-            log.info("embedding model %s loaded (dim %d)", self.model_name, self._dim)
+            import logging  # with the model, not with this module (config.py imports it)
+
+            logging.getLogger(__name__).info("embedding model %s loaded (dim %d)", self.model_name, self._dim)
             return model
 
     def embed(self, texts: list[str]) -> np.ndarray:

@@ -108,8 +108,16 @@ class Manifests:
             return {}
         for document in ecosystems.get(ecosystem).documents:
             if document.import_names is not None:
-                names = self._imports.for_document(str(root / "_"), document.kind, [root])
-                return dict(names.cargo if ecosystem == "cargo" else names.pypi)
+                # Each of its manifests' folders says its own too (a Cargo member's renames and
+                # those it inherits from the workspace root): the root's answer first.
+                folders = dict.fromkeys([root, *((root / m.path).parent for m in self.of(root)
+                                                 if m.ecosystem == ecosystem)])
+                table: dict[str, str] = {}
+                for folder in folders:
+                    names = self._imports.for_document(str(folder / "_"), document.kind, [root])
+                    for module, package in (names.cargo if ecosystem == "cargo" else names.pypi).items():
+                        table.setdefault(module, package)
+                return table
         return {}
 
     def resolve(self, name: str, ecosystem: str, root: Path | None) -> str | None:

@@ -5,20 +5,28 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import logging
 import os
 import re
 import sqlite3
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    import logging
 
 # How long a write waits for another process's write lock before it gives up with "the store is
 # busy" (SQLite has one writer at a time). CENOTAPH_BUSY_TIMEOUT (seconds) sets it.
 BUSY_TIMEOUT_MS = 30_000
+
+
+def _log() -> logging.Logger:
+    # logging is imported only to log: an agent's hook opens the store on every denial.
+    import logging
+
+    return logging.getLogger(__name__)
 
 
 def busy_timeout_ms() -> int:
@@ -28,7 +36,7 @@ def busy_timeout_ms() -> int:
     try:
         return max(0, int(float(raw) * 1000))
     except ValueError:
-        log.warning("ignoring CENOTAPH_BUSY_TIMEOUT=%r: not a number of seconds", raw)
+        _log().warning("ignoring CENOTAPH_BUSY_TIMEOUT=%r: not a number of seconds", raw)
         return BUSY_TIMEOUT_MS
 
 # PyPI bindings that bundle an SQLite able to load extensions, in order of preference.
@@ -198,7 +206,8 @@ def binding() -> Binding:
     for name, module in candidates:
         if _can_load_extensions(module):
             _binding = Binding(module=module, name=name)
-            log.debug("using SQLite binding %s", name)
+            if "logging" in sys.modules:  # the CLI and the servers set it up; an agent's hook does not import it
+                _log().debug("using SQLite binding %s", name)
             return _binding
     raise StoreUnavailable(
         "This Python's sqlite3 cannot load extensions and no fallback binding is installed. "

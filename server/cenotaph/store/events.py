@@ -76,6 +76,11 @@ def last_seq(conn: Any) -> int:
     return conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
 
 
+def get(conn: Any, seq: int) -> EventRow | None:
+    found = conn.execute(f"SELECT {_COLUMNS} FROM events WHERE seq = ?", (seq,)).fetchone()
+    return EventRow(*found) if found else None
+
+
 def since(conn: Any, seq: int, limit: int = 1000) -> list[EventRow]:
     rows = conn.execute(f"SELECT {_COLUMNS} FROM events WHERE seq > ? ORDER BY seq LIMIT ?", (seq, limit))
     return [EventRow(*r) for r in rows]

@@ -18,8 +18,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from cenotaph.store import approaches, events, suppressions
-from cenotaph.store.records import ApproachRow, SuppressionRow
+from cenotaph.store import events
+from cenotaph.store.graveyard_rows import ApproachRow, SuppressionRow
 
 FORMAT = 1
 # Event targets that change the graveyard: an approach's record or a suppression.
@@ -46,6 +46,8 @@ def head(conn: Any) -> tuple[int, str]:
 def read(conn: Any) -> GraveyardFile:
     """The graveyard as the store holds it; `conn` is in a read transaction, so the rows and the
     head are one snapshot."""
+    from cenotaph.store import approaches, suppressions  # the writer's: a hook only loads the file
+
     seq, digest = head(conn)
     return GraveyardFile(seq, digest, approaches.all_rows(conn), suppressions.active(conn))
 

@@ -34,6 +34,11 @@ def dismiss(conn: Any, *, project: str, ecosystem: str, name: str, reason: str, 
     )
 
 
+def undismiss(conn: Any, *, project: str, ecosystem: str, name: str) -> None:
+    conn.execute("DELETE FROM candidate_dismissals WHERE project = ? AND ecosystem = ? AND name = ?",
+                 (project, ecosystem, name))
+
+
 def dismissed(conn: Any, project: str) -> set[tuple[str, str]]:
     """(ecosystem, normalized name) pairs a person turned down in `project`."""
     rows = conn.execute("SELECT ecosystem, name FROM candidate_dismissals WHERE project = ?", (project,))

@@ -48,6 +48,12 @@ def decide(conn: Any, proposal_id: int, *, status: str, actor: str, at: str, rea
     )
 
 
+def reopen(conn: Any, proposal_id: int) -> None:
+    """A decided proposal pending again, as it was before the decision."""
+    conn.execute("UPDATE proposals SET status = 'pending', decided_at = NULL, decided_by = NULL, "
+                 "decision_reason = NULL WHERE id = ?", (proposal_id,))
+
+
 def listing(conn: Any, *, project: str | None, status: str | None) -> list[ProposalRow]:
     rows = scoped.rows_in_scope(conn, "proposals", _COLUMNS, project=project, status=status)
     return [_row(r) for r in rows]

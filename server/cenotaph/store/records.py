@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+
+# The graveyard's rows live apart, re-exported here: an agent's hook reads them from the graveyard's
+# file without building the others.
+from cenotaph.store.graveyard_rows import ApproachRow, SuppressionRow
+
+__all__ = ["ApproachRow", "BlessingRow", "ContradictionRow", "EventRow", "MemoryRow", "ProposalRow", "RecallLogRow",
+           "SuppressionRow", "TombstoneRow", "TransitionRow"]
 
 
 @dataclass(slots=True)
@@ -36,39 +43,6 @@ class MemoryRow:
     last_recalled_at: str | None
     lemmas: str = ""
     context: str = ""
-
-
-@dataclass(slots=True)
-class ApproachRow:
-    id: int
-    project: str
-    name: str
-    display_name: str
-    ecosystem: str
-    reason: str
-    effort: int | None
-    outcome: str
-    status: str
-    status_reason: str | None
-    memory_id: int | None
-    actor: str
-    created_at: str
-    updated_at: str
-    aliases: list[str] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class SuppressionRow:
-    id: int
-    project: str
-    kind: str
-    value: str
-    reason: str
-    actor: str
-    created_at: str
-    lifted_at: str | None
-    lifted_reason: str | None
-    lifted_by: str | None
 
 
 @dataclass(slots=True)

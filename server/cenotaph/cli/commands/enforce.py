@@ -103,9 +103,12 @@ def _session_start(args: argparse.Namespace, cwd: Path) -> int:
     from cenotaph.memory.policy.agent_hooks import problems
     from cenotaph.project import repository_root
 
+    from cenotaph.memory.graveyard.enforce import EMPTY_GRAVEYARD
+
     enforcer = open_enforcer(cwd, db=args.db, project=args.project)
     try:
         brief = enforcer.brief(BRIEF_LIMIT)
+        empty = enforcer.size() == 0
     finally:
         enforcer.close()
     # Cenotaph's hooks that are installed but cannot run (here, or on a teammate's machine): the
@@ -114,8 +117,12 @@ def _session_start(args: argparse.Namespace, cwd: Path) -> int:
     output: dict[str, Any] = {}
     if brief:
         output["hookSpecificOutput"] = {"hookEventName": "SessionStart", "additionalContext": brief}
-    if broken:
-        output["systemMessage"] = "Cenotaph's hooks cannot run as installed:\n" + "\n".join(broken)
+    notices = ["Cenotaph's hooks cannot run as installed:\n" + "\n".join(broken)] if broken else []
+    if empty:  # the person is told that the hooks are on but hold nothing back
+        notices.append(f"Cenotaph: {EMPTY_GRAVEYARD}, so its hooks block nothing. Record a dead end with "
+                       "`cenotaph abandon NAME`, or share the team's with `cenotaph share NAME`.")
+    if notices:
+        output["systemMessage"] = "\n".join(notices)
     if output:
         json.dump(output, sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")

@@ -22,6 +22,7 @@ _PATH_CHARACTERS = "/-._~!$&'()*+,;=@"
 def cmd_lint(args: argparse.Namespace) -> int:
     from cenotaph.app import open_enforcer
     from cenotaph.memory.errors import CenotaphError
+    from cenotaph.memory.graveyard.enforce import EMPTY_GRAVEYARD
     from cenotaph.memory.graveyard.lint import lint
     from cenotaph.store.connect import StoreUnavailable
 
@@ -38,8 +39,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
     if not report.abandoned:
         # A CI runner's store, or a clone before anything was shared: every file passes, which
         # must not look like a clean repository.
-        sys.stderr.write("cenotaph lint: the graveyard is empty here (nothing abandoned in this project's store, "
-                         "globally, or shared in the repository's .cenotaph/), so nothing can be flagged; "
+        sys.stderr.write(f"cenotaph lint: {EMPTY_GRAVEYARD}, so nothing can be flagged; "
                          "share what the team abandoned with `cenotaph share NAME`\n")
         if args.require_graveyard:
             sys.stderr.write("cenotaph lint: error: --require-graveyard: no graveyard to check against\n")

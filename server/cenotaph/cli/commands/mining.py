@@ -10,7 +10,8 @@ from cenotaph import project as project_resolution
 from cenotaph.cli.common import CLI_ACTOR, CommandFailed, Subcommands, emit, project_of, repository_root
 from cenotaph.cli.render import outcome
 from cenotaph.memory.errors import InvalidInput
-from cenotaph.memory.mining.candidates import classes_of
+from cenotaph.memory.mining.candidates import ACTION as CANDIDATE
+from cenotaph.memory.mining.candidates import Selection, classes_of, counted, evidence
 
 CANDIDATE_CLASSES = ("dev", "types", "backport", "build", "subproject", "moved-out", "plain")
 DEFAULT_MIN_CONFIDENCE = 0.5
@@ -37,9 +38,9 @@ def cmd_proposals(args: argparse.Namespace, memory) -> None:
             lines.append(f"#{p.id} [{p.status}] {p.actor} proposes {p.action} {p.target}: {p.reason}")
     if below:
         lines.append(f"{len(below)} more mined candidates below confidence {floor:.2f} "
-                     f"(see them with --min-confidence 0; turn many down with `cenotaph reject --class C` "
-                     f"or `--path GLOB`)")
-    emit(args, {"proposals": rows, "below": len(below)}, "\n".join(lines) or f"no {args.status} proposals")
+                     f"(see them with --min-confidence 0; turn many down with `cenotaph reject --below N`, --class C, "
+                     f"--path GLOB or --commit SHA, first with --dry-run)")
+    emit(args, {"proposals": rows, "below": len(below)}, "\n".join(lines) or f"no {args.status} proposals or candidates")
 
 
 def _candidate_lines(proposal) -> list[str]:
@@ -49,7 +50,7 @@ def _candidate_lines(proposal) -> list[str]:
     lines = [f"#{proposal.id} [{proposal.status}] abandon {args['name']} ({args['ecosystem']}), "
              f"confidence {args['confidence']:.2f}{classes}",
              f"    reason: {args['reason']}"]
-    for e in args.get("evidence", []):
+    for e in evidence(proposal):
         where = f"  {e['path']}" if e.get("path") else ""
         lines.append(f"    {e['role']:<8} {e['ref'][:7]} {e['at'][:10]} {e.get('author') or '?'}: "
                      f"\"{e['summary']}\"{where}")
@@ -67,42 +68,87 @@ def proposals(commands: Subcommands) -> None:
                         f"{DEFAULT_MIN_CONFIDENCE}, or 0 with --class; 0 shows all)")
 
 
+def _selection(args: argparse.Namespace) -> Selection:
+    return Selection(ids=tuple(args.id), classes=tuple(args.classes or ()), path=args.path, commit=args.commit,
+                     below=args.below)
+
+
+def _decide(args: argparse.Namespace, memory, decision: str, **extra) -> None:
+    selection = _selection(args)
+    if not (selection.ids or selection.filtered):
+        raise InvalidInput("name what to decide: ID…, --class C, --path GLOB, --commit SHA or --below N", field="id")
+    batch = memory.decide_proposals(CLI_ACTOR, decision, selection, project=project_of(args) if selection.filtered
+                                    else None, reason=args.reason, preview=args.dry_run, **extra)
+    verb = "accept" if decision == "accepted" else "reject"
+    lines = [_decided_line(row, result) for row, result in
+             zip(batch.proposals, batch.results or [None] * batch.count)]
+    if batch.preview:
+        head = f"would {verb} {counted(batch.proposals)} (nothing changed; run it again without --dry-run)"
+    else:
+        head = f"{decision} {counted(batch.proposals)} as batch #{batch.batch}" + (f" ({args.reason})" if args.reason
+                                                                                 else "")
+        if decision == "rejected" and batch.count:
+            lines.append(f"undo: cenotaph reopen --batch {batch.batch}")
+    # One proposal named by id answers with what it became (as it always has): the row, or what accepting did.
+    single = batch.results[0] if batch.results else batch.proposals[0] if batch.count == 1 else None
+    emit(args, single if len(selection.ids) == 1 and not selection.filtered and not batch.preview else batch,
+         "\n".join([head, *lines]))
+
+
+def _decided_line(row, result) -> str:
+    args = row.arguments
+    if row.action == CANDIDATE:
+        what = (f"candidate #{row.id} {args['name']} ({args['ecosystem']}), confidence {args['confidence']:.2f}"
+                + (f" [{', '.join(args['classes'])}]" if args.get("classes") else ""))
+    else:
+        what = f"proposal #{row.id} {row.action} {row.target}"
+    return f"  {what}" + (f": {outcome(result)}" if result is not None else f" — {row.reason}")
+
+
+def _selectors(p: argparse.ArgumentParser, decision: str) -> None:
+    p.add_argument("id", type=int, nargs="*", metavar="ID", help="proposals or candidates by number")
+    p.add_argument("--class", dest="classes", action="append", choices=CANDIDATE_CLASSES,
+                   help=f"{decision} every pending candidate of this class (repeatable)")
+    p.add_argument("--path", help="... with evidence in a file matching this glob (e.g. 'playground/**')")
+    p.add_argument("--commit", help="... that this commit removed (a sha or its first digits)")
+    p.add_argument("--below", type=float, metavar="CONFIDENCE", help="... with a confidence below this")
+    p.add_argument("--dry-run", action="store_true", help="list what would be decided, and decide nothing")
+
+
 def cmd_accept(args: argparse.Namespace, memory) -> None:
-    # Each its own transaction: one that fails (already decided) leaves the others accepted.
-    results = [(proposal_id, memory.accept_proposal(CLI_ACTOR, proposal_id, reason=args.reason, effort=args.effort))
-               for proposal_id in args.id]
-    emit(args, results[0][1] if len(results) == 1 else [result for _, result in results],
-         "\n".join(f"accepted proposal #{proposal_id}: {outcome(result)}" for proposal_id, result in results))
+    _decide(args, memory, "accepted", effort=args.effort)
 
 
 def accept(commands: Subcommands) -> None:
-    p = commands.add("accept", cmd_accept, "carry out proposals (an agent's, or candidates mined from the past)")
-    p.add_argument("id", type=int, nargs="+", metavar="ID")
+    p = commands.add("accept", cmd_accept, "carry out proposals and accept candidates, by id or by "
+                                           "class, path, commit or confidence")
+    _selectors(p, "accept")
     p.add_argument("--reason", help="why; for a mined candidate, the reason it is abandoned (else the drafted one)")
     p.add_argument("--effort", type=int, help="for a mined candidate: what it cost, 1-5")
 
 
 def cmd_reject(args: argparse.Namespace, memory) -> None:
-    if not (args.id or args.classes or args.path):
-        raise InvalidInput("name proposals to reject: ID…, --class C or --path GLOB", field="id")
-    by_selection = bool(args.classes or args.path)
-    rows = memory.reject_proposals(CLI_ACTOR, args.id, reason=args.reason, classes=args.classes or (),
-                                   path=args.path, project=project_of(args) if by_selection else None)
-    if len(args.id) == 1 and not by_selection:
-        emit(args, rows[0], f"rejected proposal #{rows[0].id}: {rows[0].decision_reason}")
-        return
-    emit(args, {"rejected": rows}, f"rejected {len(rows)} proposals ({args.reason})"
-         + (": " + ", ".join(f"#{row.id} {row.arguments.get('name', row.target)}" for row in rows) if rows else ""))
+    _decide(args, memory, "rejected")
 
 
 def reject(commands: Subcommands) -> None:
-    p = commands.add("reject", cmd_reject, "turn down proposals, by id or mined candidates by class or path")
+    p = commands.add("reject", cmd_reject, "turn down proposals and candidates, by id or by class, path, commit "
+                                           "or confidence (filters combine: each must match)")
+    _selectors(p, "reject")
+    p.add_argument("--reason", help="one reason, for every one rejected (required unless --dry-run)")
+
+
+def cmd_reopen(args: argparse.Namespace, memory) -> None:
+    rows = memory.reopen_proposals(CLI_ACTOR, batch=args.batch, proposal_ids=args.id)
+    emit(args, {"reopened": rows}, "\n".join([f"reopened {counted(rows)}: pending again",
+                                              *(_decided_line(row, None) for row in rows)]))
+
+
+def reopen(commands: Subcommands) -> None:
+    p = commands.add("reopen", cmd_reopen, "undo a rejection: a batch (the number `reject` printed) or "
+                                           "candidates by id are pending again")
     p.add_argument("id", type=int, nargs="*", metavar="ID")
-    p.add_argument("--class", dest="classes", action="append", choices=CANDIDATE_CLASSES,
-                   help="every pending mined candidate of this class (repeatable)")
-    p.add_argument("--path", help="every pending mined candidate with evidence in a file matching this glob "
-                                  "(e.g. 'playground/**')")
-    p.add_argument("--reason", required=True, help="one reason, for every proposal rejected")
+    p.add_argument("--batch", type=int, help="every candidate the rejection numbered BATCH turned down")
 
 
 def cmd_mine_git(args: argparse.Namespace, memory) -> None:

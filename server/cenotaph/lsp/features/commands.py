@@ -28,6 +28,7 @@ from cenotaph.store.connect import StoreUnavailable
 from cenotaph.store.records import ProposalRow, SuppressionRow
 
 if TYPE_CHECKING:
+    from cenotaph.memory.mining.candidates import Selection
     from cenotaph.lsp.features import ServerContext
 
 Reason = Annotated[str, StringConstraints(min_length=1)]
@@ -214,6 +215,44 @@ class RejectProposalArgs(Wire):
     reason: Reason | None = None
 
 
+class DecideCandidatesArgs(_ProjectOrUri):
+    """Candidates chosen by id and by filters (each must match), decided at once or previewed."""
+
+    decision: Literal["accept", "reject"]
+    proposal_ids: Annotated[list[Id], Field(max_length=10_000)] = []
+    classes: list[Literal["dev", "types", "backport", "build", "subproject", "moved-out", "plain"]] = []
+    path: Annotated[str, StringConstraints(min_length=1, max_length=1000)] | None = None
+    commit: Annotated[str, StringConstraints(pattern=r"^[0-9a-fA-F]{4,40}$")] | None = None
+    below: Annotated[float, Field(ge=0, le=1)] | None = None
+    preview: bool = False
+    reason: Reason | None = None
+
+    @model_validator(mode="after")
+    def _chosen(self) -> DecideCandidatesArgs:
+        if self.selection().filtered:
+            self._require_project()
+        elif not self.proposal_ids:
+            raise ValueError("give `proposalIds`, `classes`, `path`, `commit` or `below`")
+        return self
+
+    def selection(self) -> Selection:
+        from cenotaph.memory.mining.candidates import Selection  # the domain loads after `initialize`
+
+        return Selection(ids=tuple(self.proposal_ids), classes=tuple(self.classes), path=self.path,
+                         commit=self.commit, below=self.below)
+
+
+class ReopenCandidatesArgs(Wire):
+    batch: Id | None = None
+    proposal_ids: Annotated[list[Id], Field(max_length=10_000)] = []
+
+    @model_validator(mode="after")
+    def _chosen(self) -> ReopenCandidatesArgs:
+        if self.batch is None and not self.proposal_ids:
+            raise ValueError("give `batch` or `proposalIds`")
+        return self
+
+
 class ShowLocationArgs(Wire):
     memory_id: Id
 
@@ -223,6 +262,7 @@ class CommandResult(Wire):
     message: str
     id: int | None = None
     markdown: str | None = None
+    ids: list[int] | None = None  # the proposals a bulk decision touched (or, in a preview, would touch)
 
 
 # --- the verbs -------------------------------------------------------------------------------------
@@ -630,6 +670,51 @@ async def reject_proposal(ls: ServerContext, args: RejectProposalArgs) -> dict[s
     return stale or _done(f"proposal #{args.proposal_id} rejected", args.proposal_id)
 
 
+def _candidate_list(rows: list[ProposalRow]) -> str:
+    """`- #4 nose (pypi) · confidence 0.30 — reason`, one line each: what a bulk decision touches."""
+    from cenotaph.memory.mining.candidates import ACTION as CANDIDATE
+
+    return "\n".join(f"- #{p.id} {p.arguments.get('name', p.target)}"
+                     + (f" ({p.arguments['ecosystem']}) · confidence {p.arguments['confidence']:.2f}"
+                        if p.action == CANDIDATE else f" · {p.action}")
+                     + f" — {one_line(p.reason, 200)}" for p in rows)
+
+
+async def decide_candidates(ls: ServerContext, args: DecideCandidatesArgs) -> dict[str, Any]:
+    """Accept or reject candidates in bulk; `preview` answers with what it would touch (`ids`, and
+    the list as markdown) and decides nothing, for the editor to show and confirm."""
+    from cenotaph.memory.mining.candidates import counted
+
+    decision = "accepted" if args.decision == "accept" else "rejected"
+    selection = args.selection()
+    project = _project(ls, args) if selection.filtered else None
+    if args.preview:
+        batch = await _domain(ls, lambda: ls.memory.decide_proposals(ls.actor, decision, selection, project=project,
+                                                                     preview=True))
+        return CommandResult(done=True, message=f"{args.decision} {counted(batch.proposals)}?",
+                             markdown=_candidate_list(batch.proposals), ids=[p.id for p in batch.proposals]).dump()
+    reason = args.reason
+    if decision == "rejected":
+        reason = await _ask(ls, args.reason, "Why reject them?", ["Not wanted"])
+        if reason is None:
+            return _cancelled()
+    batch = await _domain(ls, lambda: ls.memory.decide_proposals(ls.actor, decision, selection, project=project,
+                                                                 reason=reason))
+    undo = f"; undo with Reopen batch #{batch.batch}" if decision == "rejected" and batch.count else ""
+    return CommandResult(done=True, message=f"{decision} {counted(batch.proposals)} (batch #{batch.batch}){undo}",
+                         id=batch.batch, markdown=_candidate_list(batch.proposals),
+                         ids=[p.id for p in batch.proposals]).dump()
+
+
+async def reopen_candidates(ls: ServerContext, args: ReopenCandidatesArgs) -> dict[str, Any]:
+    from cenotaph.memory.mining.candidates import counted
+
+    rows = await _domain(ls, lambda: ls.memory.reopen_proposals(ls.actor, batch=args.batch,
+                                                                proposal_ids=args.proposal_ids))
+    return CommandResult(done=True, message=f"reopened {counted(rows)}: pending again", id=args.batch,
+                         markdown=_candidate_list(rows), ids=[p.id for p in rows]).dump()
+
+
 async def show_location(ls: ServerContext, args: ShowLocationArgs) -> dict[str, Any]:
     """Open a document memory's file at its lines, or a remembered selection's (`window/showDocument`),
     in the workspace folder of the memory's project."""
@@ -670,6 +755,8 @@ COMMANDS: dict[str, tuple[type[Wire], Handler]] = {
     "cenotaph.rejectProposal": (RejectProposalArgs, reject_proposal),
     "cenotaph.acceptCandidate": (AcceptCandidateArgs, accept_candidate),
     "cenotaph.mine": (MineArgs, mine),
+    "cenotaph.decideCandidates": (DecideCandidatesArgs, decide_candidates),
+    "cenotaph.reopenCandidates": (ReopenCandidatesArgs, reopen_candidates),
     "cenotaph.showLocation": (ShowLocationArgs, show_location),
     "cenotaph.share": (ShareArgs, share),
     "cenotaph.unshare": (UnshareArgs, unshare),

@@ -11,10 +11,11 @@ from mcp.types import CallToolResult
 from pydantic import BaseModel, Field
 
 from cenotaph import paths
-from cenotaph.mcp.tools.base import WRITE, ToolEnv, ToolGroup
+from cenotaph.mcp.tools.base import READ_ONLY, WRITE, ToolEnv, ToolGroup
 from cenotaph.mcp.tools.results import reply
 from cenotaph.memory.errors import InvalidInput
-from cenotaph.memory.mining.candidates import ProposeReport
+from cenotaph.memory.mining.candidates import ACTION as CANDIDATE
+from cenotaph.memory.mining.candidates import Batch, ProposeReport, Selection
 from cenotaph.memory.mining.git import GitMiningReport
 from cenotaph.memory.mining.transcripts import TranscriptReport
 from cenotaph.project import repository_root
@@ -105,3 +106,56 @@ def mine(
                 env.actor(ctx), env.project, root, claude_dir=paths.claude_home(), codex_dir=paths.codex_home())))
         report = memory.mine_git(env.actor(ctx), path, project=env.project, since=since, max_commits=max_commits)
     return reply(MineOutcome.of_git(report))
+
+
+class Candidate(BaseModel):
+    proposal_id: int
+    name: str
+    ecosystem: str
+    confidence: float
+    classes: list[str]
+    reason: str
+    commit: str | None  # the commit that removed it
+
+
+class CandidateSelection(BaseModel):
+    decision: Literal["accept", "reject"]
+    count: int
+    candidates: list[Candidate]
+    preview: bool
+    command: str  # what the person runs to decide them, in a terminal of their own
+
+
+def _command(decision: str, selection: Selection) -> str:
+    parts = ["cenotaph", decision, *map(str, selection.ids), *(f"--class {c}" for c in selection.classes)]
+    parts += [f"--path '{selection.path}'"] if selection.path is not None else []
+    parts += [f"--commit {selection.commit}"] if selection.commit is not None else []
+    parts += [f"--below {selection.below}"] if selection.below is not None else []
+    return " ".join(parts + (["--reason '…'"] if decision == "reject" else []))
+
+
+@TOOLS.add(READ_ONLY)
+def candidates(
+    ctx: Context,
+    decision: Annotated[Literal["accept", "reject"], Field(description="What the person would do with them.")],
+    ids: Annotated[list[Annotated[int, Field(ge=1)]], Field(max_length=1000, description="Candidates by number.")] = [],  # noqa: B006
+    classes: Annotated[list[Literal["dev", "types", "backport", "build", "subproject", "moved-out", "plain"]],
+                       Field(max_length=7, description="Pending candidates of any of these classes.")] = [],  # noqa: B006
+    path: Annotated[str | None, Field(max_length=1000, description="... with evidence in files matching this glob.")] = None,
+    commit: Annotated[str | None, Field(max_length=40, description="... that this commit removed.")] = None,
+    below: Annotated[float | None, Field(ge=0, le=1, description="... with a confidence below this.")] = None,
+    preview: Annotated[bool, Field(description="List what the decision would touch (only a person decides).")] = True,
+) -> CallToolResult:
+    """Which mined candidates a bulk accept or reject would touch: those named by id, and those
+    matching every filter given. Only a person decides; the result names the command they run."""
+    env = ToolEnv.of(ctx)
+    selection = Selection(ids=tuple(ids), classes=tuple(classes), path=path, commit=commit, below=below)
+    with env.domain() as memory:
+        batch: Batch = memory.decide_proposals(env.actor(ctx), "accepted" if decision == "accept" else "rejected",
+                                               selection, project=env.project, preview=preview)
+    rows = [p for p in batch.proposals if p.action == CANDIDATE]
+    return reply(CandidateSelection(
+        decision=decision, count=len(rows), preview=batch.preview, command=_command(decision, selection.checked()),
+        candidates=[Candidate(proposal_id=p.id, name=p.arguments["name"], ecosystem=p.arguments["ecosystem"],
+                              confidence=p.arguments["confidence"], classes=p.arguments.get("classes") or [],
+                              reason=p.reason, commit=p.arguments.get("commit")) for p in rows]))

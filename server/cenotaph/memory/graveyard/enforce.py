@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from cenotaph.nlp import ecosystems
 from cenotaph.nlp.detect import detect
 from cenotaph.nlp.ecosystems import shell
-from cenotaph.nlp.ecosystems.base import Installer
 
 if TYPE_CHECKING:  # the graveyard's modules load only for a call that names something (most name nothing)
     from cenotaph.memory.graveyard.approaches import Graveyard
@@ -30,6 +29,10 @@ _ANY_ECOSYSTEM = frozenset({ecosystems.ANY, "tool", "other"})
 # The tools that change a file, and where their input holds its path.
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit"})
 SHELL_TOOLS = frozenset({"Bash"})
+# What `lint` and the SessionStart hook say when there is nothing to check against (a CI runner's
+# store, a teammate's clone before anything is shared): passing everything must not look clean.
+EMPTY_GRAVEYARD = ("the graveyard is empty here (nothing abandoned in this project's store, globally, or shared in "
+                   "the repository's .cenotaph/)")
 NOTEBOOK_TOOLS = frozenset({"NotebookEdit"})  # Claude Code's: a Jupyter notebook's cell
 # Gemini CLI's tools that install or edit, by the Claude Code tool that takes the same input
 # (Gemini's `replace` counts its replacements instead of a replace_all flag).
@@ -94,10 +97,6 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else f"{text}."
 
 
-def _installers() -> tuple[Installer, ...]:
-    return tuple(dict.fromkeys((*ecosystems.project_installers(), *ecosystems.system_installers())))
-
-
 def _also(named: Named, same: tuple[str, str] | None) -> list[Named]:
     """The name, and the same library in the ecosystem its packager took it from (conda-forge's
     `requests` is PyPI's), so that an abandoned PyPI library is met in either."""
@@ -109,9 +108,9 @@ def _also(named: Named, same: tuple[str, str] | None) -> list[Named]:
 
 def installs(command: str) -> list[Named]:
     """Every package a shell command line installs or adds, with every installer the registry
-    knows (a project's and a system's)."""
+    knows (a project's and a system's) that the line may run."""
     found = []
-    for package in shell.package_commands(command, _installers()):
+    for package in shell.package_commands(command, ecosystems.installers_in(command)):
         if not package.removes:
             for name, same in zip(package.names, package.same_as):
                 found += _also(Named(name, ecosystems.normalize(name, package.ecosystem), package.ecosystem,
@@ -137,16 +136,20 @@ def file_names(path: str, text: str, before: str | None = None) -> list[Named]:
             if manifest:
                 old[(m.key, m.ecosystem)] -= 1
             continue
-        same = _same_as().get(m.ecosystem)
+        same = _same_as(m.ecosystem)
         found += _also(Named(m.name, m.key, m.ecosystem, m.kind, path, m.line, m.start, m.end),
                        same(m.name) if same else None)
     return found
 
 
 @cache
-def _same_as() -> dict[str, Callable[[str], tuple[str, str] | None]]:
-    """Per ecosystem, where its packages' libraries come from (an environment.yml's conda names)."""
-    return {installer.ecosystem: installer.same_as for installer in _installers() if installer.same_as}
+def _same_as(ecosystem: str) -> Callable[[str], tuple[str, str] | None] | None:
+    """Where `ecosystem`'s packages' libraries come from (an environment.yml's conda names), if
+    elsewhere: what its installers say."""
+    described = ecosystems.get(ecosystem)
+    return next((installer.same_as for installer in reversed((*described.project_installers,
+                                                                *described.system_installers)) if installer.same_as),
+                None)
 
 
 def edited_text(tool_name: str, tool_input: Mapping[str, Any], before: str) -> str | None:
@@ -224,7 +227,7 @@ def shell_names(command: str, cwd: Path) -> list[Named]:
     """What a shell command line installs, and what it writes into manifests and source files
     (`echo x >> requirements.txt`, a heredoc into a .py file, `sed -i` on a manifest). A line
     that names no installer and writes no such file is not parsed at all."""
-    found = installs(command) if shell.may_install(command, _installers()) else []
+    found = installs(command) if shell.may_install(command, ecosystems.installers_in(command)) else []
     if not _may_write(command):
         return found
     for write in shell.file_writes(command):
@@ -308,6 +311,10 @@ class Enforcer:
                 (a.ecosystem == ecosystem or a.ecosystem in _ANY_ECOSYSTEM)
             self._verdicts[(ecosystem, key)] = verdict if live else None
         return self._verdicts[(ecosystem, key)]
+
+    def size(self) -> int:
+        """How many approaches the project's verdicts can come from (0: nothing is ever flagged)."""
+        return len(self.graveyard.in_scope(self.project))
 
     def judge(self, named: Iterable[Named]) -> list[Finding]:
         """The findings among names: those abandoned here or everywhere."""

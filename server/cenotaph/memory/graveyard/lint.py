@@ -146,7 +146,7 @@ def lint(enforcer: Enforcer, start: Path, targets: Iterable[Path], *, base: str 
             raise InvalidInput(f"{path} does not exist", field="path")
     if base is not None:
         _git(root, "rev-parse", "--verify", "--quiet", f"{base}^{{commit}}")
-    report = LintReport(root=str(root), abandoned=len(enforcer.graveyard.in_scope(enforcer.project)))
+    report = LintReport(root=str(root), abandoned=enforcer.size())
     files = candidate_files(root, paths, in_git)
     before: dict[str, str] = {}
     texts: dict[str, str] = {}

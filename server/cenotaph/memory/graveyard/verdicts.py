@@ -16,7 +16,7 @@ from cenotaph.store import graveyard_file
 if TYPE_CHECKING:
     from cenotaph.memory.models import ApproachCheck
     from cenotaph.memory.team.folder import RepoApproach, SharedFolders
-    from cenotaph.store.records import ApproachRow, SuppressionRow
+    from cenotaph.store.graveyard_rows import ApproachRow, SuppressionRow
 
 
 def guess_ecosystem(name: str) -> str:

@@ -8,7 +8,7 @@ import re
 SIGNAL_WORDS = re.compile(
     r"\b(?:drop(?:s|ped|ping)?|remov(?:e|es|ed|ing)|replac(?:e|es|ed|ing)|revert(?:s|ed)?|broken|break(?:s|ing)?|"
     r"slow(?:er)?|deprecat(?:e|ed|ion)|vulnerab(?:le|ility)|cve-\d+|migrat(?:e|ed|ion)|switch(?:ed)?|"
-    r"get rid|ditch(?:ed)?|abandon(?:ed)?|instead)\b",
+    r"get rid|ditch(?:ed)?|abandon(?:ed)?|instead|(?:don'?t|do not|no longer|stop)\s+install(?:ing)?|(?:don'?t|do not|no longer)\s+need(?:ed|s)?)\b",
     re.IGNORECASE,
 )
 REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
@@ -24,10 +24,36 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 REASON_CHARS = 160  # a drafted reason is read in a hover and a diagnostic: a line, not the message
 
 
+# Subjects that say what happened to the repository, never why a package went: a release or a
+# version, a merge, a dependency bot's bump, a word of housekeeping.
+_NOT_A_WHY = re.compile(
+    r"^(?:(?:release|version|bump version|prepare release)\b.*|v?\d+(?:\.\d+)+\S*|merge\b.*|"
+    r"(?:bump|update)\s+\S+\s+from\s+\S+\s+to\s+\S+.*|\w+\((?:deps|deps-dev)\):.*|"
+    r"(?:wip|update|updates|cleanup|clean up|misc|tidy|fix|fixes|changes|deps|dependencies)\W*)$",
+    re.IGNORECASE)
+_BULLET = re.compile(r"^(?:[-*•+]|\d+[.)])\s+")
+
+
+def _chunks(lines: list[str]) -> list[str]:
+    """A body's sentences: wrapped lines joined, each bullet of a pasted list on its own."""
+    chunks: list[str] = []
+    joined = True
+    for line in lines:
+        bullet = _BULLET.match(line)
+        if bullet or not joined or not chunks:
+            chunks.append(line[bullet.end():] if bullet else line)
+        else:
+            chunks[-1] += " " + line
+        joined = not bullet
+    return [s for chunk in chunks for s in _SENTENCE.split(chunk) if s]
+
+
 def commit_why(message: str) -> str:
     """The part of a commit message that says why: its subject (a merge's: the merged pull
     request's title, the body's first line), and when the subject does not explain, the body's
-    first sentence that does; no trailers, issue references or merge noise."""
+    first sentence that does; no trailers, issue references or merge noise. A subject that only
+    names a release, a merge or a bump is no reason: then the sentence that says why, or nothing
+    (the person writes the reason)."""
     lines = [line.strip() for line in message.strip().splitlines()]
     lines = [line for line in lines if not _TRAILER.match(line)]
     if lines and _MERGE.match(lines[0]):
@@ -36,10 +62,16 @@ def commit_why(message: str) -> str:
     lines = [line for line in lines if line]
     if not lines:
         return ""
-    subject, body = lines[0], " ".join(lines[1:])
-    if _WHY_WORDS.search(subject):
+    subject, body = _BULLET.sub("", lines[0]), _chunks(lines[1:])
+    if _BULLET.match(lines[0]):  # a pasted list, not a subject
+        body, subject = _chunks(lines), ""
+    if _NOT_A_WHY.match(subject):
+        subject = ""
+    if subject and _WHY_WORDS.search(subject):
         return subject
-    because = next((s for s in _SENTENCE.split(body) if _WHY_WORDS.search(s)), None)
+    because = next((s for s in body if _WHY_WORDS.search(s)), None)
+    if not subject:
+        return because or ""
     return f"{subject.rstrip('.:')}: {because}" if because else subject
 
 
@@ -59,3 +91,55 @@ def instead_of(name: str) -> re.Pattern[str]:
     # Not a module of it: "use sphinx.ext.extlinks" is no use of the Sphinx package.
     return re.compile(rf"\b(?:with|to|in favou?r of|use|using|adopt|by|for)\s+`?{re.escape(name)}(?![\w-]|\.\w)",
                       re.IGNORECASE)
+
+
+# A commit that says what it dropped was not needed: a judgement on the dependency itself.
+_UNUSED = re.compile(r"\b(?:unused|unnecessary|unneeded|not needed|no longer (?:needed|used|required)|"
+                     r"non[- ]?essential|superfluous|redundant)\b", re.IGNORECASE)
+_DEPENDENCY = re.compile(r"\b(?:deps?|dependenc(?:y|ies)|requirements?|packages?|librar(?:y|ies)|crates?|modules?)\b",
+                         re.IGNORECASE)
+# "Fix: use ansi_term instead", "This package is deprecated and unmaintained": why a successor was chosen.
+_MAINTENANCE = re.compile(r"\b(?:unmaintained|no longer maintained|not maintained|deprecated|abandoned|archived|"
+                          r"vulnerab\w*|cve-\d+|security)\b", re.IGNORECASE)
+
+
+def says_unused(message: str, name: str) -> str | None:
+    """The word with which the message says the dropped name (or the dependencies it dropped) was
+    not needed, if it does."""
+    found = _UNUSED.search(message)
+    if found and (speaks_of(message, name) or _DEPENDENCY.search(message)):
+        return found[0].lower()
+    return None
+
+
+def renamed(name: str, successor: str, message: str) -> bool:
+    """Whether `successor` is `name` published again under a new name (`dirs` → `dirs-next`,
+    `jemallocator` → `tikv-jemallocator`): its name holds the old one whole, and the commit's
+    subject chooses nothing (no "replace", "switch", "instead") nor says what was wrong with the
+    old one (unmaintained, deprecated, a vulnerability)."""
+    def parts(text: str) -> list[str]:
+        return [p for p in re.split(r"[-_./]+", text.lower()) if p]
+    if successor.startswith("@") and not name.startswith("@"):
+        return False  # a scope is an owner of its own: `@clack/prompts` is not `prompts` again
+    old, new = parts(name), parts(successor)
+    if not old or old == new or len(new) <= len(old):
+        return False
+    if not any(new[i:i + len(old)] == old for i in range(len(new) - len(old) + 1)):
+        return False
+    subject = message.strip().splitlines()[0] if message.strip() else ""
+    return not SIGNAL_WORDS.search(subject) and not _WHY_WORDS.search(subject) and not _CHOOSES.search(subject) \
+        and not _MAINTENANCE.search(message)
+
+
+# "use `http-proxy-3`", "adopt …": the subject says the commit chose the successor.
+_CHOOSES = re.compile(r"\b(?:use[sd]?|using|adopt(?:s|ed)?)\b", re.IGNORECASE)
+
+
+# "Vendorize ansimarkup", "vendor the parser": its code now lives in the repository.
+_VENDORED = re.compile(r"\b(?:vendor(?:s|ed|ing|ize[sd]?|ise[sd]?)?|inlin(?:e|ed|ing)\s+(?:a\s+)?(?:copy|the code))\b",
+                       re.IGNORECASE)
+
+
+def says_vendored(message: str, name: str) -> bool:
+    """Whether the line of the message that names the package says its code was copied in."""
+    return any(speaks_of(line, name) and _VENDORED.search(line) for line in message.splitlines())

@@ -6,11 +6,15 @@ ecosystem X (`normalize`, `lookup_keys`), whether its registry would take the na
 Each module describes its ecosystems with `base.Ecosystem`: the documents that import or declare
 its names (file patterns, scanner, whether a manifest), its name rules and its installers. The
 modules are imported at first use, not with this package: the language server answers
-`initialize` before their patterns are compiled (`lsp.features.diagnostics.preload`).
+`initialize` before their patterns are compiled (`lsp.features.diagnostics.preload`). A question
+about one file, one command line or one ecosystem imports only the modules that may answer it
+(PROGRAMS, FILES and ALIASED below tell which): an agent's hook, started for every tool call,
+loads one module or none.
 
 Adding an ecosystem:
 1. write `<module>.py` here ending with `ECOSYSTEMS = (Ecosystem("<name>", documents=…, …),)`;
-2. add the line `"<name>": "<module>",` to MODULES below.
+2. add the line `"<name>": "<module>",` to MODULES below, and the module's programs and file
+   patterns to PROGRAMS and FILES (tests/nlp/test_ecosystems.py compares them with the module).
 Detection, manifest reading, history and transcript mining, graveyard keys and the ecosystem
 choices of the CLI, the MCP tools and the editor commands follow from the registry. What the
 editors are promised follows by hand: a new ecosystem is a value of `ecosystem` in
@@ -55,6 +59,30 @@ DEFAULT: Final = "pypi"  # the ecosystem of a name nothing else tells about
 # folded name, which every ecosystem's lookup includes, so the record matches in any of them.
 ANY: Final = "any"
 
+# Which modules a question needs, so that it imports those alone: the words each module's
+# installers' programs start with (a command line without any runs none of them), the file
+# patterns its documents read, the modules whose ecosystems give names aliases.
+PROGRAMS: Final[Mapping[str, tuple[str, ...]]] = {
+    "python": ("pip", "python", "uv", "poetry", "pdm"),  # pipx, pipenv and uvx start with these
+    "npm": ("npm", "npx", "pnp", "yarn", "bun"),
+    "cargo": ("cargo",),
+    "go": ("go",),
+    "containers": ("apt", "apk"),
+    "conda": ("conda", "mamba"),
+}
+FILES: Final[Mapping[str, tuple[str, ...]]] = {
+    "python": ("?*.py", "?*.pyi", "pyproject.toml", "*requirements*.txt", "*requirements*.in", "requirements/?*.txt",
+               "requirements/?*.in", "constraints*.txt", "constraints*.in", "setup.py", "setup.cfg", "tox.ini",
+               "pipfile", ".pre-commit-config.yaml", ".pre-commit-config.yml"),
+    "npm": ("?*.js", "?*.jsx", "?*.ts", "?*.tsx", "?*.mjs", "?*.cjs", "?*.mts", "?*.cts", "package.json"),
+    "cargo": ("?*.rs", "cargo.toml"),
+    "go": ("?*.go", "go.mod"),
+    "containers": ("dockerfile", "dockerfile.*", "*.dockerfile", "containerfile", "containerfile.*"),
+    "conda": ("environment.yml", "environment.yaml", "environment-*.yml", "environment-*.yaml"),
+    "prose": ("?*.md", "?*.markdown", "?*.rst", "?*.txt", "readme", "agents.md", "claude.md", ".cursorrules", ".github/copilot-instructions.md"),
+}
+ALIASED: Final = ("python",)
+
 
 @dataclass(frozen=True, slots=True)
 class Registry:
@@ -65,8 +93,6 @@ class Registry:
     patterns: tuple[tuple[re.Pattern[str], bool, str], ...]  # (glob, matched on `parent/name`, kind)
     manifests: frozenset[str]  # the kinds that declare dependencies
     root_manifests: tuple[str, ...]  # kinds, in the order a workspace's root is read
-    aliases: dict[str, str]  # folded name → the key of the package it stands for
-    aliased_by: dict[str, tuple[str, ...]]  # key → the folded names that stand for it
     system_installers: tuple[Installer, ...]
     project_installers: tuple[Installer, ...]
     command_hint: re.Pattern[bytes]  # matches every command line a project installer may run
@@ -84,15 +110,40 @@ def _specificity(pattern: str) -> int:
 
 
 @cache
+def _described(module_name: str) -> dict[str, Ecosystem]:
+    """The ecosystems a module of this package describes, by name; the module imported here."""
+    described = {}
+    for ecosystem in importlib.import_module(f"{__name__}.{module_name}").ECOSYSTEMS:
+        assert MODULES.get(ecosystem.name) == module_name, f"{module_name} describes {ecosystem.name}"
+        described[ecosystem.name] = ecosystem
+    assert described.keys() == {name for name, module in MODULES.items() if module == module_name}, \
+        f"{module_name} left one out"
+    return described
+
+
+@cache
+def _undescribed(name: str) -> Ecosystem:
+    return Ecosystem(name)
+
+
+def _in_order(module_names: Iterable[str]) -> tuple[Ecosystem, ...]:
+    """The ecosystems of `module_names`, in the order of MODULES (every one: all of NAMES)."""
+    wanted = set(module_names)
+    return tuple(_described(module)[name] if module else _undescribed(name) for name, module in MODULES.items()
+                 if module in wanted)
+
+
+@cache
 def load() -> Registry:
     """The registry, its modules imported on the first call."""
-    described: dict[str, Ecosystem] = {}
-    for module_name in dict.fromkeys(module for module in MODULES.values() if module):
-        for ecosystem in importlib.import_module(f"{__name__}.{module_name}").ECOSYSTEMS:
-            assert MODULES.get(ecosystem.name) == module_name, f"{module_name} describes {ecosystem.name}"
-            described[ecosystem.name] = ecosystem
-    assert described.keys() == {name for name, module in MODULES.items() if module}, "a module left one out"
-    ecosystems = tuple(described.get(name) or Ecosystem(name) for name in NAMES)
+    return _registry(tuple(dict.fromkeys(MODULES.values())))
+
+
+@cache
+def _registry(module_names: tuple[str | None, ...]) -> Registry:
+    """The registry of some modules (None: the ecosystems no module describes): what a question
+    that only they may answer reads (`document_kind` of a file one of them reads)."""
+    ecosystems = _in_order(module_names)
 
     documents: dict[str, Document] = {}
     exact: dict[str, str] = {}
@@ -110,12 +161,6 @@ def load() -> Registry:
     roots = sorted((ecosystem.root_rank, order, document.kind) for order, ecosystem in enumerate(ecosystems)
                    for document in ecosystem.documents if document.at_root)
 
-    aliases = {alias: key for ecosystem in ecosystems for alias, key in ecosystem.aliases.items()}
-    aliased_by: dict[str, list[str]] = defaultdict(list)
-    for alias, key in sorted(aliases.items()):
-        if alias != key:
-            aliased_by[key].append(alias)
-
     project_installers = tuple(installer for ecosystem in ecosystems for installer in ecosystem.project_installers)
     assert all(installer.hint for installer in project_installers), "every project installer has a hint"
     hints = "|".join(dict.fromkeys(re.escape(installer.hint) for installer in project_installers))
@@ -128,12 +173,22 @@ def load() -> Registry:
         patterns=tuple((pattern, in_folder, kind) for *_, pattern, in_folder, kind in globs),
         manifests=frozenset(kind for kind, document in documents.items() if document.manifest),
         root_manifests=tuple(kind for *_, kind in roots),
-        aliases=aliases,
-        aliased_by={key: tuple(names) for key, names in aliased_by.items()},
         system_installers=tuple(installer for ecosystem in ecosystems for installer in ecosystem.system_installers),
         project_installers=project_installers,
         command_hint=re.compile(hints.encode()),
     )
+
+
+@cache
+def _alias_tables() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+    """(folded name → the key of the package it stands for, key → the folded names that stand for
+    it), from the modules in ALIASED."""
+    aliases = {alias: key for ecosystem in _in_order(ALIASED) for alias, key in ecosystem.aliases.items()}
+    aliased_by: dict[str, list[str]] = defaultdict(list)
+    for alias, key in sorted(aliases.items()):
+        if alias != key:
+            aliased_by[key].append(alias)
+    return aliases, {key: tuple(names) for key, names in aliased_by.items()}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -141,9 +196,13 @@ def load() -> Registry:
 
 
 def get(name: str | None) -> Ecosystem:
-    """The ecosystem called `name` (None: DEFAULT); for a name no module describes ("any"), the
-    rules every ecosystem falls back on."""
-    return load().by_name.get(DEFAULT if name is None else name, _UNDESCRIBED)
+    """The ecosystem called `name` (None: DEFAULT), its module alone imported; for a name no
+    module describes ("any"), the rules every ecosystem falls back on."""
+    name = DEFAULT if name is None else name
+    if name not in MODULES:
+        return _UNDESCRIBED
+    module = MODULES[name]
+    return _described(module)[name] if module else _undescribed(name)
 
 
 def normalize(name: str, ecosystem: str | None = None) -> str:
@@ -170,14 +229,14 @@ def lookup_keys(name: str, ecosystem: str | None = None) -> tuple[str, ...]:
     described = get(ecosystem)
     folded = fold(name)
     keys = [described.normalize(name.strip()), folded, *described.other_keys(name)]
-    if alias := load().aliases.get(folded):
+    if alias := _alias_tables()[0].get(folded):
         keys.append(alias)
     return tuple(dict.fromkeys(k for k in keys if k))
 
 
 def aliases_for(name: str) -> tuple[str, ...]:
     """The names known to stand for the package `name` (e.g. `pyyaml` → `yaml`)."""
-    return load().aliased_by.get(fold(name), ())
+    return _alias_tables()[1].get(fold(name), ())
 
 
 def modules(key: str, ecosystem: str) -> tuple[str, ...]:
@@ -216,27 +275,36 @@ def is_type_stubs(key: str) -> bool:
 
 # Cached: a git history or a repository's lint names thousands of paths, each asked about more than once.
 @lru_cache(maxsize=8192)
-def document_kind(path: str) -> str | None:
-    """The kind of document a file path (or URI path) is, or None when no ecosystem reads it."""
+def document_for(path: str) -> Document | None:
+    """The document a file path (or URI path) is, or None when no ecosystem reads it."""
     parts = PurePosixPath(unquote(path.replace("\\", "/"))).parts
     if not parts:
         return None
     name = parts[-1].lower()
     in_folder = f"{parts[-2].lower() if len(parts) > 1 else ''}/{name}"
-    registry = load()
-    if kind := registry.exact.get(name) or registry.exact.get(in_folder):
-        return kind
-    return next((kind for pattern, on_folder, kind in registry.patterns
-                 if pattern.match(in_folder if on_folder else name)), None)
+    # The registry of the modules one of whose patterns matches: most paths need one module, or none.
+    registry = _registry(tuple(module for module, patterns in _file_patterns()
+                               if any(pattern.match(in_folder if on_folder else name) for pattern, on_folder in patterns)))
+    kind = registry.exact.get(name) or registry.exact.get(in_folder) or next(
+        (kind for pattern, on_folder, kind in registry.patterns if pattern.match(in_folder if on_folder else name)), None)
+    return None if kind is None else registry.documents[kind]
+
+
+def document_kind(path: str) -> str | None:
+    """The kind of document a file path (or URI path) is, or None when no ecosystem reads it."""
+    document = document_for(path)
+    return None if document is None else document.kind
+
+
+@cache
+def _file_patterns() -> tuple[tuple[str, tuple[tuple[re.Pattern[str], bool], ...]], ...]:
+    """FILES compiled: per module, (pattern, matched on `parent/name`)."""
+    return tuple((module, tuple((re.compile(translate(glob)), "/" in glob) for glob in globs))
+                 for module, globs in FILES.items())
 
 
 def document(kind: str) -> Document:
     return load().documents[kind]
-
-
-def document_for(path: str) -> Document | None:
-    kind = document_kind(path)
-    return None if kind is None else load().documents[kind]
 
 
 def documents() -> tuple[Document, ...]:
@@ -264,6 +332,16 @@ def system_installers() -> tuple[Installer, ...]:
 def project_installers() -> tuple[Installer, ...]:
     """What adds packages to a project or removes them (`uv add`, `npm remove`, `go get`)."""
     return load().project_installers
+
+
+def installers_in(text: str, *, project: bool = True) -> tuple[Installer, ...]:
+    """The installers that may run in `text`, as `project_installers()` then `system_installers()`
+    order them (without the project's when not `project`): those of the modules whose programs it
+    names. Each of them needs its program's name in the line, so the others would find nothing."""
+    ecosystems = _in_order(module for module, words in PROGRAMS.items() if any(word in text for word in words))
+    found = [installer for ecosystem in ecosystems for installer in ecosystem.project_installers] if project else []
+    found += [installer for ecosystem in ecosystems for installer in ecosystem.system_installers]
+    return tuple(dict.fromkeys(found))
 
 
 def command_hint() -> re.Pattern[bytes]:

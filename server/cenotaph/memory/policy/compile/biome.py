@@ -1,5 +1,5 @@
-"""Biome: the graveyard's npm entries as `linter.rules.style.noRestrictedImports` paths in
-biome.json, the reason as the message."""
+"""Biome: the graveyard's npm entries as `linter.rules.style.noRestrictedImports` paths (the
+package) and patterns (its deep imports, as for ESLint) in biome.json, the reason as the message."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from cenotaph.memory.errors import Conflict
 from cenotaph.memory.policy.compile.drafts import MESSAGE_MARK, FileDraft
-from cenotaph.memory.policy.compile.eslint import restricted
+from cenotaph.memory.policy.compile.eslint import restricted, restricted_patterns
 from cenotaph.memory.policy.compile.jsonfile import dumps_like, loads
 from cenotaph.memory.policy.lessons import Lesson
 
@@ -43,5 +43,10 @@ def render(root: Path, read, lessons: list[Lesson]) -> list[FileDraft]:
     for entry in restricted(lessons):
         paths.setdefault(entry["name"], entry["message"])
     options["paths"] = paths
+    patterns = options.get("patterns")
+    kept = [p for p in patterns if not _message(p).startswith(MESSAGE_MARK)] if isinstance(patterns, list) else []
+    options.pop("patterns", None)
+    if found := kept + restricted_patterns(lessons):
+        options["patterns"] = found
     style["noRestrictedImports"] = rule
     return [FileDraft(path=CONFIG, draft=dumps_like(current or "", data))]

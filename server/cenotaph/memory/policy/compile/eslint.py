@@ -1,5 +1,6 @@
-"""ESLint: the graveyard's npm entries as `no-restricted-imports` paths with the reason as the
-message. A flat config (`eslint.config.js`, `.mjs`, `.cjs`) imports a generated module
+"""ESLint: the graveyard's npm entries as `no-restricted-imports` paths (the package itself) and
+patterns (its deep imports: `lodash/fp`, `@scope/pkg/sub`, which a path never matches) with the
+reason as the message. A flat config (`eslint.config.js`, `.mjs`, `.cjs`) imports a generated module
 (`cenotaph.eslint.mjs` or `.cjs`); a legacy `.eslintrc.json` is edited as JSON."""
 
 from __future__ import annotations
@@ -33,6 +34,18 @@ def restricted(lessons: list[Lesson]) -> list[dict[str, str]]:
     return [{"name": name, "message": message} for name, message in sorted(paths.items())]
 
 
+def restricted_patterns(lessons: list[Lesson]) -> list[dict[str, object]]:
+    """`{group, message}` banning every file under each restricted package: a path option matches
+    only the exact specifier, so `import fp from "lodash/fp"` needs the gitignore-style
+    `lodash/**` (a slash inside anchors it to the specifier's start; `./lodash/x` stays clear)."""
+    return [{"group": [f"{entry['name']}/**"], "message": entry["message"]} for entry in restricted(lessons)]
+
+
+def _ours(entries: list) -> list:
+    """A person's entries, without those Cenotaph wrote (their message starts with its mark)."""
+    return [e for e in entries if not (isinstance(e, dict) and str(e.get("message", "")).startswith(MESSAGE_MARK))]
+
+
 def config_file(root: Path) -> str:
     for candidate in (*FLAT_CONFIGS, LEGACY_CONFIG):
         if (root / candidate).is_file():
@@ -46,7 +59,8 @@ def module_file(config: str, current: str | None) -> str:
 
 
 def render_module(path: str, lessons: list[Lesson]) -> FileDraft:
-    config = {"name": "cenotaph/graveyard", "rules": {RULE: ["error", {"paths": restricted(lessons)}]}}
+    options = {"paths": restricted(lessons), "patterns": restricted_patterns(lessons)}
+    config = {"name": "cenotaph/graveyard", "rules": {RULE: ["error", options]}}
     body = json.dumps(config, ensure_ascii=False, indent=2)
     export = "module.exports = " if path.endswith(".cjs") else "export default "
     return FileDraft(path=path, draft=f"{ESLINT_HEADER}\n{export}{body};\n")
@@ -84,11 +98,19 @@ def render_legacy(path: str, current: str, lessons: list[Lesson]) -> FileDraft:
             options = dict(rest[0])
         else:
             options = {"paths": [r for r in rest if isinstance(r, (str, dict))]}
-    kept = [p for p in options.get("paths", [])
-            if not (isinstance(p, dict) and str(p.get("message", "")).startswith(MESSAGE_MARK))]
-    ours = restricted(lessons)
+    kept = _ours(options.get("paths", []))
     taken = {p if isinstance(p, str) else p.get("name") for p in kept}
-    options["paths"] = kept + [p for p in ours if p["name"] not in taken]
+    options["paths"] = kept + [p for p in restricted(lessons) if p["name"] not in taken]
+    # A person's patterns come first and stay. ESLint takes strings or objects, not both: beside
+    # ours, a string (the shorthand) becomes a group of one.
+    patterns = options.get("patterns", [])
+    kept_patterns = _ours(patterns if isinstance(patterns, list) else [])
+    ours_patterns = restricted_patterns(lessons)
+    if ours_patterns:
+        kept_patterns = [{"group": [p]} if isinstance(p, str) else p for p in kept_patterns]
+    options.pop("patterns", None)
+    if kept_patterns or ours_patterns:
+        options["patterns"] = kept_patterns + ours_patterns
     rules[RULE] = [level, options]
     return FileDraft(path=path, draft=dumps_like(current, data))
 

@@ -1,0 +1,151 @@
+"""The evidence a mined candidate rests on, each fact with the weight it carries, and the
+confidence computed from them: a proposal says why it is believed (`Candidate.grounds`), and the
+default list (confidence >= 0.5) holds the candidates whose evidence adds up.
+
+Also read here, as evidence: the repository's changelogs at HEAD (a line that says a dependency
+was dropped or replaced), and what the removed line's own comment or the removing commit says of a
+pin kept for a while ("remove once greenlet releases 2.0", "already required by sqlalchemy")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from cenotaph.nlp.names import fold
+
+BASE = 0.35  # a name declared once and declared nowhere at HEAD, with nothing else known
+FLOOR, CEILING = 0.05, 0.95
+
+
+@dataclass(frozen=True, slots=True)
+class Ground:
+    """One fact behind (weight > 0) or against (weight < 0) a candidate."""
+
+    fact: str
+    weight: float
+
+    def __str__(self) -> str:
+        return f"{self.fact} ({self.weight:+.2f})"
+
+
+def confidence(grounds: Iterable[Ground]) -> float:
+    return round(min(CEILING, max(FLOOR, BASE + sum(ground.weight for ground in grounds))), 3)
+
+
+# ---------------------------------------------------------------------------------------------
+# Changelogs
+
+# CHANGELOG.md, CHANGES.rst, HISTORY, NEWS, RELEASE_NOTES.md, docs/changelog.rst, whatsnew…
+_CHANGELOG_FILE = re.compile(r"^(?:changelog|changes|history|news|release[-_ ]?notes|releases|whatsnew)(?:\.[a-z]+)?$",
+                             re.IGNORECASE)
+CHANGELOG_BYTES = 4_000_000  # what is read in all: the newest files' entries are at their top
+# A line that drops a dependency: a removal word, and either a dependency word or the name as code.
+_DROPS = re.compile(r"\b(?:drop(?:s|ped)?|remov(?:e|es|ed)|replac(?:e|es|ed)|no longer (?:depends?|requires?|uses?|needs?)|"
+                    r"switch(?:ed|es)? (?:from|to)|migrat(?:e|ed|es) (?:from|to|away)|in favou?r of|instead of|"
+                    r"get rid of|got rid of)\b", re.IGNORECASE)
+_DEPENDENCY_WORDS = re.compile(r"\b(?:dep(?:s|endency|endencies)?|requirements?|package|library|libraries|crate|"
+                               r"module)\b", re.IGNORECASE)
+_CODE_SPAN = re.compile(r"`+([^`\s]+)`+|\*\*([^*\s]+)\*\*")
+_TOKEN = re.compile(r"[@\w][\w@./-]*")
+
+
+def is_changelog(path: str) -> bool:
+    return _CHANGELOG_FILE.match(path.rsplit("/", 1)[-1]) is not None
+
+
+def changelog_paths(files: Mapping[str, str]) -> list[str]:
+    """The changelogs among `files` (path -> size or blob), shallowest first."""
+    return sorted((path for path in files if is_changelog(path)), key=lambda p: (p.count("/"), p))
+
+
+class Changelogs:
+    """The folded names that a changelog line says were dropped or replaced, each with that line."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        self.drops: dict[str, str] = {}
+        for text in texts:
+            for line in text.splitlines():
+                if not _DROPS.search(line):
+                    continue
+                as_code = {fold(a or b) for a, b in _CODE_SPAN.findall(line)}
+                names = as_code | ({fold(token.rstrip(".")) for token in _TOKEN.findall(line)}
+                                   if _DEPENDENCY_WORDS.search(line) else set())
+                for name in names:
+                    self.drops.setdefault(name, line.strip()[:200])
+
+    def entry(self, name: str) -> str | None:
+        return self.drops.get(fold(name))
+
+
+# ---------------------------------------------------------------------------------------------
+# Pins
+
+# What a pin's own comment says: it is there for a while, or for another package's sake.
+_PIN_COMMENT = re.compile(
+    r"\b(?:remove|drop|delete|unpin)\b[^.\n]*\b(?:once|when|after|until)\b|\buntil\b[^.\n]*\b(?:releases?d?|fix(?:ed|es)?|"
+    r"supports?|merged|available|lands?)\b|\balready (?:required|pulled in|installed|included|depended on) (?:by|with|via)\b|"
+    r"\btransitive(?:ly)?\b|\btemporar(?:y|ily)\b|\bworkaround\b|"
+    r"\bpinn?(?:ed|ing)?\s+(?:for|because|until|due|to avoid|as)\b",
+    re.IGNORECASE)
+# What a removing commit says of a pin: it lifts one, or the name comes with another package.
+_PIN_MESSAGE = re.compile(
+    r"\bunpin\w*|\b(?:remove|drop|lift)\w*\s+(?:the\s+|a\s+)?(?:\S+\s+)?pins?\b|\bpins?\s+(?:on|of|for)\b|"
+    r"\balready (?:required|pulled in|installed|included|depended on) (?:by|with|via)\b|\btransitive(?:ly)?\b|"
+    r"\bremove once\b", re.IGNORECASE)
+_COMMENT = re.compile(r"(?:^|\s)(?:#|//)\s*(.*)$")
+
+
+def pin_note(name: str, old_text: str, message: str) -> str | None:
+    """What says the name was a pin kept for a while or for another package's sake, or None: the
+    comment on its line or just above it in the manifest that lost it, or the removing commit."""
+    lines = old_text.splitlines()
+    pattern = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])", re.IGNORECASE)
+    for i, line in enumerate(lines):
+        if not pattern.search(line):
+            continue
+        for nearby in (line, lines[i - 1] if i else ""):
+            comment = _COMMENT.search(nearby)
+            if comment and _PIN_COMMENT.search(comment[1]):
+                return f"its manifest's comment: \"{comment[1].strip()[:120]}\""
+    if (said := _PIN_MESSAGE.search(message)) is not None:
+        return f"the removing commit speaks of a pin (\"{said[0]}\")"
+    return None
+
+
+# "Bump sqlalchemy from 1.4 to 2.0" (dependabot, renovate): the commit is about another package.
+BUMP = re.compile(r"^(?:\w+(?:\([\w-]+\))?:\s*)?(?:bump|update|upgrade)\s+(?:the\s+\S+\s+group\s+)?`?([\w@./-]+)`?\s+"
+                  r"(?:from|to|requirement)\b", re.IGNORECASE)
+
+# "Drop support for Python 3.8", "Drop support for deprecated Python versions (2.7 and 3.5)", "drop
+# python < 3.6", "require python >= 3.9": the floor rose.
+FLOOR_RISE = re.compile(r"\b(?:drop|remov|end|retir|deprecat)\w*\s+(?:support\s+(?:for\s+)?)?"
+                        r"(?:(?:deprecated|old(?:er)?|legacy|eol|unsupported)\s+)?(?:python|py)\s*(?:versions?\s*)?"
+                        r"(?:\(\s*)?(?:[<>]=?\s*)?([23](?:\.\d+)?)\b|"
+                        r"\b(?:require|min(?:imum)?|bump)\w*\s+(?:python|py)\s*(?:>=?\s*|to\s+)?([23]\.\d+)", re.IGNORECASE)
+
+
+def floor_rise(message: str) -> str | None:
+    """The Python version whose support the message ends or the floor it sets, as written."""
+    found = FLOOR_RISE.search(message)
+    return None if found is None else f"Python {found[1] or found[2]}"
+
+
+# A requirement only for older Pythons (`futures; python_version == '2.7'`, `python_version < "3.8"`):
+# a shim for what a newer standard library has.
+_OLD_PYTHON_MARKER = re.compile(r"python_(?:full_)?version\s*(?:==|<=?|~=)\s*['\"]?[23](?:\.\d+)*['\"]?", re.IGNORECASE)
+# What a message's line says of a compatibility shim it drops ("all transitional requirements").
+_SHIM_WORDS = re.compile(r"\b(?:transitional|compat(?:ibility)?|backports?|shims?|polyfills?)\b", re.IGNORECASE)
+
+
+def shim_evidence(name: str, old_text: str, message: str) -> str | None:
+    """What says the name was a compatibility shim for older Pythons, or None: its requirement's
+    marker in the manifest that lost it, or the message's line that names it."""
+    pattern = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])", re.IGNORECASE)
+    for line in old_text.splitlines():
+        if pattern.search(line) and (marker := _OLD_PYTHON_MARKER.search(line)):
+            return f"required only for older Pythons ({marker[0]})"
+    for line in message.splitlines():
+        if pattern.search(line) and (word := _SHIM_WORDS.search(line)):
+            return f"the message calls it {word[0].lower()}"
+    return None

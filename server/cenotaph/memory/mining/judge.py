@@ -1,0 +1,403 @@
+"""What a dropped name is: the candidate `mine git` proposes (its replacement, classes, reason
+and confidence), or why it is passed over."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import datetime
+
+from cenotaph.memory.mining.candidates import Candidate
+from cenotaph.memory.mining.evidence import (
+    BUMP,
+    Ground,
+    confidence,
+    floor_rise,
+    pin_note,
+    shim_evidence,
+)
+from cenotaph.memory.mining.messages import (
+    REVERTS,
+    SIGNAL_WORDS,
+    commit_why,
+    instead_of,
+    renamed,
+    says_unused,
+    says_vendored,
+    shorten,
+    speaks_of,
+)
+from cenotaph.memory.mining.walk import Episode, Key, Walk, kind_of
+from cenotaph.nlp import ecosystems
+from cenotaph.nlp.names import fold
+
+_DEV_WORDS = re.compile(
+    r"(?<![a-z])(?:dev|develop|tests?|testing|lint|docs?|typing|types|check|format|style|bench|ci)(?![a-z])",
+    re.IGNORECASE,
+)
+
+
+# A commit that drops more names than this from one ecosystem is a reorganisation (a lock-step
+# upgrade, a move to another tool), not a judgement on each of them.
+CHURN = 5
+
+
+# What stands for the system a build runs on, not for the code's own dependencies.
+SYSTEM_ECOSYSTEMS = frozenset(name for name, module in ecosystems.MODULES.items() if module == "containers")
+
+
+def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
+    """The candidate, with the evidence it rests on (`grounds`) and the confidence computed from
+    it: a deliberate drop (the message names it or says why, a revert, a replacement, a changelog
+    entry, a runtime dependency) above churn, tooling and the build's environment."""
+    ecosystem, _ = key
+    last = episodes[-1]
+    assert last.removed is not None and last.removed_in is not None
+    replacement, replacement_from = _replacement(walk, key, last)
+    reverted = REVERTS.findall(last.message)
+    is_revert = last.added is not None and any(last.added.ref.startswith(sha) for sha in reverted)
+    lived = _lifetime(episodes)
+    classes = _classes(key, last)
+    shim = shim_evidence(last.name, walk.removed_texts.get(key, ""), last.message)
+    if shim and "backport" not in classes:
+        classes = (*classes, "backport")
+    signal = SIGNAL_WORDS.search(last.message)
+    named = speaks_of(last.message, last.name)
+    dropped_too = sum(1 for other in walk.removed_by_commit[last.removed_in] if other[0] == ecosystem)
+    removed = last.removed
+    grounds = []
+    # Added and reverted within days: an experiment undone, and what it "replaced" is what was there.
+    experiment = is_revert and lived is not None and lived < EXPERIMENT_DAYS
+    if experiment:
+        grounds.append(Ground(f"an experiment, its addition reverted after {lived} days", -0.3))
+        replacement, replacement_from = None, None
+    elif is_revert:
+        grounds.append(Ground("its removal reverts its addition", 0.25))
+    if named:
+        grounds.append(Ground("the removing commit names it", 0.2))
+    if signal and not experiment:
+        grounds.append(Ground(f"the removing commit says \"{signal[0].lower()}\"", 0.15))
+    unused = says_unused(last.message, last.name)
+    if unused:
+        grounds.append(Ground(f"the removing commit says it was {unused}", 0.1))
+    same_package = bool(replacement) and renamed(last.name, replacement, last.message)
+    if same_package:
+        grounds.append(Ground(f"the same package published again as {replacement}, and the commit says no more", -0.4))
+    elif replacement_from == "message":
+        grounds.append(Ground(f"replaced by {replacement}, named in the message and added or declared", 0.3))
+    elif replacement:
+        grounds.append(Ground(f"replaced by {replacement}, the one name of its role the commit added", 0.15))
+    if entry := walk.changelogs.entry(last.name):
+        grounds.append(Ground(f"the changelog: \"{shorten(entry, 100)}\"", 0.2))
+    if not replacement and (pin := pin_note(last.name, walk.removed_texts.get(key, ""), last.message)):
+        grounds.append(Ground(f"a pin kept for a while or for another package's sake ({pin})", -0.4))
+    system = ecosystem in SYSTEM_ECOSYSTEMS
+    if system:
+        # Named by the removing commit ("don't install wget"), it was a choice about the build.
+        grounds.append(Ground("a system package or base image: the build's environment", -0.1 if named else -0.3))
+    elif _role(last.groups) == "runtime" and "dev" not in classes:
+        grounds.append(Ground("a runtime dependency", 0.1))
+    if lived is not None:
+        same_day = last.added is not None and _days_between(last.added.at, removed.at) == 0 and len(episodes) == 1
+        # Short-lived and dropped without a word (not named, no why, no replacement): a trial set aside.
+        silent = not (named or signal or replacement or is_revert)
+        grounds.append(Ground(f"declared {lived} days" + (", dropped without a word" if silent and lived < 30 else ""),
+                              -0.2 if same_day else (-0.1 if silent else 0.05) if lived < 30 else 0.0))
+    if dropped_too > CHURN and not named and replacement_from != "message":
+        grounds.append(Ground(f"one of {dropped_too} names the commit dropped", -0.15))
+    for name, weight in (("build", -0.2), ("subproject", -0.2), ("moved-out", -0.35)):
+        if name in classes:
+            grounds.append(Ground(f"class {name}", weight))
+    if {"dev", "backport"} & set(classes):
+        grounds.append(Ground("a development tool" if "dev" in classes else "a backport", -0.1))
+    if says_vendored(last.message, last.name):
+        grounds.append(Ground("the removing commit vendors its code: still used, as a copy", -0.3))
+    floor = floor_rise(last.message) if "backport" in classes else None
+    if floor:
+        grounds.append(Ground(f"a backport retired when the floor rose ({floor}{'; ' + shim if shim else ''})", -0.3))
+    # The commit's why, short; the commit itself is cited beside it (`commit`, the evidence), and
+    # the lifetime and classes are fields of their own.
+    reason = commit_why(last.message) or commit_why(removed.summary) or f"removed from {removed.path}"
+    if is_revert:
+        reason += "; a revert of its addition"
+    if replacement and replacement.lower() not in reason.lower():
+        reason += f"; replaced by {replacement}"
+    if floor:
+        reason += f"; a backport, retired with {floor}"
+    evidence = [e for episode in episodes[-3:] for e in (episode.added, episode.removed) if e is not None]
+    return Candidate(name=last.name, ecosystem=ecosystem, reason=shorten(reason), confidence=confidence(grounds),
+                     evidence=tuple(evidence), classes=classes, replacement=replacement, lived_days=lived,
+                     revert=is_revert, commit=removed.ref[:7], grounds=tuple(map(str, grounds)))
+
+
+# A revert of an addition made fewer days before than this undoes an experiment: no decision about
+# the name, which was tried and taken back.
+EXPERIMENT_DAYS = 7
+# A name declared for less than this and dropped without a word about it is a slip in writing the
+# manifest (a feature word listed as a requirement, a name fixed minutes later), not a choice.
+SLIP_SECONDS = 24 * 3600
+# A development tool declared for fewer days than this and dropped without a word, a revert or a
+# replacement was tried and set aside for reasons the history does not tell: too unclear to propose.
+TRIED_DAYS = 30
+
+
+# "Remove direct dependency on MkDocs, Material for MkDocs defines its own": only the declaration went.
+_DIRECT_ONLY = re.compile(r"\bdirect(?:ly)?\s+(?:dep\w*|requirement)", re.IGNORECASE)
+
+
+def dropped_by_name(last: Episode, candidate: Candidate | None = None, walk: Walk | None = None) -> bool:
+    """The removing commit names the package ("Update references to Requests for tests to HTTPX",
+    "remove unnecessary `@rolldown/pluginutils`"), says the dependencies it dropped were not needed
+    ("Remove unused windows dependencies") or names what it switched to and declared ("Switch to
+    'ignore'"), and not as a direct dependency only: a lock file at HEAD that still resolves it
+    does so for another package."""
+    if _DIRECT_ONLY.search(last.message):
+        return False
+    # The switch speaks for this name when the commit dropped no other name of its ecosystem.
+    alone = walk is not None and last.removed_in is not None and \
+        [k for k in walk.removed_by_commit[last.removed_in] if k[0] == candidate.ecosystem] == [(candidate.ecosystem, candidate.key)] \
+        if candidate is not None else False
+    switched = alone and candidate is not None and any(g.startswith("replaced by") and "named in the message" in g
+                                                       for g in candidate.grounds)
+    return speaks_of(last.message, last.name) or says_unused(last.message, last.name) is not None or switched
+
+
+def _next_major(walk: Walk, key: Key, last: Episode) -> str | None:
+    """The package's own later major version (a new name in Go) that the removing commit added or
+    HEAD declares, if one is."""
+    assert last.removed_in is not None
+    ecosystem, name = key
+    lineage = ecosystems.lineage(name, ecosystem)
+    others = {*walk.declared_at_head, *(added[0] for added in walk.added_by_commit[last.removed_in])}
+    return next((walk.episodes[other][-1].name for other in sorted(others) if other[0] == ecosystem
+                 and other != key and walk.episodes[other] and ecosystems.lineage(other[1], ecosystem) == lineage), None)
+
+
+def _bridged(walk: Walk, key: Key, last: Episode) -> str | None:
+    """The tool, dropped by the same commit, that the name made something work in: `ts-jest`
+    (TypeScript in jest) and `babel-jest` are named `<what>-<tool>`, unlike a plugin adding a
+    feature of its own to the tool (`flake8-bugbear`, `jest-extended`)."""
+    assert last.removed_in is not None
+    ecosystem, name = key
+    return next((walk.episodes[other][-1].name for other in walk.removed_by_commit[last.removed_in]
+                 if other[0] == ecosystem and other != key and not other[1].startswith("@")
+                 and name.rsplit("/", 1)[-1].endswith(f"-{other[1]}")), None)
+
+
+def passed_over(walk: Walk, key: Key, candidate: Candidate, last: Episode) -> str | None:
+    """Why a dropped name is no abandoned approach, or None when it may be one. Each rule needs
+    the history's silence (a removal that names the package, says why or reverts it is proposed),
+    but for a move to the package's own next major version, an upgrade, and for a move into a
+    script that installs it, whatever it says."""
+    assert last.removed is not None
+    if next_major := _next_major(walk, key, last):
+        return f"upgraded to its next major version, {next_major}"
+    if installed_in := walk.installed_elsewhere(key, last):
+        return f"moved from {last.removed.path} into {installed_in}, which installs it: not dropped"
+    if ecosystems.is_type_stubs(candidate.key):
+        # Types follow their package: when it left, its own drop is the proposal; when it stayed
+        # (or never was declared, a stdlib backport's stubs), nothing was abandoned.
+        return "types for another package, not a choice of their own"
+    if candidate.ecosystem == "container" and last.manifest_deleted:
+        return f"the base image of {last.removed.path}, deleted whole"
+    if any((other, ecosystems.normalize(last.name, other)) in walk.own for other in (candidate.ecosystem, *_siblings(candidate.ecosystem))):
+        return "the name of one of the repository's own packages (or their former name)"
+    if also := next((other for other in _siblings(candidate.ecosystem)
+                     if (other, ecosystems.normalize(last.name, other)) in walk.declared_at_head), None):
+        return f"still declared at HEAD, as a {also} name: the same software, declared another way"
+    subject = last.source.subject if last.source else ""
+    bump = BUMP.match(subject) or _upgrade_of_declared(walk, candidate.ecosystem, subject)
+    if bump and fold(bump[1].rsplit("/", 1)[-1]) != fold(last.name.rsplit("/", 1)[-1]) \
+            and not speaks_of(last.message, last.name):
+        return f"dropped by a version bump of {bump[1]}, in a commit about that package"
+    named = speaks_of(last.message, last.name)
+    if not named and (project_gone := walk.project_gone(last)):
+        # Like a deleted Dockerfile's base image: the (sub)project went, its dependencies with it.
+        return project_gone
+    if not named and (bridged := _bridged(walk, key, last)):
+        return f"made something work in {bridged}, dropped with it: no choice of its own"
+    said_replacement = any(g.startswith("replaced by") and "named in the message" in g for g in candidate.grounds)
+    if candidate.revert or named or said_replacement or SIGNAL_WORDS.search(last.message):
+        return None
+    if candidate.replacement is None and (users := walk.users_deleted(last)):
+        # The subproject rule's kin for code without a manifest of its own (a Go package, a script).
+        return f"used only by code the commit deleted ({users}): it went with its code"
+    if last.turned_indirect:
+        return "still required for a dependency's sake (`// indirect`), in a commit that says nothing of it"
+    if last.added is not None:
+        seconds = (_instant(last.removed.at) - _instant(last.added.at)).total_seconds()
+        if seconds < SLIP_SECONDS:
+            return f"declared for {max(1, round(seconds / 60))} minutes and dropped without a word: a slip"
+    if "dev" in candidate.classes and candidate.replacement is None and last.added is not None \
+            and _days_between(last.added.at, last.removed.at) < TRIED_DAYS:
+        return (f"a development tool tried for {_days_between(last.added.at, last.removed.at)} days and dropped "
+                "without a word in a commit about something else")
+    return None
+
+
+# The ecosystems that declare the same software by the same name: a PyPI package in a conda
+# environment's list, a system package and the image that ships it.
+_SIBLINGS = {"pypi": ("conda",), "conda": ("pypi",), "apt": ("apk", "container"), "apk": ("apt", "container"),
+             "container": ("apt", "apk")}
+
+
+def _siblings(ecosystem: str) -> tuple[str, ...]:
+    return _SIBLINGS.get(ecosystem, ())
+
+
+# "feat!: update to rollup v4", "upgrade to Vite 5": a commit about another package's new version.
+_UPGRADE_TO = re.compile(r"^(?:\w+(?:\([\w-]+\))?!?:\s*)?(?:bump|update|upgrade)\s+to\s+`?([\w@./-]+)`?\s+v?\d",
+                         re.IGNORECASE)
+
+
+def _upgrade_of_declared(walk: Walk, ecosystem: str, subject: str) -> re.Match[str] | None:
+    """The subject says the commit moves to a new version of a package of the ecosystem the
+    history declares ("update to rollup v4"), if it does."""
+    found = _UPGRADE_TO.match(subject)
+    return found if found and (ecosystem, ecosystems.normalize(found[1], ecosystem)) in walk.episodes else None
+
+
+def _lifetime(episodes: list[Episode]) -> int | None:
+    """Days declared, summed over every stretch whose addition was seen (a name dropped, added
+    again and dropped again lived both times)."""
+    spans = [_days_between(e.added.at, e.removed.at) for e in episodes if e.added is not None and e.removed is not None]
+    return sum(spans) if spans else None
+
+
+def _role(groups: Iterable[str]) -> str:
+    """runtime, build or dev: a replacement takes the role of what it replaces."""
+    bases = {group.rsplit(":", 1)[-1] if group.startswith("target:") else group for group in groups}
+    if bases and all(map(_is_dev_group, bases)):
+        return "dev"
+    if bases == {"build"}:
+        return "build"
+    return "runtime"
+
+
+def _replacement(walk: Walk, key: Key, episode: Episode) -> tuple[str | None, str | None]:
+    """What replaced a name, only with evidence: a name the removing commit's message names beside
+    it that the commit (or its merged branch) declared anew or that is declared at HEAD; else the
+    one name of the same ecosystem and role the commit added and says it uses, or added when it
+    dropped only this one of them."""
+    assert episode.removed_in is not None
+    index = episode.removed_in
+    message = episode.message  # the commit that made the removal, on a merged branch too
+    role = _role(episode.groups)
+    added = [(name, groups) for added_key, name, _, groups in walk.added_by_commit[index]
+             if added_key[0] == key[0] and added_key != key]
+    dropped = [k for k in walk.removed_by_commit[index] if k[0] == key[0]]
+    # What speaks of this name: the lines of the message that name it ("Replace nose with pytest");
+    # else the subject, when the commit dropped no other name. In a list of changes, a line that
+    # names neither it nor the subject's business is about another change ("add pyright config").
+    lines = [line for line in message.splitlines() if line.strip()]
+    subject = lines[0] if lines else ""
+    mentions = "\n".join(line for line in lines if speaks_of(line, episode.name))
+    said = mentions or (subject if dropped == [key] else "")
+    # The name the message gives first ("from setuptools to hatchling + hatch-vcs": hatchling), so
+    # that the answer does not hang on the order the commit's names were read in.
+    named = sorted((position, name) for name, _ in added if said and (position := _position(said, name)) is not None)
+    if named:
+        return named[0][1], "message"
+    for other in sorted(walk.declared_at_head):  # "drop ujson, use orjson" (declared already)
+        if said and other[0] == key[0] and other != key and walk.episodes[other] \
+                and instead_of(walk.episodes[other][-1].name).search(said):
+            return walk.episodes[other][-1].name, "message"
+    same_role = [name for name, groups in added if _role(groups) == role]
+    # "Use ruff linter and formatter": the one name of its role the commit added and its subject
+    # says it uses replaces each name of that role it dropped without a word.
+    used = [name for name in same_role if instead_of(name).search(subject)] if not _replaces_other(subject, episode.name) else []
+    if len(used) == 1 and not mentions:
+        return used[0], "message"
+    dropped_same_role = [k for k in dropped if _role(walk.episodes[k][-1].groups) == role]
+    if len(same_role) == 1 and dropped_same_role == [key] and says_unused(message, episode.name) is None:
+        other_change = speaks_of(message, same_role[0]) and not speaks_of(f"{subject}\n{mentions}", same_role[0])
+        if not other_change:
+            return same_role[0], "commit"
+    # The subject speaks for every name the commit dropped when it names none of them ("use uv").
+    about_all = "" if said or any(speaks_of(subject, walk.episodes[k][-1].name) for k in walk.removed_by_commit[index]) \
+        else subject
+    if (word := _said_use(said or about_all, episode.name)) and (spelled := walk.brought_in(episode, word, said=bool(said))):
+        return spelled, "message"
+    return None, None
+
+
+# "use uv", "Migrate linting from various tooling to Ruff", "switch to flit", "in favour of nox".
+_USE = re.compile(r"\b(?:use[sd]?|using|adopt(?:s|ed)?|switch(?:es|ed)?\s+to|in\s+favou?r\s+of|(?:migrat|mov|port)\w*\s+"
+                  r"(?:[\w\s,/-]{0,60}?\s)?to|replac\w*\s+(?:[\w\s,/-]{0,40}?\s)?with)\s+`?([A-Za-z@][\w@./-]*[\w])`?", re.IGNORECASE)
+_NOT_NAMES = frozenset(["the", "a", "an", "our", "its", "it", "this", "that", "them", "new", "latest", "same", "newer", "native", "built", "builtin", "standard", "python", "node", "rust", "go", "version"])
+
+
+# "replace tox with poethepoet", "migrate from tox to nox": what the sentence replaces.
+_REPLACES = re.compile(r"\b(?:replac\w*\s+`?([\w@./-]+)`?\s+(?:with|by)|from\s+`?([\w@./-]+)`?\s+to)\b", re.IGNORECASE)
+
+
+def _replaces_other(text: str, dropped: str) -> bool:
+    """Whether the sentence says what it replaces, and that is not the dropped name: its
+    replacement is that thing's, not this one's."""
+    found = _REPLACES.search(text)
+    return found is not None and fold(found[1] or found[2]) != fold(dropped)
+
+
+def _position(text: str, name: str) -> int | None:
+    found = re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", text.lower())
+    return None if found is None else found.start()
+
+
+def _said_use(text: str, dropped: str) -> str | None:
+    """The name a sentence says is used from now on, if it says one (not the dropped name, nor
+    the replacement of something else it names: "replace tox with poethepoet")."""
+    if _replaces_other(text, dropped):
+        return None
+    for found in _USE.finditer(text):
+        word = found[1]
+        if word.lower() not in _NOT_NAMES and word.lower() != dropped.lower():
+            return word
+    return None
+
+
+def _classes(key: Key, episode: Episode) -> tuple[str, ...]:
+    ecosystem, name = key
+    classes = []
+    bases = {group.rsplit(":", 1)[-1] if group.startswith("target:") else group for group in episode.groups}
+    dev_files = bool(episode.paths) and all(map(_named_for_development, episode.paths))
+    if bases and (all(map(_is_dev_group, bases)) or (dev_files and bases == {"main"})):
+        classes.append("dev")
+    if bases == {"build"}:
+        classes.append("build")
+    if ecosystems.get(ecosystem).is_backport(name):
+        classes.append("backport")
+    if episode.manifest_deleted:
+        classes.append("subproject")
+    if _moved_out(name, episode.deleted_trees):
+        classes.append("moved-out")
+    return tuple(classes)
+
+
+def _moved_out(name: str, deleted_trees: Iterable[str]) -> bool:
+    """The removing commit deleted the package's own folder (`packages/plugin-vue/` for
+    `@vitejs/plugin-vue`): its code left the repository with it, to live elsewhere."""
+    own = name.rsplit("/", 1)[-1].lower()
+    return any(tree.rsplit("/", 1)[-1].lower() == own for tree in deleted_trees if tree)
+
+
+def _named_for_development(path: str) -> bool:
+    """A manifest whose name gives its declarations' group says it is for tooling (requirements-dev.txt)."""
+    kind = kind_of(path)
+    return kind is not None and ecosystems.document(kind).group_in_name and \
+        _DEV_WORDS.search(path.rsplit("/", 1)[-1]) is not None
+
+
+def _is_dev_group(group: str) -> bool:
+    """devDependencies, dev-dependencies, tests_require, or an extra or group named for tooling."""
+    kind, _, label = group.partition(":")
+    return group in ("dev", "test") or (kind in ("extra", "group") and _DEV_WORDS.search(label) is not None)
+
+
+def _instant(iso: str) -> datetime:
+    return datetime.fromisoformat(iso.replace("Z", "+00:00"))
+
+
+def _days_between(start: str, end: str) -> int:
+    return max(0, (_instant(end) - _instant(start)).days)
+
+

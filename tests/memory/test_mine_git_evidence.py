@@ -1,0 +1,187 @@
+"""The manifests the build uses, and the evidence a candidate's confidence is computed from: each
+rule in a real history built here, beside a drop of the same shape that the rule leaves alone."""
+
+from __future__ import annotations
+
+from cenotaph.cli.commands.mining import DEFAULT_MIN_CONFIDENCE
+from cenotaph.memory.mining.evidence import BASE
+from cenotaph.memory.mining.git import mine
+from cenotaph.memory.mining.history import Repository
+
+from tests.gitrepo import GitRepo
+
+
+def day(n: int) -> str:
+    return f"2024-03-{n:02d}T10:00:00+00:00"
+
+
+def history(repo: GitRepo):
+    found = mine(Repository(repo.root), None).history
+    return found, {c.key: c for c in found.candidates}
+
+
+def crate(deps: str, name: str = "a") -> str:
+    return f'[package]\nname = "{name}"\nversion = "0.1.0"\n[dependencies]\n{deps}\n'
+
+
+def test_a_cargo_toml_outside_the_workspace_or_without_rust_source_is_not_read(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    ci = "jobs:\n  fuzz:\n    steps:\n      - run: cd fuzz && cargo fuzz build\n"
+    repo.commit("Start", {
+        "Cargo.toml": '[workspace]\nmembers = ["crates/*"]\nexclude = ["fuzz"]\n',
+        "crates/a/Cargo.toml": crate('error-chain = "0.12"\nlibc = "0.2"'),
+        "crates/a/src/lib.rs": "pub fn f() {}\n",
+        # A copy kept as a highlighter's test input: no Rust source beside it.
+        "tests/syntax/Cargo.toml": crate('error-chain = "0.12"\nwx-thing = "1"', "copy"),
+        "tests/syntax/example.py": "import django\n",
+        # Excluded from the workspace, but a workflow builds it: it is live.
+        "fuzz/Cargo.toml": crate('arbitrary = "1"\nlibc = "0.2"', "fuzz"),
+        "fuzz/src/main.rs": "fn main() {}\n",
+        ".github/workflows/ci.yml": ci,
+        # Neither a member nor built by anything.
+        "legacy/Cargo.toml": crate('rand = "0.8"', "legacy"),
+        "legacy/src/lib.rs": "\n",
+    }, at=day(1))
+    repo.commit("Replace error-chain with thiserror", {
+        "crates/a/Cargo.toml": crate('thiserror = "1"\nlibc = "0.2"'),
+    }, at=day(5))
+    repo.commit("Drop wx-thing from the syntax sample", {"tests/syntax/Cargo.toml": crate('error-chain = "0.12"', "copy")},
+                at=day(6))
+    repo.commit("Remove rand", {"legacy/Cargo.toml": crate("", "legacy")}, at=day(7))
+    repo.commit("Remove libc from the library, the fuzzer keeps it", {"crates/a/Cargo.toml": crate('thiserror = "1"')},
+                at=day(8))
+    found, by_key = history(repo)
+    # The copy at HEAD still names error-chain; the build does not use it, so the drop is seen.
+    assert by_key["error-chain"].replacement == "thiserror"
+    assert set(found.outside_build) == {"tests/syntax/Cargo.toml", "legacy/Cargo.toml"}
+    assert "no Rust source" in found.outside_build["tests/syntax/Cargo.toml"]
+    assert "wx-thing" not in by_key and "rand" not in by_key
+    assert "libc" not in by_key  # declared by the fuzzer, which a workflow builds
+
+
+def package(deps: str, name: str = "", workspaces: str = "") -> str:
+    fields = [f'"name": "{name}"'] if name else []
+    fields += [f'"workspaces": [{workspaces}]'] if workspaces else []
+    return "{" + ", ".join([*fields, f'"dependencies": {{{deps}}}']) + "}"
+
+
+def test_npm_workspaces_decide_what_is_live_and_the_own_packages_are_no_choice(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {
+        "package.json": package("", "root", '"packages/*"'),
+        "packages/core/package.json": package('"lodash": "4"', "@acme/core"),
+        "packages/app/package.json": package('"@acme/core": "^1", "moment": "2", "left-pad": "1"', "@acme/app"),
+        "templates/react/package.json": package('"react": "18", "left-pad": "1"', "template-react"),
+        "docs/package.json": package('"vitepress": "1"', "docs"),
+        ".github/workflows/docs.yml": "jobs:\n  docs:\n    defaults:\n      run:\n        working-directory: docs\n",
+    }, at=day(1))
+    repo.commit("Drop moment for dates, and the registry copy of core", {
+        "packages/app/package.json": package('"left-pad": "1"', "@acme/app"),
+    }, at=day(10))
+    repo.commit("Use left-pad no more", {"packages/app/package.json": package("", "@acme/app")}, at=day(12))
+    repo.commit("Remove react from the template", {"templates/react/package.json": package("", "template-react")},
+                at=day(13))
+    repo.commit("Remove vitepress, the docs are plain Markdown now", {"docs/package.json": package("", "docs")}, at=day(14))
+    found, by_key = history(repo)
+    assert "moment" in by_key and "vitepress" in by_key  # a member's drop; a built non-member's drop
+    assert "templates/react/package.json" in found.outside_build and "docs/package.json" not in found.outside_build
+    assert "react" not in by_key
+    # The template, unbuilt, still names left-pad at HEAD: the member's drop counts.
+    assert "left-pad" in by_key
+    assert found.passed_over["@acme/core"] == "the name of one of the repository's own packages"
+
+
+def test_go_work_use_decides_which_modules_are_live(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    mod = "module example.com/{name}\n\nrequire (\n{reqs})\n"
+    repo.commit("Start", {
+        "go.work": "go 1.22\n\nuse (\n\t./svc\n)\n",
+        "svc/go.mod": mod.format(name="svc", reqs="\tgithub.com/pkg/errors v0.9.1\n"),
+        "svc/main.go": "package main\n",
+        "scratch/go.mod": mod.format(name="scratch", reqs="\tgithub.com/pkg/errors v0.9.1\n"),
+        "scratch/main.go": "package main\n",
+    }, at=day(1))
+    repo.commit("Drop github.com/pkg/errors, use fmt.Errorf wrapping", {"svc/go.mod": mod.format(name="svc", reqs="")},
+                at=day(9))
+    found, by_key = history(repo)
+    assert "scratch/go.mod" in found.outside_build
+    assert "github.com/pkg/errors" in by_key
+
+
+def test_grounds_list_the_evidence_and_the_confidence_is_their_sum(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"requirements.txt": "alpha\nbeta\ngamma\n", "CHANGES.md": "# Changes\n"}, at=day(1))
+    repo.commit("Tidy the imports", {"requirements.txt": "beta\ngamma\n"}, at=day(20))
+    repo.commit("Tidy the tests", {"requirements.txt": "gamma\n"}, at=day(21))
+    repo.commit("Release notes", {"CHANGES.md": "# Changes\n\n- Drop the `alpha` dependency.\n"}, at=day(22))
+    _, by_key = history(repo)
+    alpha, beta = by_key["alpha"], by_key["beta"]
+    assert any(g.startswith("the changelog:") and "(+0.20)" in g for g in alpha.grounds)
+    assert not any(g.startswith("the changelog") for g in beta.grounds)
+    assert round(alpha.confidence - beta.confidence, 3) == 0.2
+    weights = [float(g.rsplit("(", 1)[1].rstrip(")")) for g in beta.grounds]
+    assert beta.confidence == round(BASE + sum(weights), 3)
+
+
+def test_a_pin_kept_for_another_package_falls_below_the_default_list(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {
+        "requirements.txt": "sqlalchemy\n# already required by sqlalchemy; remove once greenlet releases 2.0.0\n"
+                            "greenlet<2\nujson\n",
+    }, at=day(1))
+    repo.commit("Remove greenlet and ujson", {"requirements.txt": "sqlalchemy\n"}, at=day(15))
+    _, by_key = history(repo)
+    assert any("pin" in g for g in by_key["greenlet"].grounds)
+    assert by_key["greenlet"].confidence < DEFAULT_MIN_CONFIDENCE <= by_key["ujson"].confidence
+
+
+def test_a_drop_in_a_version_bump_of_another_package_is_passed_over(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"requirements.txt": "sqlalchemy==1.4\ntyping-inspect\nsix\n"}, at=day(1))
+    repo.commit("Bump sqlalchemy from 1.4 to 2.0", {"requirements.txt": "sqlalchemy==2.0\nsix\n"}, at=day(10))
+    repo.commit("Clean up", {"requirements.txt": "sqlalchemy==2.0\n"}, at=day(12))
+    found, by_key = history(repo)
+    assert "bump of sqlalchemy" in found.passed_over["typing-inspect"]
+    assert "six" in by_key
+
+
+def test_the_replacement_a_message_says_is_used_with_the_commits_lines_as_evidence(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {
+        "requirements-dev.txt": "pip-tools\nflake8\nisort\n",
+        "requirements.txt": "click\n",
+        ".github/workflows/ci.yml": "jobs:\n  test:\n    steps:\n      - run: pip-sync\n",
+    }, at=day(1))
+    repo.commit("use uv", {
+        "requirements-dev.txt": "flake8\nisort\n",
+        ".github/workflows/ci.yml": "jobs:\n  test:\n    steps:\n      - uses: astral-sh/setup-uv@v5\n      - run: uv sync\n",
+    }, at=day(10))
+    repo.commit("Migrate linting from various tooling to Ruff", {
+        "requirements-dev.txt": "",
+        ".pre-commit-config.yaml": "repos:\n  - repo: https://github.com/astral-sh/ruff-pre-commit\n    rev: v0.4.0\n"
+                                   "    hooks:\n      - id: ruff\n",
+    }, at=day(11))
+    repo.commit("use pnpm for the docs", {"requirements.txt": ""}, at=day(12))  # nothing runs pnpm
+    _, by_key = history(repo)
+    assert by_key["pip-tools"].replacement == "uv"
+    assert by_key["flake8"].replacement == by_key["isort"].replacement == "ruff"
+    assert any("named in the message" in g for g in by_key["pip-tools"].grounds)
+    assert by_key["click"].replacement is None
+
+
+def test_system_packages_backports_and_same_day_experiments_rank_lower(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    docker = "FROM python:3.12 AS build\nRUN apt-get update && apt-get install -y {apt}\n"
+    repo.commit("Start", {"Dockerfile": docker.format(apt="make curl"),
+                          "requirements.txt": "importlib-metadata\nsimplejson\nrequests\n"}, at=day(1))
+    repo.commit("Remove make from the build image", {"Dockerfile": docker.format(apt="curl")}, at=day(10))
+    repo.commit("Drop support for Python 3.7", {"requirements.txt": "simplejson\nrequests\n"}, at=day(11))
+    repo.commit("Add tenacity", {"requirements.txt": "simplejson\nrequests\ntenacity\n"}, at=day(12))
+    repo.commit("Remove tenacity", {"requirements.txt": "simplejson\nrequests\n"}, at="2024-03-12T18:00:00+00:00")
+    repo.commit("Remove simplejson", {"requirements.txt": "requests\n"}, at=day(14))
+    _, by_key = history(repo)
+    assert by_key["make"].confidence < DEFAULT_MIN_CONFIDENCE <= by_key["simplejson"].confidence
+    backport = by_key["importlib-metadata"]
+    assert "Python 3.7" in backport.reason and backport.confidence < DEFAULT_MIN_CONFIDENCE
+    assert any("same day" in g or "(-0.20)" in g for g in by_key["tenacity"].grounds)
+    assert by_key["tenacity"].confidence < by_key["simplejson"].confidence
