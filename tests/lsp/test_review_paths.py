@@ -86,7 +86,11 @@ async def test_remember_this_keeps_the_selection_file_and_lines(memory, serve, t
     result = await session.execute("cenotaph.remember", {**argument, "kind": "decision"})
     assert result["done"] and "src/client.py:3-4" in result["message"]
     row = memory.get(result["id"])
-    assert row.tags == ["at:src/client.py:3-4"] and row.kind == "decision" and row.project == PROJECT
+    # In the project's repository (the folder's `.cenotaph.toml` marks its root): anchored, no label.
+    anchored = memory.anchors_in(PROJECT, folder / "src" / "client.py") if memory.attach_repositories(
+        [(folder, PROJECT)]) is None else []
+    assert [(a.memory_id, a.path, a.start_line, a.end_line) for a in anchored] == [(result["id"], "src/client.py", 3, 4)]
+    assert row.tags == [] and row.kind == "decision" and row.project == PROJECT
     assert row.content == "# retries: three, then give up\nRETRIES = 3\n"
     opened = await session.execute("cenotaph.showLocation", {"memoryId": result["id"]})  # and back to it
     shown = session.client.shown_documents[-1]
@@ -97,4 +101,10 @@ async def test_remember_this_keeps_the_selection_file_and_lines(memory, serve, t
     assert plain_result["done"] and memory.get(plain_result["id"]).tags == []
     one_line = await session.execute("cenotaph.remember", {"text": "TIMEOUT = 10", "uri": uri,
                                                            "lines": {"start": 5, "end": 5}})
-    assert memory.get(one_line["id"]).tags == ["at:src/client.py:5"]
+    assert one_line["message"].startswith(f"remembered #{one_line['id']} (src/client.py:5-5, anchored")
+    # Outside any repository of the project: the selection is kept as a label.
+    elsewhere = tmp_path / "scratch.txt"
+    elsewhere.write_text("one\ntwo\n", encoding="utf-8")
+    labelled = await session.execute("cenotaph.remember", {"text": "scratch two", "uri": elsewhere.as_uri(),
+                                                           "project": PROJECT, "lines": {"start": 2, "end": 2}})
+    assert memory.get(labelled["id"]).tags == [f"at:{elsewhere.as_posix()}:2"]

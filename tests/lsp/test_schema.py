@@ -208,6 +208,8 @@ COMMAND_SAMPLES: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = 
     "cenotaph.setEffort": ([{"name": "x", "project": "", "effort": 4}, {"name": "x", "project": "p", "reason": "r"}],
                            [{"name": "x", "effort": 3}, {"name": "x", "project": "p", "effort": 6},
                             {"name": "", "project": "p", "effort": 1}, {"name": "x", "project": "p", "effort": "3"}]),
+    "cenotaph.reconfirmAnchor": ([{"memoryId": 1}], [{"memoryId": 0}, {"memoryId": 1, "at": "a.py:1"}]),
+    "cenotaph.retireAnchored": ([{"memoryId": 1, "reason": "rewritten"}], [{"memoryId": 1, "reason": ""}]),
 }
 
 

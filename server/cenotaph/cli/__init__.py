@@ -19,6 +19,7 @@ def verbs() -> tuple[Verb, ...]:
     """Every verb, in the order `cenotaph --help` lists them. Their modules are imported here, not
     with this package: an agent's hook, run on every tool call, imports its own alone."""
     from cenotaph.cli.commands import (
+        anchors,
         console,
         contradictions,
         enforce,
@@ -35,7 +36,7 @@ def verbs() -> tuple[Verb, ...]:
     )
 
     return (
-        memories.remember, memories.recall, graveyard.abandon, graveyard.refile, graveyard.reinstate_approach, memories.experience,
+        memories.remember, memories.recall, anchors.anchors, graveyard.abandon, graveyard.refile, graveyard.reinstate_approach, memories.experience,
         team.share, team.unshare, team.team, graveyard.check, servers.serve, servers.mcp, console.console,
         operations.import_memories, operations.doctor, operations.reindex, operations.migrate_store, operations.repair,
         lifecycle.deprioritise, lifecycle.archive, lifecycle.reinstate, lifecycle.forget,

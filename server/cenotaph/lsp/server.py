@@ -25,6 +25,7 @@ from cenotaph import project as project_resolution
 from cenotaph.lsp import stdio
 from cenotaph.lsp.convert import file_path
 from cenotaph.lsp.features import (
+    anchors,
     code_actions,
     commands,
     configuration,
@@ -108,6 +109,7 @@ class CenotaphServer(LanguageServer):
         self.shared_problem_uris: set[str] = set()  # shared files published with a problem
         self.background: set[asyncio.Future] = set()
         self.mcp_endpoint: Any = None  # cenotaph.mcp.listener.HttpEndpoint once listening
+        self.anchored: dict[str, anchors.OpenAnchors] = {}  # uri → the open document's anchors, as edits moved them
         self.lesson_keys: dict[str, tuple[int, frozenset[str]]] = {}  # project → (event seq, reinforced lesson keys)
         self.lessons_computing: set[str] = set()  # projects whose lesson keys are being computed
 
@@ -253,7 +255,7 @@ def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) 
             ls.spawn(mining.on_open(ls))
 
     for feature in (configuration, diagnostics, hover, code_actions, commands, ledger, knowledge, recall,
-                    compile_feature, shared_folder):
+                    compile_feature, shared_folder, anchors):
         feature.register(server)
     return server
 

@@ -107,6 +107,38 @@ class Location:
     heading: str = ""
 
 
+ANCHOR_STATES = ("current", "moved", "stale", "lost")
+
+
+@dataclass(slots=True)
+class Anchor:
+    """Where in the code a memory is about, as the last check found it (memory/knowledge/anchors/): its file
+    relative to the repository root, its lines (1-based, inclusive) and its state: `current` (the
+    text is where it was taken), `moved` (followed to another place or file), `stale` (the text
+    changed past the threshold: the memory may no longer hold), `lost` (the file is gone)."""
+
+    path: str
+    start_line: int
+    end_line: int
+    state: str
+    # What a reader is told of a stale or lost anchor; empty otherwise.
+    caution: str = ""
+
+
+@dataclass(slots=True)
+class AnchoredMemory:
+    """A memory with its anchor (`cenotaph anchors`): the anchored text as taken (`then`) and what
+    lies at the anchor's place now (`now`, empty when lost), to show what changed."""
+
+    memory_id: int
+    content: str
+    anchor: Anchor
+    revision: str | None
+    taken_at: str
+    then: str
+    now: str
+
+
 @dataclass(slots=True)
 class RecallResult:
     result_type: Literal["memory", "abandoned_warning"]
@@ -130,6 +162,7 @@ class RecallResult:
     source: str | None = None
     actor: str | None = None
     location: Location | None = None  # documents, and memories remembered from a selection
+    anchor: Anchor | None = None  # memories anchored to code, re-checked against the working tree
     # Feed entries only (memory/knowledge/feeds.py): the entry's link and title, to cite it.
     link: str | None = None
     title: str | None = None

@@ -12,6 +12,7 @@ from typing import Any
 
 from cenotaph.config import Settings
 from cenotaph.memory import proposals, secrets, validate
+from cenotaph.memory.knowledge.anchors.follow import Anchors, Place, parse_at
 from cenotaph.memory.context import Context
 from cenotaph.memory.core import audit, concepts, lifecycle, pruning, timeline
 from cenotaph.memory.core import contradictions as links
@@ -29,6 +30,8 @@ from cenotaph.memory.mining import transcripts as mine_transcripts
 from cenotaph.memory.models import (
     ALL_KINDS,
     OUTCOMES,
+    Anchor,
+    AnchoredMemory,
     TRUSTS,
     AbandonResult,
     Actor,
@@ -49,10 +52,12 @@ from cenotaph.memory.policy import lessons
 from cenotaph.memory.team import roles, sharing
 from cenotaph.memory.team.folder import FolderState, SharedFolders
 from cenotaph.nlp import ecosystems
+from cenotaph.store import anchors as store_anchors
 from cenotaph.store import events, memories, vectors
 from cenotaph.store.db import Store
 from cenotaph.store.memories import Scope
 from cenotaph.store.records import (
+    AnchorRow,
     ApproachRow,
     EventRow,
     MemoryRow,
@@ -80,6 +85,7 @@ class Memory:
         self.shared = SharedFolders()  # the repositories whose `.cenotaph/` this process reads
         self.graveyard = Graveyard(ctx, self.shared)
         self.recaller = Recaller(ctx, self.graveyard)
+        self.anchors = Anchors(ctx, self.working_tree)
 
     def close(self) -> None:
         """Write what reads recorded (waiting a bounded time for a busy store), then close the store."""
@@ -102,9 +108,20 @@ class Memory:
             raise
 
     def remember(self, actor: Actor, content: str, *, project: str, kind: str = "note",
-                 tags: list[str] | None = None, force: bool = False, **fields: Any) -> RememberResult:
-        return remember(self.ctx, actor, content, project=project, kind=kind, tags=tags, force=force,
-                        vocabulary=self._vocabulary(), **fields)
+                 tags: list[str] | None = None, force: bool = False, at: Place | str | None = None,
+                 **fields: Any) -> RememberResult:
+        """`at` anchors the memory to lines of a file in the project's repository (`PATH:LINE[-LINE]`)."""
+        if at is None:
+            return remember(self.ctx, actor, content, project=project, kind=kind, tags=tags, force=force,
+                            vocabulary=self._vocabulary(), **fields)
+        place = parse_at(at) if isinstance(at, str) else at
+        self.anchors.taken(validate.project(project), place, 0)  # refused before anything is written
+        with self.together():
+            result = remember(self.ctx, actor, content, project=project, kind=kind, tags=tags, force=force,
+                              vocabulary=self._vocabulary(), **fields)
+            if result.stored and result.id is not None:
+                self.anchors.attach(actor, self.anchors.taken(validate.project(project), place, result.id))
+        return result
 
     def abandon(self, actor: Actor, name: str, *, reason: str, project: str, effort: int | None = None,
                 ecosystem: str | None = None, aliases: Iterable[str] = (),
@@ -231,6 +248,10 @@ class Memory:
         memory_id = validate.integer(memory_id, "memory_id", low=1, high=2**62)
         with self.ctx.store.read() as conn:
             found = document_locations(conn, [memory_id]).get(memory_id)
+            anchored = store_anchors.of(conn, [memory_id]).get(memory_id)
+        if anchored is not None:  # where its code is now
+            a = self.anchors.check(anchored).anchor
+            return Location(a.path, a.start_line, a.end_line)
         return found or tagged_location(self.get(memory_id).tags)
 
     def _vocabulary(self) -> frozenset[str]:
@@ -241,7 +262,36 @@ class Memory:
     # --- reads -----------------------------------------------------------------------------------
 
     def recall(self, actor: Actor, query: str, *, project: str, k: int = 10, **options: Any) -> RecallResponse:
-        return self.recaller.recall(actor, query, project=project, k=k, **options)
+        response = self.recaller.recall(actor, query, project=project, k=k, **options)
+        response.results = self.anchors.annotate(response.results)
+        return response
+
+    # --- anchors (memory/knowledge/anchors/) ----------------------------------------------------------------
+
+    def working_tree(self, project: str) -> Path | None:
+        """The repository of `project` this process runs in (the edges attach it)."""
+        return next((s.root for s in self.shared.states() if s.project == project), None)
+
+    def anchored(self, project: str, *, stale_only: bool = False) -> list[AnchoredMemory]:
+        """The anchored memories of `project`, checked against the working tree now."""
+        return self.anchors.listing(project, stale_only=stale_only)
+
+    def reconfirm_anchor(self, actor: Actor, memory_id: int, at: Place | str | None = None) -> AnchoredMemory:
+        """Re-anchor a memory to its code as it is now (where the check finds it, or `at`)."""
+        return self.anchors.reconfirm(actor, memory_id, parse_at(at) if isinstance(at, str) else at)
+
+    def anchors_in(self, project: str, file: Path) -> list[AnchorRow]:
+        """The anchors in a file of `project`'s working tree (an editor follows them as it edits)."""
+        return self.anchors.in_file(project, file)
+
+    def follow_edits(self, rows: list[AnchorRow], lines: list[str],
+                     places: dict[int, tuple[int, int]]) -> list[Anchor]:
+        """Where an open document's edits moved its anchors, and whether their text still holds."""
+        return self.anchors.follow_edits(rows, lines, places)
+
+    def retire_anchored(self, actor: Actor, memory_id: int, *, reason: str) -> MemoryRow:
+        """Archive an anchored memory whose code changed."""
+        return self.anchors.retire(actor, memory_id, reason=validate.text(reason, "reason"))
 
     def check_approaches(self, names: Iterable[str], *, project: str, include_other_projects: bool = True,
                          ecosystem: str | None = None, detected: bool = False) -> list[ApproachCheck]:

@@ -544,9 +544,37 @@ def _m0009_concepts(conn: Any) -> None:
     )
 
 
+def _m0010_anchors(conn: Any) -> None:
+    """A memory anchored to code: its file relative to the repository root, its lines (1-based,
+    inclusive), the lines as they were (`text`) with a little context on either side (the
+    fingerprint the anchor is re-found by), the commit it was taken at, and the state the last
+    check left (memory/knowledge/anchors/). Keyed on the stable memory id, so that it outlives content edits."""
+    _run_script(
+        conn,
+        """
+        CREATE TABLE anchors (
+            memory_id  INTEGER PRIMARY KEY,
+            project    TEXT NOT NULL,
+            path       TEXT NOT NULL,
+            start_line INTEGER NOT NULL,
+            end_line   INTEGER NOT NULL,
+            text       TEXT NOT NULL,
+            lines_before TEXT NOT NULL DEFAULT '',
+            lines_after  TEXT NOT NULL DEFAULT '',
+            revision   TEXT,
+            state      TEXT NOT NULL DEFAULT 'current' CHECK (state IN ('current','moved','stale','lost')),
+            taken_at   TEXT NOT NULL,
+            checked_at TEXT NOT NULL
+        );
+        CREATE INDEX anchors_path ON anchors (project, path);
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_binary_vector_index, _m0003_substring_index,
                                      _m0004_mining, _m0005_documents_and_feeds, _m0006_forgotten_means_gone,
-                                     _m0007_blessings, _m0008_compaction, _m0009_concepts)
+                                     _m0007_blessings, _m0008_compaction, _m0009_concepts,
+                                     _m0010_anchors)
 
 
 def schema_version(conn: Any) -> int:

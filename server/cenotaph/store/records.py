@@ -133,3 +133,21 @@ class BlessingRow:
     reason: str | None
     actor: str
     at: str
+
+
+@dataclass(slots=True)
+class AnchorRow:
+    """A memory's anchor in code (store/anchors.py): lines 1-based and inclusive."""
+
+    memory_id: int
+    project: str
+    path: str
+    start_line: int
+    end_line: int
+    text: str
+    lines_before: str
+    lines_after: str
+    revision: str | None
+    state: str
+    taken_at: str
+    checked_at: str

@@ -47,6 +47,7 @@ TABLES: tuple[Table, ...] = (
     Table("feeds", ("id",)),
     Table("feed_entries", ("memory_id",)),
     Table("blessings", ("memory_id",)),
+    Table("anchors", ("memory_id",)),
     Table("summary_sources", ("summary_id", "source_id")),
     Table("memory_concepts", ("memory_row", "concept")),
     Table("concept_pairs", ("memory_row", "low", "high")),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from pathlib import Path
 
 from cenotaph.cli.commands.team import share_after, shared_lines
 from cenotaph.cli.common import (
@@ -17,14 +18,24 @@ from cenotaph.cli.common import (
     writer,
 )
 from cenotaph.cli.render import memory_line
+from cenotaph.memory.knowledge.anchors.follow import Place, parse_at
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import KINDS, OUTCOMES, RecallResponse, as_json, nothing_else
 
 
+def place_at(value: str | None) -> Place | None:
+    """`--at PATH:LINE[-LINE]`, its path relative to the working directory."""
+    if value is None:
+        return None
+    place = parse_at(value, "--at")
+    return Place(str(Path.cwd() / place.path), place.start_line, place.end_line)
+
+
 def cmd_remember(args: argparse.Namespace, memory) -> None:
+    at = place_at(args.at)
     with memory.together():  # a share that fails takes the memory back
         result = memory.remember(writer(args, memory), args.text, project=project_of(args), kind=args.kind, tags=args.tag,
-                                 force=args.force, valid_from=args.valid_from, valid_to=args.valid_to)
+                                 force=args.force, valid_from=args.valid_from, valid_to=args.valid_to, at=at)
         shared = share_after(args, memory, [result.id]) if result.stored else []
     if not result.stored:
         emit(args, result, f"not stored: near-duplicate of #{result.duplicate_of} "
@@ -46,6 +57,8 @@ def remember(commands: Subcommands) -> None:
     p.add_argument("--valid-to", help="when it stopped holding (ISO 8601)")
     p.add_argument("--redact", action="store_true", help=REDACT_HELP)
     p.add_argument("--share", action="store_true", help="also write it into the repository's .cenotaph/ folder")
+    p.add_argument("--at", metavar="PATH:LINE[-LINE]",
+                   help="anchor it to these lines of a file in the repository: recall tells when they change")
 
 
 def _format_recall(response: RecallResponse) -> str:
@@ -66,7 +79,11 @@ def _format_recall(response: RecallResponse) -> str:
                  "DISPUTED" if r.disputed else "", "hint matched" if r.reinstate_hint_matched else ""]
         meta = ", ".join(f for f in flags if f)
         where = f"{r.location.path}:{r.location.start_line}: " if r.location else ""
+        if r.anchor is not None:
+            where = f"{r.anchor.path}:{r.anchor.start_line}-{r.anchor.end_line} ({r.anchor.state}): "
         lines.append(f"{i}. {where}#{r.id} [{r.lane} {r.score:.3f}; {meta}] {r.content}")
+        if r.anchor is not None and r.anchor.caution:
+            lines.append(f"   warning: {r.anchor.caution}")
     if response.nothing_else_matched:
         lines.append(f"{nothing_else(response).capitalize()}.")
     return "\n".join(lines)

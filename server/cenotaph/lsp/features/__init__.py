@@ -63,6 +63,7 @@ class ServerContext(Protocol):
     mcp_endpoint: Any
     lesson_keys: dict[str, tuple[int, frozenset[str]]]
     lessons_computing: set[str]
+    anchored: dict[str, Any]
 
     # pygls: registering handlers, the client's documents and capabilities, messages to the client.
     protocol: LanguageServerProtocol

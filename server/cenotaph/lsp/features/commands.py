@@ -19,6 +19,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from cenotaph.lsp.convert import Wire, approach_summary, file_path, one_line, plain, rpc_error
 from cenotaph.lsp.features import mining
 from cenotaph.lsp.features.hover import story
+from cenotaph.memory.knowledge.anchors.follow import Place
 from cenotaph.memory.errors import AlreadyDecided, Ambiguous, CenotaphError
 from cenotaph.memory.models import location_tag
 from cenotaph.memory.team.folder import source_of
@@ -425,16 +426,45 @@ def _location(ls: ServerContext, uri: str, lines: Lines) -> str:
 
 
 async def remember(ls: ServerContext, args: RememberArgs) -> dict[str, Any]:
+    """A selection in a file of the project's repository is remembered anchored to its lines (the
+    anchor follows them); elsewhere it keeps them as a label."""
     project = _project(ls, args)
-    tags = [] if args.lines is None else [_location(ls, args.uri or "", args.lines)]
+    path = None if args.lines is None else file_path(args.uri or "")
+    root = None if path is None else ls.memory.working_tree(project)
+    at, tags = None, []
+    if args.lines is not None and path is not None and root is not None and path.is_relative_to(root):
+        document = ls.workspace.text_documents.get(args.uri or "")
+        at = Place(str(path), args.lines.start, args.lines.end,
+                   None if document is None else tuple(document.source.splitlines()))
+    elif args.lines is not None:
+        tags = [_location(ls, args.uri or "", args.lines)]
     result = await _domain(ls, lambda: ls.memory.remember(ls.actor, args.text, project=project, kind=args.kind,
-                                                      tags=tags))
+                                                      tags=tags, at=at))
     if not result.stored:
         return CommandResult(done=False, id=result.duplicate_of,
                              message=f"not stored: memory #{result.duplicate_of} already says this").dump()
+    if at is not None:
+        ls.anchored.pop(args.uri or "", None)  # read again with this anchor (features/anchors.py)
     warnings = "".join(f"; contradicts #{w.other_id}" for w in result.contradictions)
-    at = f" ({tags[0].removeprefix('at:')})" if tags else ""
-    return _done(f"remembered #{result.id}{at}{warnings}", result.id)
+    where = f"{path.relative_to(root).as_posix()}:{args.lines.start}-{args.lines.end}, anchored" if at else \
+        tags[0].removeprefix("at:") if tags else ""
+    return _done(f"remembered #{result.id}{f' ({where})' if where else ''}{warnings}", result.id)
+
+
+async def reconfirm_anchor(ls: ServerContext, args: MemoryArgs) -> dict[str, Any]:
+    item = await _domain(ls, lambda: ls.memory.reconfirm_anchor(ls.actor, args.memory_id))
+    ls.anchored.clear()  # every open document's anchors are read again
+    a = item.anchor
+    return _done(f"memory #{item.memory_id} re-anchored to {a.path}:{a.start_line}-{a.end_line}", item.memory_id)
+
+
+async def retire_anchored(ls: ServerContext, args: MemoryArgs) -> dict[str, Any]:
+    reason = await _ask(ls, args.reason, f"Why does memory #{args.memory_id} no longer hold?", ["Its code changed"])
+    if reason is None:
+        return _cancelled()
+    await _domain(ls, lambda: ls.memory.retire_anchored(ls.actor, args.memory_id, reason=reason))
+    ls.anchored.clear()
+    return _done(f"memory #{args.memory_id} retired (archived): {reason}", args.memory_id)
 
 
 async def bless(ls: ServerContext, args: BlessArgs) -> dict[str, Any]:
@@ -732,6 +762,8 @@ COMMANDS: dict[str, tuple[type[Wire], Handler]] = {
     "cenotaph.unshare": (UnshareArgs, unshare),
     "cenotaph.bless": (BlessArgs, bless),
     "cenotaph.setEffort": (SetEffortArgs, set_effort),
+    "cenotaph.reconfirmAnchor": (MemoryArgs, reconfirm_anchor),
+    "cenotaph.retireAnchored": (MemoryArgs, retire_anchored),
 }
 
 

@@ -17,7 +17,7 @@ from lsprotocol import types
 
 from cenotaph.lsp.convert import SEVERITIES, approach_diagnostic, approach_payload, file_path
 from cenotaph.lsp.features import compile as compile_feature
-from cenotaph.lsp.features import ledger, shared_folder
+from cenotaph.lsp.features import anchors, ledger, shared_folder
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.models import ApproachCheck
 from cenotaph.memory.policy import authored
@@ -191,10 +191,12 @@ def register(server: ServerContext) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: ServerContext, params: types.DidOpenTextDocumentParams) -> None:
         publish(ls, params.text_document.uri)
+        anchors.opened(ls, params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: ServerContext, params: types.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
+        anchors.edited(ls, params)
         if (timer := ls.pending.pop(uri, None)) is not None:
             timer.cancel()
 
@@ -210,5 +212,6 @@ def register(server: ServerContext) -> None:
         uri = params.text_document.uri
         had_diagnostics = bool(ls.published.get(uri))
         forget(ls, uri)
+        anchors.closed(ls, uri)
         if had_diagnostics:
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))

@@ -9,10 +9,11 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from cenotaph.mcp.tools.base import DESTRUCTIVE, MemoryId, Reason, ToolEnv, ToolGroup
-from cenotaph.mcp.tools.results import ChangeOutcome, reply
+from cenotaph.mcp.tools.results import ChangeOutcome, reply, result
 from cenotaph.memory.errors import InvalidInput
 
-Action = Literal["update", "deprioritise", "archive", "reinstate", "forget", "dispute", "refute", "unverify"]
+Action = Literal["update", "deprioritise", "archive", "reinstate", "forget", "dispute", "refute", "unverify",
+                 "reconfirm"]
 TRUST = {"dispute": "disputed", "refute": "refuted", "unverify": "unverified"}
 
 TOOLS = ToolGroup()
@@ -25,7 +26,8 @@ def change(
     action: Annotated[Action, Field(description=(
         "update: new `content` (the old version stays in history); deprioritise: ×0.2 in recall unless a query "
         "names one of `hints`; archive: out of recall; reinstate: active again; forget: erase (a preview unless "
-        "`confirm`); dispute / refute / unverify: how far it is believed."))],
+        "`confirm`); dispute / refute / unverify: how far it is believed; reconfirm: re-anchor it to its code as "
+        "it is now (it still holds)."))],
     reason: Reason,
     content: Annotated[str | None, Field(description="update only: the corrected memory, verbatim.")] = None,
     hints: list[str] | None = None,
@@ -46,6 +48,8 @@ def change(
             changed = memory.archive(actor, memory_id, reason=reason)
         elif action == "reinstate":
             changed = memory.reinstate(actor, memory_id, reason=reason)
+        elif action == "reconfirm":
+            return reply(result(memory.reconfirm_anchor(actor, memory_id)))
         elif action == "forget":
             changed = memory.forget(actor, memory_id, reason=reason, confirm=confirm)
         else:

@@ -6,10 +6,12 @@ from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from cenotaph.mcp.tools.base import READ_ONLY, WRITE, GlobalScope, ToolEnv, ToolGroup
 from cenotaph.mcp.tools.results import recall_reply, reply, result
+from cenotaph.memory.knowledge.anchors.follow import Place
+from cenotaph.memory.errors import InvalidInput
 from cenotaph.memory.models import KINDS
 
 MAX_RECALL = 50
@@ -18,6 +20,19 @@ Kind = Literal[KINDS]  # type: ignore[valid-type]
 Moment = Annotated[str | None, Field(description="ISO 8601 date or date-time (UTC when no offset is given).")]
 
 TOOLS = ToolGroup()
+
+
+class AnchorAt(BaseModel):
+    """Lines of a file in the repository the memory is about (1-based, inclusive)."""
+
+    path: Annotated[str, Field(min_length=1, description="Relative to the repository root.")]
+    start_line: Annotated[int, Field(ge=1)]
+    end_line: Annotated[int | None, Field(ge=1, description="Default: start_line.")] = None
+
+    def place(self, workspace) -> Place:
+        if workspace is None:
+            raise InvalidInput("at: this server runs in no repository to anchor to", field="at")
+        return Place(str(workspace / self.path), self.start_line, self.end_line or self.start_line)
 
 
 @TOOLS.add(WRITE)
@@ -30,13 +45,16 @@ def remember(
     global_scope: GlobalScope = False,
     valid_from: Moment = None,
     valid_to: Moment = None,
+    at: Annotated[AnchorAt | None, Field(description=(
+        "Anchor it to code: recall then says when those lines changed (stale) or moved."))] = None,
 ) -> CallToolResult:
     """Store a settled decision, a stated preference or a fact a later session should know. A
     near-duplicate is refused (`duplicate_of`), a likely contradiction stored and reported."""
     env = ToolEnv.of(ctx)
     with env.domain() as memory:
         remembered = memory.remember(env.actor(ctx), content, project=env.scope(global_scope), kind=kind,
-                                     tags=tags, force=force, valid_from=valid_from, valid_to=valid_to)
+                                     tags=tags, force=force, valid_from=valid_from, valid_to=valid_to,
+                                     at=None if at is None else at.place(env.workspace))
     return reply(result(remembered))
 
 

@@ -220,6 +220,16 @@ def reply(value: BaseModel, text: str | None = None) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
 
+class AnchorHit(BaseModel):
+    """Where in the code a memory is about, checked now: current, moved, stale or lost."""
+
+    path: str
+    start_line: int
+    end_line: int
+    state: str
+    caution: str | None = None  # a stale or lost anchor's: the memory may no longer hold
+
+
 class Hit(BaseModel):
     """One recall result as an agent reads it by default: what it is, when, how far it is
     believed, why it matched, where it comes from (to cite it), and its text."""
@@ -245,6 +255,7 @@ class Hit(BaseModel):
     link: str | None = None
     title: str | None = None
     shared_path: str | None = None
+    anchor: AnchorHit | None = None
 
     @classmethod
     def of(cls, r: RecallResult) -> Hit:
@@ -257,7 +268,10 @@ class Hit(BaseModel):
                    content=r.content,
                    at=None if where is None else f"{where.path}:{where.start_line}",
                    heading=None if where is None else where.heading or None,
-                   link=r.link, title=r.title, shared_path=r.shared_path)
+                   link=r.link, title=r.title, shared_path=r.shared_path,
+                   anchor=None if r.anchor is None else AnchorHit(path=r.anchor.path, start_line=r.anchor.start_line,
+                                                                  end_line=r.anchor.end_line, state=r.anchor.state,
+                                                                  caution=r.anchor.caution or None))
 
 
 class Recalled(BaseModel):
@@ -302,9 +316,12 @@ def recall_reply(response: RecallResponse, *, explain: bool) -> CallToolResult:
             continue
         source = " · ".join(s for s in (h.at, h.heading and f"§ {h.heading}", h.title, h.link, h.shared_path) if s)
         author = f" · by {h.by}" + (f" ({h.source})" if h.source else "") if h.by else ""
+        anchor = f" · code {h.anchor.path}:{h.anchor.start_line}-{h.anchor.end_line} {h.anchor.state}" if h.anchor else ""
         lines.append(f"[{h.id}] {h.kind} · {h.date or '-'} · {h.trust}{author} · {h.why}"
-                     + (f" · {source}" if source else ""))
+                     + (f" · {source}" if source else "") + anchor)
         lines.append(h.content)
+        if h.anchor is not None and h.anchor.caution:
+            lines.append(f"warning: {h.anchor.caution}")
     lines.extend(f"note: {n}" for n in response.notices)
     if response.nothing_else_matched and hits:
         lines.append(f"note: {nothing_else(response)}")

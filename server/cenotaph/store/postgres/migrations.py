@@ -532,6 +532,32 @@ def _m0007_postings(conn: Any) -> None:
     )
 
 
+def _m0008_anchors(conn: Any) -> None:
+    """A memory anchored to code: its file relative to the repository root, its lines (1-based,
+    inclusive), the lines as they were (`text`) with a little context on either side (the
+    fingerprint the anchor is re-found by), the commit it was taken at, and the state the last
+    check left (memory/knowledge/anchors/); as SQLite's _m0010_anchors. Keyed on the stable memory id, so that it outlives content edits."""
+    conn.execute(
+        """
+        CREATE TABLE anchors (
+            memory_id  BIGINT PRIMARY KEY,
+            project    TEXT NOT NULL,
+            path       TEXT NOT NULL,
+            start_line INTEGER NOT NULL,
+            end_line   INTEGER NOT NULL,
+            text       TEXT NOT NULL,
+            lines_before TEXT NOT NULL DEFAULT '',
+            lines_after  TEXT NOT NULL DEFAULT '',
+            revision   TEXT,
+            state      TEXT NOT NULL DEFAULT 'current' CHECK (state IN ('current','moved','stale','lost')),
+            taken_at   TEXT NOT NULL,
+            checked_at TEXT NOT NULL
+        );
+        CREATE INDEX anchors_path ON anchors (project, path);
+        """
+    )
+
+
 def _m0009_team_roles(conn: Any) -> None:
     """Only a reviewer accepts or rejects proposals, forgets, shares, lifts a silence or reinstates
     an approach: the database refuses the rows and events those verbs write to anyone else, from
@@ -619,7 +645,8 @@ def _m0009_team_roles(conn: Any) -> None:
 
 MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_compaction_and_concepts, _m0003_folded_full_text,
                                      _m0004_bm25_statistics, _m0005_stored_vector_signs,
-                                     _m0006_phrase_counts_set_wise, _m0007_postings, _m0009_team_roles)
+                                     _m0006_phrase_counts_set_wise, _m0007_postings, _m0008_anchors,
+                                     _m0009_team_roles)
 
 
 def schema_version(conn: Any) -> int:

@@ -1,0 +1,148 @@
+"""Anchors in the documents an editor has open (memory/knowledge/anchors/): read when a document opens, moved
+with each edit as bookmarks move (lines inserted above shift them; an edit inside changes their
+text), and written back, with whether their text still holds, a moment after the typing stops.
+The request `cenotaph/anchors` answers an open document's anchors where its edits left them."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from cenotaph.lsp.convert import Wire, file_path
+from cenotaph.lsp.features.commands import parse
+from cenotaph.memory.knowledge.anchors.fingerprint import shift
+from cenotaph.memory.errors import CenotaphError
+from cenotaph.memory.models import as_json
+from cenotaph.store.records import AnchorRow
+
+if TYPE_CHECKING:
+    from cenotaph.lsp.features import ServerContext
+
+ANCHORS = "cenotaph/anchors"
+# Typing pauses this long before the followed anchors are written (and re-judged) in the store.
+FOLLOW_AFTER_SECONDS = 1.0
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class OpenAnchors:
+    """One open document's anchors: as stored, and where its edits have moved them since."""
+
+    project: str
+    rows: list[AnchorRow]
+    places: dict[int, tuple[int, int]]
+    states: dict[int, str] = field(default_factory=dict)
+    timer: asyncio.TimerHandle | None = None
+
+    @classmethod
+    def of(cls, project: str, rows: list[AnchorRow]) -> OpenAnchors:
+        return cls(project, rows, {r.memory_id: (r.start_line, r.end_line) for r in rows},
+                   {r.memory_id: r.state for r in rows})
+
+
+def line_edit(change: types.TextDocumentContentChangePartial) -> tuple[int, int, int]:
+    """An edit as whole lines (fingerprint.shift's terms, 1-based): the first and last line it
+    replaces and how many lines replace them. An edit from the start of a line to the start of
+    another, with text that ends a line (or none), leaves the line it ends on untouched: that is
+    how an editor inserts or deletes whole lines."""
+    start, end, text = change.range.start, change.range.end, change.text
+    if start.character == 0 and end.character == 0 and (text == "" or text.endswith("\n")):
+        return start.line + 1, end.line, text.count("\n")
+    return start.line + 1, end.line + 1, text.count("\n") + 1
+
+
+def opened(ls: ServerContext, uri: str) -> None:
+    path, project = file_path(uri), ls.project_for(uri)
+    if path is None or project is None:
+        return
+    try:
+        rows = ls.memory.anchors_in(project, path)
+    except CenotaphError as exc:
+        log.warning("anchors of %s: %s", uri, exc)
+        return
+    ls.anchored[uri] = OpenAnchors.of(project, rows)
+
+
+def reread(ls: ServerContext, uri: str) -> OpenAnchors | None:
+    """An open document's anchors, read again when a command anchored a memory in it."""
+    if uri not in ls.anchored and uri in ls.workspace.text_documents:
+        opened(ls, uri)
+    return ls.anchored.get(uri)
+
+
+def edited(ls: ServerContext, params: types.DidChangeTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    document = reread(ls, uri)
+    if document is None or not document.rows:
+        return
+    for change in params.content_changes:
+        if not isinstance(change, types.TextDocumentContentChangePartial):
+            continue  # the whole text replaced: the fingerprint finds them when they are written back
+        edit = line_edit(change)
+        for memory_id, (start, end) in document.places.items():
+            start, end, touched = shift(start, end, *edit)
+            document.places[memory_id] = (start, end)
+            if touched:
+                document.states[memory_id] = "edited"
+    if document.timer is not None:
+        document.timer.cancel()
+    document.timer = asyncio.get_running_loop().call_later(FOLLOW_AFTER_SECONDS,
+                                                           lambda: ls.spawn(_write_back(ls, uri)))
+
+
+async def _write_back(ls: ServerContext, uri: str) -> None:
+    document, text = ls.anchored.get(uri), ls.workspace.text_documents.get(uri)
+    if document is None or text is None:
+        return
+    document.timer = None
+    lines, places = text.source.splitlines(), dict(document.places)
+    path = file_path(uri)
+
+    def follow() -> list[AnchorRow]:
+        ls.memory.follow_edits(document.rows, lines, places)
+        return ls.memory.anchors_in(document.project, path) if path is not None else []
+
+    try:
+        rows = await asyncio.to_thread(follow)
+    except CenotaphError as exc:
+        log.warning("following the anchors of %s: %s", uri, exc)
+        return
+    if ls.anchored.get(uri) is document and document.places == places:  # no edit came meanwhile
+        ls.anchored[uri] = OpenAnchors.of(document.project, rows)
+
+
+def closed(ls: ServerContext, uri: str) -> None:
+    document = ls.anchored.pop(uri, None)
+    if document is not None and document.timer is not None:
+        document.timer.cancel()
+
+
+class AnchorsParams(Wire):
+    uri: str
+
+
+@dataclass(slots=True)
+class OpenAnchor:
+    """An anchor of an open document, where its edits have left it (1-based, inclusive lines);
+    `edited`: typed into since it was last judged."""
+
+    memory_id: int
+    start_line: int
+    end_line: int
+    state: str
+
+
+def register(server: ServerContext) -> None:
+    @server.feature(ANCHORS)
+    async def anchors_request(ls: ServerContext, params: Any) -> list[dict[str, Any]]:
+        uri = parse(ANCHORS, AnchorsParams, (params,)).uri
+        document = reread(ls, uri)
+        if document is None:
+            return []
+        return [as_json(OpenAnchor(memory_id, start, end, document.states.get(memory_id, "current")))
+                for memory_id, (start, end) in sorted(document.places.items())]

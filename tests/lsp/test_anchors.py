@@ -1,0 +1,79 @@
+"""Anchors in the editor (issue 41), on the real `cenotaph serve`: a selection in a git repository
+is remembered anchored; lines typed above move the anchor as a bookmark moves, an edit inside
+makes it stale once typing stops; recall answers with the anchor; re-confirm and retire."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from cenotaph.lsp.convert import plain
+from lsprotocol import types
+
+from tests.gitrepo import GitRepo
+from tests.lsp.conftest import PROJECT, conforms
+from tests.memory.test_anchors import SOURCE
+
+
+async def _anchors(session, uri: str, until, timeout: float = 20.0) -> list[dict[str, Any]]:
+    """The document's anchors once they satisfy `until` (the write-back waits for typing to stop)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        found = [plain(a) for a in await session.client.protocol.send_request_async("cenotaph/anchors",
+                                                                                       {"uri": uri})]
+        if until(found):
+            return found
+        if loop.time() > deadline:
+            raise AssertionError(f"the anchors of {uri} never satisfied the condition; last: {found}")
+        await asyncio.sleep(0.1)
+
+
+def _edit(session, uri: str, line: int, end_line: int, end_character: int, text: str, character: int = 0) -> None:
+    session.versions[uri] += 1
+    session.client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=session.versions[uri]),
+        content_changes=[types.TextDocumentContentChangePartial(
+            range=types.Range(start=types.Position(line=line, character=character),
+                              end=types.Position(line=end_line, character=end_character)), text=text)]))
+
+
+async def test_a_selection_is_anchored_and_follows_the_edits(memory, serve, tmp_path):
+    repo = GitRepo(tmp_path / "app")
+    (repo.root / ".cenotaph.toml").write_text(f'project = "{PROJECT}"\n', encoding="utf-8")
+    repo.commit("start", {"net.py": SOURCE})
+    session = await serve([repo.root])
+    uri = session.open(repo.root / "net.py", SOURCE, "python")
+    await session.diagnostics(uri)
+    result = await session.execute("cenotaph.remember", {"text": "retry_after reads Retry-After as seconds",
+                                                         "uri": uri, "lines": {"start": 4, "end": 6}})
+    other = await session.execute("cenotaph.remember", {"text": "backoff doubles the wait",
+                                                        "uri": uri, "lines": {"start": 9, "end": 10}})
+    assert result["done"] and "net.py:4-6, anchored" in result["message"]
+    first = await _anchors(session, uri, lambda a: len(a) == 2)
+    assert first[0] == {"memory_id": result["id"], "start_line": 4, "end_line": 6, "state": "current"}
+
+    _edit(session, uri, 0, 0, 0, "# one\n# two\n")  # two lines above both: they move as bookmarks do
+    moved = await _anchors(session, uri, lambda a: a[0]["start_line"] == 6)
+    assert [(a["start_line"], a["end_line"]) for a in moved] == [(6, 8), (11, 12)]
+    # Inside the first: its body rewritten (lines 7-8 of 12, 0-based 6-7, become one).
+    _edit(session, uri, 6, 7, 27, "    raise NotImplementedError('the proxy retries now')")
+    judged = await _anchors(session, uri, lambda a: a[0]["state"] == "stale")
+    assert (judged[0]["start_line"], judged[0]["end_line"]) == (6, 7)
+    assert judged[1]["state"] in ("current", "moved") and (judged[1]["start_line"], judged[1]["end_line"]) == (10, 11)
+    stored = {i.memory_id: i.anchor for i in memory.anchors.listing(PROJECT)} if memory.attach_repositories(
+        [(repo.root, PROJECT)]) is None else {}
+    assert (stored[result["id"]].start_line, stored[other["id"]].start_line) == (4, 9)  # the disk is unsaved
+
+    # Recall, in the editor: the same shape as the CLI's, the anchor checked against the disk.
+    answer = await session.client.protocol.send_request_async("cenotaph/recall", {
+        "query": "retry_after reads Retry-After as seconds", "uri": uri})
+    answer = plain(answer)
+    conforms("recall.schema.json", answer, "recallResult")
+    assert answer["results"][0]["anchor"]["path"] == "net.py"
+
+    again = await session.execute("cenotaph.reconfirmAnchor", {"memoryId": result["id"]})
+    assert again["done"] and "re-anchored to net.py:" in again["message"]
+    retired = await session.execute("cenotaph.retireAnchored", {"memoryId": other["id"], "reason": "rewritten"})
+    assert retired["done"] and memory.get(other["id"]).state == "archived"
+    assert memory.get(result["id"]).state == "active"  # the control

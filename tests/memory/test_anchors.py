@@ -1,0 +1,133 @@
+"""Memories anchored to code (issue 41): taken from a file in a real git repository, followed when
+lines move or the file is renamed, stale when the anchored code changes, lost when the file goes;
+recall re-checks them and ranks a stale memory below current ones; re-confirm and retire."""
+
+from __future__ import annotations
+
+import pytest
+from cenotaph.memory.knowledge.anchors.fingerprint import FOLLOW_THRESHOLD, refind, shift, take
+from cenotaph.memory.errors import InvalidInput
+
+from tests.conftest import HUMAN
+from tests.gitrepo import GitRepo
+
+P = "github.com/acme/app"
+RETRY = "def retry_after(response):\n    header = response.headers.get('Retry-After')\n    return int(header or 1)\n"
+SOURCE = f"import time\n\n\n{RETRY}\n\ndef backoff(n):\n    return 2 ** n\n"
+
+
+@pytest.fixture
+def repo(tmp_path, memory) -> GitRepo:
+    repository = GitRepo(tmp_path / "app")
+    repository.commit("start", {"net.py": SOURCE, "other.py": "x = 1\n"})
+    memory.attach_repositories([(repository.root, P)])
+    return repository
+
+
+def _anchored(memory, text: str, at: str) -> int:
+    result = memory.remember(HUMAN, text, project=P, at=at)
+    assert result.stored
+    return result.id
+
+
+def _state(memory, memory_id: int):
+    return next(i.anchor for i in memory.anchored(P) if i.memory_id == memory_id)
+
+
+def test_an_anchor_is_taken_with_its_text_context_and_commit(memory, repo):
+    head = repo.git("rev-parse", "HEAD")
+    memory_id = _anchored(memory, "retry_after trusts the server's Retry-After header", "net.py:4-6")
+    [item] = memory.anchored(P)
+    assert (item.memory_id, item.anchor.path, item.anchor.start_line, item.anchor.end_line) == (memory_id, "net.py", 4, 6)
+    assert (item.anchor.state, item.revision, item.then, item.now) == ("current", head, RETRY.rstrip("\n"), RETRY.rstrip("\n"))
+    response = memory.recall(HUMAN, "Retry-After header", project=P)
+    assert [(r.id, r.anchor.state if r.anchor else None) for r in response.results] == [(memory_id, "current")]
+
+
+def test_lines_inserted_above_move_the_anchor_and_an_edit_elsewhere_keeps_it(memory, repo):
+    memory_id = _anchored(memory, "retry_after trusts the server's Retry-After header", "net.py:4-6")
+    (repo.root / "net.py").write_text("# a header\n# of two lines\n" + SOURCE.replace("2 ** n", "3 ** n"))
+    anchor = _state(memory, memory_id)
+    assert (anchor.path, anchor.start_line, anchor.end_line, anchor.state) == ("net.py", 6, 8, "moved")
+    # The store followed: the next check finds it where it is, current.
+    assert _state(memory, memory_id).state == "current"
+
+
+def test_a_rewritten_function_is_stale_and_ranks_below_a_current_memory(memory, repo):
+    stale_id = _anchored(memory, "retry_after reads the Retry-After header as seconds", "net.py:4-6")
+    current_id = _anchored(memory, "backoff doubles the wait: the Retry-After header is not read", "net.py:9-10")
+    before = memory.recall(HUMAN, "retry_after reads the Retry-After header as seconds", project=P)
+    assert [r.id for r in before.results][:2] == [stale_id, current_id]  # the control: first while current
+    (repo.root / "net.py").write_text(SOURCE.replace(
+        "    header = response.headers.get('Retry-After')\n    return int(header or 1)\n",
+        "    if response.status_code != 429:\n        return None\n    return parse_http_date(response.headers['Date'])\n"))
+    after = memory.recall(HUMAN, "retry_after reads the Retry-After header as seconds", project=P)
+    states = {r.id: r.anchor for r in after.results}
+    assert [r.id for r in after.results][:2] == [current_id, stale_id]
+    assert states[stale_id].state == "stale" and "may no longer hold" in states[stale_id].caution
+    # The rewrite is a line longer: the other anchor was followed below it.
+    assert (states[current_id].state, states[current_id].start_line, states[current_id].caution) == ("moved", 10, "")
+    assert [i.memory_id for i in memory.anchored(P, stale_only=True)] == [stale_id]
+
+
+def test_a_renamed_file_is_followed_through_git_and_a_deleted_one_is_lost(memory, repo):
+    memory_id = _anchored(memory, "retry_after trusts the server's Retry-After header", "net.py:4-6")
+    gone_id = _anchored(memory, "other.py sets x", "other.py:1")
+    repo.git("mv", "net.py", "http_client.py")
+    repo.commit("rename", {"http_client.py": "# moved\n" + SOURCE, "other.py": None})
+    items = {i.memory_id: i for i in memory.anchored(P)}
+    followed, gone = items[memory_id], items[gone_id]
+    assert (followed.anchor.path, followed.anchor.start_line, followed.anchor.state) == ("http_client.py", 5, "moved")
+    assert (gone.anchor.state, gone.now, gone.then) == ("lost", "", "x = 1")
+
+
+def test_reconfirm_takes_the_code_as_it_is_now_and_retire_archives(memory, repo):
+    memory_id = _anchored(memory, "retry_after trusts the server's Retry-After header", "net.py:4-6")
+    other_id = _anchored(memory, "backoff doubles the wait", "net.py:9-10")
+    changed = SOURCE.replace("    header = response.headers.get('Retry-After')\n    return int(header or 1)", "    raise NotImplementedError")
+    (repo.root / "net.py").write_text(changed)
+    assert _state(memory, memory_id).state == "stale"
+    item = memory.reconfirm_anchor(HUMAN, memory_id)
+    assert (item.anchor.state, item.then) == ("current", "\n".join(changed.splitlines()[3:5]))
+    assert _state(memory, memory_id).state == "current"
+    memory.retire_anchored(HUMAN, other_id, reason="backoff was rewritten")
+    assert memory.get(other_id).state == "archived"
+    assert [i.memory_id for i in memory.anchored(P)] == [memory_id]
+
+
+@pytest.mark.parametrize("at", ["net.py:40", "net.py:5-3", "missing.py:1", "../outside.py:1", "net.py"])
+def test_an_anchor_that_names_no_lines_of_the_repository_is_refused_before_anything_is_stored(memory, repo, at):
+    with pytest.raises(InvalidInput) as refused:
+        memory.remember(HUMAN, "a note about nothing", project=P, at=at)
+    assert refused.value.field == "at"
+    assert memory.recent(P) == []
+    assert memory.remember(HUMAN, "a note about something", project=P, at="net.py:1").stored  # the control
+
+
+def test_fingerprint_refind_prefers_the_copy_whose_context_matches():
+    lines = ["a", "x = 1", "b", "", "c", "x = 1", "d"]
+    taken = take(lines, 6, 6)
+    moved = ["new"] + lines
+    found = refind(taken, moved, 2)  # the old place now holds the other copy's line
+    assert (found.start_line, found.similarity) == (7, 1.0)
+    assert refind(take(lines, 2, 2), moved, 2).start_line == 3  # the control: its own context
+
+
+def test_a_small_edit_is_followed_and_a_rewrite_is_not():
+    lines = RETRY.splitlines()
+    taken = take(lines, 1, 3)
+    renamed = [lines[0], lines[1].replace("header", "value"), lines[2].replace("header", "value")]
+    assert refind(taken, renamed, 1).similarity >= FOLLOW_THRESHOLD
+    rewritten = [lines[0], "    raise NotImplementedError", ""]
+    assert refind(taken, rewritten, 1).similarity < FOLLOW_THRESHOLD
+
+
+@pytest.mark.parametrize(("edit", "expected"), [
+    ((1, 0, 2), (6, 8, False)),    # two lines inserted above
+    ((1, 2, 0), (2, 4, False)),    # two lines removed above
+    ((10, 12, 5), (4, 6, False)),  # below
+    ((5, 5, 3), (4, 8, True)),     # a line inside became three
+    ((3, 4, 1), (3, 5, True)),     # an edit from above into its first line
+])
+def test_shift_moves_an_anchor_as_a_bookmark_moves(edit, expected):
+    assert shift(4, 6, *edit) == expected
