@@ -12,9 +12,10 @@ from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Conflict, InvalidInput
 from cenotaph.memory.operations.migrate_store import target_path
 from cenotaph.memory.service import Memory
-from cenotaph.store import events, feeds, mining, summaries, transfer, vectors
+from cenotaph.store import anchors, events, feeds, mining, summaries, transfer, vectors
 from cenotaph.store.connect import open_connection
 from cenotaph.store.db import Store
+from cenotaph.store.records import AnchorRow
 
 from tests.conftest import AGENT, CENOTAPH, HUMAN
 from tests.memory.test_backup import fresh  # noqa: F401 - a second SQLite store in the same test
@@ -55,6 +56,10 @@ def populate(memory: Memory, tmp_path) -> dict[str, int]:
         events.attest_scrubs(conn, [(first.seq, first.hash)], at=memory.ctx.now(), reason="a scrub list to copy")
         summaries.link(conn, summary_id=edited.id, project=P, cluster_id="c-to-copy",
                        sources=[(archived.id, "active")], at=memory.ctx.now())
+        anchors.put(conn, AnchorRow(memory_id=kept.id, project=P, path="worker/thumbs.py", start_line=3, end_line=4,
+                                    text="img = Image.open(src)\nimg.thumbnail(SIZE)", lines_before="def resize(src):",
+                                    lines_after="return img", revision="0123abcd", state="current",
+                                    taken_at=memory.ctx.now(), checked_at=memory.ctx.now()))
     memory.concept_verdict(HUMAN, "merge", "pil", "pillow", project=P)
     memory.concept_verdict(HUMAN, "remove", "minute", project=P)
     memory.concept_verdict(HUMAN, "dismiss", "upload", "worker", project=P)

@@ -84,8 +84,8 @@ class Memory:
         self.settings = settings or Settings()
         self.shared = SharedFolders()  # the repositories whose `.cenotaph/` this process reads
         self.graveyard = Graveyard(ctx, self.shared)
-        self.recaller = Recaller(ctx, self.graveyard)
         self.anchors = Anchors(ctx, self.working_tree)
+        self.recaller = Recaller(ctx, self.graveyard, annotate=self.anchors.annotate)
 
     def close(self) -> None:
         """Write what reads recorded (waiting a bounded time for a busy store), then close the store."""
@@ -262,9 +262,7 @@ class Memory:
     # --- reads -----------------------------------------------------------------------------------
 
     def recall(self, actor: Actor, query: str, *, project: str, k: int = 10, **options: Any) -> RecallResponse:
-        response = self.recaller.recall(actor, query, project=project, k=k, **options)
-        response.results = self.anchors.annotate(response.results)
-        return response
+        return self.recaller.recall(actor, query, project=project, k=k, **options)
 
     # --- anchors (memory/knowledge/anchors/) ----------------------------------------------------------------
 

@@ -427,12 +427,14 @@ def _location(ls: ServerContext, uri: str, lines: Lines) -> str:
 
 async def remember(ls: ServerContext, args: RememberArgs) -> dict[str, Any]:
     """A selection in a file of the project's repository is remembered anchored to its lines (the
-    anchor follows them); elsewhere it keeps them as a label."""
+    anchor follows them); elsewhere, or in a file never saved (nothing on disk to follow), it keeps
+    them as a label."""
     project = _project(ls, args)
     path = None if args.lines is None else file_path(args.uri or "")
     root = None if path is None else ls.memory.working_tree(project)
     at, tags = None, []
-    if args.lines is not None and path is not None and root is not None and path.is_relative_to(root):
+    if args.lines is not None and path is not None and root is not None and path.is_relative_to(root) \
+            and path.is_file():
         document = ls.workspace.text_documents.get(args.uri or "")
         at = Place(str(path), args.lines.start, args.lines.end,
                    None if document is None else tuple(document.source.splitlines()))

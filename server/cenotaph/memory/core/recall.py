@@ -27,7 +27,7 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -279,10 +279,13 @@ class _Reading:
 
 
 class Recaller:
-    def __init__(self, ctx: Context, graveyard: Graveyard, rules: Rules = Rules()) -> None:
+    def __init__(self, ctx: Context, graveyard: Graveyard, rules: Rules = Rules(),
+                 annotate: Callable[[list[RecallResult]], list[RecallResult]] = list) -> None:
         self.ctx = ctx
         self.graveyard = graveyard
         self.rules = rules
+        # The results re-read in the recall's own transaction (their anchors' checks), re-ranked.
+        self.annotate = annotate
         self._shared_vectors: dict[str, np.ndarray] = {}  # content hash → vector, shared memories
         self._shared_index: tuple[int, list[tuple[MemoryRow, str, frozenset[str]]]] = (-1, [])
         self._last_query: tuple[str, np.ndarray] | None = None  # the store's lane and the shared one share it
@@ -334,6 +337,7 @@ class Recaller:
             results, below = self._score(candidates, scope, project, chosen if chosen == "exact" else "semantic", k,
                                          reading)
             self._locate(results)
+            results = self.annotate(results)
         # The floor applies to the ranked lane as shipped; fewer than k is then all there is.
         nothing_else = reading.active and len(results) < k
         response = RecallResponse(query=query, project=project, lane="exact" if chosen == "exact" else "semantic",
