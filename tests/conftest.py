@@ -71,6 +71,18 @@ NO_AVX2 = ("PostgreSQL store not tested: pgvector's vector.so needs AVX2 and thi
            "(no avx2 in /proc/cpuinfo)")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _git_person(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Every process of the session, in-process doors too, knows git's person as GIT_PERSON,
+    whatever this machine's own git config says."""
+    gitconfig = tmp_path_factory.mktemp("git") / "gitconfig"
+    gitconfig.write_text(f"[user]\n\temail = {GIT_PERSON}\n\tname = Tester\n", encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+        patch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        yield
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "sqlite_only(reason): the test is about the SQLite file itself")
     config.addinivalue_line("markers", "postgres_only(reason): what the test needs only PostgreSQL's store has")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.conftest import HUMAN
+from tests.conftest import HUMAN, person_of
 from tests.mcp.conftest import CLIENT_NAME, PROJECT, call, call_error, connect
 
 DEPLOY = ["Deploys go out from the release branch every Tuesday.",
@@ -11,7 +11,7 @@ DEPLOY = ["Deploys go out from the release branch every Tuesday.",
 SUMMARY = "Releases: the release branch is deployed every Tuesday, after the QA sign-off."
 
 
-async def test_an_agent_reads_a_cluster_and_its_summary_waits_for_a_person(server, memory):
+async def test_an_agent_reads_a_cluster_and_its_summary_waits_for_a_person(server, memory, db_path):
     ids = [memory.remember(HUMAN, text, project=PROJECT, valid_from="2025-06-01", force=True).id for text in DEPLOY]
     memory.remember(HUMAN, "Logs are shipped to Loki and kept for 14 days.", project=PROJECT, valid_from="2025-06-01")
     async with connect(server) as client:
@@ -25,7 +25,7 @@ async def test_an_agent_reads_a_cluster_and_its_summary_waits_for_a_person(serve
     assert outcome["status"] == "proposed" and "summary" not in outcome
     proposal = outcome["proposal"]
     assert (proposal["action"], proposal["actor"], proposal["arguments"]["member_ids"]) == (
-        "compact", f"mcp:{CLIENT_NAME}", ids)
+        "compact", f"mcp:{CLIENT_NAME} for {person_of(db_path)}", ids)
     assert "no cluster c0000" in missing
     assert [memory.get(i).state for i in ids] == ["active"] * 3  # nothing changes before a person accepts
 

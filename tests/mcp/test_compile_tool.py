@@ -8,11 +8,11 @@ import pytest
 
 from cenotaph.mcp.server import build_server
 from cenotaph.memory.errors import Conflict
-from tests.conftest import AGENT, HUMAN
+from tests.conftest import AGENT, HUMAN, person_of
 from tests.mcp.conftest import CLIENT_NAME, PROJECT, call, call_error, connect
 
 
-async def test_an_agent_compiles_a_proposal_and_cannot_accept_it(memory, tmp_path: Path):
+async def test_an_agent_compiles_a_proposal_and_cannot_accept_it(memory, db_path, tmp_path: Path):
     root = tmp_path / "repo"
     (root / ".git").mkdir(parents=True)
     server = build_server(memory, project=PROJECT, workspace=root)
@@ -28,7 +28,7 @@ async def test_an_agent_compiles_a_proposal_and_cannot_accept_it(memory, tmp_pat
         in proposed["diff"]
     assert not (root / "ruff.toml").exists()
     [row] = memory.proposals(PROJECT)
-    assert (row.id, row.actor, row.action) == (result["proposal_id"], f"mcp:{CLIENT_NAME}", "compile")
+    assert (row.id, row.actor, row.action) == (result["proposal_id"], f"mcp:{CLIENT_NAME} for {person_of(db_path)}", "compile")
     with pytest.raises(Conflict, match="only a person"):
         memory.accept_proposal(AGENT, row.id)
     assert not (root / "ruff.toml").exists()

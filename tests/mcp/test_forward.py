@@ -24,7 +24,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import Implementation
 
-from tests.conftest import CENOTAPH, write_lock_held
+from tests.conftest import CENOTAPH, person_of, write_lock_held
 
 PROJECT = "acme/forwarded"
 # The models and spaCy alone take ≈ 400 MB; the bridge needs the interpreter and the stdlib.
@@ -166,7 +166,7 @@ async def test_mcp_forwards_to_the_language_server_and_stays_small(language_serv
     assert rss <= FORWARDING_RSS_LIMIT_MB, f"the forwarding process holds {rss:.0f} MB"
     assert not numpy_loaded  # 13 MB the relay never uses
     # The language server did the write, with the agent's own name on it.
-    assert ("mcp:forwarded-agent", "abandon") in _logged_actions(db_path)
+    assert (f"mcp:forwarded-agent for {person_of(db_path)}", "abandon") in _logged_actions(db_path)
 
 
 # "auto" speaks the 2026-07-28 wire (no session to replay); "legacy" the initialize handshake,
@@ -194,7 +194,7 @@ async def test_mcp_serves_itself_when_the_language_server_goes_away(language_ser
     assert small <= FORWARDING_RSS_LIMIT_MB < grown
     assert numpy_loaded  # the control for the forwarding test's numpy check
     # The replayed `initialize` kept the agent's name.
-    assert ("mcp:forwarded-agent", "abandon") in _logged_actions(db_path)
+    assert (f"mcp:forwarded-agent for {person_of(db_path)}", "abandon") in _logged_actions(db_path)
 
 
 async def test_mcp_moves_off_a_language_server_that_accepts_and_never_answers(language_server, folder, db_path,
@@ -240,4 +240,4 @@ async def test_mcp_leaves_a_long_call_alone_while_the_server_answers_its_pings(l
     assert waited > HEARTBEAT_SECONDS * 2  # it did wait past a ping or two
     assert not slow.is_error, slow.content
     assert "stopped answering" not in stderr and "serving MCP from this process" not in stderr
-    assert ("mcp:forwarded-agent", "abandon") in _logged_actions(db_path)
+    assert (f"mcp:forwarded-agent for {person_of(db_path)}", "abandon") in _logged_actions(db_path)
