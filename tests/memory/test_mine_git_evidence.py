@@ -88,7 +88,7 @@ def test_npm_workspaces_decide_what_is_live_and_the_own_packages_are_no_choice(t
     assert "react" not in by_key
     # The template, unbuilt, still names left-pad at HEAD: the member's drop counts.
     assert "left-pad" in by_key
-    assert found.passed_over["@acme/core"] == "the name of one of the repository's own packages"
+    assert found.passed_over["@acme/core"] == "the name of one of the repository's own packages (or their former name)"
 
 
 def test_go_work_use_decides_which_modules_are_live(tmp_path):
@@ -172,15 +172,19 @@ def test_the_replacement_a_message_says_is_used_with_the_commits_lines_as_eviden
 def test_system_packages_backports_and_same_day_experiments_rank_lower(tmp_path):
     repo = GitRepo(tmp_path / "repo")
     docker = "FROM python:3.12 AS build\nRUN apt-get update && apt-get install -y {apt}\n"
-    repo.commit("Start", {"Dockerfile": docker.format(apt="make curl"),
+    repo.commit("Start", {"Dockerfile": docker.format(apt="make curl wget"),
                           "requirements.txt": "importlib-metadata\nsimplejson\nrequests\n"}, at=day(1))
-    repo.commit("Remove make from the build image", {"Dockerfile": docker.format(apt="curl")}, at=day(10))
+    repo.commit("Slim the build image", {"Dockerfile": docker.format(apt="curl wget")}, at=day(10))
+    # Named by the removing commit, a system package was a choice about the build: a weaker doubt.
+    repo.commit("Remove wget from the build image", {"Dockerfile": docker.format(apt="curl")}, at=day(10))
     repo.commit("Drop support for Python 3.7", {"requirements.txt": "simplejson\nrequests\n"}, at=day(11))
     repo.commit("Add tenacity", {"requirements.txt": "simplejson\nrequests\ntenacity\n"}, at=day(12))
     repo.commit("Remove tenacity", {"requirements.txt": "simplejson\nrequests\n"}, at="2024-03-12T18:00:00+00:00")
     repo.commit("Remove simplejson", {"requirements.txt": "requests\n"}, at=day(14))
     _, by_key = history(repo)
     assert by_key["make"].confidence < DEFAULT_MIN_CONFIDENCE <= by_key["simplejson"].confidence
+    assert "(-0.30)" in " ".join(by_key["make"].grounds) and "(-0.10)" in " ".join(by_key["wget"].grounds)
+    assert by_key["make"].confidence < by_key["wget"].confidence
     backport = by_key["importlib-metadata"]
     assert "Python 3.7" in backport.reason and backport.confidence < DEFAULT_MIN_CONFIDENCE
     assert any("same day" in g or "(-0.20)" in g for g in by_key["tenacity"].grounds)

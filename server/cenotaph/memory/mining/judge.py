@@ -200,9 +200,10 @@ def passed_over(walk: Walk, key: Key, candidate: Candidate, last: Episode) -> st
         return "types for another package, not a choice of their own"
     if candidate.ecosystem == "container" and last.manifest_deleted:
         return f"the base image of {last.removed.path}, deleted whole"
-    if any((other, ecosystems.normalize(last.name, other)) in walk.own for other in (candidate.ecosystem, *_siblings(candidate.ecosystem))):
+    siblings = ecosystems.get(candidate.ecosystem).siblings
+    if any((other, ecosystems.normalize(last.name, other)) in walk.own for other in (candidate.ecosystem, *siblings)):
         return "the name of one of the repository's own packages (or their former name)"
-    if also := next((other for other in _siblings(candidate.ecosystem)
+    if also := next((other for other in siblings
                      if (other, ecosystems.normalize(last.name, other)) in walk.declared_at_head), None):
         return f"still declared at HEAD, as a {also} name: the same software, declared another way"
     subject = last.source.subject if last.source else ""
@@ -233,16 +234,6 @@ def passed_over(walk: Walk, key: Key, candidate: Candidate, last: Episode) -> st
         return (f"a development tool tried for {_days_between(last.added.at, last.removed.at)} days and dropped "
                 "without a word in a commit about something else")
     return None
-
-
-# The ecosystems that declare the same software by the same name: a PyPI package in a conda
-# environment's list, a system package and the image that ships it.
-_SIBLINGS = {"pypi": ("conda",), "conda": ("pypi",), "apt": ("apk", "container"), "apk": ("apt", "container"),
-             "container": ("apt", "apk")}
-
-
-def _siblings(ecosystem: str) -> tuple[str, ...]:
-    return _SIBLINGS.get(ecosystem, ())
 
 
 # "feat!: update to rollup v4", "upgrade to Vite 5": a commit about another package's new version.

@@ -187,6 +187,9 @@ class Ecosystem:
     # Where its root manifests rank when a workspace's root tells a name's ecosystem (lower
     # first; ties in registry order).
     root_rank: int = 0
+    # The ecosystems that declare the same software by the same name (a PyPI package in a conda
+    # environment's list; a system package and the image that ships it).
+    siblings: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for document in self.documents:

@@ -62,7 +62,7 @@ def _environment_hits(text: str, _context: Context) -> Iterator[Hit]:
 
 
 ECOSYSTEMS = (
-    Ecosystem("conda", system_installers=(_CONDA, _MICROMAMBA),
+    Ecosystem("conda", system_installers=(_CONDA, _MICROMAMBA), siblings=("pypi",),
               documents=(Document("environment_yml", ("environment.yml", "environment.yaml", "environment-*.yml",
                                                       "environment-*.yaml"), _environment_hits, manifest=True),),
               name_problem=name_rule(r"[a-z0-9_][a-z0-9_.+-]*", "conda", "letters, digits and _ . + -",

@@ -190,11 +190,12 @@ ECOSYSTEMS = (
                                max_length=500),
         other_keys=lambda name: (fold(_image_name(name)),),
         spelled=lambda name: _SPELLED_IMAGE.match(name) is not None,
+        siblings=("apt", "apk"),
     ),
-    Ecosystem("apt", system_installers=(_APT,),
+    Ecosystem("apt", system_installers=(_APT,), siblings=("apk", "container"),
               name_problem=name_rule(r"[a-z0-9][a-z0-9+.-]+", "apt", "two or more of letters, digits and + . - "
                                      "(Debian policy)", versions=r"[=<>]", flags=re.IGNORECASE | re.ASCII)),
-    Ecosystem("apk", system_installers=(_APK,),
+    Ecosystem("apk", system_installers=(_APK,), siblings=("apt", "container"),
               name_problem=name_rule(r"[a-z0-9][a-z0-9+._-]*", "apk", "letters, digits and + . _ -",
                                      versions=r"[=<>~]", flags=re.IGNORECASE | re.ASCII)),
 )

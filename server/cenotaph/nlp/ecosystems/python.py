@@ -716,6 +716,7 @@ ECOSYSTEMS = (
     Ecosystem(
         "pypi",
         language="python",
+        siblings=("conda",),
         documents=(
             Document("python", ("?*.py", "?*.pyi"), _import_hits, import_names=EnvironmentModules),
             Document("pyproject", ("pyproject.toml",), _pyproject_hits, manifest=True, at_root=True,
