@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CENOTAPH
+from tests.conftest import CENOTAPH, person_of
 from tests.e2e.test_cli import run
 from tests.e2e.test_cli_enforce import PROJECT, hook, pre_tool_use, repo  # noqa: F401 (the fixture)
 from tests.gitrepo import GitRepo
@@ -31,7 +31,7 @@ def verdict(env, cwd, name: str) -> dict:
 
 
 @pytest.mark.parametrize(("marker", "actor"), AGENTS, ids=[next(iter(m)) for m, _ in AGENTS])
-def test_an_agents_shell_files_proposals_and_the_block_holds(cli_env, repo, marker, actor):  # noqa: F811
+def test_an_agents_shell_files_proposals_and_the_block_holds(cli_env, db_path, repo, marker, actor):  # noqa: F811
     agent = {**cli_env, **marker}
     note = json.loads(run(agent, "remember", "The queue runs on Redis.", "--json", cwd=repo.root).stdout)["id"]
     suppressed = run(agent, "suppress", "requests", "--kind", "diagnostic", "--reason", "I need it", cwd=repo.root)
@@ -50,7 +50,7 @@ def test_an_agents_shell_files_proposals_and_the_block_holds(cli_env, repo, mark
     pending = proposals(cli_env, repo.root)
     assert sorted(p["action"] for p in pending) == ["compile", "forget", "refute", "reinstate", "suppress",
                                                     "unsuppress"]
-    assert {p["actor"] for p in pending} == {actor}
+    assert {p["actor"] for p in pending} == {f"{actor} for {person_of(db_path)}"}  # for the person whose shell it is
     # Nor can it accept or reject them, its own or another's.
     for verb in ("accept", "reject"):
         refused = run(agent, verb, str(pending[0]["id"]), "--reason", "go", cwd=repo.root, check=False)

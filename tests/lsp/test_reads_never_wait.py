@@ -21,7 +21,7 @@ from cenotaph.app import open_store
 from cenotaph.memory.service import Memory
 from cenotaph.store import recall_log
 from cenotaph.store.connect import StoreBusy
-from tests.conftest import HUMAN, write_lock_held
+from tests.conftest import HUMAN, person_of, write_lock_held
 from tests.lsp.conftest import PROJECT, abandoned, project_folder
 
 HOLD_SECONDS = 120  # the other writer's longest hold: far longer than every answer below may take
@@ -94,7 +94,9 @@ async def test_recall_hover_and_diagnostics_answer_while_another_process_holds_t
         assert hover is not None and "one line of code" in hover.contents.value
         assert abandoned(diagnostics, "left-pad")
     # Once the lock is free, what the reads recorded reaches the log (polled: written in the background).
-    wanted = {("vscode", "who signs the release artifacts"), ("mcp:claude", "how are release artifacts signed")}
+    person = person_of(db_path)
+    wanted = {(f"vscode:{person}", "who signs the release artifacts"),
+              (f"mcp:claude for {person}", "how are release artifacts signed")}
     assert await until(lambda: wanted <= logged_queries(memory))
 
 

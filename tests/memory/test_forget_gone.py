@@ -103,9 +103,11 @@ def test_upgrading_an_old_store_scrubs_what_its_forget_left_and_the_chain_still_
     # `remember` events that quoted the tags (as events did then).
     with monkeypatch.context() as patched:
         patched.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:3])
-        # Nor had it concepts or summaries: their tables came later.
+        # Nor had it concepts, summaries or anchors: their tables came later.
         from cenotaph.memory.core import concepts, lifecycle
+        from cenotaph.store import anchors as store_anchors
         from cenotaph.store import concepts as store_concepts
+        patched.setattr(store_anchors, "of", lambda *_: {})
         patched.setattr(concepts, "attach", lambda *_: None)
         patched.setattr(concepts, "expansions", lambda *_: {})
         patched.setattr(store_concepts, "forget_memory", lambda *_: None)

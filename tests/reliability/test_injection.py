@@ -12,7 +12,7 @@ from mcp.types import Implementation
 
 from cenotaph.mcp.server import build_server
 from cenotaph.memory.errors import Conflict
-from tests.conftest import AGENT, HUMAN
+from tests.conftest import AGENT, HUMAN, person_of
 from tests.reliability.support import PROJECT, record
 
 INJECTIONS = [
@@ -41,8 +41,9 @@ async def _call(client: Client, tool: str, **arguments) -> dict:
     return result.structured_content
 
 
-async def test_injected_memories_are_data_marked_with_source_and_trust(memory):
+async def test_injected_memories_are_data_marked_with_source_and_trust(memory, db_path):
     server = build_server(memory, project=PROJECT)
+    sneaky = f"mcp:sneaky-agent for {person_of(db_path)}"  # an agent acts for the person whose session runs it
     async with Client(server, client_info=Implementation(name="sneaky-agent", version="1")) as agent:
         ids = [(await _call(agent, "remember", content=text, force=True))["id"] for text in INJECTIONS]
         for memory_id, text in zip(ids, INJECTIONS, strict=True):
@@ -50,10 +51,10 @@ async def test_injected_memories_are_data_marked_with_source_and_trust(memory):
             (item,) = [r for r in found["results"] if r["kind"] != "abandoned" and r["id"] == memory_id]
             # Recall itself marks each memory with its source, author and trust.
             assert (item["content"], item["source"], item["by"], item["trust"]) == (
-                text, "agent", "mcp:sneaky-agent", "unverified")
+                text, "agent", sneaky, "unverified")
             (version,) = (await _call(agent, "inspect", what="history", memory_id=memory_id))["versions"]
             assert (version["content"], version["source"], version["actor"], version["trust"]) == (
-                text, "agent", "mcp:sneaky-agent", "unverified")
+                text, "agent", sneaky, "unverified")
         # Nothing the content asked for happened.
         assert memory.proposals(None) == [] and all(memory.get(i).trust == "unverified" for i in ids)
     record("prompt injection", injected_memories=len(INJECTIONS), returned_verbatim=len(INJECTIONS))

@@ -248,7 +248,7 @@ def test_a_store_made_before_the_stored_signs_gets_them_and_loses_the_unused_hns
         (chunk,) = conn.execute("SELECT pg_column_toast_chunk_id(fts) FROM memories WHERE id = %s", (ids[0],)).fetchone()
         assert chunk is not None  # positive control: schema 4 kept it out of line
         _undo_postings(conn)
-        conn.execute("DROP TABLE anchors")  # migration 8's
+        _undo_anchors_and_roles(conn)
         conn.execute("DELETE FROM schema_migrations WHERE version >= 5")
     store = open_store(url)
     try:
@@ -269,6 +269,12 @@ def test_a_store_made_before_the_stored_signs_gets_them_and_loses_the_unused_hns
         assert len(nearest) == 5
     finally:
         store.close()
+
+
+def _undo_anchors_and_roles(conn) -> None:
+    """Back to schema 7's layout: migration 8's table and migration 9's functions (their triggers with them) gone."""
+    conn.execute("DROP FUNCTION cenotaph_reviewer_only(), cenotaph_team_role() CASCADE")
+    conn.execute("DROP TABLE anchors")
 
 
 def _undo_postings(conn) -> None:
@@ -294,7 +300,7 @@ def test_a_schema_6_store_gets_postings_that_writes_keep_and_the_search_reads(ur
     store.close()
     with psycopg.connect(url, autocommit=True) as conn:
         _undo_postings(conn)
-        conn.execute("DROP TABLE anchors")  # migration 8's, which comes after
+        _undo_anchors_and_roles(conn)  # the migrations after 7
         conn.execute("DELETE FROM schema_migrations WHERE version >= 7")
     store = open_store(url)
     try:
