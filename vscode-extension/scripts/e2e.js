@@ -190,8 +190,8 @@ async function runCommand(page, title) {
       check(gone, 'and the Problems panel entries');
       const log = execFileSync(process.env.CENOTAPH, ['audit', 'log', '--json'], { encoding: 'utf8' });
       const event = JSON.parse(log).events.find((e) => e.action === 'suppress' && e.reason === 'We pin the CPU wheel for the demo');
-      // The server names the actor after the client: code-server reports itself as "code-server".
-      check(event && ['vscode', 'code-server'].includes(event.actor), `the store recorded the suppression with its reason, by ${event && event.actor}`);
+      // The server names the door after the client (code-server reports itself as "code-server"), then the person.
+      check(event && ['vscode:ada@example.org', 'code-server:ada@example.org'].includes(event.actor), `the store recorded the suppression with its reason, by ${event && event.actor}`);
     }
 
     // The Cenotaph view lists the graveyard (silenced is not reinstated: it is still there).
@@ -535,7 +535,8 @@ async function runCommand(page, title) {
     }
     // The recall log says who asked: the command line records `cli`, the language server the editor.
     const askedBy = recallActors('InferenceSession model');
-    check(askedBy.length === 1 && askedBy[0] === 'vscode', `the recall went through the language server (recorded as ${JSON.stringify(askedBy)})`);
+    // The person is git's user.email in the workspace (ci.sh sets Ada's).
+    check(askedBy.length === 1 && askedBy[0] === 'vscode:ada@example.org', `the recall went through the language server, for Ada (recorded as ${JSON.stringify(askedBy)})`);
 
     // The agent connection: the endpoint the server reported, on the clipboard.
     await runCommand(page, 'Cenotaph: Copy MCP Endpoint');
