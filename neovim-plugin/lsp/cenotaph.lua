@@ -96,5 +96,7 @@ return {
     ['cenotaph.unshare'] = command('cenotaph.unshare'),
     ['cenotaph.bless'] = command('cenotaph.bless'),
     ['cenotaph.setEffort'] = command('cenotaph.setEffort'),
+    ['cenotaph.reconfirmAnchor'] = command('cenotaph.reconfirmAnchor'),
+    ['cenotaph.retireAnchored'] = command('cenotaph.retireAnchored'),
   },
 }

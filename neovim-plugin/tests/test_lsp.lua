@@ -308,15 +308,20 @@ step(':Cenotaph recall picks a memory into a scratch buffer, through the server'
   check(opened, 'a memory opens', { name = vim.api.nvim_buf_get_name(0), offered = offered, messages = messages })
   check(H.text(0):find('Deploys go through the staging cluster first.', 1, true), 'with its content', H.text(0))
   check(#spawned == 0, 'no process was started for it', spawned)
-  -- The recall log says who asked: the CLI records `cli:…`, the language server the editor's door.
+  -- The recall log says who asked: the CLI records `cli:…`, the language server the editor's door
+  -- and the person (git's user.email, else the OS user: this machine's). The server writes it after
+  -- answering, in the background: polled until it is there.
   local python = vim.fs.dirname(vim.fn.exepath('cenotaph')) .. '/python'
-  local out = vim.system({ python, '-c', 'import json, sqlite3, sys\n'
-    .. 'rows = sqlite3.connect(sys.argv[1]).execute("SELECT actor FROM recall_log WHERE query = ?", (sys.argv[2],))\n'
-    .. 'print(json.dumps([r[0] for r in rows]))', vim.env.CENOTAPH_HOME .. '/cenotaph.db', 'how do deploys work' },
-    { text = true }):wait(30000)
-  -- The door, then the person (git's user.email, else the OS user: this machine's).
-  local actors = vim.json.decode(out.stdout or 'null') or {}
-  check(#actors == 1 and actors[1]:match('^nvim:%S') ~= nil, 'the server recorded the recall as nvim, for its person', out)
+  local out
+  local recorded = wait(30000, function()
+    out = vim.system({ python, '-c', 'import json, sqlite3, sys\n'
+      .. 'rows = sqlite3.connect(sys.argv[1]).execute("SELECT actor FROM recall_log WHERE query = ?", (sys.argv[2],))\n'
+      .. 'print(json.dumps([r[0] for r in rows]))', vim.env.CENOTAPH_HOME .. '/cenotaph.db', 'how do deploys work' },
+      { text = true }):wait(30000)
+    local actors = vim.json.decode(out.stdout or 'null') or {}
+    return #actors == 1 and actors[1]:match('^nvim:%S') ~= nil
+  end)
+  check(recorded, 'the server recorded the recall as nvim, for its person', out)
 end)
 
 step("an agent's proposal reaches the ledger; :Cenotaph proposals accepts it", function()
@@ -345,7 +350,7 @@ step("an agent's proposal reaches the ledger; :Cenotaph proposals accepts it", f
 
   vim.cmd.buffer(py_buf)
   done, offered = {}, nil
-  local picks = { choose('mcp:test%-agent proposes to refute memory:' .. tostring(remembered)), choose('^Accept$') }
+  local picks = { choose('mcp:test%-agent for .- proposes to refute memory:' .. tostring(remembered)), choose('^Accept$') }
   pick = function(items, titles)
     return table.remove(picks, 1)(items, titles)
   end

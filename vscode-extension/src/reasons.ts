@@ -37,6 +37,7 @@ const PROMPTS: Record<string, (arg: Arg) => ReasonPrompt | undefined> = {
   'cenotaph.setTrust': (a) => ({ prompt: `Why is memory #${a.memoryId} ${a.trust}?`, placeHolder: 'e.g. Checked against the docs' }),
   'cenotaph.archive': (a) => ({ prompt: `Why archive memory #${a.memoryId}?`, placeHolder: 'e.g. No longer relevant' }),
   'cenotaph.reinstateMemory': (a) => ({ prompt: `Why bring memory #${a.memoryId} back?`, placeHolder: 'e.g. Relevant again' }),
+  'cenotaph.retireAnchored': (a) => ({ prompt: `Why does memory #${a.memoryId} no longer hold?`, placeHolder: 'e.g. Its code changed' }),
   'cenotaph.rejectProposal': (a) => ({ prompt: `Why reject proposal #${a.proposalId}?`, placeHolder: 'e.g. Not wanted' }),
   // An acceptance keeps each candidate's drafted reason, and a preview decides nothing: only a rejection asks.
   'cenotaph.decideCandidates': (a) => (a.decision === 'reject' && !a.preview ? {

@@ -90,7 +90,7 @@ test('the TypeScript SDK client calls the tools and reads their compact results 
     const recalled = await call('recall', { query: 'when are orders archived? leftpad' });
     const lines = recalled.content[0].text.split('\n');
     assert.equal(lines[0], 'ABANDONED leftpad, effort 2/5: one line of code');
-    assert.match(lines[1], new RegExp(`^\\[${stored.id}\\] decision · \\d{4}-\\d\\d-\\d\\d · unverified · by mcp:ts-agent \\(agent\\) · `));
+    assert.match(lines[1], new RegExp(`^\\[${stored.id}\\] decision · \\d{4}-\\d\\d-\\d\\d · unverified · by mcp:ts-agent for \\S+ \\(agent\\) · `));
     assert.equal(lines[2], 'Orders are archived after 90 days.');
     const checked = await call('check_approaches', { names: ['leftpad', 'is-odd'] });
     assert.deepEqual(checked.content[0].text.split('\n'), ['leftpad: ABANDONED (project, effort 2/5): one line of code',

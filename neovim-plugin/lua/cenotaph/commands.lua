@@ -49,6 +49,9 @@ M.REASON_PROMPTS = {
   ['cenotaph.reinstateMemory'] = function(a)
     return ('Why bring memory #%d back? '):format(a.memoryId)
   end,
+  ['cenotaph.retireAnchored'] = function(a)
+    return ('Why does memory #%d no longer hold? '):format(a.memoryId)
+  end,
   ['cenotaph.rejectProposal'] = function(a)
     return ('Why reject proposal #%d? '):format(a.proposalId)
   end,

@@ -191,6 +191,10 @@ class MemoryArgs(Wire):
     reason: Reason | None = None
 
 
+class AnchorArgs(Wire):
+    memory_id: Id
+
+
 class AcceptProposalArgs(Wire):
     proposal_id: Id
     reason: Reason | None = None
@@ -453,7 +457,7 @@ async def remember(ls: ServerContext, args: RememberArgs) -> dict[str, Any]:
     return _done(f"remembered #{result.id}{f' ({where})' if where else ''}{warnings}", result.id)
 
 
-async def reconfirm_anchor(ls: ServerContext, args: MemoryArgs) -> dict[str, Any]:
+async def reconfirm_anchor(ls: ServerContext, args: AnchorArgs) -> dict[str, Any]:
     item = await _domain(ls, lambda: ls.memory.reconfirm_anchor(ls.actor, args.memory_id))
     ls.anchored.clear()  # every open document's anchors are read again
     a = item.anchor
@@ -764,7 +768,7 @@ COMMANDS: dict[str, tuple[type[Wire], Handler]] = {
     "cenotaph.unshare": (UnshareArgs, unshare),
     "cenotaph.bless": (BlessArgs, bless),
     "cenotaph.setEffort": (SetEffortArgs, set_effort),
-    "cenotaph.reconfirmAnchor": (MemoryArgs, reconfirm_anchor),
+    "cenotaph.reconfirmAnchor": (AnchorArgs, reconfirm_anchor),
     "cenotaph.retireAnchored": (MemoryArgs, retire_anchored),
 }
 
