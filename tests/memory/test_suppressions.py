@@ -160,7 +160,9 @@ def test_abandoning_a_silenced_name_says_so_and_the_story_is_told_once(memory):
     assert changed.memory_id == again.memory_id
     stories = [r for r in memory.recent(P, kinds=["experience"], limit=50) if "flask" in r.content]
     assert [(r.memory_id, r.content) for r in stories] == [(again.memory_id, "Abandoned flask: it blocked the event loop")]
-    assert [v.content for v in memory.history(again.memory_id).versions] == \
-        ["Abandoned flask: sync workers stalled", "Abandoned flask: it blocked the event loop"]
+    # Its versions: as told, ended by the reinstatement (valid time), holding again, the new reason.
+    assert [(v.content, v.valid_to is not None) for v in memory.history(again.memory_id).versions] == [
+        ("Abandoned flask: sync workers stalled", False), ("Abandoned flask: sync workers stalled", True),
+        ("Abandoned flask: sync workers stalled", False), ("Abandoned flask: it blocked the event loop", False)]
     memory.unsuppress(HUMAN, "flask", kind="diagnostic", project=P, reason="flag it again")
     assert memory.abandon(HUMAN, "flask", reason="it blocked the event loop", project=P).silenced == []

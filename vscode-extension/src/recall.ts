@@ -21,6 +21,9 @@ export interface RecallResult {
   disputed?: boolean;
   reinstate_hint_matched?: boolean;
   valid_from?: string | null;
+  valid_to?: string | null;
+  /** Held until valid_to and no longer: history, not advice. */
+  history?: boolean;
   recorded_at?: string | null;
   name?: string | null;
   reason?: string | null;
@@ -79,7 +82,8 @@ export function recallPicks(response: RecallResponse): RecallPick[] {
         result,
       };
     }
-    const flags = [result.kind, result.trust, result.state !== 'active' ? result.state : '', `${result.lane} ${result.score.toFixed(2)}`]
+    const flags = [result.kind, result.trust, result.state !== 'active' ? result.state : '',
+      result.history ? `history, until ${(result.valid_to ?? '').slice(0, 10)}` : '', `${result.lane} ${result.score.toFixed(2)}`]
       .filter(Boolean);
     return {
       label: `${result.disputed ? '$(warning) ' : ''}${clip(result.content, 90)}`,
@@ -97,6 +101,7 @@ export function memoryMarkdown(result: RecallResult): string {
     `project: ${result.project || '(global scope)'}`,
     result.recorded_at ? `recorded: ${result.recorded_at}` : '',
     result.valid_from ? `valid from: ${result.valid_from}` : '',
+    result.valid_to ? `valid until: ${result.valid_to}${result.history ? ' (history: it holds no longer, not current advice)' : ''}` : '',
     result.tags?.length ? `tags: ${result.tags.join(', ')}` : '',
     `recalled by the ${result.lane} lane, score ${result.score.toFixed(3)}`,
   ].filter(Boolean);

@@ -21,6 +21,8 @@ local M = {}
 ---@field disputed boolean
 ---@field reinstate_hint_matched boolean
 ---@field valid_from? string
+---@field valid_to? string
+---@field history boolean held until valid_to and no longer: history, not advice
 ---@field recorded_at? string
 ---@field name? string
 ---@field reason? string
@@ -45,6 +47,9 @@ function M.format(r)
   end
   if r.disputed then
     table.insert(flags, 'DISPUTED')
+  end
+  if r.history then
+    table.insert(flags, 'history, until ' .. (r.valid_to or '?'):sub(1, 10))
   end
   local where = type(r.location) == 'table' and ('%s:%d '):format(r.location.path, r.location.start_line) or ''
   return ('%s#%d [%s %.3f; %s] %s'):format(where, r.id, r.lane, r.score, table.concat(flags, ', '), flat(r.content))
@@ -71,6 +76,9 @@ function M.show(r)
     ('project: %s · lane: %s · score: %.3f%s'):format(r.project ~= '' and r.project or '(global)', r.lane, r.score, r.disputed and ' · DISPUTED' or ''),
     ('valid from: %s · recorded: %s'):format(r.valid_from or '?', r.recorded_at or '?'),
   }
+  if r.history then
+    table.insert(lines, ('valid until: %s (history: it holds no longer, not current advice)'):format(r.valid_to or '?'))
+  end
   if r.tags and #r.tags > 0 then
     table.insert(lines, 'tags: ' .. table.concat(r.tags, ', '))
   end

@@ -25,6 +25,12 @@ def story_text(name: str, reason: str) -> str:
     return f"Abandoned {name}: {reason}"
 
 
+def reinstated_text(name: str, reason: str) -> str:
+    """The memory `reinstate-approach` writes: why the approach is back, recallable beside its
+    story, which then holds no longer."""
+    return f"Reinstated {name}: {reason}"
+
+
 def location_tag(path: str, start_line: int, end_line: int) -> str:
     """The tag a memory remembered from a selection carries: where it came from, `at:src/app.py:10-12`
     (lines 1-based and inclusive; the path relative to its workspace folder when it lies in one)."""
@@ -156,6 +162,10 @@ class RecallResult:
     disputed: bool = False
     reinstate_hint_matched: bool = False
     valid_from: str | None = None
+    # When it stopped holding (valid time), if it did; `history`: before now (or the `valid_at`
+    # asked), so it is shown as what held then, after the memories that hold, never as advice.
+    valid_to: str | None = None
+    history: bool = False
     recorded_at: str | None = None
     # Memories only: where the text came from (human, agent, import) and who wrote it, so that a
     # reader can weigh text that looks like instructions as the data it is.

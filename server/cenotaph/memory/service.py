@@ -42,6 +42,7 @@ from cenotaph.memory.models import (
     RecallResponse,
     RememberResult,
     ShareResult,
+    reinstated_text,
     story_text,
     tagged_location,
 )
@@ -134,8 +135,14 @@ class Memory:
         plan = dataclasses.replace(plan, reason=secrets.screen(plan.reason, "reason", actor))
         story = story_text(plan.name, plan.reason)
         told = self.graveyard.story(plan)
+        _, reinstated = self.graveyard.told(plan.project, plan.key)
         # One transaction: a crash leaves the memory and its graveyard record together, or neither.
-        with self.ctx.store.write():
+        with self.ctx.store.write() as tx:
+            again = f"{plan.name} abandoned again: {plan.reason}"
+            if reinstated is not None:  # why it came back held until now
+                timeline.hold_until(self.ctx, tx, actor, reinstated, self.ctx.now(), reason=again)
+            if told is not None and told.valid_to is not None:  # the story a reinstatement ended holds again
+                told = timeline.hold_until(self.ctx, tx, actor, told, None, reason=again)
             if told is None:
                 memory_id = self.remember(
                     actor, story, project=plan.project, kind="experience", tags=["abandoned", plan.name], force=True,
@@ -190,12 +197,22 @@ class Memory:
     def reinstate_approach(self, actor: Actor, name: str, *, reason: str, project: str) -> ApproachRow | ProposalRow:
         """Take an approach out of the graveyard; an agent's reinstatement lifts a block, so it is
         a proposal a person accepts (unless the user's policy lets agents reinstate)."""
+        approach = self.graveyard.find(name, validate.project(project))
         if proposals.must_propose(self.settings, actor, "reinstate"):
-            approach = self.graveyard.find(name, validate.project(project))
             return proposals.propose(self.ctx, actor, action="reinstate", target=f"approach:{approach.id}",
                                      project=approach.project, reason=validate.text(reason, "reason"),
                                      arguments={"name": approach.name, "project": validate.project(project)})
-        return self.graveyard.reinstate(actor, name, reason=reason, project=project)
+        story, _ = self.graveyard.told(approach.project, approach.name)
+        # One transaction: the record, its story's end and the reason it came back, or none of them.
+        with self.ctx.store.write() as tx:
+            back = self.graveyard.reinstate(actor, name, reason=reason, project=project)
+            assert back.status_reason is not None
+            if story is not None:  # the story held until now: recalled as history, not as advice
+                timeline.hold_until(self.ctx, tx, actor, story, back.updated_at,
+                                    reason=f"{back.display_name} reinstated: {back.status_reason}")
+            self.remember(actor, reinstated_text(back.display_name, back.status_reason), project=back.project,
+                          kind="decision", tags=["reinstated", back.display_name], force=True)
+        return back
 
     def set_effort(self, actor: Actor, name: str, *, effort: int, project: str,
                    reason: str | None = None) -> tuple[ApproachRow, bool]:

@@ -76,7 +76,8 @@ def _format_recall(response: RecallResponse) -> str:
             lines.append(f"{i}. {r.shared_path} [{r.lane} {r.score:.3f}; {r.kind}, shared by {r.actor}] {r.content}")
             continue
         flags = [r.kind, r.state if r.state != "active" else "", r.trust, "global" if r.is_global else "",
-                 "DISPUTED" if r.disputed else "", "hint matched" if r.reinstate_hint_matched else ""]
+                 "DISPUTED" if r.disputed else "", "hint matched" if r.reinstate_hint_matched else "",
+                 f"HISTORY, held until {(r.valid_to or '')[:10]}" if r.history else ""]
         meta = ", ".join(f for f in flags if f)
         where = f"{r.location.path}:{r.location.start_line}: " if r.location else ""
         if r.anchor is not None:

@@ -237,6 +237,9 @@ class Hit(BaseModel):
     id: int
     kind: str
     date: str | None = None
+    # A memory that held until this date and holds no longer (an abandonment since reinstated, a
+    # rule a newer one replaced): history, not advice.
+    until: str | None = None
     trust: str | None = None
     why: str
     # Who wrote it, and where the text came from when not from a person (agent, import, repo): a
@@ -263,7 +266,8 @@ class Hit(BaseModel):
             return cls(id=r.id, kind="abandoned", why=f"names {r.name}", content=r.content, name=r.name,
                        reason=r.reason, effort=r.effort, shared_path=r.shared_path)
         where = r.location
-        return cls(id=r.id, kind=r.kind, date=(r.valid_from or r.recorded_at or "")[:10] or None, trust=r.trust,
+        return cls(id=r.id, kind=r.kind, date=(r.valid_from or r.recorded_at or "")[:10] or None,
+                   until=(r.valid_to or "")[:10] or None if r.history else None, trust=r.trust,
                    why=_why_matched(r), by=r.actor, source=None if r.source == "human" else r.source,
                    content=r.content,
                    at=None if where is None else f"{where.path}:{where.start_line}",
@@ -301,6 +305,8 @@ def _why_matched(r: RecallResult) -> str:
         parts.append("hint")
     if r.state != "active":
         parts.append(r.state)
+    if r.history:
+        parts.append("history")
     return ", ".join(parts)
 
 
@@ -317,9 +323,12 @@ def recall_reply(response: RecallResponse, *, explain: bool) -> CallToolResult:
         source = " · ".join(s for s in (h.at, h.heading and f"§ {h.heading}", h.title, h.link, h.shared_path) if s)
         author = f" · by {h.by}" + (f" ({h.source})" if h.source else "") if h.by else ""
         anchor = f" · code {h.anchor.path}:{h.anchor.start_line}-{h.anchor.end_line} {h.anchor.state}" if h.anchor else ""
-        lines.append(f"[{h.id}] {h.kind} · {h.date or '-'} · {h.trust}{author} · {h.why}"
+        held = f" → {h.until}" if h.until else ""
+        lines.append(f"[{h.id}] {h.kind} · {h.date or '-'}{held} · {h.trust}{author} · {h.why}"
                      + (f" · {source}" if source else "") + anchor)
         lines.append(h.content)
+        if h.until:
+            lines.append(f"history: this held until {h.until} and holds no longer; not current advice")
         if h.anchor is not None and h.anchor.caution:
             lines.append(f"warning: {h.anchor.caution}")
     lines.extend(f"note: {n}" for n in response.notices)

@@ -10,7 +10,7 @@ from typing import Any
 from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import Context
 from cenotaph.memory.core.remember import find_contradictions
-from cenotaph.memory.core.timeline import new_version
+from cenotaph.memory.core.timeline import hold_until
 from cenotaph.memory.core.trust import set_trust, undispute
 from cenotaph.memory.errors import Conflict, NotFound
 from cenotaph.memory.models import Actor, ContradictionView, ScanReport
@@ -67,12 +67,9 @@ def resolve(ctx: Context, actor: Actor, contradiction_id: int, *, keep: str, rea
                 raise Conflict(f"#{a.memory_id} and #{b.memory_id} hold from the same time, so neither can end "
                                "where the other starts: keep one, or set their valid times first", field="keep")
             if older.valid_to is None or older.valid_to > newer.valid_from:
-                closed = new_version(ctx, tx, older, valid_to=newer.valid_from)
+                hold_until(ctx, tx, actor, older, newer.valid_from,
+                           reason=f"contradiction #{link.id} resolved (both): #{newer.memory_id} holds from then")
                 after["closed"] = {"memory_id": older.memory_id, "valid_to": newer.valid_from}
-                ctx.event(tx, actor=actor.name, action="valid_to", target=f"memory:{older.memory_id}",
-                          project=older.project, before={"version": older.version, "valid_to": older.valid_to},
-                          after={"version": closed.version, "valid_to": closed.valid_to},
-                          reason=f"contradiction #{link.id} resolved (both): #{newer.memory_id} holds from then")
         contradictions.decide(tx, link.id, status="resolved", resolution=resolution, reason=reason,
                               actor=actor.name, at=ctx.now())
         ctx.event(tx, actor=actor.name, action="resolve", target=f"contradiction:{link.id}", project=link.project,

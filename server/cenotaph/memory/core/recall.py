@@ -338,6 +338,8 @@ class Recaller:
                                          reading)
             self._locate(results)
             results = self.annotate(results)
+        # What held once and holds no longer comes after what holds, shown as history.
+        results = [r for r in results if not r.history] + [r for r in results if r.history]
         # The floor applies to the ranked lane as shipped; fewer than k is then all there is.
         nothing_else = reading.active and len(results) < k
         response = RecallResponse(query=query, project=project, lane="exact" if chosen == "exact" else "semantic",
@@ -603,13 +605,15 @@ class Recaller:
             kept = [s for s in scored if s[2].pinned or reading.evidence(s[1], s[2])]
             below = min(len(scored), k) - min(len(kept), k)
             scored = kept
+        moment = scope.valid_at or self.ctx.now()  # what held before it is history
         return [
             RecallResult(
                 result_type="memory", id=c.row.memory_id, content=c.row.content, project=c.row.project,
                 kind=c.row.kind, tags=c.row.tags, state=c.row.state, trust=c.row.trust, score=round(score, 6),
                 lane="exact" if lane == "exact" else "semantic", components=components,
                 is_global=c.row.project == "" and project != "", disputed=c.row.trust == "disputed",
-                reinstate_hint_matched=components.pinned, valid_from=c.row.valid_from, recorded_at=c.row.recorded_at,
+                reinstate_hint_matched=components.pinned, valid_from=c.row.valid_from, valid_to=c.row.valid_to,
+                history=c.row.valid_to is not None and c.row.valid_to <= moment, recorded_at=c.row.recorded_at,
                 source=c.row.source, actor=c.row.actor, shared_path=c.shared_path,
             )
             for score, c, components in scored[:k]

@@ -53,6 +53,7 @@ def find_contradictions(ctx: Context, conn: Any, row: MemoryRow, vector: np.ndar
         other = others.get(rid)
         if (other is None or other.superseded_at is not None or (other.kind in SOURCED_KINDS) != (row.kind in SOURCED_KINDS) or other.state not in ("active", "deprioritised")
                 or other.trust == "refuted" or other.polarity != -row.polarity
+                or (other.valid_to is not None and other.valid_to <= row.valid_from)  # held before: no clash
                 or contradictions.is_dismissed(conn, row.content_hash, other.content_hash)
                 or contradictions.is_linked(conn, other.memory_id, row.memory_id)):
             continue

@@ -47,6 +47,16 @@ def new_version(ctx: Context, conn: Any, row: MemoryRow, *, vector: np.ndarray |
     return found
 
 
+def hold_until(ctx: Context, conn: Any, actor: Actor, row: MemoryRow, until: str | None, *, reason: str) -> MemoryRow:
+    """`row` holds until `until` (valid time; None: it holds again): a new version, inside the
+    caller's write."""
+    closed = new_version(ctx, conn, row, valid_to=until)
+    ctx.event(conn, actor=actor.name, action="valid_to", target=f"memory:{row.memory_id}", project=row.project,
+              before={"version": row.version, "valid_to": row.valid_to},
+              after={"version": closed.version, "valid_to": closed.valid_to}, reason=reason)
+    return closed
+
+
 def update(ctx: Context, actor: Actor, memory_id: int, *, content: str, reason: str | None,
            vocabulary: frozenset[str]) -> MemoryRow:
     """New content as a new version. An agent's edit of a confirmed memory is no longer confirmed:

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from cenotaph.memory import secrets, validate
-from cenotaph.memory.context import Context
+from cenotaph.memory.context import Context, content_hash
 from cenotaph.memory.errors import Ambiguous, Conflict, InvalidInput, NotFound
 from cenotaph.memory.graveyard.verdicts import GraveyardIndex, build_index, check, shared_approaches
-from cenotaph.memory.models import AbandonResult, Actor, ApproachCheck
+from cenotaph.memory.models import AbandonResult, Actor, ApproachCheck, reinstated_text
 from cenotaph.memory.team.folder import SharedFolders, is_shared_id, source_of
 from cenotaph.nlp import ecosystems, names
 from cenotaph.nlp.detect import Declaration
@@ -289,11 +289,28 @@ class Graveyard:
 
     def story(self, plan: AbandonPlan) -> MemoryRow | None:
         """The live memory that tells this approach's story: abandoning it again (after a
-        reinstatement, say) links that one, a new reason as its new version, not a second story."""
+        reinstatement, say) links that one, a new reason as its new version, not a second story;
+        a story the reinstatement ended (valid time) holds again."""
         with self.ctx.store.read() as conn:
             before = approaches.find(conn, plan.project, plan.key)
             row = None if before is None or before.memory_id is None else memories.current(conn, before.memory_id)
         return row if row is not None and row.state == "active" else None
+
+    def told(self, project: str, key: str) -> tuple[MemoryRow | None, MemoryRow | None]:
+        """The memories that hold now and tell the state of the approach `key` recorded in
+        `project`: its story (abandoned), and the reason it was reinstated, when it was."""
+        with self.ctx.store.read() as conn:
+            approach = approaches.find(conn, project, key)
+            if approach is None:
+                return None, None
+            story = None if approach.memory_id is None else memories.current(conn, approach.memory_id)
+            back = None
+            if approach.status == "reinstated" and approach.status_reason:
+                text = reinstated_text(approach.display_name, approach.status_reason)
+                found = memories.live_with_hash(conn, approach.project, "decision", content_hash(text))
+                back = None if found is None else memories.current(conn, found)
+        holds = [None if r is None or r.state != "active" or r.valid_to is not None else r for r in (story, back)]
+        return holds[0], holds[1]
 
     def record(self, actor: Actor, plan: AbandonPlan, *, memory_id: int | None = None,
                outcome: str = "abandoned") -> AbandonResult:
