@@ -206,12 +206,11 @@ class Memory:
         # One transaction: the record, its story's end and the reason it came back, or none of them.
         with self.ctx.store.write() as tx:
             back = self.graveyard.reinstate(actor, name, reason=reason, project=project)
-            assert back.status_reason is not None
+            told = reinstated_text(back.display_name, str(back.status_reason))  # the reason as screened
             if story is not None:  # the story held until now: recalled as history, not as advice
-                timeline.hold_until(self.ctx, tx, actor, story, back.updated_at,
-                                    reason=f"{back.display_name} reinstated: {back.status_reason}")
-            self.remember(actor, reinstated_text(back.display_name, back.status_reason), project=back.project,
-                          kind="decision", tags=["reinstated", back.display_name], force=True)
+                timeline.hold_until(self.ctx, tx, actor, story, back.updated_at, reason=told)
+            self.remember(actor, told, project=back.project, kind="decision", tags=["reinstated", back.display_name],
+                          force=True)
         return back
 
     def set_effort(self, actor: Actor, name: str, *, effort: int, project: str,

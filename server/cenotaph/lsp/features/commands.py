@@ -186,13 +186,12 @@ class SetTrustArgs(Wire):
     reason: Reason | None = None
 
 
-class MemoryArgs(Wire):
-    memory_id: Id
-    reason: Reason | None = None
-
-
 class AnchorArgs(Wire):
     memory_id: Id
+
+
+class MemoryArgs(AnchorArgs):
+    reason: Reason | None = None
 
 
 class AcceptProposalArgs(Wire):
