@@ -7,6 +7,11 @@ local ui = require('cenotaph.ui')
 
 local M = {}
 
+--- The tab each proposal was opened from: deciding it goes back there, not to whichever tab
+--- `:tabclose` lands on.
+---@type table<integer, integer> tabpage by proposal id
+local origin = {}
+
 M.REQUEST = 'cenotaph/compile'
 M.TARGETS = { 'skill', 'agents-md', 'claude-md', 'copilot', 'ruff', 'eslint', 'biome' }
 
@@ -74,13 +79,15 @@ function M.show(proposal_id, file)
   local path = vim.uri_to_fname(file.uri)
   local filetype = vim.filetype.match({ filename = path }) or ''
   local on_disk = vim.uv.fs_stat(path) and vim.fn.readfile(path) or nil
+  origin[proposal_id] = origin[proposal_id] or vim.api.nvim_get_current_tabpage()
   vim.cmd.tabnew()
   scratch(proposal_id, (on_disk and 'disk/' or 'absent/') .. file.path, on_disk or {}, filetype)
   vim.cmd('rightbelow vnew')
   return scratch(proposal_id, file.path, type(file.draft) == 'string' and lines_of(file.draft) or {}, filetype)
 end
 
---- Close the tabs of `proposal_id` (only its scratch buffers carry the mark).
+--- Close the tabs of `proposal_id` (only its scratch buffers carry the mark) and go back to the
+--- tab it was opened from.
 ---@param proposal_id integer
 local function close(proposal_id)
   for _, tab in ipairs(vim.api.nvim_list_tabpages()) do
@@ -95,6 +102,11 @@ local function close(proposal_id)
         vim.cmd('diffoff! | enew | only')
       end
     end
+  end
+  local from = origin[proposal_id]
+  origin[proposal_id] = nil
+  if from and vim.api.nvim_tabpage_is_valid(from) then
+    vim.api.nvim_set_current_tabpage(from)
   end
 end
 
