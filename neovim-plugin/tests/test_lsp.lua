@@ -308,13 +308,18 @@ step(':Cenotaph recall picks a memory into a scratch buffer, through the server'
   check(opened, 'a memory opens', { name = vim.api.nvim_buf_get_name(0), offered = offered, messages = messages })
   check(H.text(0):find('Deploys go through the staging cluster first.', 1, true), 'with its content', H.text(0))
   check(#spawned == 0, 'no process was started for it', spawned)
-  -- The recall log says who asked: the CLI records `cli`, the language server the editor.
+  -- The recall log says who asked: the CLI records `cli`, the language server the editor. The
+  -- server writes it after answering, in the background: polled until it is there.
   local python = vim.fs.dirname(vim.fn.exepath('cenotaph')) .. '/python'
-  local out = vim.system({ python, '-c', 'import json, sqlite3, sys\n'
-    .. 'rows = sqlite3.connect(sys.argv[1]).execute("SELECT actor FROM recall_log WHERE query = ?", (sys.argv[2],))\n'
-    .. 'print(json.dumps([r[0] for r in rows]))', vim.env.CENOTAPH_HOME .. '/cenotaph.db', 'how do deploys work' },
-    { text = true }):wait(30000)
-  check(vim.deep_equal(vim.json.decode(out.stdout or 'null'), { 'nvim' }), 'the server recorded the recall as nvim', out)
+  local out
+  local recorded = wait(30000, function()
+    out = vim.system({ python, '-c', 'import json, sqlite3, sys\n'
+      .. 'rows = sqlite3.connect(sys.argv[1]).execute("SELECT actor FROM recall_log WHERE query = ?", (sys.argv[2],))\n'
+      .. 'print(json.dumps([r[0] for r in rows]))', vim.env.CENOTAPH_HOME .. '/cenotaph.db', 'how do deploys work' },
+      { text = true }):wait(30000)
+    return vim.deep_equal(vim.json.decode(out.stdout or 'null'), { 'nvim' })
+  end)
+  check(recorded, 'the server recorded the recall as nvim', out)
 end)
 
 step("an agent's proposal reaches the ledger; :Cenotaph proposals accepts it", function()
