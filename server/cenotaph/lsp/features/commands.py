@@ -34,9 +34,10 @@ Reason = Annotated[str, StringConstraints(min_length=1)]
 Name = Annotated[str, StringConstraints(min_length=1, max_length=300)]
 Id = Annotated[int, Field(ge=1)]
 CANCEL = "Cancel"
-# A domain call still running after this long (a write waiting for another process's write lock)
-# is shown in the editor as in progress, instead of a silent wait.
+# A domain call still waiting for another process's write lock after this long is shown in the
+# editor as in progress, instead of a silent wait; whether it waits is looked at this often.
 PROGRESS_AFTER_SECONDS = 0.3
+LOCK_POLL_SECONDS = 0.1
 PROGRESS_CREATE_SECONDS = 2.0  # how long the client may take to accept a progress token
 
 log = logging.getLogger(__name__)
@@ -292,12 +293,18 @@ def _project(ls: ServerContext, args: _ProjectOrUri) -> str:
 
 async def _domain(ls: ServerContext, call: Callable[[], Any]) -> Any:
     """A domain call off the event loop (a write may wait for the model or for another writer);
-    one that is not done in a moment shows the editor a progress notification while it waits."""
+    one that waits for another process's write lock shows the editor a progress notification
+    while it waits. Only that: a call slow on its own (loading the model, mining) is no wait for
+    the store."""
     task = asyncio.ensure_future(asyncio.to_thread(call))
+    store = ls.memory.ctx.store
     try:
         done, _ = await asyncio.wait({task}, timeout=PROGRESS_AFTER_SECONDS)
+        while not done and not store.waiting_for_lock:
+            done, _ = await asyncio.wait({task}, timeout=LOCK_POLL_SECONDS)
         if not done:
-            async with _progress(ls, "Cenotaph: waiting for the store"):
+            async with _progress(ls, "Cenotaph: waiting for the store",
+                                 f"{store.holder() or 'another process'} is writing to the store"):
                 await asyncio.wait({task})
         return task.result()
     except (CenotaphError, StoreUnavailable) as exc:
@@ -305,7 +312,7 @@ async def _domain(ls: ServerContext, call: Callable[[], Any]) -> Any:
 
 
 @asynccontextmanager
-async def _progress(ls: ServerContext, title: str) -> AsyncIterator[None]:
+async def _progress(ls: ServerContext, title: str, message: str) -> AsyncIterator[None]:
     """window/workDoneProgress around the block, when the client shows it."""
     window = ls.client_capabilities.window
     if not (window and window.work_done_progress):
@@ -319,7 +326,7 @@ async def _progress(ls: ServerContext, title: str) -> AsyncIterator[None]:
         yield
         return
     ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
-        title=title, message="another process is writing to the store", cancellable=False))
+        title=title, message=message, cancellable=False))
     try:
         yield
     finally:
