@@ -84,6 +84,22 @@ step('"Propose an update" opens the proposal as a diff against a scratch buffer'
   check(not vim.bo[draft_buf].modifiable, 'the draft is read-only')
 end)
 
+step('with unsaved edits in AGENTS.md, :Cenotaph accept says so and writes nothing under the buffer', function()
+  local on_disk = vim.fn.readfile(proj .. '/AGENTS.md')
+  vim.api.nvim_buf_set_lines(agents_buf, -1, -1, false, { 'An unsaved note.' })
+  vim.wait(300) -- the server has the buffer's text (didChange is debounced)
+  messages = {}
+  vim.cmd('Cenotaph accept')
+  check(wait(15000, function()
+    return vim.iter(messages):any(function(m) return m.msg:find('AGENTS.md has unsaved changes', 1, true) ~= nil end)
+  end), 'it says the file has unsaved changes', messages)
+  check(vim.deep_equal(vim.fn.readfile(proj .. '/AGENTS.md'), on_disk), 'the file on disk is as it was')
+  check(vim.b.cenotaph_proposal ~= nil and vim.bo[agents_buf].modified, 'the proposal stays open, the edit in the buffer')
+  vim.api.nvim_buf_set_lines(agents_buf, -2, -1, false, {})
+  vim.bo[agents_buf].modified = false
+  vim.wait(300)
+end)
+
 step(':Cenotaph accept writes the draft, closes only the proposal\'s tab and returns to the person\'s', function()
   local draft = H.text(draft_buf)
   vim.cmd('Cenotaph accept')

@@ -451,7 +451,12 @@ async function runCommand(page, title) {
     await page.keyboard.type('Too heavy for the shop image');
     await page.keyboard.press('Enter');
     await page.waitForSelector('.quick-input-widget input[placeholder^="How much did it cost"]', { timeout: 10000 });
-    await page.keyboard.type('4');
+    await page.keyboard.type('days (memories');  // the words it shows, not its number
+    if (!check(await appears(page, '.quick-input-widget .monaco-list-row >> text=/days \\(memories naming it leave recall\\)/', 5000),
+      'the effort picker finds an effort by the words it shows')) {
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('4');
+    }
     await page.keyboard.press('Enter');
     await page.waitForSelector('.quick-input-widget input[placeholder^="Where does it stay dead"]', { timeout: 10000 });
     await page.keyboard.type('In this project');
@@ -490,6 +495,25 @@ async function runCommand(page, title) {
     const acceptable = await title.waitFor({ timeout: 10000 }).then(() => true, () => false);
     check(acceptable, 'Accept Proposal is in the diff\'s editor title');
     if (acceptable) {
+      // Unsaved edits in the person's AGENTS.md: Accept says so and writes nothing under the editor.
+      const personsAgents = () => page.locator('.tabs-container .tab', { hasText: 'AGENTS.md' }).filter({ hasNotText: 'proposal' }).first();
+      const proposalTab = () => page.locator('.tabs-container .tab', { hasText: /Cenotaph proposal #/ }).first();
+      const onDisk = fs.readFileSync(agentsFile, 'utf8');
+      await personsAgents().click();
+      await page.keyboard.press('Control+End');
+      await page.keyboard.type('An unsaved note.');
+      await proposalTab().click();
+      await title.click();
+      const refused = await appears(page, '.notifications-toasts >> text=/AGENTS.md has unsaved changes in the editor/', 20000);
+      check(refused && fs.readFileSync(agentsFile, 'utf8') === onDisk,
+        'with unsaved edits in AGENTS.md, Accept says so and writes nothing under the editor');
+      await personsAgents().click();
+      await page.locator('.monaco-editor .view-lines').first().click();
+      for (let i = 0; i < 10 && await page.locator('.tabs-container .tab.dirty').count() > 0; i++) {
+        await page.keyboard.press('Control+Z');
+        await page.waitForTimeout(100);
+      }
+      await proposalTab().click();
       await title.click();
       check(await appears(page, `.notifications-toasts >> text=/proposal #${proposalId} accepted: AGENTS.md written/`, 20000),
         'accepted: the message names the file written');
@@ -497,8 +521,9 @@ async function runCommand(page, title) {
         .locator('.monaco-button', { hasText: 'Accept' }).first();
       const still = await stale.isVisible().catch(() => false);
       if (still) await stale.click();
-      const twice = await appears(page, '.notifications-toasts >> text=/already/', 3000);
-      check(still && !twice, 'the proposal\'s notification, clicked after the editor-title Accept, does not act again');
+      const told = await appears(page, `.notifications-toasts >> text=/proposal #${proposalId} was already accepted/`, 10000);
+      const left = await stale.waitFor({ state: 'hidden', timeout: 10000 }).then(() => false, () => true);
+      check(still && told && !left, 'the proposal\'s notification, clicked after the editor-title Accept, says it was already accepted and goes');
     }
     const gone = await page.waitForSelector('.tabs-container .tab >> text=/Cenotaph proposal #/', { state: 'detached', timeout: 20000 })
       .then(() => true, () => false);

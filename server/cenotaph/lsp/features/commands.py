@@ -607,7 +607,29 @@ def _written(result: Any) -> str:
     return ": " + ", ".join(f"{f.path} {'deleted' if f.sha256 == 'absent' else 'written'}" for f in files)
 
 
+def _unsaved(ls: ServerContext, proposal: ProposalRow) -> str | None:
+    """A file of a compile proposal that is open in the editor with unsaved edits: written on
+    disk under the editor, the editor's next save would fail or overwrite the accepted change."""
+    root = proposal.arguments.get("root")
+    for change in proposal.arguments.get("files", []) if root else []:
+        path = Path(root) / change["path"]
+        for uri, document in list(ls.workspace.text_documents.items()):
+            if file_path(uri) == path:
+                try:
+                    on_disk = path.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    on_disk = None
+                if document.source != on_disk:
+                    return change["path"]
+    return None
+
+
 async def accept_proposal(ls: ServerContext, args: AcceptProposalArgs) -> dict[str, Any]:
+    pending = await _domain(ls, lambda: [p for p in ls.memory.proposals(None) if p.id == args.proposal_id])
+    unsaved = _unsaved(ls, pending[0]) if pending else None
+    if unsaved is not None:
+        return CommandResult(done=False, message=f"{unsaved} has unsaved changes in the editor: save or revert them, "
+                                                 f"then accept proposal #{args.proposal_id} again (nothing was written)").dump()
     result, stale = await _decide(ls, lambda: ls.memory.accept_proposal(ls.actor, args.proposal_id, reason=args.reason))
     if stale is not None:
         return stale
