@@ -507,12 +507,12 @@ async function runCommand(page, title) {
       const refused = await appears(page, '.notifications-toasts >> text=/AGENTS.md has unsaved changes in the editor/', 20000);
       check(refused && fs.readFileSync(agentsFile, 'utf8') === onDisk,
         'with unsaved edits in AGENTS.md, Accept says so and writes nothing under the editor');
+      // The person takes the note back: the file as it is on disk again, nothing unsaved.
       await personsAgents().click();
-      await page.locator('.monaco-editor .view-lines').first().click();
-      for (let i = 0; i < 10 && await page.locator('.tabs-container .tab.dirty').count() > 0; i++) {
-        await page.keyboard.press('Control+Z');
-        await page.waitForTimeout(100);
-      }
+      await runCommand(page, 'File: Revert File');
+      const clean = await page.waitForFunction(() => document.querySelectorAll('.tabs-container .tab.dirty').length === 0,
+        null, { timeout: 10000 }).then(() => true, () => false);
+      check(clean && fs.readFileSync(agentsFile, 'utf8') === onDisk, 'reverted, AGENTS.md is as it was on disk');
       await proposalTab().click();
       await title.click();
       check(await appears(page, `.notifications-toasts >> text=/proposal #${proposalId} accepted: AGENTS.md written/`, 20000),
