@@ -62,6 +62,9 @@ return {
       to_buffer(result)
       return vim.lsp.handlers['window/showDocument'](err, result, ctx)
     end,
+    ['window/showMessage'] = function(err, result, ctx)
+      return require('cenotaph.commands').on_show_message(err, result, ctx)
+    end,
     ['window/showMessageRequest'] = function(err, result, ctx)
       return require('cenotaph.candidates').on_message_request(err, result, ctx)
     end,

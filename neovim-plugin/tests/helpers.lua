@@ -92,6 +92,22 @@ function H.flag(bufnr, name)
   end
 end
 
+--- A second Neovim with its terminal UI, in a pty (as a person runs it: a long or two-line message
+--- stops it at a hit-enter prompt, which `nvim --headless` never shows), the plugin set up and
+--- editing `files`; driven over its RPC socket. It inherits the test's private store.
+---@param files string[]
+---@return { chan: integer, stop: fun() }
+function H.tui(files)
+  local socket = vim.fn.tempname()
+  local argv = { vim.v.progpath, '--clean', '--listen', socket, '--cmd', 'set runtimepath^=' .. vim.fn.fnameescape(H.plugin_root),
+    '--cmd', "lua require('cenotaph').setup()" }
+  local job = vim.fn.jobstart(vim.list_extend(argv, files), { pty = true, width = 80, height = 24,
+    env = { TERM = 'xterm-256color' }, on_stdout = function() end })
+  assert(H.wait(10000, function() return vim.uv.fs_stat(socket) end), 'the Neovim with a UI did not start')
+  local chan = vim.fn.sockconnect('pipe', socket, { rpc = true })
+  return { chan = chan, stop = function() vim.fn.jobstop(job) end }
+end
+
 --- Print the summary line and exit with the right status.
 --- What the plugin said and did, captured: `seen.done` gets each CenotaphCommandDone's data and
 --- `seen.messages` each vim.notify (assign a new table to either to start over).

@@ -59,8 +59,13 @@ step('the out-of-date block gets an Information diagnostic', function()
   check(d.lnum == 4, 'on the begin marker', d)
 end)
 
-local draft_buf
+local draft_buf, person_tab, other_tab
 step('"Propose an update" opens the proposal as a diff against a scratch buffer', function()
+  -- The person has another tab after this one: `:tabclose` alone would land there.
+  person_tab = vim.api.nvim_get_current_tabpage()
+  vim.cmd.tabnew(proj .. '/.cenotaph.toml')
+  other_tab = vim.api.nvim_get_current_tabpage()
+  vim.api.nvim_set_current_tabpage(person_tab)
   vim.api.nvim_win_set_cursor(0, { 5, 0 })
   vim.lsp.buf.code_action()
   check(wait(30000, function() return vim.b.cenotaph_proposal ~= nil and vim.bo.buftype == 'nofile' end),
@@ -79,11 +84,29 @@ step('"Propose an update" opens the proposal as a diff against a scratch buffer'
   check(not vim.bo[draft_buf].modifiable, 'the draft is read-only')
 end)
 
-step(':Cenotaph accept writes the draft and closes only the proposal\'s tab', function()
+step('with unsaved edits in AGENTS.md, :Cenotaph accept says so and writes nothing under the buffer', function()
+  local on_disk = vim.fn.readfile(proj .. '/AGENTS.md')
+  vim.api.nvim_buf_set_lines(agents_buf, -1, -1, false, { 'An unsaved note.' })
+  vim.wait(300) -- the server has the buffer's text (didChange is debounced)
+  messages = {}
+  vim.cmd('Cenotaph accept')
+  check(wait(15000, function()
+    return vim.iter(messages):any(function(m) return m.msg:find('AGENTS.md has unsaved changes', 1, true) ~= nil end)
+  end), 'it says the file has unsaved changes', messages)
+  check(vim.deep_equal(vim.fn.readfile(proj .. '/AGENTS.md'), on_disk), 'the file on disk is as it was')
+  check(vim.b.cenotaph_proposal ~= nil and vim.bo[agents_buf].modified, 'the proposal stays open, the edit in the buffer')
+  vim.api.nvim_buf_set_lines(agents_buf, -2, -1, false, {})
+  vim.bo[agents_buf].modified = false
+  vim.wait(300)
+end)
+
+step(':Cenotaph accept writes the draft, closes only the proposal\'s tab and returns to the person\'s', function()
   local draft = H.text(draft_buf)
   vim.cmd('Cenotaph accept')
-  check(wait(15000, function() return #vim.api.nvim_list_tabpages() == 1 end), 'the diff tab closes', messages)
-  local tab = vim.api.nvim_list_tabpages()[1]
+  check(wait(15000, function() return #vim.api.nvim_list_tabpages() == 2 end), 'the diff tab closes', messages)
+  local tab = vim.api.nvim_get_current_tabpage()
+  check(tab == person_tab and vim.api.nvim_tabpage_is_valid(other_tab), 'back on the tab it was opened from, the other kept',
+    { current = tab, person = person_tab, other = other_tab })
   local shown = vim.tbl_map(vim.api.nvim_win_get_buf, vim.api.nvim_tabpage_list_wins(tab))
   check(vim.deep_equal(shown, { agents_buf }) and not vim.wo.diff, 'the person\'s tab stays, showing AGENTS.md, not in diff mode',
     vim.tbl_map(vim.api.nvim_buf_get_name, shown))

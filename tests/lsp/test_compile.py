@@ -116,3 +116,21 @@ async def test_what_cenotaph_wrote_is_never_flagged_while_the_persons_lines_are(
     assert abandoned(await session.diagnostics(notes, lambda d: bool(d)), "flask")
     uri = session.open(skill_path, skill + command, "markdown")
     assert abandoned(await session.diagnostics(uri), "flask") == []
+
+
+async def test_accept_refuses_a_file_with_unsaved_edits_in_the_editor(memory, serve, tmp_path):
+    # Written under the editor, the person's next save would fail or overwrite the accepted change.
+    folder = project_folder(tmp_path, "app", PROJECT)
+    on_disk = "# Agents\n\nRun `make test`.\n"
+    (folder / "AGENTS.md").write_text(on_disk, encoding="utf-8")
+    memory.abandon(HUMAN, "requests", reason="blocking calls stalled the event loop", project=PROJECT, effort=4)
+    session = await serve([folder])
+    uri = session.open(folder / "AGENTS.md", on_disk + "An unsaved note.\n", "markdown")
+    result = plain(await session.client.protocol.send_request_async(
+        compile_feature.REQUEST, {"target": "agents-md", "uri": uri}))
+    refused = plain(await session.execute("cenotaph.acceptProposal", {"proposalId": result["proposalId"]}))
+    assert refused["done"] is False and refused["message"].startswith("AGENTS.md has unsaved changes in the editor")
+    assert (folder / "AGENTS.md").read_text(encoding="utf-8") == on_disk
+    session.replace(uri, on_disk)  # the control: saved (the same text as on disk), it is accepted
+    done = plain(await session.execute("cenotaph.acceptProposal", {"proposalId": result["proposalId"]}))
+    assert done["done"] is True and (folder / "AGENTS.md").read_text(encoding="utf-8") != on_disk

@@ -451,7 +451,12 @@ async function runCommand(page, title) {
     await page.keyboard.type('Too heavy for the shop image');
     await page.keyboard.press('Enter');
     await page.waitForSelector('.quick-input-widget input[placeholder^="How much did it cost"]', { timeout: 10000 });
-    await page.keyboard.type('4');
+    await page.keyboard.type('days (memories');  // the words it shows, not its number
+    if (!check(await appears(page, '.quick-input-widget .monaco-list-row >> text=/days \\(memories naming it leave recall\\)/', 5000),
+      'the effort picker finds an effort by the words it shows')) {
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('4');
+    }
     await page.keyboard.press('Enter');
     await page.waitForSelector('.quick-input-widget input[placeholder^="Where does it stay dead"]', { timeout: 10000 });
     await page.keyboard.type('In this project');
@@ -497,8 +502,9 @@ async function runCommand(page, title) {
         .locator('.monaco-button', { hasText: 'Accept' }).first();
       const still = await stale.isVisible().catch(() => false);
       if (still) await stale.click();
-      const twice = await appears(page, '.notifications-toasts >> text=/already/', 3000);
-      check(still && !twice, 'the proposal\'s notification, clicked after the editor-title Accept, does not act again');
+      const told = await appears(page, `.notifications-toasts >> text=/proposal #${proposalId} was already accepted/`, 10000);
+      const left = await stale.waitFor({ state: 'hidden', timeout: 10000 }).then(() => false, () => true);
+      check(still && told && !left, 'the proposal\'s notification, clicked after the editor-title Accept, says it was already accepted and goes');
     }
     const gone = await page.waitForSelector('.tabs-container .tab >> text=/Cenotaph proposal #/', { state: 'detached', timeout: 20000 })
       .then(() => true, () => false);

@@ -8,7 +8,7 @@ import { CenotaphClient } from './client';
 import { mcpClientConfig } from './endpoint';
 import { clip, shortProject } from './ledger';
 import { memoryMarkdown, parseRecall, RecallResponse, recallParams, recallPicks } from './recall';
-import { effortItems, KINDS, selectionLines } from './review';
+import { EFFORT_PICK, effortItems, KINDS, selectionLines } from './review';
 import { cliArgv } from './serverCommand';
 import { entryView, ITEM_ACTIONS, itemCommand } from './treeModel';
 import { LedgerModel, LedgerTree, MemoryDocuments } from './views';
@@ -103,7 +103,7 @@ async function rememberSelection(client: CenotaphClient, model: LedgerModel, ask
 
 async function pickEffort(name: string, skip = false): Promise<number | undefined> {
   const pick = await vscode.window.showQuickPick(effortItems(skip), {
-    title: `Cenotaph: what did '${name}' cost?`, placeHolder: 'How much did it cost before it was given up?', ignoreFocusOut: true,
+    ...EFFORT_PICK, title: `Cenotaph: what did '${name}' cost?`, placeHolder: 'How much did it cost before it was given up?', ignoreFocusOut: true,
   });
   return pick?.effort;
 }
@@ -170,7 +170,7 @@ async function recordAbandoned(client: CenotaphClient, model: LedgerModel): Prom
     validateInput: (v) => (v.trim() ? undefined : 'The reason is what future readers need.'),
   });
   if (reason === undefined) return;
-  const effort = await vscode.window.showQuickPick(effortItems(true), { title: 'Cenotaph: Record Abandoned Approach (3/4)', placeHolder: 'How much did it cost before it was given up?', ignoreFocusOut: true });
+  const effort = await vscode.window.showQuickPick(effortItems(true), { ...EFFORT_PICK, title: 'Cenotaph: Record Abandoned Approach (3/4)', placeHolder: 'How much did it cost before it was given up?', ignoreFocusOut: true });
   if (!effort) return;
   const scopes = [
     { label: 'In this project', scope: 'project' as const },

@@ -28,14 +28,19 @@ export function registerCompile(context: vscode.ExtensionContext, client: Cenota
     context.subscriptions.push(vscode.commands.registerCommand(id, run));
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(DRAFT_SCHEME, drafts));
 
-  // Decided here already: the proposal's notification stays on screen after Accept in the editor
-  // title, and clicking it later must not act a second time.
-  const decided = new Set<number>();
+  // Decided here already (true: accepted): the proposal's notification stays on screen after
+  // Accept in the editor title; clicking it later says so instead of acting a second time, or
+  // of doing nothing. One decided elsewhere, the server says so.
+  const decided = new Map<number, boolean>();
   const decide = async (proposalId: number, accept: boolean): Promise<void> => {
-    if (decided.has(proposalId)) return;
+    const before = decided.get(proposalId);
+    if (before !== undefined) {
+      void vscode.window.showInformationMessage(`Cenotaph: proposal #${proposalId} was already ${before ? 'accepted' : 'rejected'}.`);
+      return;
+    }
     const result = await client.run(accept ? 'cenotaph.acceptProposal' : 'cenotaph.rejectProposal', { proposalId });
     if (result?.done) {
-      decided.add(proposalId);
+      decided.set(proposalId, accept);
       await closeDrafts(proposalId);
     }
   };

@@ -10,6 +10,9 @@ export interface EffortItem {
 const EFFORT_WORDS = ['a quick try', 'an afternoon', 'a day or two', 'days (memories naming it leave recall)',
   'a week or more (memories naming it leave recall)'];
 
+/** The quick pick of efforts: typed words find the item that shows them, not only its number. */
+export const EFFORT_PICK = { matchOnDescription: true } as const;
+
 /** The efforts 1–5 as quick-pick items; `skip` adds a first item that gives none. */
 export function effortItems(skip: boolean): EffortItem[] {
   const efforts = EFFORT_WORDS.map((description, i) => ({ label: `${i + 1}`, description, effort: i + 1 }));

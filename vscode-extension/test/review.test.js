@@ -1,7 +1,7 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { effortItems, KINDS, selectionLines } = require('../out/review');
+const { EFFORT_PICK, effortItems, KINDS, selectionLines } = require('../out/review');
 const { schema } = require('./helpers');
 
 test('the efforts are the schema\'s 1–5, with Skip only where an effort may be left out', () => {
@@ -15,6 +15,7 @@ test('the efforts are the schema\'s 1–5, with Skip only where an effort may be
   assert.equal(skippable[0].effort, undefined);
   assert.match(effortItems(false)[3].description, /leave recall/);  // 4 and up: the domain's automatic silence
   assert.doesNotMatch(effortItems(false)[2].description, /recall/);
+  assert.equal(EFFORT_PICK.matchOnDescription, true);  // the words shown are the words matched
 });
 
 test('the kinds are cenotaph.remember\'s (commands.schema.json)', () => {

@@ -112,6 +112,24 @@ local function announce(name, argument, result, err)
   })
 end
 
+--- "Show why" requests on the way, by client id: their summary, which the server also sends as
+--- window/showMessage, is in the float that opens, so it is not echoed too.
+---@type table<integer, integer>
+local showing_why = {}
+
+--- window/showMessage, as a notification: the built-in handler echoes it with a final newline,
+--- a second line that stops Neovim at a hit-enter prompt.
+---@param result lsp.ShowMessageParams
+---@param ctx { client_id: integer }
+function M.on_show_message(_, result, ctx)
+  if (showing_why[ctx.client_id] or 0) > 0 then
+    return vim.NIL
+  end
+  local levels = { vim.log.levels.ERROR, vim.log.levels.WARN, vim.log.levels.INFO, vim.log.levels.DEBUG }
+  ui.notify(result.message, levels[result.type] or vim.log.levels.INFO)
+  return vim.NIL
+end
+
 --- Send `workspace/executeCommand` and show what came back.
 ---@param client vim.lsp.Client
 ---@param name string e.g. "cenotaph.reinstate"
@@ -120,7 +138,14 @@ end
 ---@param on_done? fun(result: cenotaph.CommandResult?, err: lsp.ResponseError?)
 ---@param on_error? fun(err: lsp.ResponseError, argument: table): boolean true when it handled the error
 function M.execute(client, name, argument, bufnr, on_done, on_error)
+  local why = name == 'cenotaph.showWhy'
+  if why then
+    showing_why[client.id] = (showing_why[client.id] or 0) + 1
+  end
   client:request('workspace/executeCommand', { command = name, arguments = { argument } }, function(err, result)
+    if why then
+      showing_why[client.id] = showing_why[client.id] - 1
+    end
     if err and on_error and on_error(err, argument) then
       return
     elseif err then
@@ -129,8 +154,8 @@ function M.execute(client, name, argument, bufnr, on_done, on_error)
       if result.markdown and result.markdown ~= vim.NIL then
         ui.float(result.markdown)
       end
-      -- showWhy's summary already came as window/showMessage.
-      if name ~= 'cenotaph.showWhy' then
+      -- showWhy's summary is the float's.
+      if not why then
         ui.notify(result.message, result.done and vim.log.levels.INFO or vim.log.levels.WARN)
       end
     end

@@ -7,6 +7,11 @@ local ui = require('cenotaph.ui')
 
 local M = {}
 
+--- The tab each proposal was opened from: deciding it goes back there, not to whichever tab
+--- `:tabclose` lands on.
+---@type table<integer, integer> tabpage by proposal id
+local origin = {}
+
 M.REQUEST = 'cenotaph/compile'
 M.TARGETS = { 'skill', 'agents-md', 'claude-md', 'copilot', 'ruff', 'eslint', 'biome' }
 
@@ -51,8 +56,9 @@ end
 ---@param name string
 ---@param lines string[]
 ---@param filetype string
+---@param client_id integer the server that made the proposal: it decides it, and sees the person's buffers
 ---@return integer bufnr
-local function scratch(proposal_id, name, lines, filetype)
+local function scratch(proposal_id, name, lines, filetype, client_id)
   local bufnr = vim.api.nvim_get_current_buf()
   vim.api.nvim_buf_set_name(bufnr, ('cenotaph://proposal/%d/%s'):format(proposal_id, name))
   vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
@@ -60,6 +66,7 @@ local function scratch(proposal_id, name, lines, filetype)
   bo.buftype, bo.bufhidden, bo.swapfile, bo.modifiable, bo.modified = 'nofile', 'wipe', false, false, false
   bo.filetype = filetype
   vim.b[bufnr].cenotaph_proposal = proposal_id
+  vim.b[bufnr].cenotaph_client = client_id
   vim.keymap.set('n', 'a', function() M.decide(true) end, { buffer = bufnr, desc = 'Cenotaph: accept the proposal' })
   vim.keymap.set('n', 'r', function() M.decide(false) end, { buffer = bufnr, desc = 'Cenotaph: reject the proposal' })
   vim.cmd.diffthis()
@@ -69,18 +76,22 @@ end
 --- Open one file of a proposal: a tab with a copy of the file on disk and the draft, diffed.
 ---@param proposal_id integer
 ---@param file cenotaph.ProposedFile
+---@param client_id integer the server that made the proposal
 ---@return integer bufnr of the draft
-function M.show(proposal_id, file)
+function M.show(proposal_id, file, client_id)
   local path = vim.uri_to_fname(file.uri)
   local filetype = vim.filetype.match({ filename = path }) or ''
   local on_disk = vim.uv.fs_stat(path) and vim.fn.readfile(path) or nil
+  origin[proposal_id] = origin[proposal_id] or vim.api.nvim_get_current_tabpage()
   vim.cmd.tabnew()
-  scratch(proposal_id, (on_disk and 'disk/' or 'absent/') .. file.path, on_disk or {}, filetype)
+  scratch(proposal_id, (on_disk and 'disk/' or 'absent/') .. file.path, on_disk or {}, filetype, client_id)
   vim.cmd('rightbelow vnew')
-  return scratch(proposal_id, file.path, type(file.draft) == 'string' and lines_of(file.draft) or {}, filetype)
+  return scratch(proposal_id, file.path, type(file.draft) == 'string' and lines_of(file.draft) or {}, filetype,
+    client_id)
 end
 
---- Close the tabs of `proposal_id` (only its scratch buffers carry the mark).
+--- Close the tabs of `proposal_id` (only its scratch buffers carry the mark) and go back to the
+--- tab it was opened from.
 ---@param proposal_id integer
 local function close(proposal_id)
   for _, tab in ipairs(vim.api.nvim_list_tabpages()) do
@@ -95,6 +106,11 @@ local function close(proposal_id)
         vim.cmd('diffoff! | enew | only')
       end
     end
+  end
+  local from = origin[proposal_id]
+  origin[proposal_id] = nil
+  if from and vim.api.nvim_tabpage_is_valid(from) then
+    vim.api.nvim_set_current_tabpage(from)
   end
 end
 
@@ -147,7 +163,7 @@ function M.propose(target, opts)
         ui.notify(('Cenotaph: %s is up to date (%d lessons)'):format(target, result.lessons))
       else
         for _, file in ipairs(result.files) do
-          M.show(result.proposalId, file)
+          M.show(result.proposalId, file, client.id)
         end
         ui.notify(('Cenotaph proposal #%d: %d file(s) from %d lessons; :Cenotaph accept or :Cenotaph reject')
           :format(result.proposalId, #result.files, result.lessons))

@@ -101,6 +101,7 @@ function M.fill(bufnr, client, ledger)
   vim.b[bufnr].cenotaph_project = ledger.project
   vim.b[bufnr].cenotaph_seq = ledger.seq
   vim.b[bufnr].cenotaph_counts = ledger.counts
+  ui.closable(bufnr)
   for win, cursor in pairs(views) do
     local row = math.min(cursor[1], vim.api.nvim_buf_line_count(bufnr))
     pcall(vim.api.nvim_win_set_cursor, win, { row, cursor[2] })
@@ -183,6 +184,7 @@ function M.open(opts)
         elseif opts.tab then
           vim.cmd.tabedit(vim.fn.fnameescape(name))
         else
+          ui.window_for(name)
           vim.cmd.edit(vim.fn.fnameescape(name))
         end
       end)

@@ -30,16 +30,27 @@ local M = {}
 ---@field ecosystem? string
 ---@field location? { path: string, start_line: integer, end_line: integer } documents and remembered selections: file and lines
 
+--- The longest a picker line's text gets: a memory can be a whole document's chunk, and the
+--- picker is one line an item (the chosen one opens in full).
+M.SUMMARY_WIDTH = 80
+
+--- The first non-blank line of `text`, cut at SUMMARY_WIDTH characters.
 ---@param text string
-local function flat(text)
-  return (text:gsub('%s+', ' '))
+---@return string
+local function summary(text)
+  local first = vim.trim(text):match('^[^\n]*'):gsub('%s+', ' ')
+  if vim.fn.strchars(first) > M.SUMMARY_WIDTH then
+    return vim.fn.strcharpart(first, 0, M.SUMMARY_WIDTH - 1) .. '…'
+  end
+  return first
 end
 
+--- One short line of a result, for the picker.
 ---@param r cenotaph.RecallResult
 ---@return string
 function M.format(r)
   if r.result_type == 'abandoned_warning' then
-    return ('ABANDONED %s: %s'):format(r.is_global and 'everywhere' or 'here', flat(r.content))
+    return ('ABANDONED %s: %s'):format(r.is_global and 'everywhere' or 'here', summary(r.content))
   end
   local flags = { r.kind, r.trust }
   if r.state ~= 'active' then
@@ -52,7 +63,7 @@ function M.format(r)
     table.insert(flags, 'history, until ' .. (r.valid_to or '?'):sub(1, 10))
   end
   local where = type(r.location) == 'table' and ('%s:%d '):format(r.location.path, r.location.start_line) or ''
-  return ('%s#%d [%s %.3f; %s] %s'):format(where, r.id, r.lane, r.score, table.concat(flags, ', '), flat(r.content))
+  return ('%s#%d [%s %.3f; %s] %s'):format(where, r.id, r.lane, r.score, table.concat(flags, ', '), summary(r.content))
 end
 
 --- The scratch buffer of one result.

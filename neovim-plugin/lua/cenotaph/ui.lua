@@ -53,7 +53,37 @@ function M.find_buffer(name)
   end
 end
 
---- Open (or reuse) a read-only scratch buffer named `name` showing `lines`.
+--- Make the current window the one to show the document `name` in, never taking a window from
+--- the person's file: the window of this tab showing it already, else the current window when
+--- it shows another Cenotaph document, else a new split.
+---@param name string
+function M.window_for(name)
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win)) == name then
+      vim.api.nvim_set_current_win(win)
+      return
+    end
+  end
+  if not vim.b.cenotaph_document then
+    vim.cmd('belowright split')
+  end
+end
+
+--- `q` in a document's buffer closes its window (or its tab), back to what was there before.
+---@param bufnr integer
+function M.closable(bufnr)
+  vim.b[bufnr].cenotaph_document = true
+  vim.keymap.set('n', 'q', function()
+    if #vim.api.nvim_tabpage_list_wins(0) > 1 or #vim.api.nvim_list_tabpages() > 1 then
+      vim.cmd.close()
+    elseif vim.fn.buflisted(vim.fn.bufnr('#')) == 1 then
+      vim.cmd.buffer('#')
+    end
+  end, { buffer = bufnr, nowait = true, desc = 'Cenotaph: close this window' })
+end
+
+--- Open (or reuse) a read-only scratch buffer named `name` showing `lines`, beside the person's
+--- file (see window_for); `q` closes it.
 ---@param name string
 ---@param lines string[]
 ---@param filetype? string
@@ -72,6 +102,8 @@ function M.scratch(name, lines, filetype)
   vim.bo[bufnr].modifiable = false
   vim.bo[bufnr].modified = false
   vim.bo[bufnr].filetype = filetype or 'markdown'
+  M.closable(bufnr)
+  M.window_for(name)
   vim.api.nvim_set_current_buf(bufnr)
   return bufnr
 end

@@ -62,6 +62,9 @@ class Store(MetaMixin):
         self._readers: list[Any] = []  # every reader connection opened, to close them all
         self._readers_lock = threading.Lock()
         self._truncate_wal = False
+        # True while a write of this process waits in BEGIN IMMEDIATE: it runs under self._lock, so
+        # only another process's write can keep it waiting there.
+        self.waiting_for_lock = False
         try:
             self.schema_version = migrations.migrate(self.conn)
             if self.get_meta(migrations.VACUUM_PENDING):
@@ -214,12 +217,15 @@ class Store(MetaMixin):
             if wait is not None:
                 self.conn.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
             try:
+                self.waiting_for_lock = True
                 with self._in(self.conn, "BEGIN IMMEDIATE") as conn:
+                    self.waiting_for_lock = False
                     self._check_in_place()
                     self._note_holder()
                     head = events.last_seq(conn)
                     yield conn
             except BaseException as exc:
+                self.waiting_for_lock = False
                 self._truncate_wal = False
                 translated = self._fault(exc, wait)
                 if translated is exc:

@@ -10,262 +10,42 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pydantic import Field, StringConstraints, ValidationError, model_validator
+from pydantic import ValidationError
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from cenotaph.lsp.convert import Wire, approach_summary, file_path, one_line, plain, rpc_error
+from cenotaph.lsp.features import compile as compile_feature
 from cenotaph.lsp.features import mining
+from cenotaph.lsp.features.command_args import (
+    AbandonArgs, AcceptCandidateArgs, AcceptProposalArgs, AnchorArgs, BlessArgs, CommandResult, DecideCandidatesArgs,
+    DismissContradictionArgs, LiftSilenceArgs, Lines, MarkWrongArgs, MemoryArgs, MineArgs, ReinstateArgs,
+    RejectProposalArgs, RememberArgs, ReopenCandidatesArgs, ResolveContradictionArgs, SetEffortArgs,
+    SetTrustArgs, ShareArgs, ShowLocationArgs, ShowWhyArgs, SilenceArgs, UnshareArgs, _ProjectOrUri,
+)
 from cenotaph.lsp.features.hover import story
 from cenotaph.memory.knowledge.anchors.follow import Place
 from cenotaph.memory.errors import AlreadyDecided, Ambiguous, CenotaphError
 from cenotaph.memory.models import location_tag
 from cenotaph.memory.team.folder import source_of
-from cenotaph.nlp import ecosystems
 from cenotaph.store.connect import StoreUnavailable
 from cenotaph.store.records import ProposalRow, SuppressionRow
 
 if TYPE_CHECKING:
-    from cenotaph.memory.mining.candidates import Selection
     from cenotaph.lsp.features import ServerContext
 
-Reason = Annotated[str, StringConstraints(min_length=1)]
-Name = Annotated[str, StringConstraints(min_length=1, max_length=300)]
-Id = Annotated[int, Field(ge=1)]
 CANCEL = "Cancel"
-# A domain call still running after this long (a write waiting for another process's write lock)
-# is shown in the editor as in progress, instead of a silent wait.
+# A domain call still waiting for another process's write lock after this long is shown in the
+# editor as in progress, instead of a silent wait; whether it waits is looked at this often.
 PROGRESS_AFTER_SECONDS = 0.3
+LOCK_POLL_SECONDS = 0.1
 PROGRESS_CREATE_SECONDS = 2.0  # how long the client may take to accept a progress token
 
 log = logging.getLogger(__name__)
 LIFT = "Lift the silence"
 STOP_SHARING = "Stop sharing it"
-
-
-class _ProjectOrUri(Wire):
-    project: str | None = None
-    uri: str | None = None
-
-    def _require_project(self) -> None:
-        if self.project is None and self.uri is None:
-            raise ValueError("give `project` or `uri`")
-
-
-class SilenceArgs(_ProjectOrUri):
-    name: Name
-    scope: Literal["project", "everywhere"]
-    reason: Reason | None = None
-
-    @model_validator(mode="after")
-    def _scoped(self) -> SilenceArgs:
-        if self.scope == "project":
-            self._require_project()
-        return self
-
-
-class LiftSilenceArgs(Wire):
-    name: Name
-    kind: Literal["diagnostic", "recall"]
-    project: str  # "" is everywhere
-    reason: Reason | None = None
-
-
-class ReinstateArgs(Wire):
-    name: Name
-    project: str
-    reason: Reason | None = None
-
-
-class ShowWhyArgs(Wire):
-    approach_id: Id
-
-
-class MarkWrongArgs(Wire):
-    approach_id: Id
-    reason: Reason | None = None
-
-
-class Lines(Wire):
-    """A selection's lines, 1-based and inclusive."""
-
-    start: Id
-    end: Id
-
-    @model_validator(mode="after")
-    def _ordered(self) -> Lines:
-        if self.end < self.start:
-            raise ValueError("`end` is before `start`")
-        return self
-
-
-class RememberArgs(_ProjectOrUri):
-    text: Annotated[str, StringConstraints(min_length=1, max_length=50_000)]
-    kind: Literal["note", "experience", "decision", "preference", "fact"] = "note"
-    lines: Lines | None = None  # the selection's lines in `uri`, kept with the memory as its location tag
-
-    @model_validator(mode="after")
-    def _scoped(self) -> RememberArgs:
-        self._require_project()
-        if self.lines is not None and self.uri is None:
-            raise ValueError("`lines` needs the `uri` of their document")
-        return self
-
-
-class BlessArgs(Wire):
-    memory_id: Id
-    reason: Reason | None = None
-
-
-class SetEffortArgs(Wire):
-    name: Name
-    project: str  # "" is everywhere
-    effort: Annotated[int, Field(ge=1, le=5)] | None = None
-    reason: Reason | None = None
-
-
-class AbandonArgs(_ProjectOrUri):
-    name: Name
-    scope: Literal["project", "everywhere"] = "project"
-    reason: Reason | None = None
-    effort: Annotated[int, Field(ge=1, le=5)] | None = None
-    ecosystem: Literal[ecosystems.NAMES] | None = None  # type: ignore[valid-type]
-
-    @model_validator(mode="after")
-    def _scoped(self) -> AbandonArgs:
-        if self.scope == "project":
-            self._require_project()
-        return self
-
-
-class ShareArgs(_ProjectOrUri):
-    """An abandoned approach (`name`) or a memory (`memoryId`), shared in the project's repository."""
-
-    name: Name | None = None
-    memory_id: Id | None = None
-
-    @model_validator(mode="after")
-    def _one_target(self) -> ShareArgs:
-        self._require_project()
-        if (self.name is None) == (self.memory_id is None):
-            raise ValueError("give `name` or `memoryId`")
-        return self
-
-
-class UnshareArgs(_ProjectOrUri):
-    """A shared entry, by approach `name`, `memoryId` or the `path` of its file in the repository."""
-
-    name: Name | None = None
-    memory_id: Id | None = None
-    path: Annotated[str, StringConstraints(min_length=1, max_length=1000)] | None = None
-
-    @model_validator(mode="after")
-    def _one_target(self) -> UnshareArgs:
-        self._require_project()
-        if sum(v is not None for v in (self.name, self.memory_id, self.path)) != 1:
-            raise ValueError("give one of `name`, `memoryId` or `path`")
-        return self
-
-
-class ResolveContradictionArgs(Wire):
-    contradiction_id: Id
-    keep: Literal["a", "b", "both", "neither"]
-    reason: Reason | None = None
-
-
-class DismissContradictionArgs(Wire):
-    contradiction_id: Id
-    reason: Reason | None = None
-
-
-class SetTrustArgs(Wire):
-    memory_id: Id
-    trust: Literal["confirmed", "disputed", "refuted", "unverified"]
-    reason: Reason | None = None
-
-
-class AnchorArgs(Wire):
-    memory_id: Id
-
-
-class MemoryArgs(AnchorArgs):
-    reason: Reason | None = None
-
-
-class AcceptProposalArgs(Wire):
-    proposal_id: Id
-    reason: Reason | None = None
-
-
-class AcceptCandidateArgs(Wire):
-    proposal_id: Id
-    draft: Annotated[str, StringConstraints(max_length=2000)] | None = None  # the drafted reason, to edit
-    reason: Reason | None = None
-    effort: Annotated[int, Field(ge=1, le=5)] | None = None
-
-
-class MineArgs(_ProjectOrUri):
-    @model_validator(mode="after")
-    def _scoped(self) -> MineArgs:
-        self._require_project()
-        return self
-
-
-class RejectProposalArgs(Wire):
-    proposal_id: Id
-    reason: Reason | None = None
-
-
-class DecideCandidatesArgs(_ProjectOrUri):
-    """Candidates chosen by id and by filters (each must match), decided at once or previewed."""
-
-    decision: Literal["accept", "reject"]
-    proposal_ids: Annotated[list[Id], Field(max_length=10_000)] = []
-    classes: list[Literal["dev", "types", "backport", "build", "subproject", "moved-out", "plain"]] = []
-    path: Annotated[str, StringConstraints(min_length=1, max_length=1000)] | None = None
-    commit: Annotated[str, StringConstraints(pattern=r"^[0-9a-fA-F]{4,40}$")] | None = None
-    below: Annotated[float, Field(ge=0, le=1)] | None = None
-    preview: bool = False
-    reason: Reason | None = None
-
-    @model_validator(mode="after")
-    def _chosen(self) -> DecideCandidatesArgs:
-        if self.selection().filtered:
-            self._require_project()
-        elif not self.proposal_ids:
-            raise ValueError("give `proposalIds`, `classes`, `path`, `commit` or `below`")
-        return self
-
-    def selection(self) -> Selection:
-        from cenotaph.memory.mining.candidates import Selection  # the domain loads after `initialize`
-
-        return Selection(ids=tuple(self.proposal_ids), classes=tuple(self.classes), path=self.path,
-                         commit=self.commit, below=self.below)
-
-
-class ReopenCandidatesArgs(Wire):
-    batch: Id | None = None
-    proposal_ids: Annotated[list[Id], Field(max_length=10_000)] = []
-
-    @model_validator(mode="after")
-    def _chosen(self) -> ReopenCandidatesArgs:
-        if self.batch is None and not self.proposal_ids:
-            raise ValueError("give `batch` or `proposalIds`")
-        return self
-
-
-class ShowLocationArgs(Wire):
-    memory_id: Id
-
-
-class CommandResult(Wire):
-    done: bool
-    message: str
-    id: int | None = None
-    markdown: str | None = None
-    ids: list[int] | None = None  # the proposals a bulk decision touched (or, in a preview, would touch)
 
 
 # --- the verbs -------------------------------------------------------------------------------------
@@ -296,12 +76,18 @@ def _project(ls: ServerContext, args: _ProjectOrUri) -> str:
 
 async def _domain(ls: ServerContext, call: Callable[[], Any]) -> Any:
     """A domain call off the event loop (a write may wait for the model or for another writer);
-    one that is not done in a moment shows the editor a progress notification while it waits."""
+    one that waits for another process's write lock shows the editor a progress notification
+    while it waits. Only that: a call slow on its own (loading the model, mining) is no wait for
+    the store."""
     task = asyncio.ensure_future(asyncio.to_thread(call))
+    store = ls.memory.ctx.store
     try:
         done, _ = await asyncio.wait({task}, timeout=PROGRESS_AFTER_SECONDS)
+        while not done and not store.waiting_for_lock:
+            done, _ = await asyncio.wait({task}, timeout=LOCK_POLL_SECONDS)
         if not done:
-            async with _progress(ls, "Cenotaph: waiting for the store"):
+            async with _progress(ls, "Cenotaph: waiting for the store",
+                                 f"{store.holder() or 'another process'} is writing to the store"):
                 await asyncio.wait({task})
         return task.result()
     except (CenotaphError, StoreUnavailable) as exc:
@@ -309,7 +95,7 @@ async def _domain(ls: ServerContext, call: Callable[[], Any]) -> Any:
 
 
 @asynccontextmanager
-async def _progress(ls: ServerContext, title: str) -> AsyncIterator[None]:
+async def _progress(ls: ServerContext, title: str, message: str) -> AsyncIterator[None]:
     """window/workDoneProgress around the block, when the client shows it."""
     window = ls.client_capabilities.window
     if not (window and window.work_done_progress):
@@ -323,7 +109,7 @@ async def _progress(ls: ServerContext, title: str) -> AsyncIterator[None]:
         yield
         return
     ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
-        title=title, message="another process is writing to the store", cancellable=False))
+        title=title, message=message, cancellable=False))
     try:
         yield
     finally:
@@ -636,6 +422,11 @@ def _written(result: Any) -> str:
 
 
 async def accept_proposal(ls: ServerContext, args: AcceptProposalArgs) -> dict[str, Any]:
+    pending = await _domain(ls, lambda: [p for p in ls.memory.proposals(None) if p.id == args.proposal_id])
+    unsaved = compile_feature.unsaved_file(ls, pending[0]) if pending else None
+    if unsaved is not None:
+        return CommandResult(done=False, message=f"{unsaved} has unsaved changes in the editor: save or revert them, "
+                                                 f"then accept proposal #{args.proposal_id} again (nothing was written)").dump()
     result, stale = await _decide(ls, lambda: ls.memory.accept_proposal(ls.actor, args.proposal_id, reason=args.reason))
     if stale is not None:
         return stale

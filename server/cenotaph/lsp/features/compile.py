@@ -24,6 +24,7 @@ from cenotaph.memory.models import COMPILE_TARGETS
 
 if TYPE_CHECKING:
     from cenotaph.lsp.features import ServerContext
+    from cenotaph.store.records import ProposalRow
 
 log = logging.getLogger(__name__)
 
@@ -191,3 +192,20 @@ def register(server: ServerContext) -> None:
             files=[ProposedFile(path=f.path, uri=from_fs_path(str(Path(result.root) / f.path)) or "",
                                 base_sha256=f.base_sha256, draft=f.draft, diff=f.diff) for f in result.files],
         ).dump()
+
+
+def unsaved_file(ls: ServerContext, proposal: ProposalRow) -> str | None:
+    """A file of a compile proposal that is open in the editor with unsaved edits: written on
+    disk under the editor, the editor's next save would fail or overwrite the accepted change."""
+    root = proposal.arguments.get("root")
+    for change in proposal.arguments.get("files", []) if root else []:
+        path = Path(root) / change["path"]
+        for uri, document in list(ls.workspace.text_documents.items()):
+            if file_path(uri) == path:
+                try:
+                    on_disk = path.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    on_disk = None
+                if document.source != on_disk:
+                    return change["path"]
+    return None

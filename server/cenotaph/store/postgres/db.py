@@ -69,6 +69,9 @@ class PostgresStore(MetaMixin):
         self.url = url
         self.path = redact(url)  # what messages and `doctor` show
         self._local = threading.local()
+        # This process's writes now waiting for the write lock (the advisory lock), by thread.
+        self._lock_waits = 0
+        self._lock_waits_lock = threading.Lock()
         self._direct: PgConnection | None = None
         try:
             with PgConnection.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as conn:
@@ -150,7 +153,8 @@ class PostgresStore(MetaMixin):
                             # Bounded, as SQLite's busy timeout bounds its writers.
                             # (0 would mean no limit: a wait of 0 is the shortest one instead.)
                             conn.execute(f"SET LOCAL lock_timeout = {max(1, int(waited * 1000))}")
-                            conn.execute("SELECT pg_advisory_xact_lock(?)", (WRITE_LOCK,))
+                            with self._waiting():
+                                conn.execute("SELECT pg_advisory_xact_lock(?)", (WRITE_LOCK,))
                             conn.execute("SET LOCAL lock_timeout = 0")
                         yield conn
                     finally:
@@ -186,6 +190,26 @@ class PostgresStore(MetaMixin):
             has = "no team role" if held == "none" else "the reader role"
             return f"changing this store needs the writer role, and {self.role} has {has} in this store"
         return f"{self.role} may not do this in this store: {exc.diag.message_primary or exc}"
+
+    @contextmanager
+    def _waiting(self) -> Iterator[None]:
+        with self._lock_waits_lock:
+            self._lock_waits += 1
+        try:
+            yield
+        finally:
+            with self._lock_waits_lock:
+                self._lock_waits -= 1
+
+    @property
+    def waiting_for_lock(self) -> bool:
+        """Whether a write of this process waits for the write lock now (the language server
+        shows it: commands._domain)."""
+        return self._lock_waits > 0
+
+    def holder(self) -> str | None:
+        """Who holds the write lock (None: nobody, or unknown)."""
+        return self._holder()
 
     def _holder(self) -> str | None:
         """The session holding the write lock, as the server knows it."""
