@@ -131,3 +131,27 @@ def test_a_small_edit_is_followed_and_a_rewrite_is_not():
 ])
 def test_shift_moves_an_anchor_as_a_bookmark_moves(edit, expected):
     assert shift(4, 6, *edit) == expected
+
+
+def test_a_one_token_change_is_stale_while_comments_and_layout_are_not(memory, repo):
+    # Similarity alone lets a small change in a longer block through (it stays above the follow
+    # threshold): any change to the code but whitespace and line comments may change what it does.
+    memory_id = _anchored(memory, "retry_after trusts the server's Retry-After header", "net.py:4-6")
+    cosmetic = RETRY.replace("    header =", "    # the header, if the server sent one\n    header =").replace(
+        "int(header or 1)", "int( header or 1 )  # seconds")
+    (repo.root / "net.py").write_text(SOURCE.replace(RETRY, cosmetic))
+    assert _state(memory, memory_id).state in ("current", "moved")  # the control: a comment and spaces
+    (repo.root / "net.py").write_text(SOURCE.replace(RETRY, cosmetic.replace("or 1", "or 2")))
+    assert _state(memory, memory_id).state == "stale"
+
+
+def test_line_comments_are_read_by_the_files_language():
+    from cenotaph.memory.knowledge.anchors.fingerprint import code_changed
+
+    assert not code_changed("let a = f(x); // why", "let a = f(x); // because", "web/app.ts")
+    assert code_changed("let a = f(x);", "let a = g(x);", "web/app.ts")  # the control
+    assert code_changed("q = a // b", "q = a // c", "calc.py")  # floor division, not a comment, in Python
+    assert not code_changed("q = a // b  # per page", "q = a // b  # pages", "calc.py")
+    assert not code_changed('s = "#1"  # first', 's = "#1"', "tags.py")  # a `#` inside a string stays code
+    assert code_changed('s = "#1"', 's = "#2"', "tags.py")
+    assert code_changed("#[derive(Debug)]", "#[derive(Clone)]", "src/lib.rs")  # Rust attributes are code

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from pathlib import PurePosixPath
 
 # Lines of context kept on either side of the anchored text: they decide between two places
 # holding the same text.
 CONTEXT_LINES = 2
 # The least similarity (difflib's ratio over the stripped lines) at which changed text is still
-# the anchored code followed; below it the anchor is stale. Measured on real histories:
-# docs/benchmarks.md, "Anchors".
+# the anchored code followed; below it the anchor is stale, and above it too when its code
+# changed (`code_changed`). Measured on real histories: docs/benchmarks.md, "Anchors".
 FOLLOW_THRESHOLD = 0.75
 # How far the re-found text's length may differ from the taken text's, in lines.
 _LENGTH_SLACK = 3
@@ -57,6 +58,44 @@ def similarity(then: str, now: str) -> float:
     """How like the anchored text as taken `then` is the text at its place `now` (1.0: equal but
     for whitespace): what FOLLOW_THRESHOLD is measured on."""
     return _ratio(_canon(then), _canon(now))
+
+
+# Line comments by the file's suffix: a comment changed or added does not change what the code
+# does. Other files compare whole (conservative: any change is a change).
+_LINE_COMMENT = {suffix: "#" for suffix in (".py", ".pyi", ".sh", ".bash", ".rb", ".pl", ".r", ".toml", ".yaml",
+                                            ".yml", ".cfg", ".ini", ".dockerfile")} | \
+    {suffix: "//" for suffix in (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".rs", ".go", ".java",
+                                 ".kt", ".scala", ".swift", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".dart", ".php")}
+
+
+def _without_comment(line: str, mark: str) -> str:
+    """`line` up to its line comment, if one starts outside a string literal."""
+    quote, i = "", 0
+    while i < len(line):
+        char = line[i]
+        if quote:
+            if char == "\\":
+                i += 1
+            elif char == quote:
+                quote = ""
+        elif char in "\"'`":
+            quote = char
+        elif line.startswith(mark, i):
+            return line[:i]
+        i += 1
+    return line
+
+
+def _code(text: str, path: str) -> str:
+    mark = _LINE_COMMENT.get(PurePosixPath(path).suffix.lower())
+    return _canon(text if mark is None else "\n".join(_without_comment(line, mark) for line in text.split("\n")))
+
+
+def code_changed(then: str, now: str, path: str) -> bool:
+    """Whether the code at an anchor's place differs from the code taken, but for whitespace and
+    line comments: any other change may change what it does, so the memory may no longer hold.
+    Measured on real histories: docs/benchmarks.md, "Anchors"."""
+    return _code(then, path) != _code(now, path)
 
 
 def _ratio(a: str, b: str) -> float:

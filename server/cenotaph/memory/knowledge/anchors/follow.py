@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from cenotaph.memory import validate
-from cenotaph.memory.knowledge.anchors.fingerprint import FOLLOW_THRESHOLD, Taken, refind, similarity, take
+from cenotaph.memory.knowledge.anchors.fingerprint import FOLLOW_THRESHOLD, Taken, code_changed, refind, similarity, take
 from cenotaph.memory.context import Context
 from cenotaph.memory.core import lifecycle
 from cenotaph.memory.errors import CenotaphError, InvalidInput, NotFound
@@ -132,7 +132,7 @@ class Anchors:
         if found is None:
             return Check(Anchor(path, row.start_line, row.end_line, "stale", CAUTIONS["stale"]), "")
         now = "\n".join(lines[found.start_line - 1:found.end_line])
-        if found.similarity < FOLLOW_THRESHOLD:
+        if found.similarity < FOLLOW_THRESHOLD or code_changed(row.text, now, path):
             return Check(Anchor(path, found.start_line, found.end_line, "stale", CAUTIONS["stale"]), now)
         same = (path, found.start_line, found.end_line) == (row.path, row.start_line, row.end_line)
         return Check(Anchor(path, found.start_line, found.end_line, "current" if same else "moved"), now)
@@ -168,7 +168,7 @@ class Anchors:
             start, end = places.get(row.memory_id, (row.start_line, row.end_line))
             end = min(end, len(lines))
             now = "\n".join(lines[start - 1:end]) if 1 <= start <= end else ""
-            if similarity(row.text, now) < FOLLOW_THRESHOLD:
+            if similarity(row.text, now) < FOLLOW_THRESHOLD or code_changed(row.text, now, row.path):
                 a = Anchor(row.path, start, max(start, end), "stale", CAUTIONS["stale"])
             else:
                 a = Anchor(row.path, start, end, "current" if (start, end) == (row.start_line, row.end_line) else "moved")
