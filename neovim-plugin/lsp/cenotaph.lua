@@ -101,5 +101,6 @@ return {
     ['cenotaph.setEffort'] = command('cenotaph.setEffort'),
     ['cenotaph.reconfirmAnchor'] = command('cenotaph.reconfirmAnchor'),
     ['cenotaph.retireAnchored'] = command('cenotaph.retireAnchored'),
+    ['cenotaph.showAnchor'] = command('cenotaph.showAnchor'),
   },
 }

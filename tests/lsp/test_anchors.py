@@ -61,6 +61,18 @@ async def test_a_selection_is_anchored_and_follows_the_edits(memory, serve, tmp_
     judged = await _anchors(session, uri, lambda a: a[0]["state"] == "stale")
     assert (judged[0]["start_line"], judged[0]["end_line"]) == (6, 7)
     assert judged[1]["state"] in ("current", "moved") and (judged[1]["start_line"], judged[1]["end_line"]) == (10, 11)
+    # Shown where the code is: a Hint on the stale anchor's lines only (the other one holds).
+    hints = [d for d in await session.diagnostics(uri, lambda ds: any(d.code == "anchor-stale" for d in ds))
+             if d.code == "anchor-stale"]
+    assert [(h.severity, h.range.start.line, h.range.end.line, h.data["memoryId"]) for h in hints] == [
+        (types.DiagnosticSeverity.Hint, 5, 6, result["id"])]
+    assert "may no longer hold" in hints[0].message
+    offered = {a.title: a.command for a in await session.code_actions(uri, hints[0])}
+    assert {c.command for c in offered.values()} >= {"cenotaph.reconfirmAnchor", "cenotaph.showAnchor",
+                                                     "cenotaph.retireAnchored"}
+    shown = await session.execute("cenotaph.showAnchor", {"memoryId": result["id"]})
+    then_now = shown["markdown"].split("Now:")
+    assert "int(header or 1)" in then_now[0] and "NotImplementedError" not in then_now[0]
     stored = {i.memory_id: i.anchor for i in memory.anchors.listing(PROJECT)} if memory.attach_repositories(
         [(repo.root, PROJECT)]) is None else {}
     assert (stored[result["id"]].start_line, stored[other["id"]].start_line) == (4, 9)  # the disk is unsaved
@@ -74,6 +86,7 @@ async def test_a_selection_is_anchored_and_follows_the_edits(memory, serve, tmp_
 
     again = await session.execute("cenotaph.reconfirmAnchor", {"memoryId": result["id"]})
     assert again["done"] and "re-anchored to net.py:" in again["message"]
+    await session.diagnostics(uri, lambda ds: not any(d.code == "anchor-stale" for d in ds))  # the hint goes
     retired = await session.execute("cenotaph.retireAnchored", {"memoryId": other["id"], "reason": "rewritten"})
     assert retired["done"] and memory.get(other["id"]).state == "archived"
     assert memory.get(result["id"]).state == "active"  # the control

@@ -210,6 +210,7 @@ COMMAND_SAMPLES: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = 
                             {"name": "", "project": "p", "effort": 1}, {"name": "x", "project": "p", "effort": "3"}]),
     "cenotaph.reconfirmAnchor": ([{"memoryId": 1}], [{"memoryId": 0}, {"memoryId": 1, "at": "a.py:1"}]),
     "cenotaph.retireAnchored": ([{"memoryId": 1, "reason": "rewritten"}], [{"memoryId": 1, "reason": ""}]),
+    "cenotaph.showAnchor": ([{"memoryId": 1}], [{"memoryId": 0}, {"memoryId": 1, "reason": "why"}]),
 }
 
 

@@ -22,6 +22,9 @@ import { exitMessage, readCheckout, resolveServerCommand, Resolution, Tail } fro
 import { serverKeys, serverSettings } from './settings';
 import { ServerState } from './status';
 
+/** Commands whose answer is a page to read (Markdown), by the name its page takes. */
+const SHOWN_AS_PAGE: Record<string, string> = { 'cenotaph.showWhy': 'why', 'cenotaph.showAnchor': 'anchor' };
+
 export const LEDGER_REQUEST = 'cenotaph/ledger';
 export const LEDGER_DID_CHANGE = 'cenotaph/ledgerDidChange';
 export const MCP_ENDPOINT = 'cenotaph/mcpEndpoint';
@@ -341,8 +344,9 @@ export class CenotaphClient implements vscode.Disposable {
       return undefined;
     }
     if (result && typeof result === 'object') {
-      if (command === 'cenotaph.showWhy' && result.markdown) {
-        await this.showMarkdown(`why-${result.id ?? 'approach'}`, result.markdown);
+      const page = SHOWN_AS_PAGE[command];
+      if (page && result.markdown) {
+        await this.showMarkdown(`${page}-${result.id ?? 'approach'}`, result.markdown);
       } else if (result.done) {
         void vscode.window.showInformationMessage(`Cenotaph: ${result.message}`);
       } else if (result.message !== 'cancelled') {

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from cenotaph.lsp.convert import Wire, file_path
+from cenotaph.lsp.convert import SOURCE, Wire, code_action, file_path
 from cenotaph.lsp.features.commands import parse
 from cenotaph.memory.knowledge.anchors.fingerprint import shift
 from cenotaph.memory.errors import CenotaphError
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from cenotaph.lsp.features import ServerContext
 
 ANCHORS = "cenotaph/anchors"
+CODE_STALE = "anchor-stale"
+MAX_COLUMN = 10_000  # to the end of the last line, however long
 # Typing pauses this long before the followed anchors are written (and re-judged) in the store.
 FOLLOW_AFTER_SECONDS = 1.0
 
@@ -57,15 +59,22 @@ def line_edit(change: types.TextDocumentContentChangePartial) -> tuple[int, int,
 
 
 def opened(ls: ServerContext, uri: str) -> None:
+    """The document's anchors, each checked against the file as it is (a pull or a checkout may
+    have moved or changed its code since it was last seen)."""
     path, project = file_path(uri), ls.project_for(uri)
     if path is None or project is None:
         return
     try:
         rows = ls.memory.anchors_in(project, path)
+        checked = {row.memory_id: ls.memory.anchors.check(row).anchor for row in rows}
     except CenotaphError as exc:
         log.warning("anchors of %s: %s", uri, exc)
         return
-    ls.anchored[uri] = OpenAnchors.of(project, rows)
+    document = OpenAnchors.of(project, rows)
+    for memory_id, anchor in checked.items():
+        document.places[memory_id] = (anchor.start_line, anchor.end_line)
+        document.states[memory_id] = anchor.state
+    ls.anchored[uri] = document
 
 
 def reread(ls: ServerContext, uri: str) -> OpenAnchors | None:
@@ -114,12 +123,50 @@ async def _write_back(ls: ServerContext, uri: str) -> None:
         return
     if ls.anchored.get(uri) is document and document.places == places:  # no edit came meanwhile
         ls.anchored[uri] = OpenAnchors.of(document.project, rows)
+        ls.publish_diagnostics(uri, only_changed=True)  # a stale anchor's hint, or its end
 
 
 def closed(ls: ServerContext, uri: str) -> None:
     document = ls.anchored.pop(uri, None)
     if document is not None and document.timer is not None:
         document.timer.cancel()
+
+
+def diagnostics(ls: ServerContext, uri: str) -> list[types.Diagnostic]:
+    """A Hint on each stale anchor of an open document: the memory written about these lines may
+    no longer hold (its actions: re-confirm, show the memory, retire)."""
+    document = reread(ls, uri)
+    if document is None:
+        return []
+    found = []
+    for memory_id, (start, end) in sorted(document.places.items()):
+        if document.states.get(memory_id) != "stale":
+            continue
+        found.append(types.Diagnostic(
+            range=types.Range(start=types.Position(line=start - 1, character=0),
+                              end=types.Position(line=max(start, end) - 1, character=MAX_COLUMN)),
+            message=f"memory #{memory_id} was written about these lines, and their code has changed since: "
+                    "it may no longer hold", severity=types.DiagnosticSeverity.Hint, source=SOURCE,
+            code=CODE_STALE, data={"memoryId": memory_id}))
+    return found
+
+
+def code_actions(ls: ServerContext, params: types.CodeActionParams) -> list[types.CodeAction]:
+    actions = []
+    for diagnostic in params.context.diagnostics:
+        if diagnostic.source != SOURCE or diagnostic.code != CODE_STALE or not isinstance(diagnostic.data, dict):
+            continue
+        memory_id = diagnostic.data.get("memoryId")
+        if not isinstance(memory_id, int):
+            continue
+        argument = {"memoryId": memory_id}
+        actions += [code_action(f"Re-confirm memory #{memory_id} (it still holds for the code as it is)",
+                                "cenotaph.reconfirmAnchor", argument, diagnostic=diagnostic),
+                    code_action(f"Show what changed under memory #{memory_id}", "cenotaph.showAnchor", argument,
+                                diagnostic=diagnostic),
+                    code_action(f"Retire memory #{memory_id} (it no longer holds)", "cenotaph.retireAnchored",
+                                argument, diagnostic=diagnostic)]
+    return actions
 
 
 class AnchorsParams(Wire):

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from cenotaph.lsp.convert import CODE_ABANDONED, SOURCE, ApproachDiagnosticData, code_action, plain, to_range
 from cenotaph.lsp.features import compile as compile_feature
-from cenotaph.lsp.features import diagnostics, ledger
+from cenotaph.lsp.features import anchors, diagnostics, ledger
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.team.folder import source_of
 from cenotaph.memory.validate import MAX_CONTENT
@@ -146,4 +146,5 @@ def register(server: ServerContext) -> None:
         if not any(diagnostic.range == params.range for _, diagnostic in flagged):
             actions += selection_actions(ls, params, project)
         actions += compile_feature.code_actions(ls, params)
+        actions += anchors.code_actions(ls, params)
         return actions or None

@@ -249,6 +249,24 @@ async def reconfirm_anchor(ls: ServerContext, args: AnchorArgs) -> dict[str, Any
     return _done(f"memory #{item.memory_id} re-anchored to {a.path}:{a.start_line}-{a.end_line}", item.memory_id)
 
 
+async def show_anchor(ls: ServerContext, args: AnchorArgs) -> dict[str, Any]:
+    """A memory, and its anchored lines as they were taken and as they are now (Markdown)."""
+    def read() -> Any:
+        project = ls.memory.get(args.memory_id).project
+        return next((i for i in ls.memory.anchored(project) if i.memory_id == args.memory_id), None)
+
+    item = await _domain(ls, read)
+    if item is None:
+        raise JsonRpcInvalidParams(message=f"memoryId: memory #{args.memory_id} has no anchor")
+    a, fence = item.anchor, "~~~~"
+    lines = [f"**memory #{item.memory_id}** · {a.state}" + (f": {a.caution}" if a.caution else ""), "",
+             item.content, "", f"Anchored to `{a.path}:{a.start_line}-{a.end_line}`"
+             + (f", taken at commit `{item.revision[:12]}`" if item.revision else "") + f" ({item.taken_at[:10]}).", "",
+             "Then:", "", fence, item.then, fence, "", "Now:", "", fence, item.now or "(gone)", fence]
+    return CommandResult(done=True, message=f"memory #{item.memory_id}: {a.state}", id=item.memory_id,
+                         markdown="\n".join(lines)).dump()
+
+
 async def retire_anchored(ls: ServerContext, args: MemoryArgs) -> dict[str, Any]:
     reason = await _ask(ls, args.reason, f"Why does memory #{args.memory_id} no longer hold?", ["Its code changed"])
     if reason is None:
@@ -560,10 +578,11 @@ COMMANDS: dict[str, tuple[type[Wire], Handler]] = {
     "cenotaph.setEffort": (SetEffortArgs, set_effort),
     "cenotaph.reconfirmAnchor": (AnchorArgs, reconfirm_anchor),
     "cenotaph.retireAnchored": (MemoryArgs, retire_anchored),
+    "cenotaph.showAnchor": (AnchorArgs, show_anchor),
 }
 
 
-READ_ONLY = frozenset({"cenotaph.showWhy", "cenotaph.showLocation"})
+READ_ONLY = frozenset({"cenotaph.showWhy", "cenotaph.showLocation", "cenotaph.showAnchor"})
 
 
 def parse(name: str, model: type[Wire], arguments: tuple[Any, ...]) -> Wire:

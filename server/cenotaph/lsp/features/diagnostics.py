@@ -165,7 +165,7 @@ def publish(ls: ServerContext, uri: str, *, only_changed: bool = False) -> None:
     what the client already has."""
     try:
         diagnostics = ledger.diagnostics(ls, uri) if ledger.is_ledger(uri) else \
-            compute(ls, uri) + compile_feature.diagnostics(ls, uri)
+            compute(ls, uri) + compile_feature.diagnostics(ls, uri) + anchors.diagnostics(ls, uri)
     except CenotaphError as exc:
         log.warning("diagnostics for %s: %s", uri, exc)
         return
@@ -190,8 +190,8 @@ def forget(ls: ServerContext, uri: str) -> None:
 def register(server: ServerContext) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: ServerContext, params: types.DidOpenTextDocumentParams) -> None:
-        publish(ls, params.text_document.uri)
         anchors.opened(ls, params.text_document.uri)
+        publish(ls, params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: ServerContext, params: types.DidChangeTextDocumentParams) -> None:
