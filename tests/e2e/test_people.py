@@ -19,6 +19,7 @@ from pytest_lsp import client_capabilities
 from pytest_lsp.client import make_test_lsp_client
 
 from tests.conftest import CENOTAPH, GIT_PERSON, cli_store, person_of
+from tests.e2e.test_cli import run as cli_run
 from tests.gitrepo import GitRepo
 
 PROJECT = "acme/people"
@@ -26,11 +27,7 @@ REPO_PERSON = "ada@repo.example"
 
 
 def run(env, *args, cwd, check=True):
-    done = subprocess.run([CENOTAPH, "--project", PROJECT, *args], env=env, cwd=cwd, capture_output=True, text=True,
-                          timeout=120)
-    if check:
-        assert done.returncode == 0, done.stderr
-    return done
+    return cli_run(env, "--project", PROJECT, *args, cwd=cwd, check=check)
 
 
 def logged(cli_env) -> list[tuple[str, str]]:

@@ -7,7 +7,6 @@ needed, with nothing written; a reviewer's succeed; every event names its person
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ from starlette.testclient import TestClient
 
 from tests.conftest import CENOTAPH, cli_memory, person_of
 from tests.console.conftest import ORIGIN, PORT, TOKEN, notices, post
+from tests.e2e.test_cli import run as cli_run
 from tests.gitrepo import GitRepo
 
 pytestmark = pytest.mark.postgres_only("team roles are PostgreSQL logins")
@@ -34,11 +34,7 @@ OWNER = Actor(name="cli:owner", kind="human")
 
 
 def run(env, *args, cwd, check=True):
-    done = subprocess.run([CENOTAPH, "--project", PROJECT, *args], env=env, cwd=cwd, capture_output=True, text=True,
-                          timeout=120)
-    if check:
-        assert done.returncode == 0, done.stderr
-    return done
+    return cli_run(env, "--project", PROJECT, *args, cwd=cwd, check=check)
 
 
 class Team:
