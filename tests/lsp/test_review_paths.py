@@ -89,7 +89,8 @@ async def test_remember_this_keeps_the_selection_file_and_lines(memory, serve, t
     # In the project's repository (the folder's `.cenotaph.toml` marks its root): anchored, no label.
     anchored = memory.anchors_in(PROJECT, folder / "src" / "client.py") if memory.attach_repositories(
         [(folder, PROJECT)]) is None else []
-    assert [(a.memory_id, a.path, a.start_line, a.end_line) for a in anchored] == [(result["id"], "src/client.py", 3, 4)]
+    assert [(a.memory_id, a.anchor.path, a.anchor.start_line, a.anchor.end_line) for a in anchored] == [
+        (result["id"], "src/client.py", 3, 4)]
     assert row.tags == [] and row.kind == "decision" and row.project == PROJECT
     assert row.content == "# retries: three, then give up\nRETRIES = 3\n"
     opened = await session.execute("cenotaph.showLocation", {"memoryId": result["id"]})  # and back to it

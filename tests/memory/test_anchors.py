@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 from cenotaph.memory.knowledge.anchors.fingerprint import FOLLOW_THRESHOLD, refind, shift, take
-from cenotaph.memory.errors import InvalidInput
+from cenotaph.memory.errors import InvalidInput, NotFound
+from cenotaph.store import anchors as store_anchors
 
 from tests.conftest import HUMAN
 from tests.gitrepo import GitRepo
@@ -155,3 +156,42 @@ def test_line_comments_are_read_by_the_files_language():
     assert not code_changed('s = "#1"  # first', 's = "#1"', "tags.py")  # a `#` inside a string stays code
     assert code_changed('s = "#1"', 's = "#2"', "tags.py")
     assert code_changed("#[derive(Debug)]", "#[derive(Clone)]", "src/lib.rs")  # Rust attributes are code
+
+
+def test_one_anchored_memory_is_read_and_checked_alone(memory, repo):
+    memory_id = _anchored(memory, "retry_after trusts the server's Retry-After header", "net.py:4-6")
+    other = _anchored(memory, "backoff doubles the wait", "net.py:9-10")
+    (repo.root / "net.py").write_text("# a header\n" + SOURCE.replace("2 ** n", "3 ** n"))
+    item = memory.anchors.one(memory_id)
+    assert (item.memory_id, item.anchor.start_line, item.anchor.state, item.content) == (
+        memory_id, 5, "moved", "retry_after trusts the server's Retry-After header")
+    assert memory.anchors.one(other).anchor.state == "stale"  # the control: its code changed
+    plain = memory.remember(HUMAN, "Timeouts are in seconds.", project=P).id
+    with pytest.raises(NotFound, match="has no anchor"):
+        memory.anchors.one(plain)
+
+
+def test_a_files_anchors_are_its_memories_in_use_each_checked(memory, repo):
+    kept = _anchored(memory, "retry_after trusts the server's Retry-After header", "net.py:4-6")
+    retired = _anchored(memory, "backoff doubles the wait", "net.py:9-10")
+    elsewhere = _anchored(memory, "x starts at one", "other.py:1")
+    assert [i.memory_id for i in memory.anchors_in(P, repo.root / "net.py")] == [kept, retired]  # the control
+    memory.retire_anchored(HUMAN, retired, reason="rewritten")
+    (repo.root / "net.py").write_text("\n" + SOURCE)
+    [item] = memory.anchors_in(P, repo.root / "net.py")
+    assert (item.memory_id, item.content, item.anchor.start_line, item.anchor.state) == (
+        kept, "retry_after trusts the server's Retry-After header", 5, "moved")
+    assert [i.memory_id for i in memory.anchors_in(P, repo.root / "other.py")] == [elsewhere]
+
+
+def test_checking_many_anchors_at_once_judges_each_as_alone(memory, repo):
+    ids = [_anchored(memory, "retry_after trusts the server's Retry-After header", "net.py:4-6"),
+           _anchored(memory, "backoff doubles the wait", "net.py:9-10"),
+           _anchored(memory, "x starts at one", "other.py:1")]
+    (repo.root / "net.py").write_text("# moved\n" + SOURCE.replace("2 ** n", "3 ** n"))
+    (repo.root / "other.py").unlink()
+    with memory.ctx.store.read() as conn:
+        rows = [store_anchors.of(conn, [i])[i] for i in ids]
+    together = [c.anchor for c in memory.anchors.checks(rows)]
+    assert together == [memory.anchors.check(row).anchor for row in rows]
+    assert [a.state for a in together] == ["moved", "stale", "lost"]

@@ -110,6 +110,7 @@ class CenotaphServer(LanguageServer):
         self.background: set[asyncio.Future] = set()
         self.mcp_endpoint: Any = None  # cenotaph.mcp.listener.HttpEndpoint once listening
         self.anchored: dict[str, anchors.OpenAnchors] = {}  # uri → the open document's anchors, as edits moved them
+        self.lens_refresh_due = False  # a workspace/codeLens/refresh is about to be sent (anchors.refresh_lenses)
         self.lesson_keys: dict[str, tuple[int, frozenset[str]]] = {}  # project → (event seq, reinforced lesson keys)
         self.lessons_computing: set[str] = set()  # projects whose lesson keys are being computed
 

@@ -58,7 +58,6 @@ from cenotaph.store import events, memories, vectors
 from cenotaph.store.db import Store
 from cenotaph.store.memories import Scope
 from cenotaph.store.records import (
-    AnchorRow,
     ApproachRow,
     EventRow,
     MemoryRow,
@@ -294,14 +293,15 @@ class Memory:
         """Re-anchor a memory to its code as it is now (where the check finds it, or `at`)."""
         return self.anchors.reconfirm(actor, memory_id, parse_at(at) if isinstance(at, str) else at)
 
-    def anchors_in(self, project: str, file: Path) -> list[AnchorRow]:
-        """The anchors in a file of `project`'s working tree (an editor follows them as it edits)."""
+    def anchors_in(self, project: str, file: Path) -> list[AnchoredMemory]:
+        """The anchored memories in a file of `project`'s working tree, checked now (an editor
+        follows them as it edits)."""
         return self.anchors.in_file(project, file)
 
-    def follow_edits(self, rows: list[AnchorRow], lines: list[str],
+    def follow_edits(self, items: list[AnchoredMemory], lines: list[str],
                      places: dict[int, tuple[int, int]]) -> list[Anchor]:
         """Where an open document's edits moved its anchors, and whether their text still holds."""
-        return self.anchors.follow_edits(rows, lines, places)
+        return self.anchors.follow_edits(items, lines, places)
 
     def retire_anchored(self, actor: Actor, memory_id: int, *, reason: str) -> MemoryRow:
         """Archive an anchored memory whose code changed."""

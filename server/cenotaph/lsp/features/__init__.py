@@ -64,6 +64,7 @@ class ServerContext(Protocol):
     lesson_keys: dict[str, tuple[int, frozenset[str]]]
     lessons_computing: set[str]
     anchored: dict[str, Any]
+    lens_refresh_due: bool
 
     # pygls: registering handlers, the client's documents and capabilities, messages to the client.
     protocol: LanguageServerProtocol
@@ -84,6 +85,8 @@ class ServerContext(Protocol):
     def text_document_publish_diagnostics(self, params: types.PublishDiagnosticsParams) -> None: ...
 
     def window_show_message(self, params: types.ShowMessageParams) -> None: ...
+
+    def workspace_code_lens_refresh(self, params: None) -> Any: ...  # a Future of the client's answer
 
     async def window_show_message_request_async(
             self, params: types.ShowMessageRequestParams) -> types.MessageActionItem | None: ...

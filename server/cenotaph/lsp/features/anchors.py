@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -16,8 +16,7 @@ from cenotaph.lsp.convert import SOURCE, Wire, code_action, file_path
 from cenotaph.lsp.features.commands import parse
 from cenotaph.memory.knowledge.anchors.fingerprint import shift
 from cenotaph.memory.errors import CenotaphError
-from cenotaph.memory.models import as_json
-from cenotaph.store.records import AnchorRow
+from cenotaph.memory.models import AnchoredMemory, as_json
 
 if TYPE_CHECKING:
     from cenotaph.lsp.features import ServerContext
@@ -27,24 +26,28 @@ CODE_STALE = "anchor-stale"
 MAX_COLUMN = 10_000  # to the end of the last line, however long
 # Typing pauses this long before the followed anchors are written (and re-judged) in the store.
 FOLLOW_AFTER_SECONDS = 1.0
+LENS_TEXT = 60  # characters of the memory's first line a code lens shows
+# No lens on these: a stale or lost anchor's memory may no longer hold (the Hint says so instead).
+NO_LENS = frozenset({"stale", "lost"})
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
 class OpenAnchors:
-    """One open document's anchors: as stored, and where its edits have moved them since."""
+    """One open document's anchored memories, as last checked, and where its edits have moved
+    their anchors since: held here and shifted by each edit, never re-read while typing."""
 
     project: str
-    rows: list[AnchorRow]
+    items: list[AnchoredMemory]
     places: dict[int, tuple[int, int]]
     states: dict[int, str] = field(default_factory=dict)
     timer: asyncio.TimerHandle | None = None
 
     @classmethod
-    def of(cls, project: str, rows: list[AnchorRow]) -> OpenAnchors:
-        return cls(project, rows, {r.memory_id: (r.start_line, r.end_line) for r in rows},
-                   {r.memory_id: r.state for r in rows})
+    def of(cls, project: str, items: list[AnchoredMemory]) -> OpenAnchors:
+        return cls(project, items, {i.memory_id: (i.anchor.start_line, i.anchor.end_line) for i in items},
+                   {i.memory_id: i.anchor.state for i in items})
 
 
 def line_edit(change: types.TextDocumentContentChangePartial) -> tuple[int, int, int]:
@@ -65,29 +68,24 @@ def opened(ls: ServerContext, uri: str) -> None:
     if path is None or project is None:
         return
     try:
-        rows = ls.memory.anchors_in(project, path)
-        checked = {row.memory_id: ls.memory.anchors.check(row).anchor for row in rows}
+        ls.anchored[uri] = OpenAnchors.of(project, ls.memory.anchors_in(project, path))
     except CenotaphError as exc:
         log.warning("anchors of %s: %s", uri, exc)
-        return
-    document = OpenAnchors.of(project, rows)
-    for memory_id, anchor in checked.items():
-        document.places[memory_id] = (anchor.start_line, anchor.end_line)
-        document.states[memory_id] = anchor.state
-    ls.anchored[uri] = document
 
 
 def reread(ls: ServerContext, uri: str) -> OpenAnchors | None:
-    """An open document's anchors, read again when a command anchored a memory in it."""
+    """An open document's anchors, read again when a command anchored, re-confirmed or retired
+    a memory (they dropped every document's): the client's lenses are then out of date."""
     if uri not in ls.anchored and uri in ls.workspace.text_documents:
         opened(ls, uri)
+        refresh_lenses(ls)
     return ls.anchored.get(uri)
 
 
 def edited(ls: ServerContext, params: types.DidChangeTextDocumentParams) -> None:
     uri = params.text_document.uri
     document = reread(ls, uri)
-    if document is None or not document.rows:
+    if document is None or not document.items:
         return
     for change in params.content_changes:
         if not isinstance(change, types.TextDocumentContentChangePartial):
@@ -110,20 +108,19 @@ async def _write_back(ls: ServerContext, uri: str) -> None:
         return
     document.timer = None
     lines, places = text.source.splitlines(), dict(document.places)
-    path = file_path(uri)
-
-    def follow() -> list[AnchorRow]:
-        ls.memory.follow_edits(document.rows, lines, places)
-        return ls.memory.anchors_in(document.project, path) if path is not None else []
 
     try:
-        rows = await asyncio.to_thread(follow)
+        found = await asyncio.to_thread(ls.memory.follow_edits, document.items, lines, places)
     except CenotaphError as exc:
         log.warning("following the anchors of %s: %s", uri, exc)
         return
     if ls.anchored.get(uri) is document and document.places == places:  # no edit came meanwhile
-        ls.anchored[uri] = OpenAnchors.of(document.project, rows)
+        before = dict(document.states)
+        ls.anchored[uri] = OpenAnchors.of(document.project, [replace(i, anchor=a) for i, a in
+                                                             zip(document.items, found, strict=True)])
         ls.publish_diagnostics(uri, only_changed=True)  # a stale anchor's hint, or its end
+        if ls.anchored[uri].states != before:
+            refresh_lenses(ls)  # a lens goes with staleness, or comes back
 
 
 def closed(ls: ServerContext, uri: str) -> None:
@@ -169,6 +166,43 @@ def code_actions(ls: ServerContext, params: types.CodeActionParams) -> list[type
     return actions
 
 
+def lenses(ls: ServerContext, uri: str) -> list[types.CodeLens]:
+    """A lens above each anchor of an open document whose memory still holds as far as is known
+    (current, moved, or typed into and not yet judged), naming the memory; it shows the memory
+    and its lines (cenotaph.showAnchor). A stale or lost anchor has the Hint instead."""
+    document = reread(ls, uri)
+    if document is None:
+        return []
+    found = []
+    for item in document.items:
+        if document.states.get(item.memory_id) in NO_LENS:
+            continue
+        start = document.places[item.memory_id][0] - 1
+        first = item.content.strip().split("\n", 1)[0]
+        short = first if len(first) <= LENS_TEXT else first[:LENS_TEXT - 1].rstrip() + "…"
+        found.append(types.CodeLens(
+            range=types.Range(start=types.Position(line=start, character=0), end=types.Position(line=start, character=0)),
+            command=types.Command(title=f"memory #{item.memory_id}: {short}", command="cenotaph.showAnchor",
+                                  arguments=[{"memoryId": item.memory_id}])))
+    return sorted(found, key=lambda lens: lens.range.start.line)
+
+
+def refresh_lenses(ls: ServerContext) -> None:
+    """Ask the client to request its code lenses again (once per turn of the event loop, however
+    many documents changed), when it says it can."""
+    workspace = ls.client_capabilities.workspace
+    support = workspace.code_lens if workspace is not None else None
+    if support is None or not support.refresh_support or ls.lens_refresh_due:
+        return
+    ls.lens_refresh_due = True
+
+    def send() -> None:
+        ls.lens_refresh_due = False
+        ls.workspace_code_lens_refresh(None)
+
+    asyncio.get_running_loop().call_soon(send)
+
+
 class AnchorsParams(Wire):
     uri: str
 
@@ -185,6 +219,10 @@ class OpenAnchor:
 
 
 def register(server: ServerContext) -> None:
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+    def code_lens(ls: ServerContext, params: types.CodeLensParams) -> list[types.CodeLens]:
+        return lenses(ls, params.text_document.uri)
+
     @server.feature(ANCHORS)
     async def anchors_request(ls: ServerContext, params: Any) -> list[dict[str, Any]]:
         uri = parse(ANCHORS, AnchorsParams, (params,)).uri

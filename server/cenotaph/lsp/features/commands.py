@@ -251,13 +251,7 @@ async def reconfirm_anchor(ls: ServerContext, args: AnchorArgs) -> dict[str, Any
 
 async def show_anchor(ls: ServerContext, args: AnchorArgs) -> dict[str, Any]:
     """A memory, and its anchored lines as they were taken and as they are now (Markdown)."""
-    def read() -> Any:
-        project = ls.memory.get(args.memory_id).project
-        return next((i for i in ls.memory.anchored(project) if i.memory_id == args.memory_id), None)
-
-    item = await _domain(ls, read)
-    if item is None:
-        raise JsonRpcInvalidParams(message=f"memoryId: memory #{args.memory_id} has no anchor")
+    item = await _domain(ls, lambda: ls.memory.anchors.one(args.memory_id))
     a, fence = item.anchor, "~~~~"
     lines = [f"**memory #{item.memory_id}** · {a.state}" + (f": {a.caution}" if a.caution else ""), "",
              item.content, "", f"Anchored to `{a.path}:{a.start_line}-{a.end_line}`"

@@ -70,6 +70,11 @@ _LINE_COMMENT = {suffix: "#" for suffix in (".py", ".pyi", ".sh", ".bash", ".rb"
 
 def _without_comment(line: str, mark: str) -> str:
     """`line` up to its line comment, if one starts outside a string literal."""
+    cut = line.find(mark)
+    if cut < 0:
+        return line
+    if not any(q in line[:cut] for q in "\"'`"):  # no string opens before it: scanning is for when one does
+        return line[:cut]
     quote, i = "", 0
     while i < len(line):
         char = line[i]

@@ -12,10 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from cenotaph.memory import validate
-from cenotaph.memory.knowledge.anchors.fingerprint import FOLLOW_THRESHOLD, Taken, code_changed, refind, similarity, take
 from cenotaph.memory.context import Context
 from cenotaph.memory.core import lifecycle
 from cenotaph.memory.errors import CenotaphError, InvalidInput, NotFound
+from cenotaph.memory.knowledge.anchors.fingerprint import (
+    FOLLOW_THRESHOLD,
+    Taken,
+    code_changed,
+    refind,
+    similarity,
+    take,
+)
 from cenotaph.memory.mining.history import Repository
 from cenotaph.memory.models import Actor, Anchor, AnchoredMemory, RecallResult
 from cenotaph.store import anchors as store_anchors
@@ -59,6 +66,11 @@ def _revision(root: Path) -> str | None:
         return Repository(root).head()
     except CenotaphError:  # not a git repository, or no git: the anchor has no commit
         return None
+
+
+def _in_use(rows: list[AnchorRow], shown: dict[int, MemoryRow | None]) -> list[AnchorRow]:
+    """The anchors of memories still in use: a retired (archived) memory's anchor is not shown."""
+    return [r for r in rows if (m := shown[r.memory_id]) is not None and m.state in ("active", "deprioritised")]
 
 
 @dataclass(slots=True)
@@ -114,20 +126,43 @@ class Anchors:
     def check(self, row: AnchorRow) -> Check:
         """Where the anchored text is in the working tree now: the stored state when this process
         has no working tree of the project."""
-        root = self.roots(row.project)
-        stored = Anchor(row.path, row.start_line, row.end_line, row.state, CAUTIONS.get(row.state, ""))
-        if root is None:
-            return Check(stored, "")
-        path = row.path
-        if not (root / path).is_file() and row.revision:
-            try:  # renamed since the commit it was taken at
-                path = Repository(root).departures(row.revision, "HEAD").get(path) or path
-            except CenotaphError:
-                pass
-        file = root / path
-        if not file.is_file():
+        return self.checks([row])[0]
+
+    def checks(self, rows: list[AnchorRow]) -> list[Check]:
+        """`check` of each row, reading each file (and each commit's renames) once: a file's
+        anchors are checked together when it opens or is listed."""
+        files: dict[Path, list[str]] = {}
+        renames: dict[str, dict[str, str]] = {}
+
+        def departures(root: Path, revision: str) -> dict[str, str]:
+            if revision not in renames:
+                try:  # renamed since the commit it was taken at
+                    renames[revision] = Repository(root).departures(revision, "HEAD")
+                except CenotaphError:
+                    renames[revision] = {}
+            return renames[revision]
+
+        checked = []
+        for row in rows:
+            root = self.roots(row.project)
+            if root is None:
+                checked.append(Check(Anchor(row.path, row.start_line, row.end_line, row.state,
+                                            CAUTIONS.get(row.state, "")), ""))
+                continue
+            path = row.path
+            if not (root / path).is_file() and row.revision:
+                path = departures(root, row.revision).get(path) or path
+            file = root / path
+            if file not in files and file.is_file():
+                files[file] = _lines(file)
+            checked.append(self._judge(row, path, files.get(file)))
+        return checked
+
+    @staticmethod
+    def _judge(row: AnchorRow, path: str, lines: list[str] | None) -> Check:
+        """An anchor against its file's lines now (None: the file is gone)."""
+        if lines is None:
             return Check(Anchor(path, row.start_line, row.end_line, "lost", CAUTIONS["lost"]), "")
-        lines = _lines(file)
         found = refind(Taken(row.text, row.lines_before, row.lines_after), lines, row.start_line)
         if found is None:
             return Check(Anchor(path, row.start_line, row.end_line, "stale", CAUTIONS["stale"]), "")
@@ -145,36 +180,41 @@ class Anchors:
             rows = store_anchors.of(conn, ids)
         if not rows:
             return results
-        for r in results:
-            if r.result_type == "memory" and r.id in rows:
-                r.anchor = self.check(rows[r.id]).anchor
+        anchored = [r for r in results if r.result_type == "memory" and r.id in rows]
+        for r, checked in zip(anchored, self.checks([rows[r.id] for r in anchored]), strict=True):
+            r.anchor = checked.anchor
         doubtful = [r for r in results if r.anchor is not None and r.anchor.state in CAUTIONS]
         return [r for r in results if r not in doubtful] + doubtful
 
-    def in_file(self, project: str, file: Path) -> list[AnchorRow]:
-        """The anchors in `file` (absolute) of `project`'s working tree, as stored."""
+    def in_file(self, project: str, file: Path) -> list[AnchoredMemory]:
+        """The anchored memories still in use in `file` (absolute) of `project`'s working tree,
+        each checked against the file as it is now; where a check followed one, the store follows."""
         root = self.roots(project)
         if root is None or not file.is_relative_to(root):
             return []
         with self.ctx.store.read() as conn:
-            return store_anchors.in_project(conn, [project], file.relative_to(root).as_posix())
+            rows = store_anchors.in_project(conn, [project], file.relative_to(root).as_posix())
+            shown = {r.memory_id: memories.current(conn, r.memory_id) for r in rows}
+        return self._checked(_in_use(rows, shown), shown)
 
-    def follow_edits(self, rows: list[AnchorRow], lines: list[str], places: dict[int, tuple[int, int]]) -> list[Anchor]:
-        """An open document's anchors where its edits moved them (`places`: memory id → lines,
-        as an editor moved them while the person typed), each current or moved while its text is
-        like the taken text, else stale; the store follows."""
+    def follow_edits(self, items: list[AnchoredMemory], lines: list[str],
+                     places: dict[int, tuple[int, int]]) -> list[Anchor]:
+        """An open document's anchors (`in_file`'s) where its edits moved them (`places`: memory
+        id → lines, as an editor moved them while the person typed), each current or moved while
+        its text is like the taken text, else stale; the store follows."""
         found, changed = [], []
-        for row in rows:
-            start, end = places.get(row.memory_id, (row.start_line, row.end_line))
+        for item in items:
+            was = item.anchor
+            start, end = places.get(item.memory_id, (was.start_line, was.end_line))
             end = min(end, len(lines))
             now = "\n".join(lines[start - 1:end]) if 1 <= start <= end else ""
-            if similarity(row.text, now) < FOLLOW_THRESHOLD or code_changed(row.text, now, row.path):
-                a = Anchor(row.path, start, max(start, end), "stale", CAUTIONS["stale"])
+            if similarity(item.then, now) < FOLLOW_THRESHOLD or code_changed(item.then, now, was.path):
+                a = Anchor(was.path, start, max(start, end), "stale", CAUTIONS["stale"])
             else:
-                a = Anchor(row.path, start, end, "current" if (start, end) == (row.start_line, row.end_line) else "moved")
+                a = Anchor(was.path, start, end, "current" if (start, end) == (was.start_line, was.end_line) else "moved")
             found.append(a)
-            if (a.start_line, a.end_line, a.state) != (row.start_line, row.end_line, row.state):
-                changed.append((row.memory_id, a))
+            if (a.start_line, a.end_line, a.state) != (was.start_line, was.end_line, was.state):
+                changed.append((item.memory_id, a))
         self._follow(changed)
         return found
 
@@ -194,28 +234,36 @@ class Anchors:
             raise NotFound(f"memory_id: memory #{memory_id} has no anchor", field="memory_id")
         return row, anchor
 
+    def _checked(self, rows: list[AnchorRow], shown: dict[int, MemoryRow | None]) -> list[AnchoredMemory]:
+        """The memories of `rows`, their anchors checked now; where a check followed an anchor,
+        the store follows too."""
+        listed, followed = [], []
+        for row, checked in zip(rows, self.checks(rows), strict=True):
+            a = checked.anchor
+            if (a.path, a.start_line, a.end_line, a.state) != (row.path, row.start_line, row.end_line, row.state):
+                followed.append((row.memory_id, a))
+            memory = shown[row.memory_id]
+            listed.append(AnchoredMemory(memory_id=row.memory_id, content=memory.content if memory else "", anchor=a,
+                                         revision=row.revision, taken_at=row.taken_at, then=row.text,
+                                         now=checked.now))
+        self._follow(followed)
+        return listed
+
     def listing(self, project: str, *, stale_only: bool = False) -> list[AnchoredMemory]:
-        """The anchored memories of `project` that are still in use, each checked now; where a
-        check followed an anchor, the store follows too."""
+        """The anchored memories of `project` that are still in use, each checked now."""
         project = validate.project(project)
         with self.ctx.store.read() as conn:
             rows = store_anchors.in_project(conn, [project])
             shown = {r.memory_id: memories.current(conn, r.memory_id) for r in rows}
-        listed, followed = [], []
-        for row in rows:
-            memory = shown[row.memory_id]
-            if memory is None or memory.state not in ("active", "deprioritised"):
-                continue
-            checked = self.check(row)
-            a = checked.anchor
-            if (a.path, a.start_line, a.end_line, a.state) != (row.path, row.start_line, row.end_line, row.state):
-                followed.append((row.memory_id, a))
-            if not stale_only or a.state in CAUTIONS:
-                listed.append(AnchoredMemory(memory_id=row.memory_id, content=memory.content, anchor=a,
-                                             revision=row.revision, taken_at=row.taken_at, then=row.text,
-                                             now=checked.now))
-        self._follow(followed)
-        return listed
+        listed = self._checked(_in_use(rows, shown), shown)
+        return [item for item in listed if not stale_only or item.anchor.state in CAUTIONS]
+
+    def one(self, memory_id: int) -> AnchoredMemory:
+        """One anchored memory, checked now (what an editor shows of it): its anchor alone is read."""
+        memory_id = validate.integer(memory_id, "memory_id", low=1, high=2**62)
+        with self.ctx.store.read() as conn:
+            memory, row = self._live(conn, memory_id)
+        return self._checked([row], {memory_id: memory})[0]
 
     def reconfirm(self, actor: Actor, memory_id: int, at: Place | None = None) -> AnchoredMemory:
         """Re-anchor a memory to the code as it is now: where its check finds it (or `at`)."""
