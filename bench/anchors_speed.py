@@ -115,7 +115,7 @@ async def following(memory: Memory, root: Path, files: list[Path], changes: int)
     for path in files:
         open_ms.append(dispatch(ls, "textDocument/didOpen", {"textDocument": {
             "uri": path.as_uri(), "languageId": "python", "version": 1, "text": path.read_text(encoding="utf-8")}}))
-    assert sum(len(d.rows) for d in ls.anchored.values()) == FILES * FUNCTIONS, "every anchor is in an open file"
+    assert sum(len(d.items) for d in ls.anchored.values()) == FILES * FUNCTIONS, "every anchor is in an open file"
 
     spent: list[float] = []
     edited = anchors.edited
@@ -147,13 +147,13 @@ async def following(memory: Memory, root: Path, files: list[Path], changes: int)
         anchors.edited = edited
     for path in files:  # the edits undone: every anchor back where it was
         document = ls.anchored[path.as_uri()]
-        assert all(document.places[r.memory_id] == (r.start_line, r.end_line) for r in document.rows)
+        assert all(document.places[i.memory_id] == (i.anchor.start_line, i.anchor.end_line) for i in document.items)
     # The write-back after typing stops: one file's anchors judged against its text, off the loop.
     document, text = ls.anchored[files[0].as_uri()], files[0].read_text(encoding="utf-8").splitlines()
     write_back_ms = []
     for _ in range(20):
         start = time.perf_counter()
-        memory.follow_edits(document.rows, text, dict(document.places))
+        memory.follow_edits(document.items, text, dict(document.places))
         write_back_ms.append((time.perf_counter() - start) * 1000)
     for path in files:
         dispatch(ls, "textDocument/didClose", {"textDocument": {"uri": path.as_uri()}})

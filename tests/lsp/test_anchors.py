@@ -90,3 +90,62 @@ async def test_a_selection_is_anchored_and_follows_the_edits(memory, serve, tmp_
     retired = await session.execute("cenotaph.retireAnchored", {"memoryId": other["id"], "reason": "rewritten"})
     assert retired["done"] and memory.get(other["id"]).state == "archived"
     assert memory.get(result["id"]).state == "active"  # the control
+
+
+async def _lenses(session, uri: str, until, timeout: float = 20.0) -> list[tuple[int, str, str, Any]]:
+    """The document's code lenses (line, title, command, argument) once they satisfy `until`."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        found = [(lens.range.start.line, lens.command.title, lens.command.command, plain(lens.command.arguments[0]))
+                 for lens in await session.client.text_document_code_lens_async(types.CodeLensParams(
+                     text_document=types.TextDocumentIdentifier(uri=uri))) or []]
+        if until(found):
+            return found
+        if loop.time() > deadline:
+            raise AssertionError(f"the code lenses of {uri} never satisfied the condition; last: {found}")
+        await asyncio.sleep(0.1)
+
+
+async def test_a_lens_names_the_memory_above_each_anchor_that_holds_and_a_stale_one_has_the_hint(memory, serve,
+                                                                                                 tmp_path):
+    repo = GitRepo(tmp_path / "app")
+    (repo.root / ".cenotaph.toml").write_text(f'project = "{PROJECT}"\n', encoding="utf-8")
+    repo.commit("start", {"net.py": SOURCE})
+    session = await serve([repo.root])
+    refreshes: list[None] = []
+    session.client.feature(types.WORKSPACE_CODE_LENS_REFRESH)(lambda params: refreshes.append(params))
+    assert session.initialized.capabilities.code_lens_provider is not None
+    long_text = "retry_after reads Retry-After as seconds, never as an HTTP date, which the proxy sends instead"
+    first = await session.execute("cenotaph.remember", {"text": long_text, "uri": (repo.root / "net.py").as_uri(),
+                                                        "lines": {"start": 4, "end": 6}})
+    second = await session.execute("cenotaph.remember", {"text": "backoff doubles the wait",
+                                                         "uri": (repo.root / "net.py").as_uri(),
+                                                         "lines": {"start": 9, "end": 10}})
+    uri = session.open(repo.root / "net.py", SOURCE, "python")
+    lenses = await _lenses(session, uri, lambda found: len(found) == 2)
+    assert lenses[1] == (8, f"memory #{second['id']}: backoff doubles the wait", "cenotaph.showAnchor",
+                         {"memoryId": second["id"]})
+    line, title, command, argument = lenses[0]
+    assert (line, command, argument) == (3, "cenotaph.showAnchor", {"memoryId": first["id"]})
+    assert title.startswith(f"memory #{first['id']}: retry_after reads Retry-After") and title.endswith("…")
+    assert len(title) < len(long_text)
+    shown = await session.execute(command, argument)  # the lens's command shows the memory and its lines
+    assert shown["done"] and long_text in shown["markdown"] and "current" in shown["message"]
+
+    # The first anchor's body rewritten: once judged, it is stale: the Hint, and no lens (the
+    # other one keeps its lens, moved with the line typed above both).
+    _edit(session, uri, 0, 0, 0, "# one\n")
+    _edit(session, uri, 5, 6, 27, "    raise NotImplementedError('the proxy retries now')")
+    hints = await session.diagnostics(uri, lambda ds: any(d.code == "anchor-stale" for d in ds))
+    assert [d.data["memoryId"] for d in hints if d.code == "anchor-stale"] == [first["id"]]
+    lenses = await _lenses(session, uri, lambda found: len(found) == 1)
+    assert [(line, argument) for line, _, _, argument in lenses] == [(8, {"memoryId": second["id"]})]
+    assert refreshes  # the client was asked to request them again when the verdict came
+
+    # Retired, its lens goes too; re-confirmed, the stale one's lens comes back.
+    await session.execute("cenotaph.retireAnchored", {"memoryId": second["id"], "reason": "rewritten"})
+    await _lenses(session, uri, lambda found: found == [])
+    await session.execute("cenotaph.reconfirmAnchor", {"memoryId": first["id"]})
+    lenses = await _lenses(session, uri, lambda found: len(found) == 1)
+    assert lenses[0][3] == {"memoryId": first["id"]}

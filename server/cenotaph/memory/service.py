@@ -293,10 +293,10 @@ class Memory:
         """Re-anchor a memory to its code as it is now (where the check finds it, or `at`)."""
         return self.anchors.reconfirm(actor, memory_id, parse_at(at) if isinstance(at, str) else at)
 
-    def anchors_in(self, project: str, file: Path) -> list[AnchoredMemory]:
-        """The anchored memories in a file of `project`'s working tree, checked now (an editor
-        follows them as it edits)."""
-        return self.anchors.in_file(project, file)
+    def anchors_in(self, project: str, file: Path, lines: list[str] | None = None) -> list[AnchoredMemory]:
+        """The anchored memories in a file of `project`'s working tree, checked now (against its
+        `lines` as an editor holds them, if given), which an editor follows as it edits."""
+        return self.anchors.in_file(project, file, lines)
 
     def follow_edits(self, items: list[AnchoredMemory], lines: list[str],
                      places: dict[int, tuple[int, int]]) -> list[Anchor]:

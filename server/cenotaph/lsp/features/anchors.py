@@ -64,11 +64,12 @@ def line_edit(change: types.TextDocumentContentChangePartial) -> tuple[int, int,
 def opened(ls: ServerContext, uri: str) -> None:
     """The document's anchors, each checked against the file as it is (a pull or a checkout may
     have moved or changed its code since it was last seen)."""
-    path, project = file_path(uri), ls.project_for(uri)
+    path, project, document = file_path(uri), ls.project_for(uri), ls.workspace.text_documents.get(uri)
     if path is None or project is None:
         return
-    try:
-        ls.anchored[uri] = OpenAnchors.of(project, ls.memory.anchors_in(project, path))
+    try:  # against the text as the editor holds it: read again after a command, it may be unsaved
+        ls.anchored[uri] = OpenAnchors.of(project, ls.memory.anchors_in(
+            project, path, None if document is None else document.source.splitlines()))
     except CenotaphError as exc:
         log.warning("anchors of %s: %s", uri, exc)
 

@@ -243,7 +243,15 @@ async def remember(ls: ServerContext, args: RememberArgs) -> dict[str, Any]:
 
 
 async def reconfirm_anchor(ls: ServerContext, args: AnchorArgs) -> dict[str, Any]:
-    item = await _domain(ls, lambda: ls.memory.reconfirm_anchor(ls.actor, args.memory_id))
+    """Re-anchored to the code as the editor holds it, where its edits left the anchor, when the
+    document is open (it may be unsaved); else where the check finds it on disk."""
+    at = None
+    for uri, document in ls.anchored.items():
+        text, path = ls.workspace.text_documents.get(uri), file_path(uri)
+        if args.memory_id in document.places and text is not None and path is not None:
+            start, end = document.places[args.memory_id]
+            at = Place(str(path), start, end, tuple(text.source.splitlines()))
+    item = await _domain(ls, lambda: ls.memory.reconfirm_anchor(ls.actor, args.memory_id, at))
     ls.anchored.clear()  # every open document's anchors are read again
     a = item.anchor
     return _done(f"memory #{item.memory_id} re-anchored to {a.path}:{a.start_line}-{a.end_line}", item.memory_id)

@@ -128,10 +128,11 @@ class Anchors:
         has no working tree of the project."""
         return self.checks([row])[0]
 
-    def checks(self, rows: list[AnchorRow]) -> list[Check]:
+    def checks(self, rows: list[AnchorRow], held: dict[Path, list[str]] | None = None) -> list[Check]:
         """`check` of each row, reading each file (and each commit's renames) once: a file's
-        anchors are checked together when it opens or is listed."""
-        files: dict[Path, list[str]] = {}
+        anchors are checked together when it opens or is listed. `held`: files' lines as an
+        editor holds them (unsaved edits), by absolute path, used instead of the disk's."""
+        files: dict[Path, list[str]] = dict(held or {})
         renames: dict[str, dict[str, str]] = {}
 
         def departures(root: Path, revision: str) -> dict[str, str]:
@@ -186,16 +187,17 @@ class Anchors:
         doubtful = [r for r in results if r.anchor is not None and r.anchor.state in CAUTIONS]
         return [r for r in results if r not in doubtful] + doubtful
 
-    def in_file(self, project: str, file: Path) -> list[AnchoredMemory]:
+    def in_file(self, project: str, file: Path, lines: list[str] | None = None) -> list[AnchoredMemory]:
         """The anchored memories still in use in `file` (absolute) of `project`'s working tree,
-        each checked against the file as it is now; where a check followed one, the store follows."""
+        each checked against the file as it is now (or its `lines` as an editor holds them);
+        where a check followed one, the store follows."""
         root = self.roots(project)
         if root is None or not file.is_relative_to(root):
             return []
         with self.ctx.store.read() as conn:
             rows = store_anchors.in_project(conn, [project], file.relative_to(root).as_posix())
             shown = {r.memory_id: memories.current(conn, r.memory_id) for r in rows}
-        return self._checked(_in_use(rows, shown), shown)
+        return self._checked(_in_use(rows, shown), shown, None if lines is None else {file: lines})
 
     def follow_edits(self, items: list[AnchoredMemory], lines: list[str],
                      places: dict[int, tuple[int, int]]) -> list[Anchor]:
@@ -234,11 +236,12 @@ class Anchors:
             raise NotFound(f"memory_id: memory #{memory_id} has no anchor", field="memory_id")
         return row, anchor
 
-    def _checked(self, rows: list[AnchorRow], shown: dict[int, MemoryRow | None]) -> list[AnchoredMemory]:
+    def _checked(self, rows: list[AnchorRow], shown: dict[int, MemoryRow | None],
+                 held: dict[Path, list[str]] | None = None) -> list[AnchoredMemory]:
         """The memories of `rows`, their anchors checked now; where a check followed an anchor,
         the store follows too."""
         listed, followed = [], []
-        for row, checked in zip(rows, self.checks(rows), strict=True):
+        for row, checked in zip(rows, self.checks(rows, held), strict=True):
             a = checked.anchor
             if (a.path, a.start_line, a.end_line, a.state) != (row.path, row.start_line, row.end_line, row.state):
                 followed.append((row.memory_id, a))
