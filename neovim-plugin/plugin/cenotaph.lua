@@ -16,12 +16,26 @@ end, {
   end,
 })
 
+local group = vim.api.nvim_create_augroup('cenotaph', { clear = true })
 vim.api.nvim_create_autocmd('BufReadCmd', {
-  group = vim.api.nvim_create_augroup('cenotaph', { clear = true }),
+  group = group,
   pattern = 'cenotaph://ledger/*',
   desc = 'Cenotaph ledger',
   callback = function(ev)
     require('cenotaph.ledger').read(ev.buf, ev.match)
+  end,
+})
+
+-- Code lenses above anchored memories (lua/cenotaph/lenses.lua): Neovim shows the server's
+-- lenses only when asked for them.
+vim.api.nvim_create_autocmd('LspAttach', {
+  group = group,
+  desc = 'Cenotaph: code lenses of anchored memories',
+  callback = function(ev)
+    local client = vim.lsp.get_client_by_id(ev.data.client_id)
+    if client and client.name == 'cenotaph' then
+      require('cenotaph.lenses').attach(ev.buf)
+    end
   end,
 })
 

@@ -74,6 +74,25 @@ step(':2,3Cenotaph remember decision keeps the file and lines', function()
     'the server kept them, anchored: src/jobs.py:2-3', ran.result)
 end)
 
+step('a code lens names the anchored memory above its lines and shows it', function()
+  local id = ((finished('cenotaph.remember') or {}).result or {}).id
+  local function lenses()
+    return vim.tbl_filter(function(lens)
+      return lens.command and lens.command.command == 'cenotaph.showAnchor'
+    end, vim.lsp.codelens.get(buf))
+  end
+  check(wait(15000, function() return #lenses() > 0 end), 'a lens came (refreshed when the command was done)')
+  local found = lenses()
+  check(#found == 1 and found[1].range.start.line == 1, 'one, above line 2 (the control: none elsewhere)', found)
+  check(found[1] and found[1].command.title == ('memory #%d: # retries: three, then give up'):format(id)
+    and vim.deep_equal(found[1].command.arguments, { { memoryId = id } }), 'naming the memory', found[1])
+  vim.api.nvim_win_set_cursor(0, { 2, 0 })
+  vim.lsp.codelens.run()
+  check(wait(15000, function() return finished('cenotaph.showAnchor') end), 'running it shows the memory')
+  local shown = (finished('cenotaph.showAnchor') or {}).result or {}
+  check(shown.done and shown.markdown and shown.markdown:find('RETRIES = 3', 1, true), 'with its lines', shown)
+end)
+
 step(':Cenotaph bless {id} vouches for the memory', function()
   local id = ((finished('cenotaph.remember') or {}).result or {}).id
   done, prompts = {}, {}
