@@ -14,6 +14,8 @@ re-checked against the working tree (`Memory.recall`) and without (a `Recaller` 
 `annotate`), alternated query by query.
 
     .venv/bin/python bench/anchors_speed.py [--changes 400] [--recalls 200] [--out figures.json]
+
+Before and after: run it again with `PYTHONPATH=<an older commit's server/>`, alternated.
 """
 
 from __future__ import annotations
@@ -98,6 +100,15 @@ def anchor_all(memory: Memory, files: list[Path]) -> int:
     return stored
 
 
+def held(document) -> list:
+    """An open document's anchors, and each one's lines as held: the bench also runs on the
+    server before `OpenAnchors.items` (`PYTHONPATH=<its server/>`), which held store rows."""
+    items = getattr(document, "items", None)
+    if items is None:
+        return [(r, (r.start_line, r.end_line)) for r in document.rows]
+    return [(i, (i.anchor.start_line, i.anchor.end_line)) for i in items]
+
+
 def dispatch(ls, method: str, params: dict) -> float:
     """One notification as the server's stdio reader hands it over; milliseconds."""
     start = time.perf_counter()
@@ -111,11 +122,20 @@ async def following(memory: Memory, root: Path, files: list[Path], changes: int)
     ls.protocol._workspace = Workspace(root.as_uri(), types.TextDocumentSyncKind.Incremental,
                                        [types.WorkspaceFolder(uri=root.as_uri(), name="app")])
     ls.refresh_folders()
-    open_ms = []
+    open_ms, opened_ms = [], []
+    opened = anchors.opened
+
+    def timed_opened(*args):  # the anchors' share of a didOpen: read and checked
+        start = time.perf_counter()
+        opened(*args)
+        opened_ms.append((time.perf_counter() - start) * 1000)
+
+    anchors.opened = timed_opened
     for path in files:
         open_ms.append(dispatch(ls, "textDocument/didOpen", {"textDocument": {
             "uri": path.as_uri(), "languageId": "python", "version": 1, "text": path.read_text(encoding="utf-8")}}))
-    assert sum(len(d.items) for d in ls.anchored.values()) == FILES * FUNCTIONS, "every anchor is in an open file"
+    anchors.opened = opened
+    assert sum(len(held(d)) for d in ls.anchored.values()) == FILES * FUNCTIONS, "every anchor is in an open file"
 
     spent: list[float] = []
     edited = anchors.edited
@@ -147,27 +167,37 @@ async def following(memory: Memory, root: Path, files: list[Path], changes: int)
         anchors.edited = edited
     for path in files:  # the edits undone: every anchor back where it was
         document = ls.anchored[path.as_uri()]
-        assert all(document.places[i.memory_id] == (i.anchor.start_line, i.anchor.end_line) for i in document.items)
+        assert all(document.places[a.memory_id] == lines for a, lines in held(document))
     # The write-back after typing stops: one file's anchors judged against its text, off the loop.
     document, text = ls.anchored[files[0].as_uri()], files[0].read_text(encoding="utf-8").splitlines()
     write_back_ms = []
     for _ in range(20):
         start = time.perf_counter()
-        memory.follow_edits(document.items, text, dict(document.places))
+        memory.follow_edits([a for a, _ in held(document)], text, dict(document.places))
         write_back_ms.append((time.perf_counter() - start) * 1000)
     for path in files:
         dispatch(ls, "textDocument/didClose", {"textDocument": {"uri": path.as_uri()}})
     return {"anchors_in_open_files": FILES * FUNCTIONS, "didChange_dispatch": stats(change_ms),
             "of_which_anchors_edited": stats(spent), "didOpen_100_anchors": stats(open_ms),
+            "of_which_anchors_opened": stats(opened_ms),
             "write_back_100_anchors": stats(write_back_ms)}
 
 
 def recall(memory: Memory, runs: int) -> dict:
     plain = Recaller(memory.ctx, memory.graveyard)  # the same recall, its anchors not re-checked
-    checked_ms, plain_ms = [], []
+    checked_ms, plain_ms, annotate_ms = [], [], []
     for q in QUERIES:  # warm: model, spaCy, caches
         memory.recall(ACTOR, q, project=PROJECT, k=10, log=False)
         plain.recall(ACTOR, q, project=PROJECT, k=10, log=False)
+    annotate = memory.recaller.annotate
+
+    def timed_annotate(results):  # the re-check itself, inside the recall it is part of
+        start = time.perf_counter()
+        annotated = annotate(results)
+        annotate_ms.append((time.perf_counter() - start) * 1000)
+        return annotated
+
+    memory.recaller.annotate = timed_annotate
     anchored = 0
     for i in range(runs):
         query = QUERIES[i % len(QUERIES)]
@@ -179,7 +209,7 @@ def recall(memory: Memory, runs: int) -> dict:
             if samples is checked_ms:
                 anchored += sum(r.anchor is not None for r in response.results)
     return {"k": 10, "anchored_results_per_recall": round(anchored / runs, 1), "with_anchors_checked": stats(checked_ms),
-            "without": stats(plain_ms),
+            "without": stats(plain_ms), "of_which_annotate": stats(annotate_ms),
             "added_median_ms": round(statistics.median(checked_ms) - statistics.median(plain_ms), 3),
             "added_p95_ms": round(percentile(checked_ms, 0.95) - percentile(plain_ms, 0.95), 3)}
 
