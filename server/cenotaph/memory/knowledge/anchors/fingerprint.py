@@ -100,7 +100,7 @@ def code_changed(then: str, now: str, path: str) -> bool:
     """Whether the code at an anchor's place differs from the code taken, but for whitespace and
     line comments: any other change may change what it does, so the memory may no longer hold.
     Measured on real histories: docs/benchmarks.md, "Anchors"."""
-    return _code(then, path) != _code(now, path)
+    return then != now and _code(then, path) != _code(now, path)  # the same text: nothing to compare
 
 
 def _ratio(a: str, b: str) -> float:
@@ -118,9 +118,9 @@ def refind(taken: Taken, lines: list[str], near_line: int) -> Found | None:
     n = len(want)
     if not lines:
         return None
+    if near_line >= 1 and [line.strip() for line in lines[near_line - 1:near_line - 1 + n]] == want:
+        return Found(near_line, near_line + n - 1, 1.0)  # still there: the rest of the file is not looked at
     stripped = [line.strip() for line in lines]
-    if stripped[near_line - 1:near_line - 1 + n] == want:
-        return Found(near_line, near_line + n - 1, 1.0)
     before = _norm(taken.lines_before.split("\n")) if taken.lines_before else ""
     after = _norm(taken.lines_after.split("\n")) if taken.lines_after else ""
 
