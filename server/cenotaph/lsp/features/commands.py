@@ -440,8 +440,8 @@ def _written(result: Any) -> str:
 
 
 async def accept_proposal(ls: ServerContext, args: AcceptProposalArgs) -> dict[str, Any]:
-    pending = await _domain(ls, lambda: [p for p in ls.memory.proposals(None) if p.id == args.proposal_id])
-    unsaved = compile_feature.unsaved_file(ls, pending[0]) if pending else None
+    proposal = await _domain(ls, lambda: ls.memory.proposal(args.proposal_id))
+    unsaved = compile_feature.unsaved_file(ls, proposal) if proposal.status == "pending" else None
     if unsaved is not None:
         return CommandResult(done=False, message=f"{unsaved} has unsaved changes in the editor: save or revert them, "
                                                  f"then accept proposal #{args.proposal_id} again (nothing was written)").dump()
