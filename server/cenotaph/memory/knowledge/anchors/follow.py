@@ -111,14 +111,16 @@ class Anchors:
                            project=row.project, after={"path": row.path, "start_line": row.start_line,
                                                        "end_line": row.end_line, "revision": row.revision})
 
-    def check(self, row: AnchorRow) -> Check:
-        """Where the anchored text is in the working tree now: the stored state when this process
-        has no working tree of the project."""
+    def check(self, row: AnchorRow, lines: list[str] | None = None) -> Check:
+        """Where the anchored text is in the working tree now (or in `lines`, the file as an
+        editor has it open): the stored state when this process has no working tree of the project."""
         root = self.roots(row.project)
         stored = Anchor(row.path, row.start_line, row.end_line, row.state, CAUTIONS.get(row.state, ""))
         if root is None:
             return Check(stored, "")
         path = row.path
+        if lines is not None:
+            return self._judged(row, path, lines)
         if not (root / path).is_file() and row.revision:
             try:  # renamed since the commit it was taken at
                 path = Repository(root).departures(row.revision, "HEAD").get(path) or path
@@ -127,7 +129,9 @@ class Anchors:
         file = root / path
         if not file.is_file():
             return Check(Anchor(path, row.start_line, row.end_line, "lost", CAUTIONS["lost"]), "")
-        lines = _lines(file)
+        return self._judged(row, path, _lines(file))
+
+    def _judged(self, row: AnchorRow, path: str, lines: list[str]) -> Check:
         found = refind(Taken(row.text, row.lines_before, row.lines_after), lines, row.start_line)
         if found is None:
             return Check(Anchor(path, row.start_line, row.end_line, "stale", CAUTIONS["stale"]), "")
