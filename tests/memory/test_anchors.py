@@ -155,3 +155,21 @@ def test_line_comments_are_read_by_the_files_language():
     assert not code_changed('s = "#1"  # first', 's = "#1"', "tags.py")  # a `#` inside a string stays code
     assert code_changed('s = "#1"', 's = "#2"', "tags.py")
     assert code_changed("#[derive(Debug)]", "#[derive(Clone)]", "src/lib.rs")  # Rust attributes are code
+
+
+def test_python_docstrings_and_annotations_do_not_change_what_code_does():
+    from cenotaph.memory.knowledge.anchors.fingerprint import code_changed
+
+    method = '    def major(self):\n        """The first item."""\n        return self.release[0]\n'
+    documented = method.replace("The first item.", "The first item of the release segment, or 0.")
+    annotated = method.replace("(self):", "(self) -> int:")
+    assert not code_changed(method, documented, "version.py")
+    assert not code_changed(method, annotated, "version.py")
+    # Controls: what it returns, and a string that is a value rather than a docstring.
+    assert code_changed(method, method.replace("release[0]", "release[1]"), "version.py")
+    assert code_changed('x = "a"\n', 'x = "b"\n', "version.py")
+    # Half a block does not parse: compared as text, a docstring-like line counts.
+    cut = 'def f():\n    """Why."""\n    if x:\n'
+    assert code_changed(cut, cut.replace("Why.", "Because."), "version.py")
+    # Other languages keep their doc comments as text beyond line comments.
+    assert code_changed("/** one */ f();", "/** two */ f();", "a.ts")
