@@ -2,8 +2,8 @@
 and stale.
 
 For each repository: its first-parent history, a start commit and the commit N later. Anchors are
-placed at the start on every function and method of the Python files (their `def` to their last
-line), then checked at the end with the domain's own check (`memory/knowledge/anchors/follow.py`: git's
+placed at the start on every function and method of the Python files (their first decorator, or
+their `def`, to their last line), then checked at the end with the domain's own check (`memory/knowledge/anchors/follow.py`: git's
 rename detection, then the fingerprint) in a clone checked out there. The truth comes from the
 code at the end, read with `ast`: the function of the same qualified name in the file the path
 moved to; `same` when its syntax tree (docstrings and annotations left out) is the start's,
@@ -30,6 +30,9 @@ from cenotaph.memory.knowledge.anchors import fingerprint
 from cenotaph.memory.knowledge.anchors.follow import Anchors
 from cenotaph.store.records import AnchorRow
 
+# An anchor on a function starts at its first decorator, as selecting the function in an editor
+# does (the decorators are part of what the function does; `--at-def` starts at the `def`).
+FROM_DECORATORS = True
 THRESHOLDS = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
 
 
@@ -65,7 +68,8 @@ def functions(source: str) -> dict[str, tuple[int, int, str]]:
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 name = f"{prefix}{child.name}"
                 if not isinstance(child, ast.ClassDef) and name not in found:
-                    found[name] = (child.lineno, child.end_lineno or child.lineno, _shape(child))
+                    first = min([child.lineno] + [d.lineno for d in child.decorator_list if FROM_DECORATORS])
+                    found[name] = (first, child.end_lineno or child.lineno, _shape(child))
                 visit(child, name + ".")
 
     visit(tree, "")
@@ -79,6 +83,7 @@ class Outcome:
     exact: bool  # the check found the function's lines at the end
     similarity: float
     state: str
+    where: str = ""  # path:name, for --misses
 
 
 def run(mirror: Path, commits: int) -> list[Outcome]:
@@ -117,7 +122,9 @@ def run(mirror: Path, commits: int) -> list[Outcome]:
                     moved = (after_path, new_first, new_last) != (path, first, last)
                     exact = (a.path, a.start_line, a.end_line) == (after_path, new_first, new_last)
                 similarity = fingerprint.similarity(taken.text, checked.now) if checked.now else 0.0
-                outcomes.append(Outcome(truth, moved, exact, similarity, a.state))
+                outcomes.append(Outcome(truth, moved, exact, similarity, a.state, f"{path}:{name} {first}-{last} -> "
+                                        f"{a.path}:{a.start_line}-{a.end_line}"
+                                        + (f" (the function now {after[name][0]}-{after[name][1]})" if name in after else "")))
         return outcomes
 
 
@@ -146,13 +153,21 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("mirrors", nargs="+", type=Path)
     parser.add_argument("--commits", type=int, default=200)
+    parser.add_argument("--misses", action="store_true", help="list the changed functions not flagged, and the false stale")
+    parser.add_argument("--at-def", action="store_true", help="anchors from the `def` line, not the first decorator")
     args = parser.parse_args()
+    global FROM_DECORATORS
+    FROM_DECORATORS = not args.at_def
     everything = []
     for mirror in args.mirrors:
         began = time.perf_counter()
         outcomes = run(mirror, args.commits)
         report(f"{mirror.parent.name} ({time.perf_counter() - began:.0f} s)", outcomes)
         everything += outcomes
+        if args.misses:
+            for o in outcomes:
+                if (o.truth != "same") != (o.state in ("stale", "lost")):
+                    print(f"  {'missed' if o.truth != 'same' else 'false stale'}: {o.where} [{o.state}, {o.similarity:.2f}]")
     report("all", everything)
     return 0
 

@@ -24,7 +24,7 @@ export PATH="$venv/bin:$PATH"
 
 "$nvim" --version | head -1
 passed=0 failed=0 status=0
-for test in ${CENOTAPH_NVIM_TESTS:-test_plugin test_lsp test_compile test_afternoon test_review test_candidates test_defects}; do
+for test in ${CENOTAPH_NVIM_TESTS:-test_plugin test_lsp test_compile test_afternoon test_review test_candidates test_defects test_stale_anchor}; do
   echo "== $test"
   out="$tmp/$test.out"
   timeout 400 "$nvim" --clean --headless -l "$here/$test.lua" 2>&1 | tee "$out"

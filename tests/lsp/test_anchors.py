@@ -8,6 +8,8 @@ import asyncio
 from typing import Any
 
 from cenotaph.lsp.convert import plain
+from cenotaph.lsp.features.anchors import line_edit
+from cenotaph.memory.knowledge.anchors.fingerprint import shift
 from lsprotocol import types
 
 from tests.gitrepo import GitRepo
@@ -73,6 +75,7 @@ async def test_a_selection_is_anchored_and_follows_the_edits(memory, serve, tmp_
     shown = await session.execute("cenotaph.showAnchor", {"memoryId": result["id"]})
     then_now = shown["markdown"].split("Now:")
     assert "int(header or 1)" in then_now[0] and "NotImplementedError" not in then_now[0]
+    assert "NotImplementedError" in then_now[1]  # now: as the editor has it, not as the disk (unsaved)
     stored = {i.memory_id: i.anchor for i in memory.anchors.listing(PROJECT)} if memory.attach_repositories(
         [(repo.root, PROJECT)]) is None else {}
     assert (stored[result["id"]].start_line, stored[other["id"]].start_line) == (4, 9)  # the disk is unsaved
@@ -149,3 +152,24 @@ async def test_a_lens_names_the_memory_above_each_anchor_that_holds_and_a_stale_
     await session.execute("cenotaph.reconfirmAnchor", {"memoryId": first["id"]})
     lenses = await _lenses(session, uri, lambda found: len(found) == 1)
     assert lenses[0][3] == {"memoryId": first["id"]}
+
+
+def _change(start: tuple[int, int], end: tuple[int, int], text: str) -> types.TextDocumentContentChangePartial:
+    return types.TextDocumentContentChangePartial(
+        range=types.Range(start=types.Position(line=start[0], character=start[1]),
+                          end=types.Position(line=end[0], character=end[1])), text=text)
+
+
+def test_whole_lines_inserted_or_deleted_move_an_anchor_below_in_every_form_an_editor_sends():
+    # Lines 1-3 (0-based 0-2) "import os", "import sys", "import time"; the anchor on lines 4-5.
+    forms = {
+        "at the start of a line": _change((1, 0), (1, 0), "a\nb\n"),
+        "from the end of the line above, to the next line's start (Neovim's `o`)": _change((0, 9), (1, 0), "\na\nb\n"),
+        "at the end of the line above": _change((0, 9), (0, 9), "\na\nb"),
+    }
+    for form, change in forms.items():
+        assert shift(4, 5, *line_edit(change)) == (6, 7, False), form
+    deleted = _change((0, 9), (2, 11), "")  # "\nimport sys\nimport time" from the end of line 1
+    assert shift(4, 5, *line_edit(deleted)) == (2, 3, False)
+    # Control: an edit inside the anchored lines touches it, in place.
+    assert shift(4, 5, *line_edit(_change((3, 0), (3, 5), "X"))) == (4, 5, True)

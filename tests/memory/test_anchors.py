@@ -195,3 +195,21 @@ def test_checking_many_anchors_at_once_judges_each_as_alone(memory, repo):
     together = [c.anchor for c in memory.anchors.checks(rows)]
     assert together == [memory.anchors.check(row).anchor for row in rows]
     assert [a.state for a in together] == ["moved", "stale", "lost"]
+
+
+def test_python_docstrings_and_annotations_do_not_change_what_code_does():
+    from cenotaph.memory.knowledge.anchors.fingerprint import code_changed
+
+    method = '    def major(self):\n        """The first item."""\n        return self.release[0]\n'
+    documented = method.replace("The first item.", "The first item of the release segment, or 0.")
+    annotated = method.replace("(self):", "(self) -> int:")
+    assert not code_changed(method, documented, "version.py")
+    assert not code_changed(method, annotated, "version.py")
+    # Controls: what it returns, and a string that is a value rather than a docstring.
+    assert code_changed(method, method.replace("release[0]", "release[1]"), "version.py")
+    assert code_changed('x = "a"\n', 'x = "b"\n', "version.py")
+    # Half a block does not parse: compared as text, a docstring-like line counts.
+    cut = 'def f():\n    """Why."""\n    if x:\n'
+    assert code_changed(cut, cut.replace("Why.", "Because."), "version.py")
+    # Other languages keep their doc comments as text beyond line comments.
+    assert code_changed("/** one */ f();", "/** two */ f();", "a.ts")

@@ -544,6 +544,41 @@ async function runCommand(page, title) {
     // The person is git's user.email in the workspace (ci.sh sets Ada's).
     check(askedBy.length === 1 && askedBy[0] === 'vscode:ada@example.org', `the recall went through the language server, for Ada (recorded as ${JSON.stringify(askedBy)})`);
 
+    // Anchors (issue 41): in the workspace's repository that memory is anchored to the line. Its
+    // code changed in the editor, it is stale: a Hint there, whose quick fixes show what
+    // changed and re-confirm it for the code as it is.
+    {
+      const anchoredAt = await textRect(page, 'session = ort.InferenceSession');
+      await page.mouse.click(anchoredAt.x, anchoredAt.y + anchoredAt.height / 2);
+      await page.keyboard.press('End');
+      for (const _ of '.onnx")') await page.keyboard.press('ArrowLeft');
+      await page.keyboard.type('-v2');
+      check(await editorShows(page, 'session = ort.InferenceSession("model-v2.onnx")'), 'the anchored line edited');
+      const hinted = await appears(page, '.monaco-editor .squiggly-hint', 20000);
+      check(hinted, 'a stale anchor\'s Hint on it');
+      const reconfirm = page.locator('.action-widget .monaco-list-row', { hasText: /^Re-confirm memory #\d+/ });
+      let fixes = false;
+      for (let i = 0; i < 3 && hinted && !fixes; i++) {
+        await page.keyboard.press('Escape');
+        await page.mouse.click(anchoredAt.x + 3, anchoredAt.y + anchoredAt.height / 2);
+        await page.keyboard.press('Control+.');
+        fixes = await reconfirm.first().waitFor({ timeout: 10000 }).then(() => true, () => false);
+      }
+      const shown = fixes && await page.locator('.action-widget .monaco-list-row', { hasText: /^Show what changed under memory #\d+/ }).count();
+      const retire = fixes && await page.locator('.action-widget .monaco-list-row', { hasText: /^Retire memory #\d+/ }).count();
+      check(fixes && shown === 1 && retire === 1, 'Ctrl+. on it offers Re-confirm, Show what changed and Retire');
+      if (fixes) {
+        await chooseAction(page, 'Re-confirm memory #');
+        const cleared = await page.waitForFunction(() => document.querySelectorAll('.monaco-editor .squiggly-hint').length === 0,
+          null, { timeout: 20000 }).then(() => true, () => false);
+        const anchored = JSON.parse(execFileSync(process.env.CENOTAPH, ['anchors', 'list', '--json'],
+          { cwd: process.env.WORKSPACE, encoding: 'utf8' })).find((m) => m.content.includes('InferenceSession'));
+        check(cleared && anchored && anchored.anchor.state === 'current' && anchored.then.includes('model-v2.onnx'),
+          `re-confirmed for the line as edited: the Hint goes, the store holds the new line (${JSON.stringify(anchored && anchored.anchor)})`);
+      }
+      await page.keyboard.press('Escape');
+    }
+
     // The agent connection: the endpoint the server reported, on the clipboard.
     await runCommand(page, 'Cenotaph: Copy MCP Endpoint');
     const told = await appears(page, '.notifications-toasts >> text=/copied the MCP endpoint http:\\/\\/127\\.0\\.0\\.1:\\d+\\/mcp/', 20000);

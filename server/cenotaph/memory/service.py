@@ -473,6 +473,9 @@ class Memory:
     def proposals(self, project: str | None, status: str | None = "pending") -> list[ProposalRow]:
         return proposals.listing(self.ctx, project, status)
 
+    def proposal(self, proposal_id: int) -> ProposalRow:
+        return proposals.get(self.ctx, proposal_id)
+
     def propose_candidates(self, actor: Actor, project: str,
                            found: Iterable[candidates.Candidate]) -> candidates.ProposeReport:
         """Mined graveyard candidates become `abandon` proposals for a person to accept or reject."""
@@ -511,34 +514,31 @@ class Memory:
             raise validate.InvalidInput("only an abandon proposal takes an effort", field="effort")
         note = f"{proposal.reason} (proposed by {proposal.actor}, proposal #{proposal.id})"
         args = proposal.arguments
+        verbs: dict[str, Callable[[], Any]] = {
+            "forget": lambda: self.forget(actor, args["memory_id"], reason=note, confirm=True),
+            "refute": lambda: self.set_trust(actor, args["memory_id"], "refuted", reason=note),
+            "resolve": lambda: self.resolve_contradiction(actor, args["contradiction_id"], keep=args["keep"],
+                                                          reason=note),
+            "suppress": lambda: self.suppress(actor, args["name"], kind=args["kind"], project=args["project"],
+                                              reason=note, ecosystem=args.get("ecosystem")),
+            "reinstate": lambda: self.reinstate_approach(actor, args["name"], reason=note, project=args["project"]),
+            "unsuppress": lambda: self.unsuppress(actor, args["name"], kind=args["kind"], project=args["project"],
+                                                  reason=note),
+            candidates.ACTION: lambda: self.abandon(actor, args["name"], reason=reason or args["reason"],
+                                                    project=proposal.project, effort=effort,
+                                                    ecosystem=args["ecosystem"]),
+            compiler.ACTION: lambda: compiler.write(self.ctx, actor, proposal),
+            compaction.ACTION: lambda: compaction.accept(self.ctx, actor, proposal, note,
+                                                         vocabulary=self._vocabulary()),
+            concepts.ACTION: lambda: concepts.apply(self.ctx, actor, args["verb"], args["a"], args["b"], reason=note),
+            "share": lambda: self.share(actor, args["target"], project=args["project"]),
+            "unshare": lambda: self.unshare(actor, args["target"], project=args["project"]),
+        }
+        if proposal.action not in verbs:
+            raise Conflict(f"proposal #{proposal.id} asks for {proposal.action!r}, which this Cenotaph cannot do")
         # One transaction: the verb and the decision land together or not at all.
         with self.ctx.store.write():
-            if proposal.action == "forget":
-                result = self.forget(actor, args["memory_id"], reason=note, confirm=True)
-            elif proposal.action == "refute":
-                result = self.set_trust(actor, args["memory_id"], "refuted", reason=note)
-            elif proposal.action == "resolve":
-                result = self.resolve_contradiction(actor, args["contradiction_id"], keep=args["keep"], reason=note)
-            elif proposal.action == "suppress":
-                result = self.suppress(actor, args["name"], kind=args["kind"], project=args["project"], reason=note,
-                                       ecosystem=args.get("ecosystem"))
-            elif proposal.action == "reinstate":
-                result = self.reinstate_approach(actor, args["name"], reason=note, project=args["project"])
-            elif proposal.action == "unsuppress":
-                result = self.unsuppress(actor, args["name"], kind=args["kind"], project=args["project"], reason=note)
-            elif proposal.action == candidates.ACTION:
-                result = self.abandon(actor, args["name"], reason=reason or args["reason"], project=proposal.project,
-                                      effort=effort, ecosystem=args["ecosystem"])
-            elif proposal.action == compiler.ACTION:
-                result = compiler.write(self.ctx, actor, proposal)
-            elif proposal.action == compaction.ACTION:
-                result = compaction.accept(self.ctx, actor, proposal, note, vocabulary=self._vocabulary())
-            elif proposal.action == concepts.ACTION:
-                result = concepts.apply(self.ctx, actor, args["verb"], args["a"], args["b"], reason=note)
-            elif proposal.action in ("share", "unshare"):
-                result = getattr(self, proposal.action)(actor, args["target"], project=args["project"])
-            else:
-                raise Conflict(f"proposal #{proposal.id} asks for {proposal.action!r}, which this Cenotaph cannot do")
+            result = verbs[proposal.action]()
             proposals.decide(self.ctx, actor, proposal, "accepted", reason)
         return result
 

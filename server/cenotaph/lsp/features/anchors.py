@@ -52,24 +52,27 @@ class OpenAnchors:
 
 def line_edit(change: types.TextDocumentContentChangePartial) -> tuple[int, int, int]:
     """An edit as whole lines (fingerprint.shift's terms, 1-based): the first and last line it
-    replaces and how many lines replace them. An edit from the start of a line to the start of
-    another, with text that ends a line (or none), leaves the line it ends on untouched: that is
-    how an editor inserts or deletes whole lines."""
+    replaces and how many lines replace them. An edit that ends at the start of a line, with text
+    that ends a line (or none), leaves the line it ends on untouched: that is how an editor inserts
+    or deletes whole lines, from the start of a line or (as Neovim sends `o`) from the end of the
+    line above."""
     start, end, text = change.range.start, change.range.end, change.text
-    if start.character == 0 and end.character == 0 and (text == "" or text.endswith("\n")):
+    if end.character == 0 and (start.character == 0 or end.line > start.line) and (text == "" or text.endswith("\n")):
         return start.line + 1, end.line, text.count("\n")
     return start.line + 1, end.line + 1, text.count("\n") + 1
 
 
 def opened(ls: ServerContext, uri: str) -> None:
-    """The document's anchors, each checked against the file as it is (a pull or a checkout may
-    have moved or changed its code since it was last seen)."""
-    path, project, document = file_path(uri), ls.project_for(uri), ls.workspace.text_documents.get(uri)
-    if path is None or project is None:
+    """The document's anchors, each checked against the text as the editor holds it (a pull or a
+    checkout may have moved or changed its code since it was last seen; the file on disk may
+    already hold edits the editor has yet to send, which would move the anchors twice; and, read
+    again after a command, the editor's edits may be unsaved)."""
+    path, project = file_path(uri), ls.project_for(uri)
+    document = ls.workspace.text_documents.get(uri)
+    if path is None or project is None or document is None:
         return
-    try:  # against the text as the editor holds it: read again after a command, it may be unsaved
-        ls.anchored[uri] = OpenAnchors.of(project, ls.memory.anchors_in(
-            project, path, None if document is None else document.source.splitlines()))
+    try:
+        ls.anchored[uri] = OpenAnchors.of(project, ls.memory.anchors_in(project, path, document.source.splitlines()))
     except CenotaphError as exc:
         log.warning("anchors of %s: %s", uri, exc)
 

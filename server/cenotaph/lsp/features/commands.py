@@ -242,16 +242,22 @@ async def remember(ls: ServerContext, args: RememberArgs) -> dict[str, Any]:
     return _done(f"remembered #{result.id}{f' ({where})' if where else ''}{warnings}", result.id)
 
 
-async def reconfirm_anchor(ls: ServerContext, args: AnchorArgs) -> dict[str, Any]:
-    """Re-anchored to the code as the editor holds it, where its edits left the anchor, when the
-    document is open (it may be unsaved); else where the check finds it on disk."""
-    at = None
+def _open_place(ls: ServerContext, memory_id: int) -> tuple[Place, str] | None:
+    """Where an open document's edits (saved or not) have moved a memory's anchor, with the
+    document's lines, and its state there."""
     for uri, document in ls.anchored.items():
         text, path = ls.workspace.text_documents.get(uri), file_path(uri)
-        if args.memory_id in document.places and text is not None and path is not None:
-            start, end = document.places[args.memory_id]
-            at = Place(str(path), start, end, tuple(text.source.splitlines()))
-    item = await _domain(ls, lambda: ls.memory.reconfirm_anchor(ls.actor, args.memory_id, at))
+        if memory_id in document.places and text is not None and path is not None:
+            start, end = document.places[memory_id]
+            return Place(str(path), start, end, tuple(text.source.splitlines())), document.states.get(memory_id, "current")
+    return None
+
+
+async def reconfirm_anchor(ls: ServerContext, args: AnchorArgs) -> dict[str, Any]:
+    """Re-anchored to the code as the person sees it: in an open document, its lines as edited
+    (saved or not) where the edits moved them; else as the file is."""
+    opened = _open_place(ls, args.memory_id)
+    item = await _domain(ls, lambda: ls.memory.reconfirm_anchor(ls.actor, args.memory_id, opened and opened[0]))
     ls.anchored.clear()  # every open document's anchors are read again
     a = item.anchor
     return _done(f"memory #{item.memory_id} re-anchored to {a.path}:{a.start_line}-{a.end_line}", item.memory_id)
@@ -260,12 +266,16 @@ async def reconfirm_anchor(ls: ServerContext, args: AnchorArgs) -> dict[str, Any
 async def show_anchor(ls: ServerContext, args: AnchorArgs) -> dict[str, Any]:
     """A memory, and its anchored lines as they were taken and as they are now (Markdown)."""
     item = await _domain(ls, lambda: ls.memory.anchors.one(args.memory_id))
-    a, fence = item.anchor, "~~~~"
-    lines = [f"**memory #{item.memory_id}** · {a.state}" + (f": {a.caution}" if a.caution else ""), "",
-             item.content, "", f"Anchored to `{a.path}:{a.start_line}-{a.end_line}`"
+    a, fence, now = item.anchor, "~~~~", item.now
+    place, state, caution = (a.path, a.start_line, a.end_line), a.state, a.caution
+    if (opened := _open_place(ls, args.memory_id)) is not None:  # as the editor has it, saved or not
+        at, state = opened
+        now, place, caution = "\n".join((at.lines or ())[at.start_line - 1:at.end_line]), (a.path, at.start_line, at.end_line), ""
+    lines = [f"**memory #{item.memory_id}** · {state}" + (f": {caution}" if caution else ""), "",
+             item.content, "", "Anchored to `{}:{}-{}`".format(*place)
              + (f", taken at commit `{item.revision[:12]}`" if item.revision else "") + f" ({item.taken_at[:10]}).", "",
-             "Then:", "", fence, item.then, fence, "", "Now:", "", fence, item.now or "(gone)", fence]
-    return CommandResult(done=True, message=f"memory #{item.memory_id}: {a.state}", id=item.memory_id,
+             "Then:", "", fence, item.then, fence, "", "Now:", "", fence, now or "(gone)", fence]
+    return CommandResult(done=True, message=f"memory #{item.memory_id}: {state}", id=item.memory_id,
                          markdown="\n".join(lines)).dump()
 
 
@@ -442,8 +452,8 @@ def _written(result: Any) -> str:
 
 
 async def accept_proposal(ls: ServerContext, args: AcceptProposalArgs) -> dict[str, Any]:
-    pending = await _domain(ls, lambda: [p for p in ls.memory.proposals(None) if p.id == args.proposal_id])
-    unsaved = compile_feature.unsaved_file(ls, pending[0]) if pending else None
+    proposal = await _domain(ls, lambda: ls.memory.proposal(args.proposal_id))
+    unsaved = compile_feature.unsaved_file(ls, proposal) if proposal.status == "pending" else None
     if unsaved is not None:
         return CommandResult(done=False, message=f"{unsaved} has unsaved changes in the editor: save or revert them, "
                                                  f"then accept proposal #{args.proposal_id} again (nothing was written)").dump()

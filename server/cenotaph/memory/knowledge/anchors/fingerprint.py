@@ -4,6 +4,8 @@ change what it does. Pure functions over lists of lines; no file or store is rea
 
 from __future__ import annotations
 
+import ast
+import textwrap
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import PurePosixPath
@@ -96,11 +98,38 @@ def _code(text: str, path: str) -> str:
     return _canon(text if mark is None else "\n".join(_without_comment(line, mark) for line in text.split("\n")))
 
 
+def _python_shape(text: str) -> str | None:
+    """Python code as what it does: its syntax tree without docstrings and type annotations; None
+    when the text is not whole statements (a block cut in half)."""
+    try:
+        tree = ast.parse(textwrap.dedent(text))
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body and \
+                isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
+                isinstance(body[0].value.value, str):
+            node.body = body[1:] or [ast.Pass()]
+        if isinstance(node, ast.arg):
+            node.annotation = None
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            node.returns = None
+    return ast.dump(tree)
+
+
 def code_changed(then: str, now: str, path: str) -> bool:
     """Whether the code at an anchor's place differs from the code taken, but for whitespace and
-    line comments: any other change may change what it does, so the memory may no longer hold.
-    Measured on real histories: docs/benchmarks.md, "Anchors"."""
-    return then != now and _code(then, path) != _code(now, path)  # the same text: nothing to compare
+    line comments (and, in Python, docstrings and type annotations): any other change may change
+    what it does, so the memory may no longer hold. Measured on real histories: docs/benchmarks.md,
+    "Anchors"."""
+    if then == now or _code(then, path) == _code(now, path):  # the same text: nothing to parse
+        return False
+    if PurePosixPath(path).suffix.lower() in (".py", ".pyi"):
+        shapes = _python_shape(then), _python_shape(now)
+        if shapes[0] is not None and shapes[1] is not None:
+            return shapes[0] != shapes[1]
+    return True
 
 
 def _ratio(a: str, b: str) -> float:
