@@ -36,17 +36,16 @@ from lsprotocol import types
 from pygls.workspace import Workspace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from perf import ACTOR, PROJECT, QUERIES, commit_measured, percentile, sentence  # noqa: E402
-
-from cenotaph.lsp.features import anchors  # noqa: E402
-from cenotaph.lsp.server import build  # noqa: E402
-from cenotaph.memory.context import Context  # noqa: E402
-from cenotaph.memory.core.recall import Recaller  # noqa: E402
-from cenotaph.memory.knowledge.anchors.follow import Place  # noqa: E402
-from cenotaph.memory.service import Memory  # noqa: E402
-from cenotaph.nlp.analysis import Analyzer  # noqa: E402
-from cenotaph.nlp.embedder import Embedder  # noqa: E402
-from cenotaph.store.db import Store  # noqa: E402
+from cenotaph.lsp.features import anchors
+from cenotaph.lsp.server import build
+from cenotaph.memory.context import Context
+from cenotaph.memory.core.recall import Recaller
+from cenotaph.memory.knowledge.anchors.follow import Place
+from cenotaph.memory.service import Memory
+from cenotaph.nlp.analysis import Analyzer
+from cenotaph.nlp.embedder import Embedder
+from cenotaph.store.db import Store
+from perf import ACTOR, PROJECT, QUERIES, commit_measured, percentile, sentence
 
 FILES = 10
 FUNCTIONS = 100  # per file, each anchored
