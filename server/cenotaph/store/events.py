@@ -4,14 +4,31 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from cenotaph.store.dialect import per_dialect
-from cenotaph.store.records import EventRow
 
 # hashlib is imported by the functions that hash: an agent's hook reads the log's head without it.
 GENESIS = "0" * 64
 _COLUMNS = "seq, at, actor, action, target, project, before, after, reason, prev_hash, hash"
+
+
+# Here rather than with the other rows (store/records.py re-exports it): an agent's hook checks the
+# graveyard's file against the log without importing them.
+@dataclass(slots=True)
+class EventRow:
+    seq: int
+    at: str
+    actor: str
+    action: str
+    target: str
+    project: str
+    before: str | None
+    after: str | None
+    reason: str | None
+    prev_hash: str
+    hash: str
 
 
 def tags_hash(tags: list[str]) -> str:

@@ -6,12 +6,10 @@ and what a workspace's environment says its imports are."""
 from __future__ import annotations
 
 import ast
-import csv
 import dataclasses
 import json
 import os
 import re
-import tomllib
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -31,7 +29,6 @@ from cenotaph.nlp.ecosystems.base import (
     stamp,
     triple_quoted_rest,
 )
-from cenotaph.nlp.ecosystems.tomlscan import TomlScan, parses
 from cenotaph.nlp.names import fold
 
 # ---------------------------------------------------------------------------------------------
@@ -206,6 +203,8 @@ def _grouped(value: object) -> list[object]:
 
 def _pyproject_declared(text: str) -> set[str] | None:
     """Folded names of everything the file declares, or None when it does not parse."""
+    import tomllib  # here: an agent's hook loads this module for a shell command's installs
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
@@ -280,6 +279,8 @@ def _pyproject_group(path: tuple[str, ...], poetry_depth: int) -> str:
 
 
 def _pyproject_hits(text: str, _context: Context) -> Iterator[Hit]:
+    from cenotaph.nlp.ecosystems.tomlscan import TomlScan
+
     declared = _pyproject_declared(text)
     reported: set[int] = set()
     for entry in TomlScan(text).entries:
@@ -411,6 +412,12 @@ def _cfg_requirement_hits(offset: int, value: str, group: str) -> Iterator[Hit]:
     indent = len(content) - len(content.lstrip())
     if span := pep508.name_span(content.lstrip()):
         yield Hit(offset + indent + span[0], offset + indent + span[1], "pypi", "declaration", group)
+
+
+def _toml_parses(text: str) -> bool:
+    from cenotaph.nlp.ecosystems.tomlscan import parses
+
+    return parses(text)
 
 
 def _parses(text: str) -> bool:
@@ -679,6 +686,8 @@ def _top_level(metadata: Path) -> set[str]:
         rows = (metadata / "RECORD").read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return set()
+    import csv
+
     modules = set()
     for row in csv.reader(rows):
         if not row:
@@ -720,7 +729,7 @@ ECOSYSTEMS = (
         documents=(
             Document("python", ("?*.py", "?*.pyi"), _import_hits, import_names=EnvironmentModules),
             Document("pyproject", ("pyproject.toml",), _pyproject_hits, manifest=True, at_root=True,
-                     well_formed=parses),
+                     well_formed=_toml_parses),
             Document("requirements", ("*requirements*.txt", "*requirements*.in", "requirements/?*.txt",
                                       "requirements/?*.in", "constraints*.txt", "constraints*.in"),
                      _requirements_hits, manifest=True, at_root=True, group_in_name=True),
