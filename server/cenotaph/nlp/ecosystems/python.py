@@ -24,6 +24,7 @@ from cenotaph.nlp.ecosystems.base import (
     Hit,
     ImportNames,
     Installer,
+    LazyPattern,
     name_rule,
     single_line_string_rest,
     stamp,
@@ -38,14 +39,14 @@ _PY_SPACE = r"(?:[ \t\f]|\\(?:\r\n|\r|\n))"
 # A statement starts the file, a line, or follows a ';' or the ':' of a compound statement
 # (`try: import x`), blanks in between.
 _PY_STATEMENT_START = r"[\r\n;:]"
-_PY_STATEMENT = re.compile(
+_PY_STATEMENT = LazyPattern(
     rf"{_PY_STATEMENT_START}?[ \t\f]*+(?P<keyword>import|from){_PY_SPACE}+"
 )
-_PY_CANDIDATE = re.compile(rf"(?:import|from){_PY_SPACE}+")
+_PY_CANDIDATE = LazyPattern(rf"(?:import|from){_PY_SPACE}+")
 # From code to the next statement start followed by `import` or `from` (or to the end): comments
 # and strings are passed over inside the regular expression engine, so the work done in Python is
 # per import statement, not per token. The string and comment grammars are the other lexers'.
-_PY_TO_STATEMENT = re.compile(
+_PY_TO_STATEMENT = LazyPattern(
     "(?:"
     + "|".join(
         [
@@ -65,7 +66,7 @@ _PY_TO_STATEMENT = re.compile(
     + ")*+",
     re.S,
 )
-_PY_IMPORTED_MODULE = re.compile(
+_PY_IMPORTED_MODULE = LazyPattern(
     rf"(?P<top>\w+)(?:{_PY_SPACE}*\.{_PY_SPACE}*\w+)*"  # a.b.c
     rf"(?:{_PY_SPACE}+as{_PY_SPACE}+\w+)?"  # as alias
     rf"{_PY_SPACE}*(?P<more>,{_PY_SPACE}*)?"
@@ -124,12 +125,12 @@ def _import_hits(text: str, _context: Context) -> Iterator[Hit]:
 # ---------------------------------------------------------------------------------------------
 # requirements.txt and friends
 
-_REQUIREMENTS_COMMENT = re.compile(r"(?:^|[ \t])#")  # pip: a '#' at the start or after a blank
+_REQUIREMENTS_COMMENT = LazyPattern(r"(?:^|[ \t])#")  # pip: a '#' at the start or after a blank
 
 
 # Any physical line; a common requirement line (a name then a specifier, a comment or the end,
 # no backslash anywhere) also has its name read here, so that most lines cost no Python work.
-_REQUIREMENT_LINE = re.compile(
+_REQUIREMENT_LINE = LazyPattern(
     r"(?:\A|(?<=\n)|(?<=\r)(?!\n))"  # a line start: after '\n', after '\r' not in "\r\n"
     rf"(?:[ \t]*(?P<name>{pep508.NAME_PATTERN})[ \t]*+"
     # What pep508.name_span accepts after the name; the end of content is a comment or blanks.
@@ -166,7 +167,7 @@ def _requirements_hits(text: str, _context: Context) -> Iterator[Hit]:
 # Lock files: the names they resolve (uv.lock and poetry.lock are TOML with one
 # `[[package]]` table a name; Pipfile.lock is JSON by group)
 
-_LOCKED_NAME = re.compile(r'^name\s*=\s*"([^"]+)"', re.MULTILINE)
+_LOCKED_NAME = LazyPattern(r'^name\s*=\s*"([^"]+)"', re.MULTILINE)
 
 
 def _toml_lock_names(text: str) -> Iterator[str]:
@@ -309,7 +310,7 @@ def _pyproject_hits(text: str, _context: Context) -> Iterator[Hit]:
 _SETUP_KEYWORD_GROUPS: Mapping[str, str] = {
     "install_requires": "main", "tests_require": "test", "setup_requires": "build",
 }
-_STRING_OPENER = re.compile(r"""[rRbBuUfF]{0,2}(?:'''|\"\"\"|'|")""")
+_STRING_OPENER = LazyPattern(r"""[rRbBuUfF]{0,2}(?:'''|\"\"\"|'|")""")
 
 
 def _setup_py_hits(text: str, context: Context) -> Iterator[Hit]:
@@ -434,9 +435,9 @@ def _parses(text: str) -> bool:
 
 # What pip installs from a URL or VCS: `git+https://…/requests.git@v2.31.0`, `…/requests-2.31.0.tar.gz`,
 # `…/requests-2.31.0-py3-none-any.whl`, `…/archive/v2.31.0.zip` of GitHub's repository, a `#egg=` fragment.
-_EGG = re.compile(r"[^#]*#(?:.*&)?egg=(?P<name>[A-Za-z0-9][\w.-]*)")
-_ARCHIVE = re.compile(r"(?:\S*/)?(?P<name>[A-Za-z0-9][\w.]*?)-\d[^/]*?(?:\.tar\.gz|\.zip|\.tgz|\.tar\.bz2|\.whl)\Z")
-_REPOSITORY = re.compile(r"(?:git|hg|svn|bzr)\+\w+://\S*?/(?P<name>[A-Za-z0-9][\w.-]*?)(?:\.git)?(?:@[^/]*)?\Z"
+_EGG = LazyPattern(r"[^#]*#(?:.*&)?egg=(?P<name>[A-Za-z0-9][\w.-]*)")
+_ARCHIVE = LazyPattern(r"(?:\S*/)?(?P<name>[A-Za-z0-9][\w.]*?)-\d[^/]*?(?:\.tar\.gz|\.zip|\.tgz|\.tar\.bz2|\.whl)\Z")
+_REPOSITORY = LazyPattern(r"(?:git|hg|svn|bzr)\+\w+://\S*?/(?P<name>[A-Za-z0-9][\w.-]*?)(?:\.git)?(?:@[^/]*)?\Z"
                          r"|https?://(?:github\.com|gitlab\.com)/[^/]+/(?P<repo>[A-Za-z0-9][\w.-]*?)(?:\.git)?/archive/")
 
 
