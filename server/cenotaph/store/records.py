@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# The graveyard's rows and the event log's live apart, re-exported here: an agent's hook reads the
-# graveyard's file, and the log's head it reflects, without building the others.
-from cenotaph.store.events import EventRow
+# The graveyard's rows live apart, re-exported here: an agent's hook reads them from the graveyard's
+# file without building the others.
 from cenotaph.store.graveyard_rows import ApproachRow, SuppressionRow
 
 __all__ = ["ApproachRow", "BlessingRow", "ContradictionRow", "EventRow", "MemoryRow", "ProposalRow", "RecallLogRow",
@@ -44,6 +43,21 @@ class MemoryRow:
     last_recalled_at: str | None
     lemmas: str = ""
     context: str = ""
+
+
+@dataclass(slots=True)
+class EventRow:
+    seq: int
+    at: str
+    actor: str
+    action: str
+    target: str
+    project: str
+    before: str | None
+    after: str | None
+    reason: str | None
+    prev_hash: str
+    hash: str
 
 
 @dataclass(slots=True)

@@ -12,6 +12,7 @@ import os
 import re
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
+from functools import cache
 from pathlib import Path
 from typing import Final
 
@@ -558,29 +559,37 @@ _CURATED_ALIASES: Final[dict[str, str]] = {
 _GENERATED = Path(__file__).resolve().parent.parent / "data" / "pypi_import_names.txt"
 
 
-def _module_table() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
-    """(folded import name → PEP 503 distribution, distribution → its import names as written)."""
-    aliases: dict[str, str] = {}
-    modules: dict[str, list[str]] = defaultdict(list)
+def _table_rows() -> list[list[str]]:
+    """The generated table's (module, distribution) rows."""
     try:
-        rows = _GENERATED.read_text(encoding="utf-8").splitlines()
+        lines = _GENERATED.read_text(encoding="utf-8").splitlines()
     except OSError:  # a build without the data: the curated names still stand
-        rows = []
-    for row in rows:
-        if row and not row.startswith("#"):
-            module, distribution = row.split(" ", 1)  # the distribution already PEP 503
-            # An identifier's fold, without a regular expression per row (the hook loads this).
-            aliases[fold(module) if "__" in module else module.lower().replace("_", "-")] = distribution
-            modules[distribution].append(module)
+        lines = []
+    return [line.split(" ", 1) for line in lines if line and not line.startswith("#")]
+
+
+def _import_aliases() -> dict[str, str]:
+    """Folded import name → PEP 503 distribution (the distributions in the table already are)."""
+    # An identifier's fold, without a regular expression per row (the hook loads this).
+    aliases = {fold(module) if "__" in module else module.lower().replace("_", "-"): distribution
+               for module, distribution in _table_rows()}
+    return aliases | _CURATED_ALIASES
+
+
+@cache
+def _module_names() -> dict[str, tuple[str, ...]]:
+    """Distribution → its import names as written; built at first use, which a hook never makes."""
+    modules: dict[str, list[str]] = defaultdict(list)
+    for module, distribution in _table_rows():
+        modules[distribution].append(module)
     for alias, distribution in _CURATED_ALIASES.items():
-        aliases[alias] = distribution
         # An import name is one word (`google-protobuf` is npm's name for protobuf, no module).
         if alias.isidentifier() and not any(fold(m) == alias for m in modules[distribution]):
             modules[distribution].append(alias)
-    return aliases, {distribution: tuple(found) for distribution, found in modules.items()}
+    return {distribution: tuple(found) for distribution, found in modules.items()}
 
 
-_IMPORT_ALIASES, _MODULES = _module_table()
+_IMPORT_ALIASES = _import_aliases()
 
 
 def _normalize(name: str) -> str:
@@ -600,7 +609,7 @@ def _enclosing_modules(name: str) -> tuple[str, ...]:
 def _modules(key: str) -> tuple[str, ...]:
     """The modules code imports the distribution `key` by, as written (`PIL` for pillow); its own
     name with '_' for '-' when no table knows another."""
-    return _MODULES.get(key) or (key.replace("-", "_"),)
+    return _module_names().get(key) or (key.replace("-", "_"),)
 
 
 _BACKPORTS = frozenset({
