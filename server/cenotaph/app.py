@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cenotaph.paths import default_db_path
+from cenotaph.paths import configured_store, default_db_path
 
 if TYPE_CHECKING:
     from cenotaph import config
@@ -18,9 +18,7 @@ if TYPE_CHECKING:
 def store_location(db: Path | str | None = None) -> Path | str:
     """`db` (a file, or a `postgresql://` URL), else where the environment or the configuration
     says (`CENOTAPH_STORE`, `store = …` in config.toml), else the default file."""
-    from cenotaph import config
-
-    return db if db is not None else config.store_location() or default_db_path()
+    return db if db is not None else configured_store() or default_db_path()
 
 
 def open_store(db: Path | str | None = None) -> Store:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,6 +42,8 @@ def load(path: Path | None = None) -> Settings:
     path = path or config_path()
     data: dict = {}
     if path.is_file():
+        import tomllib  # only for a file to read: most have none
+
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, OSError) as exc:
@@ -69,19 +70,3 @@ def _threads(value: object) -> int:
         _log().warning("ignoring model_threads = %r: a whole number from 1 to 64 is expected", value)
         return 1
     return threads
-
-
-def store_location(path: Path | None = None) -> str | None:
-    """Where the store is when `--db` does not say: `CENOTAPH_STORE`, else `store = "…"` in
-    config.toml (a file path, or a `postgresql://` URL), else None (the default file)."""
-    value = os.environ.get("CENOTAPH_STORE")
-    if value:
-        return value
-    path = path or config_path()
-    if not path.is_file():
-        return None
-    try:
-        value = tomllib.loads(path.read_text(encoding="utf-8")).get("store")
-    except (tomllib.TOMLDecodeError, OSError):
-        return None  # load() warns about it
-    return str(value) if value else None

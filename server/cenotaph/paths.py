@@ -33,6 +33,25 @@ def config_path() -> Path:
     return _xdg("XDG_CONFIG_HOME", ".config") / "cenotaph" / "config.toml"
 
 
+def configured_store(path: Path | None = None) -> str | None:
+    """Where the store is when `--db` does not say: `CENOTAPH_STORE`, else `store = "…"` in
+    config.toml (a file path, or a `postgresql://` URL), else None (the default file). Here
+    rather than with the other settings (config.py): an agent's hook asks it on every decision."""
+    value = os.environ.get("CENOTAPH_STORE")
+    if value:
+        return value
+    path = path or config_path()
+    if not path.is_file():
+        return None
+    import tomllib
+
+    try:
+        value = tomllib.loads(path.read_text(encoding="utf-8")).get("store")
+    except (tomllib.TOMLDecodeError, OSError):
+        return None  # config.load() warns about it
+    return str(value) if value else None
+
+
 def claude_home() -> Path:
     """Claude Code's folder (its transcripts are under `projects/`)."""
     value = os.environ.get("CLAUDE_CONFIG_DIR")

@@ -3,10 +3,11 @@ repository root, else the normalized git `origin` URL, else the repository's abs
 
 from __future__ import annotations
 
-import configparser
 import re
-import tomllib
 from pathlib import Path
+
+# configparser and tomllib are imported where a file needs them: an agent's hook resolves the
+# project on every call that installs or edits, mostly from `.cenotaph.toml` alone.
 
 ROOT_MARKERS = (".git", ".cenotaph.toml")
 
@@ -45,6 +46,8 @@ def _origin_url(root: Path) -> str | None:
     config_file = git / "config"
     if not config_file.is_file():
         return None
+    import configparser
+
     parser = configparser.ConfigParser(strict=False, interpolation=None)
     try:
         parser.read(config_file, encoding="utf-8")
@@ -62,6 +65,8 @@ def resolve(explicit: str | None, start: Path) -> str:
         return str(start.resolve())
     settings = root / ".cenotaph.toml"
     if settings.is_file():
+        import tomllib
+
         try:
             declared = tomllib.loads(settings.read_text(encoding="utf-8")).get("project")
         except tomllib.TOMLDecodeError:

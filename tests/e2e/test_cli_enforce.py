@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CENOTAPH, HUMAN, cli_memory
+from tests.conftest import CENOTAPH, HUMAN, cli_memory, cli_store
 from tests.e2e.test_cli import run
 from tests.gitrepo import GitRepo
 from tests.memory.test_mine_transcripts import Claude, slug
@@ -203,6 +203,64 @@ def test_the_hook_imports_its_own_verb_alone(cli_env, repo):
     # A global option before the verb takes the whole parser, and answers the same.
     full = loaded("--project", PROJECT, "hook", "claude-code", command="pip install requests")
     assert '"permissionDecision": "deny"' in full and "cenotaph.cli.commands.mining" in full
+
+
+# What a decision leaves out (issue 42): the argument parser, a child process's module, the settings
+# and the embedder's module, the store's other rows, and the modules of what its call does not read.
+LEFT_OUT = ("argparse", "subprocess", "configparser", "csv", "cenotaph.cli.parsing", "cenotaph.config",
+            "cenotaph.nlp.embedder", "cenotaph.store.records", "cenotaph.nlp.detect", "cenotaph.nlp.ecosystems.tomlscan")
+
+
+@pytest.mark.sqlite_only("on PostgreSQL the store answers a denial itself, with the modules it needs")
+def test_a_decision_leaves_out_the_parser_and_what_its_call_does_not_read(cli_env, repo):
+    script = ("import sys\nfrom cenotaph.cli import main\nstatus = main(sys.argv[1:])\n"
+              f"print('LOADED', sorted(m for m in {LEFT_OUT!r} if m in sys.modules), status)\n")
+
+    def decide(tool_name: str, tool_input: dict, *words: str) -> tuple[bool, list[str]]:
+        done = subprocess.run([sys.executable, "-c", script, *words], env=cli_env, cwd=repo.root, text=True,
+                              input=json.dumps({"cwd": str(repo.root), "hook_event_name": "PreToolUse",
+                                                "tool_name": tool_name, "tool_input": tool_input}),
+                              capture_output=True, timeout=120, check=False)
+        assert done.returncode == 0 and done.stdout.rstrip().endswith(" 0"), done.stdout + done.stderr
+        loaded = done.stdout.rstrip().rsplit("LOADED ", 1)[1].rsplit(" ", 1)[0]
+        return '"permissionDecision": "deny"' in done.stdout, json.loads(loaded.replace("'", '"'))
+
+    install = {"command": "pip install requests"}
+    assert decide("Bash", install, "hook", "claude-code") == (True, [])
+    assert decide("Bash", {"command": "pip list"}, "hook", "claude-code") == (False, [])
+    assert decide("Bash", install, "hook", "--db", str(cli_store(cli_env)), "claude-code") == (True, [])
+    # Positive controls: a form of the words the parser reads (an abbreviated option) loads it,
+    # and decides the same; an edit of a manifest loads the detectors it reads the file with.
+    denied, loaded = decide("Bash", install, "hook", "--proj", PROJECT, "claude-code")
+    assert denied and {"argparse", "cenotaph.cli.parsing"} <= set(loaded)
+    denied, loaded = decide("Write", {"file_path": str(repo.root / "requirements.txt"), "content": "flask\nrequests\n"},
+                            "hook", "claude-code")
+    assert denied and loaded == ["cenotaph.nlp.detect"]
+
+
+@pytest.mark.parametrize("words", [
+    ["claude-code"], ["gemini"], ["claude-code", "--db", "x.db"], ["--db=x.db", "gemini"], ["--project=", "gemini"],
+    ["claude-code", "--project", "a/b", "--json"], ["--json", "claude-code", "--db", "1", "--db", "2"],
+])
+def test_the_hooks_words_read_without_argparse_as_the_parser_reads_them(words):
+    from cenotaph.cli import build_parser
+    from cenotaph.cli.commands.enforce import hook, hook_arguments
+
+    assert vars(hook_arguments(words)) == vars(build_parser((hook,)).parse_args(["hook", *words]))
+
+
+@pytest.mark.parametrize("words", [
+    ["--help"], ["-h"], [], ["codex"], ["claude-code", "gemini"], ["claude-code", "--proj", "a/b"],
+    ["claude-code", "--db"], ["claude-code", "--db", "--json"], ["--json=1", "claude-code"], ["claude-code", "--", "x"],
+    ["claude-code", "-"],
+])
+def test_every_other_form_of_the_hooks_words_is_left_to_the_parser(words):
+    from cenotaph.cli import build_parser
+    from cenotaph.cli.commands.enforce import hook, hook_arguments
+
+    assert hook_arguments(words) is None
+    if words == ["claude-code", "--proj", "a/b"]:  # positive control: one the parser reads, abbreviated
+        assert build_parser((hook,)).parse_args(["hook", *words]).project == "a/b"
 
 
 def gemini_before_tool(env, repo: GitRepo, tool_name: str, tool_input: dict) -> str | None:

@@ -6,13 +6,17 @@ parser) and into `verbs()` below, where `cenotaph --help` should list it; what e
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from cenotaph import __version__
-from cenotaph.cli.parsing import Subcommands, Verb, global_options
+# argparse and the parser's pieces are imported where a parser is built: an agent's hook, run on
+# every tool call, parses its plain words without them (commands/enforce.py's `hook_arguments`).
+if TYPE_CHECKING:
+    import argparse
+
+    from cenotaph.cli.parsing import Verb
 
 
 def verbs() -> tuple[Verb, ...]:
@@ -51,6 +55,11 @@ def verbs() -> tuple[Verb, ...]:
 
 
 def build_parser(only: Sequence[Verb] | None = None) -> argparse.ArgumentParser:
+    import argparse
+
+    from cenotaph import __version__
+    from cenotaph.cli.parsing import Subcommands, global_options
+
     parser = argparse.ArgumentParser(prog="cenotaph", description="A shared memory for coding work: dead ends stay dead.")
     parser.add_argument("--version", action="version", version=f"cenotaph {__version__}")
     global_options(parser)
@@ -62,6 +71,13 @@ def build_parser(only: Sequence[Verb] | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
+    if words[:1] == ["hook"] and "CENOTAPH_LOG" not in os.environ:
+        # The words an agent's settings run on every tool call, read without argparse; any other
+        # form of them (help, a misspelt option) goes to the parser below.
+        from cenotaph.cli.commands import enforce
+
+        if (args := enforce.hook_arguments(words[1:])) is not None:
+            return enforce.main(args)
     if words[:1] != ["hook"] or "CENOTAPH_LOG" in os.environ:
         # Not for an agent's hook, run on every tool call, unless asked: it logs nothing of its own,
         # and what the store warns still reaches stderr (logging's last resort).

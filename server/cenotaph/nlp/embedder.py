@@ -6,12 +6,13 @@ half a second, so it happens lazily and, for servers, in a background thread sta
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # numpy is imported with the model: `cenotaph mcp` forwarding reads DEFAULT_MODEL only
+    import threading
+
     import numpy as np
 
 
@@ -91,6 +92,8 @@ class Embedder:
     """Thread-safe, lazily loaded. `dim` is known without loading for the default model."""
 
     def __init__(self, model: str = DEFAULT_MODEL, *, threads: int = 1) -> None:
+        import threading  # here: an agent's hook reads DEFAULT_MODEL (config.py) on every decision
+
         self.model_name = model
         self.threads = threads
         self._model = None
@@ -110,6 +113,8 @@ class Embedder:
 
     def preload(self) -> threading.Thread:
         """Load in the background; requests that need the model wait for it."""
+        import threading
+
         thread = threading.Thread(target=self._load, name="cenotaph-embedder", daemon=True)
         thread.start()
         return thread

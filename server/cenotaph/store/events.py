@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cenotaph.store.dialect import per_dialect
-from cenotaph.store.records import EventRow
 
-# hashlib is imported by the functions that hash: an agent's hook reads the log's head without it.
+if TYPE_CHECKING:
+    from cenotaph.store.records import EventRow
+
+# hashlib, and the rows (records.py), are imported by the functions that use them: an agent's
+# hook reads the log's head without them.
 GENESIS = "0" * 64
 _COLUMNS = "seq, at, actor, action, target, project, before, after, reason, prev_hash, hash"
 
@@ -77,17 +80,23 @@ def last_seq(conn: Any) -> int:
 
 
 def get(conn: Any, seq: int) -> EventRow | None:
+    from cenotaph.store.records import EventRow
+
     found = conn.execute(f"SELECT {_COLUMNS} FROM events WHERE seq = ?", (seq,)).fetchone()
     return EventRow(*found) if found else None
 
 
 def since(conn: Any, seq: int, limit: int = 1000) -> list[EventRow]:
+    from cenotaph.store.records import EventRow
+
     rows = conn.execute(f"SELECT {_COLUMNS} FROM events WHERE seq > ? ORDER BY seq LIMIT ?", (seq, limit))
     return [EventRow(*r) for r in rows]
 
 
 def query(conn: Any, *, target: str | None, since_at: str | None, limit: int, actor: str | None = None,
           newest_first: bool = False) -> list[EventRow]:
+    from cenotaph.store.records import EventRow
+
     clauses, params = ["TRUE"], []
     if target is not None:
         clauses.append("target = ?")
@@ -168,6 +177,8 @@ def scrubs(conn: Any) -> dict[int, tuple[str, int]]:
 def rewrite_payload(conn: Any, seq: int, *, after: Any) -> str:
     """Inside a migration that has lifted the append-only triggers: replace one event's `after`
     (keeping its stored hash); returns the hash of its new form, for `event_scrubs`."""
+    from cenotaph.store.records import EventRow
+
     after_json = None if after is None else json.dumps(after, ensure_ascii=False, sort_keys=True)
     conn.execute("UPDATE events SET after = ? WHERE seq = ?", (after_json, seq))
     row = conn.execute(f"SELECT {_COLUMNS} FROM events WHERE seq = ?", (seq,)).fetchone()

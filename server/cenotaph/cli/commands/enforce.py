@@ -5,16 +5,19 @@ on every tool call stays near a bare Python start."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import argparse
+
     from cenotaph.cli.common import Subcommands
+
+    Arguments = argparse.Namespace | SimpleNamespace  # the parser's, or `hook_arguments`'
 
 # Each agent's name for the event before a tool call runs.
 TOOL_EVENTS = {"claude-code": "PreToolUse", "gemini": "BeforeTool"}
@@ -22,15 +25,43 @@ AGENTS = tuple(TOOL_EVENTS)
 BRIEF_LIMIT = 2000
 
 
-def main(args: argparse.Namespace) -> int:
+def main(args: Arguments) -> int:
     """The entry `cenotaph` hands these verbs to (they open no `Memory`, so not `common.run`)."""
     return args.direct(args)
 
 
 # --- hook --------------------------------------------------------------------------------------
 
+# The global options (cli/parsing.py), by whether they take a value.
+_OPTIONS = {"--db": True, "--project": True, "--json": False}
 
-def cmd_hook(args: argparse.Namespace) -> int:
+
+def hook_arguments(words: list[str]) -> SimpleNamespace | None:
+    """The words after `hook` as the parser reads them (`hook` below), for their plain forms
+    (the agent, and the global options spelt out, `--db PATH` or `--db=PATH`), without importing
+    argparse: an agent runs them on every tool call. None for any other form, which the parser
+    then reads (or refuses) itself."""
+    found: dict[str, Any] = {"db": None, "project": None, "json": False}
+    agents = []
+    rest = iter(words)
+    for word in rest:
+        if not word.startswith("-"):
+            agents.append(word)
+            continue
+        option, equals, value = word.partition("=")
+        if option not in _OPTIONS or (equals and not _OPTIONS[option]):
+            return None
+        if _OPTIONS[option] and not equals:
+            value = next(rest, "-")
+        if value.startswith("-"):  # missing, or a word argparse reads as an option
+            return None
+        found[option[2:]] = value if _OPTIONS[option] else True
+    if len(agents) != 1 or agents[0] not in AGENTS:
+        return None
+    return SimpleNamespace(command="hook", agent=agents[0], **found, handler=None, entry=__name__, direct=cmd_hook)
+
+
+def cmd_hook(args: Arguments) -> int:
     """One hook event. A failure of the hook itself fails open: exit 1 is a non-blocking error
     to both agents, which show the one line and let the call go ahead."""
     try:
@@ -52,7 +83,7 @@ def cmd_hook(args: argparse.Namespace) -> int:
         return 1
 
 
-def _pre_tool_use(args: argparse.Namespace, payload: dict[str, Any], cwd: Path) -> int:
+def _pre_tool_use(args: Arguments, payload: dict[str, Any], cwd: Path) -> int:
     from cenotaph.memory.graveyard.enforce import from_gemini, tool_call_names
 
     tool_name = str(payload.get("tool_name", ""))
@@ -79,7 +110,7 @@ def _pre_tool_use(args: argparse.Namespace, payload: dict[str, Any], cwd: Path) 
     return 0
 
 
-def _deny(args: argparse.Namespace, reason: str) -> int:
+def _deny(args: Arguments, reason: str) -> int:
     # Gemini CLI sends a denial's reason to the agent as the tool's error.
     denial = {"decision": "deny", "reason": reason} if args.agent == "gemini" else \
         {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
@@ -98,7 +129,7 @@ def _person_only(verb: str) -> str:
             f"to you.")
 
 
-def _session_start(args: argparse.Namespace, cwd: Path) -> int:
+def _session_start(args: Arguments, cwd: Path) -> int:
     from cenotaph.app import open_enforcer
     from cenotaph.memory.policy.agent_hooks import problems
     from cenotaph.project import repository_root
@@ -129,7 +160,7 @@ def _session_start(args: argparse.Namespace, cwd: Path) -> int:
     return 0
 
 
-def _session_end(args: argparse.Namespace, payload: dict[str, Any], cwd: Path) -> int:
+def _session_end(args: Arguments, payload: dict[str, Any], cwd: Path) -> int:
     """Mine the session's transcript in a detached child (`cenotaph mine transcripts`, whose
     cursors read each file only once): the agent exits without waiting for it."""
     transcript = payload.get("transcript_path")
@@ -140,6 +171,8 @@ def _session_end(args: argparse.Namespace, payload: dict[str, Any], cwd: Path) -
     command = [sys.executable, "-m", "cenotaph.cli", "mine", "transcripts", "--claude-dir", str(claude_dir)]
     command += [option for name in ("db", "project") if (value := getattr(args, name)) for option in
                 (f"--{name}", value)]
+    import subprocess  # here: a decision, on every tool call, starts no process
+
     subprocess.Popen(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                      stderr=subprocess.DEVNULL, start_new_session=True, env=os.environ.copy())
     return 0

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cenotaph.nlp import ecosystems
-from cenotaph.nlp.detect import detect
 from cenotaph.nlp.ecosystems import shell
 
 if TYPE_CHECKING:  # the graveyard's modules load only for a call that names something (most name nothing)
@@ -123,6 +122,9 @@ def file_names(path: str, text: str, before: str | None = None) -> list[Named]:
     the edit's additions. A manifest adds a name it declares more often than before (a second
     group, a new stage), wherever the edit moved it; source adds a package it did not import at
     all (`import requests.exceptions` beside `import requests` brings in nothing new)."""
+    # Imported here: most shell commands an agent runs write into no file.
+    from cenotaph.nlp.detect import detect
+
     old: Counter[tuple[str, str]] = Counter()
     if before is not None:
         old.update((m.key, m.ecosystem) for m in detect(path, before) if m.kind != "mention")

@@ -15,11 +15,31 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
-from typing import Literal, NamedTuple, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 from cenotaph.nlp.names import fold
 
 MentionKind = Literal["import", "declaration", "mention"]
+
+# What a compiled pattern is used for here: LazyPattern takes them from it at first use.
+_PATTERN_ATTRIBUTES = ("match", "fullmatch", "search", "finditer", "findall", "sub", "subn", "split", "pattern",
+                       "flags", "groups", "groupindex")
+
+
+class LazyPattern:
+    """`re.compile(pattern, flags)` at its first use, then its methods: a module that reads many
+    formats compiles only the patterns of those a call reads (an agent's hook, started for each
+    tool call, reads one command line or one file). Used after that, it costs what the compiled
+    pattern's methods cost: they are this object's own attributes."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._source = (pattern, flags)
+
+    def __getattr__(self, name: str) -> Any:  # only for what is not set yet: the first use
+        compiled = re.compile(*self._source)
+        for attribute in _PATTERN_ATTRIBUTES:
+            setattr(self, attribute, getattr(compiled, attribute))
+        return getattr(compiled, name)
 
 
 class Hit(NamedTuple):
@@ -129,8 +149,8 @@ def name_rule(pattern: str, registry: str, allowed: str, *, versions: str = "", 
     """A rule: the whole name matches `pattern` (`registry` names the rules it follows, `allowed`
     says them in words). A name followed by a version (what the pattern `versions` matches at its
     start: `==`, `@`) is told which part is the name, so the version goes in the reason instead."""
-    whole = re.compile(pattern, flags)
-    version = re.compile(versions) if versions else None
+    whole = LazyPattern(pattern, flags)
+    version = LazyPattern(versions) if versions else None
 
     def problem(name: str) -> str | None:
         if not name:
@@ -228,8 +248,8 @@ def stamp(path: Path) -> Stamp | None:
 # ---------------------------------------------------------------------------------------------
 # Positions
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")  # the three line breaks LSP recognises
-_LONE_CARRIAGE_RETURN = re.compile(r"\r(?!\n)")
+_NEWLINE = LazyPattern(r"\r\n|\r|\n")  # the three line breaks LSP recognises
+_LONE_CARRIAGE_RETURN = LazyPattern(r"\r(?!\n)")
 
 
 def utf16_column(line: str, index: int) -> int:
@@ -254,8 +274,8 @@ def lines(text: str) -> Iterator[tuple[int, str]]:
     yield position, text[position:]
 
 
-_INI_SECTION = re.compile(r"\[(?P<name>[^\]\r\n]+)\]")
-_INI_KEY = re.compile(r"(?P<key>[^=:\s][^=:]*?)[ \t]*[=:][ \t]*")
+_INI_SECTION = LazyPattern(r"\[(?P<name>[^\]\r\n]+)\]")
+_INI_KEY = LazyPattern(r"(?P<key>[^=:\s][^=:]*?)[ \t]*[=:][ \t]*")
 
 
 def ini_values(text: str) -> Iterator[tuple[str, str, int, str]]:
@@ -310,7 +330,7 @@ class Lexed:
     strings: dict[int, tuple[int, int, int]]  # opening offset -> (content start, content end, end)
 
 
-_NOT_LINE_BREAK = re.compile(r"[^\r\n]")
+_NOT_LINE_BREAK = LazyPattern(r"[^\r\n]")
 
 
 def _blank(source: str) -> str:
@@ -347,7 +367,7 @@ def lex(text: str, syntax: Syntax) -> Lexed:
 
 def closed_by(pattern: str) -> Closer:
     """A closer for tokens whose rest matches `pattern`; its group `close` is the terminator."""
-    rest_pattern = re.compile(pattern, re.S)
+    rest_pattern = LazyPattern(pattern, re.S)
 
     def close(text: str, opener: re.Match[str]) -> tuple[int, int] | None:
         rest = rest_pattern.match(text, opener.end())

@@ -6,14 +6,13 @@ and what a workspace's environment says its imports are."""
 from __future__ import annotations
 
 import ast
-import csv
 import dataclasses
 import json
 import os
 import re
-import tomllib
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
+from functools import cache
 from pathlib import Path
 from typing import Final
 
@@ -26,12 +25,12 @@ from cenotaph.nlp.ecosystems.base import (
     Hit,
     ImportNames,
     Installer,
+    LazyPattern,
     name_rule,
     single_line_string_rest,
     stamp,
     triple_quoted_rest,
 )
-from cenotaph.nlp.ecosystems.tomlscan import TomlScan, parses
 from cenotaph.nlp.names import fold
 
 # ---------------------------------------------------------------------------------------------
@@ -41,14 +40,14 @@ _PY_SPACE = r"(?:[ \t\f]|\\(?:\r\n|\r|\n))"
 # A statement starts the file, a line, or follows a ';' or the ':' of a compound statement
 # (`try: import x`), blanks in between.
 _PY_STATEMENT_START = r"[\r\n;:]"
-_PY_STATEMENT = re.compile(
+_PY_STATEMENT = LazyPattern(
     rf"{_PY_STATEMENT_START}?[ \t\f]*+(?P<keyword>import|from){_PY_SPACE}+"
 )
-_PY_CANDIDATE = re.compile(rf"(?:import|from){_PY_SPACE}+")
+_PY_CANDIDATE = LazyPattern(rf"(?:import|from){_PY_SPACE}+")
 # From code to the next statement start followed by `import` or `from` (or to the end): comments
 # and strings are passed over inside the regular expression engine, so the work done in Python is
 # per import statement, not per token. The string and comment grammars are the other lexers'.
-_PY_TO_STATEMENT = re.compile(
+_PY_TO_STATEMENT = LazyPattern(
     "(?:"
     + "|".join(
         [
@@ -68,7 +67,7 @@ _PY_TO_STATEMENT = re.compile(
     + ")*+",
     re.S,
 )
-_PY_IMPORTED_MODULE = re.compile(
+_PY_IMPORTED_MODULE = LazyPattern(
     rf"(?P<top>\w+)(?:{_PY_SPACE}*\.{_PY_SPACE}*\w+)*"  # a.b.c
     rf"(?:{_PY_SPACE}+as{_PY_SPACE}+\w+)?"  # as alias
     rf"{_PY_SPACE}*(?P<more>,{_PY_SPACE}*)?"
@@ -127,12 +126,12 @@ def _import_hits(text: str, _context: Context) -> Iterator[Hit]:
 # ---------------------------------------------------------------------------------------------
 # requirements.txt and friends
 
-_REQUIREMENTS_COMMENT = re.compile(r"(?:^|[ \t])#")  # pip: a '#' at the start or after a blank
+_REQUIREMENTS_COMMENT = LazyPattern(r"(?:^|[ \t])#")  # pip: a '#' at the start or after a blank
 
 
 # Any physical line; a common requirement line (a name then a specifier, a comment or the end,
 # no backslash anywhere) also has its name read here, so that most lines cost no Python work.
-_REQUIREMENT_LINE = re.compile(
+_REQUIREMENT_LINE = LazyPattern(
     r"(?:\A|(?<=\n)|(?<=\r)(?!\n))"  # a line start: after '\n', after '\r' not in "\r\n"
     rf"(?:[ \t]*(?P<name>{pep508.NAME_PATTERN})[ \t]*+"
     # What pep508.name_span accepts after the name; the end of content is a comment or blanks.
@@ -169,7 +168,7 @@ def _requirements_hits(text: str, _context: Context) -> Iterator[Hit]:
 # Lock files: the names they resolve (uv.lock and poetry.lock are TOML with one
 # `[[package]]` table a name; Pipfile.lock is JSON by group)
 
-_LOCKED_NAME = re.compile(r'^name\s*=\s*"([^"]+)"', re.MULTILINE)
+_LOCKED_NAME = LazyPattern(r'^name\s*=\s*"([^"]+)"', re.MULTILINE)
 
 
 def _toml_lock_names(text: str) -> Iterator[str]:
@@ -206,6 +205,8 @@ def _grouped(value: object) -> list[object]:
 
 def _pyproject_declared(text: str) -> set[str] | None:
     """Folded names of everything the file declares, or None when it does not parse."""
+    import tomllib  # here: an agent's hook loads this module for a shell command's installs
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
@@ -280,6 +281,8 @@ def _pyproject_group(path: tuple[str, ...], poetry_depth: int) -> str:
 
 
 def _pyproject_hits(text: str, _context: Context) -> Iterator[Hit]:
+    from cenotaph.nlp.ecosystems.tomlscan import TomlScan
+
     declared = _pyproject_declared(text)
     reported: set[int] = set()
     for entry in TomlScan(text).entries:
@@ -308,7 +311,7 @@ def _pyproject_hits(text: str, _context: Context) -> Iterator[Hit]:
 _SETUP_KEYWORD_GROUPS: Mapping[str, str] = {
     "install_requires": "main", "tests_require": "test", "setup_requires": "build",
 }
-_STRING_OPENER = re.compile(r"""[rRbBuUfF]{0,2}(?:'''|\"\"\"|'|")""")
+_STRING_OPENER = LazyPattern(r"""[rRbBuUfF]{0,2}(?:'''|\"\"\"|'|")""")
 
 
 def _setup_py_hits(text: str, context: Context) -> Iterator[Hit]:
@@ -413,6 +416,12 @@ def _cfg_requirement_hits(offset: int, value: str, group: str) -> Iterator[Hit]:
         yield Hit(offset + indent + span[0], offset + indent + span[1], "pypi", "declaration", group)
 
 
+def _toml_parses(text: str) -> bool:
+    from cenotaph.nlp.ecosystems.tomlscan import parses
+
+    return parses(text)
+
+
 def _parses(text: str) -> bool:
     try:
         ast.parse(text)
@@ -427,9 +436,9 @@ def _parses(text: str) -> bool:
 
 # What pip installs from a URL or VCS: `git+https://…/requests.git@v2.31.0`, `…/requests-2.31.0.tar.gz`,
 # `…/requests-2.31.0-py3-none-any.whl`, `…/archive/v2.31.0.zip` of GitHub's repository, a `#egg=` fragment.
-_EGG = re.compile(r"[^#]*#(?:.*&)?egg=(?P<name>[A-Za-z0-9][\w.-]*)")
-_ARCHIVE = re.compile(r"(?:\S*/)?(?P<name>[A-Za-z0-9][\w.]*?)-\d[^/]*?(?:\.tar\.gz|\.zip|\.tgz|\.tar\.bz2|\.whl)\Z")
-_REPOSITORY = re.compile(r"(?:git|hg|svn|bzr)\+\w+://\S*?/(?P<name>[A-Za-z0-9][\w.-]*?)(?:\.git)?(?:@[^/]*)?\Z"
+_EGG = LazyPattern(r"[^#]*#(?:.*&)?egg=(?P<name>[A-Za-z0-9][\w.-]*)")
+_ARCHIVE = LazyPattern(r"(?:\S*/)?(?P<name>[A-Za-z0-9][\w.]*?)-\d[^/]*?(?:\.tar\.gz|\.zip|\.tgz|\.tar\.bz2|\.whl)\Z")
+_REPOSITORY = LazyPattern(r"(?:git|hg|svn|bzr)\+\w+://\S*?/(?P<name>[A-Za-z0-9][\w.-]*?)(?:\.git)?(?:@[^/]*)?\Z"
                          r"|https?://(?:github\.com|gitlab\.com)/[^/]+/(?P<repo>[A-Za-z0-9][\w.-]*?)(?:\.git)?/archive/")
 
 
@@ -550,29 +559,37 @@ _CURATED_ALIASES: Final[dict[str, str]] = {
 _GENERATED = Path(__file__).resolve().parent.parent / "data" / "pypi_import_names.txt"
 
 
-def _module_table() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
-    """(folded import name → PEP 503 distribution, distribution → its import names as written)."""
-    aliases: dict[str, str] = {}
-    modules: dict[str, list[str]] = defaultdict(list)
+def _table_rows() -> list[list[str]]:
+    """The generated table's (module, distribution) rows."""
     try:
-        rows = _GENERATED.read_text(encoding="utf-8").splitlines()
+        lines = _GENERATED.read_text(encoding="utf-8").splitlines()
     except OSError:  # a build without the data: the curated names still stand
-        rows = []
-    for row in rows:
-        if row and not row.startswith("#"):
-            module, distribution = row.split(" ", 1)  # the distribution already PEP 503
-            # An identifier's fold, without a regular expression per row (the hook loads this).
-            aliases[fold(module) if "__" in module else module.lower().replace("_", "-")] = distribution
-            modules[distribution].append(module)
+        lines = []
+    return [line.split(" ", 1) for line in lines if line and not line.startswith("#")]
+
+
+def _import_aliases() -> dict[str, str]:
+    """Folded import name → PEP 503 distribution (the distributions in the table already are)."""
+    # An identifier's fold, without a regular expression per row (the hook loads this).
+    aliases = {fold(module) if "__" in module else module.lower().replace("_", "-"): distribution
+               for module, distribution in _table_rows()}
+    return aliases | _CURATED_ALIASES
+
+
+@cache
+def _module_names() -> dict[str, tuple[str, ...]]:
+    """Distribution → its import names as written; built at first use, which a hook never makes."""
+    modules: dict[str, list[str]] = defaultdict(list)
+    for module, distribution in _table_rows():
+        modules[distribution].append(module)
     for alias, distribution in _CURATED_ALIASES.items():
-        aliases[alias] = distribution
         # An import name is one word (`google-protobuf` is npm's name for protobuf, no module).
         if alias.isidentifier() and not any(fold(m) == alias for m in modules[distribution]):
             modules[distribution].append(alias)
-    return aliases, {distribution: tuple(found) for distribution, found in modules.items()}
+    return {distribution: tuple(found) for distribution, found in modules.items()}
 
 
-_IMPORT_ALIASES, _MODULES = _module_table()
+_IMPORT_ALIASES = _import_aliases()
 
 
 def _normalize(name: str) -> str:
@@ -592,7 +609,7 @@ def _enclosing_modules(name: str) -> tuple[str, ...]:
 def _modules(key: str) -> tuple[str, ...]:
     """The modules code imports the distribution `key` by, as written (`PIL` for pillow); its own
     name with '_' for '-' when no table knows another."""
-    return _MODULES.get(key) or (key.replace("-", "_"),)
+    return _module_names().get(key) or (key.replace("-", "_"),)
 
 
 _BACKPORTS = frozenset({
@@ -679,6 +696,8 @@ def _top_level(metadata: Path) -> set[str]:
         rows = (metadata / "RECORD").read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return set()
+    import csv
+
     modules = set()
     for row in csv.reader(rows):
         if not row:
@@ -720,7 +739,7 @@ ECOSYSTEMS = (
         documents=(
             Document("python", ("?*.py", "?*.pyi"), _import_hits, import_names=EnvironmentModules),
             Document("pyproject", ("pyproject.toml",), _pyproject_hits, manifest=True, at_root=True,
-                     well_formed=parses),
+                     well_formed=_toml_parses),
             Document("requirements", ("*requirements*.txt", "*requirements*.in", "requirements/?*.txt",
                                       "requirements/?*.in", "constraints*.txt", "constraints*.in"),
                      _requirements_hits, manifest=True, at_root=True, group_in_name=True),

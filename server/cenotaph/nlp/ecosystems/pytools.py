@@ -4,15 +4,14 @@ black leaving for ruff happen there), so the history miner reads them."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from cenotaph.nlp.ecosystems import base, pep508
-from cenotaph.nlp.ecosystems.base import Context, Hit
+from cenotaph.nlp.ecosystems.base import Context, Hit, LazyPattern
 
 # A tox factor condition before a dependency (`py38: pytest`, `{py37,py38}-django,!lowest: x`);
 # a URL's scheme is none: no blank follows its colon.
-_FACTORS = re.compile(r"[ \t]*[!\w{},.+-]+:(?=[ \t]|$)")
+_FACTORS = LazyPattern(r"[ \t]*[!\w{},.+-]+:(?=[ \t]|$)")
 
 
 def tox_hits(text: str, _context: Context) -> Iterator[Hit]:
@@ -28,10 +27,10 @@ def tox_hits(text: str, _context: Context) -> Iterator[Hit]:
         yield from pep508.line_hits(offset + indent, content.strip(), "test")
 
 
-_REPO = re.compile(r"(?P<key>[ \t]*(?:-[ \t]+)?)repo:[ \t]*['\"]?(?P<url>[^\s'\"#]+)")
-_ADDITIONAL = re.compile(r"(?P<key>[ \t]*(?:-[ \t]+)?)additional_dependencies:[ \t]*")
-_ITEM = re.compile(r"(?P<indent>[ \t]*)-[ \t]+['\"]?")
-_FLOW_ITEM = re.compile(r"[ \t]*['\"]?(?P<item>[^,\]'\"]*)")
+_REPO = LazyPattern(r"(?P<key>[ \t]*(?:-[ \t]+)?)repo:[ \t]*['\"]?(?P<url>[^\s'\"#]+)")
+_ADDITIONAL = LazyPattern(r"(?P<key>[ \t]*(?:-[ \t]+)?)additional_dependencies:[ \t]*")
+_ITEM = LazyPattern(r"(?P<indent>[ \t]*)-[ \t]+['\"]?")
+_FLOW_ITEM = LazyPattern(r"[ \t]*['\"]?(?P<item>[^,\]'\"]*)")
 # What a hook repository's name adds to its tool's (`ruff-pre-commit`, `mirrors-mypy`); the
 # repository of pre-commit's own hooks is named so on PyPI (pre-commit-hooks).
 _REPO_PREFIXES = ("pre-commit-", "mirrors-")
@@ -88,8 +87,8 @@ def _requirement(offset: int, requirement: str) -> Iterator[Hit]:
         yield Hit(offset + span[0], offset + span[1], "pypi", "declaration", "dev")
 
 
-_PIPFILE_SECTION = re.compile(r"[ \t]*\[(?P<name>[^\]]+)\]")
-_PIPFILE_KEY = re.compile(r"[ \t]*(?P<quote>[\"']?)(?P<name>[A-Za-z0-9](?:[\w.-]*[A-Za-z0-9])?)(?P=quote)[ \t]*=")
+_PIPFILE_SECTION = LazyPattern(r"[ \t]*\[(?P<name>[^\]]+)\]")
+_PIPFILE_KEY = LazyPattern(r"[ \t]*(?P<quote>[\"']?)(?P<name>[A-Za-z0-9](?:[\w.-]*[A-Za-z0-9])?)(?P=quote)[ \t]*=")
 # Pipfile's tables that are not package categories.
 _PIPFILE_OTHER = frozenset({"source", "requires", "pipenv", "scripts"})
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from cenotaph.nlp.ecosystems.base import Installer
+from cenotaph.nlp.ecosystems.base import Installer, LazyPattern
 
 # Operators end a simple command; a redirection (`2>&1`, `> log`) ends what is parsed of it.
 SHELL_OPERATOR = re.compile(r"&&|\|\||\d*[<>]+&?\d*-?|[;&|()]")
@@ -22,7 +22,7 @@ _ASSIGNMENT = re.compile(r"\w+=")
 _LINE_CONTINUATION = re.compile(r"\\\r?\n")
 # A quoted heredoc delimiter (`<<'EOF'`), which bashlex 0.18 refuses: spaces instead of its quotes keep
 # every offset (the body is read as written either way; only expansions would differ).
-_QUOTED_DELIMITER = re.compile(r"(<<-?[ \t]*)(?:'\w+'|\"\w+\"|\\\w+)")
+_QUOTED_DELIMITER = LazyPattern(r"(<<-?[ \t]*)(?:'\w+'|\"\w+\"|\\\w+)")
 # What only a parser reads right: heredocs, substitutions and control structures. A line without
 # them (most installs) is split on its operators, and bashlex (~0.1 s to import) stays unloaded.
 _NEEDS_PARSER = re.compile(r"<<|\$\(|`|(?:^|[;&|(\s])(?:if|then|else|elif|do|done|for|while|until|case|function|\{)(?=\s|$)")
@@ -308,8 +308,8 @@ def _command(words: list[Word], text: str, stdin: str | None, writes: list[tuple
 
 
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", "'": "'", '"': '"'}
-_ESCAPE = re.compile(r"\\(.)")
-_FORMAT = re.compile(r"%[-+ #0-9.]*([sbdiqc%])")
+_ESCAPE = LazyPattern(r"\\(.)")
+_FORMAT = LazyPattern(r"%[-+ #0-9.]*([sbdiqc%])")
 
 
 def _escaped(text: str) -> str:
@@ -458,7 +458,7 @@ def _triggers(installers: tuple[Installer, ...]) -> tuple[tuple[re.Pattern[str],
     return tuple(found)
 
 
-_WORD = re.compile(r"[\w.+-]+")
+_WORD = LazyPattern(r"[\w.+-]+")
 
 
 def may_install(script: str, installers: Iterable[Installer]) -> bool:
@@ -479,7 +479,7 @@ def may_install(script: str, installers: Iterable[Installer]) -> bool:
 _BRE_SWAPPED = frozenset("(){}+?|")
 _CLASSES = {"[:space:]": r"\s", "[:digit:]": r"\d", "[:alpha:]": "a-zA-Z", "[:alnum:]": "a-zA-Z0-9",
             "[:upper:]": "A-Z", "[:lower:]": "a-z", "[:blank:]": r" \t", "[:punct:]": r"!-/:-@\[-`{-~"}
-_SED_COMMAND = re.compile(r"\s*(?:(?P<line>\d+|\$)|/(?P<regex>(?:[^/\\]|\\.)*)/)?\s*(?P<command>[saic])")
+_SED_COMMAND = LazyPattern(r"\s*(?:(?P<line>\d+|\$)|/(?P<regex>(?:[^/\\]|\\.)*)/)?\s*(?P<command>[saic])")
 
 
 def _python_regex(pattern: str, extended: bool) -> str:
