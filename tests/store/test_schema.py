@@ -42,7 +42,8 @@ def test_empty_database_migrates_to_the_expected_schema(tmp_path: Path):
     recorded = store.conn.execute("SELECT version, name FROM schema_migrations ORDER BY version").fetchall()
     assert recorded == [(1, "m0001_initial"), (2, "m0002_binary_vector_index"), (3, "m0003_substring_index"),
                         (4, "m0004_mining"), (5, "m0005_documents_and_feeds"), (6, "m0006_forgotten_means_gone"),
-                        (7, "m0007_blessings"), (8, "m0008_compaction"), (9, "m0009_concepts"), (10, "m0010_anchors")]
+                        (7, "m0007_blessings"), (8, "m0008_compaction"), (9, "m0009_concepts"), (10, "m0010_anchors"),
+                        (11, "m0011_newest_rows")]
     columns = {r[1] for r in store.conn.execute("PRAGMA table_info(memories)")}
     assert {"valid_from", "valid_to", "recorded_at", "superseded_at", "trust", "state", "effort", "outcome"} <= columns
 
