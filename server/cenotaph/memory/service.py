@@ -736,8 +736,8 @@ class Memory:
 
     # --- audit -----------------------------------------------------------------------------------
 
-    def audit_verify(self) -> AuditReport:
-        return audit.verify(self.ctx)
+    def audit_verify(self, since: AuditReport | None = None) -> AuditReport:
+        return audit.verify(self.ctx, since)
 
     def audit_log(self, target: str | None = None, since: str | None = None, limit: int = 1000, *,
                   actor: str | None = None, newest_first: bool = False) -> list[EventRow]:
