@@ -574,12 +574,16 @@ def _m0010_anchors(conn: Any) -> None:
 def _m0011_newest_rows(conn: Any) -> None:
     """The newest current rows of a project (of a kind), in record-time order: what a listing of
     the newest memories walks backward and stops after the page, instead of sorting every row of
-    the project (0.2 s at 100,000 memories); memories.newest asks one project and kind at a time."""
+    the project (0.2 s at 100,000 memories); memories.newest asks one project and kind at a time.
+    And the current rows' index holds trust too, so that counting a recall's scope (which leaves
+    out the refuted) reads the index alone, not every row (0.09 s → 0.02 s at 100,000)."""
     _run_script(
         conn,
         """
         CREATE INDEX memories_newest ON memories (project, superseded_at, recorded_at);
         CREATE INDEX memories_newest_kind ON memories (project, superseded_at, kind, recorded_at);
+        DROP INDEX memories_current;
+        CREATE INDEX memories_current ON memories (project, superseded_at, state, trust);
         """
     )
 
