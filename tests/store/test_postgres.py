@@ -278,6 +278,8 @@ def _undo_anchors_and_roles(conn) -> None:
     conn.execute("DROP TABLE anchors")
     conn.execute("DROP INDEX memories_newest, memories_newest_kind, memories_current")
     conn.execute("CREATE INDEX memories_current ON memories (project, superseded_at, state)")
+    conn.execute("DROP INDEX memory_concepts_concept")
+    conn.execute("CREATE INDEX memory_concepts_concept ON memory_concepts (concept, memory_row)")
 
 
 def _undo_postings(conn) -> None:

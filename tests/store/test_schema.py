@@ -336,3 +336,17 @@ def test_counting_a_scope_reads_the_index_alone(tmp_path: Path):
     store.conn.set_trace_callback(None)
     (plan,) = [" ".join(r[3] for r in store.conn.execute("EXPLAIN QUERY PLAN " + sql)) for sql in statements]
     assert "COVERING INDEX memories_current" in plan, plan
+
+
+def test_ranking_a_projects_concepts_walks_the_concepts_index_alone(tmp_path: Path):
+    """Concepts are ranked by counting their links in concept order, from the index alone: no
+    row of memory_concepts read, no sort for the grouping (only the top few are sorted)."""
+    from cenotaph.store import concepts
+
+    store = Store(tmp_path / "s.db")
+    statements: list[str] = []
+    store.conn.set_trace_callback(statements.append)
+    concepts.top(store.conn, "p", 40)
+    store.conn.set_trace_callback(None)
+    (plan,) = [" ".join(r[3] for r in store.conn.execute("EXPLAIN QUERY PLAN " + sql)) for sql in statements]
+    assert "COVERING INDEX memory_concepts_concept" in plan and "FOR GROUP BY" not in plan, plan

@@ -576,7 +576,9 @@ def _m0011_newest_rows(conn: Any) -> None:
     the newest memories walks backward and stops after the page, instead of sorting every row of
     the project (0.2 s at 100,000 memories); memories.newest asks one project and kind at a time.
     And the current rows' index holds trust too, so that counting a recall's scope (which leaves
-    out the refuted) reads the index alone, not every row (0.09 s → 0.02 s at 100,000)."""
+    out the refuted) reads the index alone, not every row (0.09 s → 0.02 s at 100,000); and the
+    concepts' index holds the link's kind, so that ranking a project's concepts walks it alone in
+    concept order (store/concepts.py `top`: 1.5× faster over 900,000 links)."""
     _run_script(
         conn,
         """
@@ -584,6 +586,8 @@ def _m0011_newest_rows(conn: Any) -> None:
         CREATE INDEX memories_newest_kind ON memories (project, superseded_at, kind, recorded_at);
         DROP INDEX memories_current;
         CREATE INDEX memories_current ON memories (project, superseded_at, state, trust);
+        DROP INDEX memory_concepts_concept;
+        CREATE INDEX memory_concepts_concept ON memory_concepts (concept, memory_row, kind);
         """
     )
 
