@@ -72,6 +72,8 @@ def console_store(path: Path, size: int, embedder: Embedder, analyzer: Analyzer,
     store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     store.close()
     building.rename(path)
+    for leftover in path.parent.glob(building.name + "*"):  # its graveyard file and lock holder
+        leftover.unlink()
 
 
 def main() -> None:
