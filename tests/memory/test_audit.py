@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from cenotaph.memory.context import format_time
+from cenotaph.store import events
 from cenotaph.store.dialect import is_postgres
 
 from tests.conftest import AGENT, HUMAN
@@ -132,3 +133,32 @@ def test_why_names_graveyard_warnings(memory):
     memory.recall(HUMAN, "should we use left-pad", project=P)
     report = memory.why("left_pad", P)
     assert [r.approaches for r in report.recalls] == [["left-pad"]]
+
+
+def test_a_check_resumed_from_a_whole_chain_reads_only_the_new_events(memory):
+    populate(memory)
+    first = memory.audit_verify()
+    memory.remember(HUMAN, "The release train leaves on Thursdays", project=P)
+    with memory.ctx.store.write() as conn:  # a scrub after the resumed head, attesting an event before it
+        events.attest_scrubs(conn, [(2, events.get(conn, 2).hash)], at=memory.ctx.now(), reason="a scrub")
+    resumed = memory.audit_verify(first)
+    assert resumed == memory.audit_verify()  # the same report as a check from the start
+    assert resumed.ok and resumed.checked == resumed.head == 7 and resumed.head_hash
+    # Only what follows the head is read: an edit behind it waits for a check from the start ...
+    _without_triggers(memory.ctx.store.conn, "UPDATE events SET reason = 'covered up' WHERE seq = 3")
+    memory.remember(HUMAN, "The release train leaves on Fridays too", project=P)
+    assert memory.audit_verify(resumed).ok
+    assert memory.audit_verify().first_bad_seq == 3
+    # ... while one after it is found as before.
+    memory.ctx.store.conn.execute("UPDATE events SET reason = 'covered up' WHERE seq = 8")  # triggers off already
+    assert memory.audit_verify(resumed).first_bad_seq == 8
+
+
+def test_a_resumed_check_whose_head_was_rewritten_checks_from_the_start(memory):
+    populate(memory)
+    report = memory.audit_verify()
+    _without_triggers(memory.ctx.store.conn, "UPDATE events SET hash = ? WHERE seq = 5", ("f" * 64,))
+    again = memory.audit_verify(report)
+    assert not again.ok and again.first_bad_seq == 5 and again.checked == 5  # read from event #1
+    broken = memory.audit_verify()
+    assert memory.audit_verify(broken) == broken  # a broken report is no place to resume from

@@ -5,7 +5,10 @@ same fixture), related memories, forgetting, and an agent's verdict as a proposa
 from __future__ import annotations
 
 import pytest
+from cenotaph.app import open_store
+from cenotaph.memory.context import Context
 from cenotaph.memory.errors import Conflict
+from cenotaph.memory.service import Memory
 from cenotaph.store import concepts as store_concepts
 from cenotaph.store import events
 
@@ -176,3 +179,20 @@ def test_a_verdict_on_a_removed_concept_or_on_one_concept_is_refused(memory, sto
     memory.concept_verdict(HUMAN, "merge", "pg", "postgresql", project=P)
     with pytest.raises(Conflict):
         memory.concept_verdict(HUMAN, "merge", "pg", "postgresql", project=P)
+
+
+def test_a_listing_is_kept_until_any_process_writes(memory, stored, db_path, embedder, analyzer):
+    first = names(memory)
+    row = memory.recent(P, limit=1)[0].id
+    with memory.ctx.store.write() as conn:  # behind the log's back: no event, the head stays
+        conn.execute("INSERT INTO memory_concepts (memory_row, concept, kind) VALUES (?, 'hidden-link', 'phrase')",
+                     (row,))
+    assert names(memory).keys() == first.keys()  # kept: the head did not move
+    other = open_store(db_path)  # another process's write moves the head the listing is kept for
+    try:
+        Memory(Context(store=other, embedder=embedder, analyzer=analyzer)).remember(HUMAN, "Kafka lags at night",
+                                                                                    project=P)
+    finally:
+        other.close()
+    fresh = names(memory)
+    assert "hidden-link" in fresh and "kafka" in fresh and fresh["pool"].count == first["pool"].count

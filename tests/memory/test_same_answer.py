@@ -144,3 +144,27 @@ def test_the_vector_lane_draws_and_ranks_the_same_neighbours_on_both_stores(tmp_
 def _ranked_k(memory: Memory, question: str, k: int) -> list[tuple[str, float, int]]:
     response = memory.recall(HUMAN, question, project=P, k=k, lane="vector", log=False)
     return [(r.content, r.components.cosine, r.id) for r in response.results if r.result_type == "memory"]
+
+
+def test_a_long_lived_process_answers_as_a_fresh_one_after_another_writes(db_path, embedder, analyzer):
+    """The scope's row counts (which BM25 weighs terms by) are kept per log head (Context.per_head):
+    another process's write moves the head, and the kept counts with it."""
+    def bm25(memory: Memory) -> list[tuple[int, float | None]]:
+        return [(r.id, r.components.bm25) for r in memory.recall(HUMAN, "invoice queue", project=P, k=50).results]
+
+    def opened() -> Memory:
+        return Memory(Context(store=open_store(db_path), embedder=embedder, analyzer=analyzer))
+
+    memory = opened()
+    for i in range(9):
+        memory.remember(HUMAN, f"Billing worker {i} drains the invoice queue at night", project=OTHER, force=True)
+    memory.remember(HUMAN, "The invoice queue is drained before deploys", project=P)
+    before = bm25(memory)  # the project is a tenth of the store: terms weighed by their rarity in it
+    writer = opened()
+    for i in range(40):  # now four fifths of it: weighed by the store's
+        writer.remember(HUMAN, f"App job {i} reads the invoice queue", project=P, force=True)
+    writer.close()
+    fresh = opened()
+    assert bm25(memory) == bm25(fresh) != before
+    fresh.close()
+    memory.close()

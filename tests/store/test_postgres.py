@@ -272,9 +272,14 @@ def test_a_store_made_before_the_stored_signs_gets_them_and_loses_the_unused_hns
 
 
 def _undo_anchors_and_roles(conn) -> None:
-    """Back to schema 7's layout: migration 8's table and migration 9's functions (their triggers with them) gone."""
+    """Back to schema 7's layout: migration 8's table, migration 9's functions (their triggers with
+    them) and migration 10's indexes gone."""
     conn.execute("DROP FUNCTION cenotaph_reviewer_only(), cenotaph_team_role() CASCADE")
     conn.execute("DROP TABLE anchors")
+    conn.execute("DROP INDEX memories_newest, memories_newest_kind, memories_current")
+    conn.execute("CREATE INDEX memories_current ON memories (project, superseded_at, state)")
+    conn.execute("DROP INDEX memory_concepts_concept")
+    conn.execute("CREATE INDEX memory_concepts_concept ON memory_concepts (concept, memory_row)")
 
 
 def _undo_postings(conn) -> None:

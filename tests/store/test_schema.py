@@ -42,7 +42,8 @@ def test_empty_database_migrates_to_the_expected_schema(tmp_path: Path):
     recorded = store.conn.execute("SELECT version, name FROM schema_migrations ORDER BY version").fetchall()
     assert recorded == [(1, "m0001_initial"), (2, "m0002_binary_vector_index"), (3, "m0003_substring_index"),
                         (4, "m0004_mining"), (5, "m0005_documents_and_feeds"), (6, "m0006_forgotten_means_gone"),
-                        (7, "m0007_blessings"), (8, "m0008_compaction"), (9, "m0009_concepts"), (10, "m0010_anchors")]
+                        (7, "m0007_blessings"), (8, "m0008_compaction"), (9, "m0009_concepts"), (10, "m0010_anchors"),
+                        (11, "m0011_newest_rows")]
     columns = {r[1] for r in store.conn.execute("PRAGMA table_info(memories)")}
     assert {"valid_from", "valid_to", "recorded_at", "superseded_at", "trust", "state", "effort", "outcome"} <= columns
 
@@ -323,3 +324,29 @@ def test_the_compaction_migration_widens_the_state_constraint_and_keeps_the_rows
     with pytest.raises(refused, match="CHECK constraint"), store.write() as tx:
         tx.execute("UPDATE memories SET state = 'gone' WHERE id = ?", (row_id,))
     assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_counting_a_scope_reads_the_index_alone(tmp_path: Path):
+    """A recall counts its scope's rows (current, not refuted): the current rows' index holds
+    trust, so the count never reads the table (0.09 s → 0.02 s at 100,000 memories)."""
+    store = Store(tmp_path / "s.db")
+    statements: list[str] = []
+    store.conn.set_trace_callback(statements.append)
+    memories.count_in_scope(store.conn, memories.Scope(projects=("p", "")))
+    store.conn.set_trace_callback(None)
+    (plan,) = [" ".join(r[3] for r in store.conn.execute("EXPLAIN QUERY PLAN " + sql)) for sql in statements]
+    assert "COVERING INDEX memories_current" in plan, plan
+
+
+def test_ranking_a_projects_concepts_walks_the_concepts_index_alone(tmp_path: Path):
+    """Concepts are ranked by counting their links in concept order, from the index alone: no
+    row of memory_concepts read, no sort for the grouping (only the top few are sorted)."""
+    from cenotaph.store import concepts
+
+    store = Store(tmp_path / "s.db")
+    statements: list[str] = []
+    store.conn.set_trace_callback(statements.append)
+    concepts.top(store.conn, "p", 40)
+    store.conn.set_trace_callback(None)
+    (plan,) = [" ".join(r[3] for r in store.conn.execute("EXPLAIN QUERY PLAN " + sql)) for sql in statements]
+    assert "COVERING INDEX memory_concepts_concept" in plan and "FOR GROUP BY" not in plan, plan

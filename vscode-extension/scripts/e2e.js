@@ -575,6 +575,14 @@ async function runCommand(page, title) {
           { cwd: process.env.WORKSPACE, encoding: 'utf8' })).find((m) => m.content.includes('InferenceSession'));
         check(cleared && anchored && anchored.anchor.state === 'current' && anchored.then.includes('model-v2.onnx'),
           `re-confirmed for the line as edited: the Hint goes, the store holds the new line (${JSON.stringify(anchored && anchored.anchor)})`);
+        // Now that it holds again: a code lens above the line names the memory and shows it.
+        const anchorLens = page.locator('.monaco-editor .codelens-decoration a', { hasText: /^memory #\d+: session = ort\.InferenceSession/ });
+        const lensShown = await anchorLens.first().waitFor({ timeout: 20000 }).then(() => true, () => false);
+        check(lensShown, 'a code lens above the line names the memory');
+        if (lensShown) {
+          await anchorLens.first().click();
+          check(await editorShows(page, 'Then:') && await editorShows(page, 'Now:'), 'clicking it shows the memory with its code then and now');
+        }
       }
       await page.keyboard.press('Escape');
     }

@@ -79,7 +79,7 @@ class Console:
     port: int
     hosts: frozenset[str]  # the Host headers this console answers to (`127.0.0.1:8765`, …)
     sessions: OrderedDict[str, Session] = field(default_factory=OrderedDict)
-    audit_cache: tuple[int, Any] | None = None  # (head, AuditReport): the chain is verified once per head
+    audit_cache: tuple[int, Any] | None = None  # (head, AuditReport): the chain verified up to the head
 
     @property
     def actor(self) -> Actor:

@@ -50,9 +50,27 @@ class Context:
     embedder: Embedder
     analyzer: Analyzer
     clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+    # Reads costly at scale, kept while the event log's head stays where it was: every write appends
+    # an event in its own transaction, so a write by any process (or door) moves the head.
+    _by_head: dict[Any, tuple[int, Any]] = field(default_factory=dict)
 
     def now(self) -> str:
         return format_time(self.clock())
+
+    def per_head(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """`compute()`, or what it gave for `key` at the log's present head. The head is read first:
+        a write landing during the computation leaves a newer answer under an older head, which
+        the next call recomputes, never a stale one kept."""
+        with self.store.read() as conn:
+            head = events.last_seq(conn)
+        kept = self._by_head.get(key)
+        if kept is not None and kept[0] == head:
+            return kept[1]
+        value = compute()
+        if len(self._by_head) >= 64:  # keys are few (a project and a limit); a bound all the same
+            self._by_head.clear()
+        self._by_head[key] = (head, value)
+        return value
 
     def event(self, conn: Any, *, actor: str, action: str, target: str, project: str,
               before: Any = None, after: Any = None, reason: str | None = None) -> int:

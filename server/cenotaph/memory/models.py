@@ -303,6 +303,7 @@ class AuditReport:
     head: int
     first_bad_seq: int | None = None
     problem: str | None = None
+    head_hash: str = ""  # the hash of event #head: a later check resumes from it (audit.verify's `since`)
 
 
 @dataclass(slots=True)

@@ -642,7 +642,7 @@ class Memory:
         scope = memories.Scope(projects=tuple(dict.fromkeys((validate.project(project), ""))), states=("active",),
                                kinds=tuple(validate.choice(k, "kinds", ALL_KINDS) for k in kinds))
         with self.ctx.store.read() as conn:
-            return memories.list_rows(conn, scope, limit=validate.integer(limit, "limit", low=1, high=1000))
+            return memories.newest(conn, scope, limit=validate.integer(limit, "limit", low=1, high=1000))
 
     # --- lifecycle -------------------------------------------------------------------------------
 
@@ -736,8 +736,8 @@ class Memory:
 
     # --- audit -----------------------------------------------------------------------------------
 
-    def audit_verify(self) -> AuditReport:
-        return audit.verify(self.ctx)
+    def audit_verify(self, since: AuditReport | None = None) -> AuditReport:
+        return audit.verify(self.ctx, since)
 
     def audit_log(self, target: str | None = None, since: str | None = None, limit: int = 1000, *,
                   actor: str | None = None, newest_first: bool = False) -> list[EventRow]:

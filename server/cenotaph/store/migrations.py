@@ -571,10 +571,31 @@ def _m0010_anchors(conn: Any) -> None:
     )
 
 
+def _m0011_newest_rows(conn: Any) -> None:
+    """The newest current rows of a project (of a kind), in record-time order: what a listing of
+    the newest memories walks backward and stops after the page, instead of sorting every row of
+    the project (0.2 s at 100,000 memories); memories.newest asks one project and kind at a time.
+    And the current rows' index holds trust too, so that counting a recall's scope (which leaves
+    out the refuted) reads the index alone, not every row (0.09 s → 0.02 s at 100,000); and the
+    concepts' index holds the link's kind, so that ranking a project's concepts walks it alone in
+    concept order (store/concepts.py `top`: 1.5× faster over 900,000 links)."""
+    _run_script(
+        conn,
+        """
+        CREATE INDEX memories_newest ON memories (project, superseded_at, recorded_at);
+        CREATE INDEX memories_newest_kind ON memories (project, superseded_at, kind, recorded_at);
+        DROP INDEX memories_current;
+        CREATE INDEX memories_current ON memories (project, superseded_at, state, trust);
+        DROP INDEX memory_concepts_concept;
+        CREATE INDEX memory_concepts_concept ON memory_concepts (concept, memory_row, kind);
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_binary_vector_index, _m0003_substring_index,
                                      _m0004_mining, _m0005_documents_and_feeds, _m0006_forgotten_means_gone,
                                      _m0007_blessings, _m0008_compaction, _m0009_concepts,
-                                     _m0010_anchors)
+                                     _m0010_anchors, _m0011_newest_rows)
 
 
 def schema_version(conn: Any) -> int:

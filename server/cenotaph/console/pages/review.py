@@ -76,7 +76,9 @@ def events(console: Console, request: Request) -> HTMLResponse:
     actor = request.query_params.get("actor", "").strip() or None
     head = console.memory.change_seq()
     if console.audit_cache is None or console.audit_cache[0] != head:
-        console.audit_cache = (head, console.memory.audit_verify())  # the whole chain, once per head
+        # The whole chain the first time, then the events added since (≈ 6 µs an event: 0.6 s at 100,000).
+        since = console.audit_cache[1] if console.audit_cache else None
+        console.audit_cache = (head, console.memory.audit_verify(since))
     report = console.audit_cache[1]
     chain = tag("p", f"Chain verified: {report.checked} events, head #{report.head}.", class_="notice") if report.ok \
         else tag("p", f"Chain broken at event #{report.first_bad_seq}: {report.problem}", class_="notice error")

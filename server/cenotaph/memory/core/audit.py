@@ -14,17 +14,28 @@ from cenotaph.store import events
 from cenotaph.store.records import EventRow
 
 
-def verify(ctx: Context) -> AuditReport:
-    checked = 0
-    expected_prev = events.GENESIS
-    last_seq = 0
+def verify(ctx: Context, since: AuditReport | None = None) -> AuditReport:
+    """The chain from its start, or, given `since` (an earlier report that found it whole), only
+    the events after that report's head, chained on from its hash: the rows it covered are not
+    read again, so an edit made to them since is found by a check from the start, not by this one.
+    A head whose row no longer has the hash it had is checked from the start."""
+    since = since if since is not None and since.ok and since.head > 0 else None
+    if since is not None:
+        with ctx.store.read() as conn:
+            kept = events.get(conn, since.head)
+        if kept is None or kept.hash != since.head_hash:
+            since = None
+    checked = since.checked if since else 0
+    expected_prev = since.head_hash if since else events.GENESIS
+    last_seq = since.head if since else 0
     with ctx.store.read() as conn:
         allocated = events.allocated_head(conn)
         scrubbed = events.scrubs(conn)
         attested: dict[int, list[tuple[int, str]]] = {}
         for seq, (digest, scrub_seq) in scrubbed.items():
-            attested.setdefault(scrub_seq, []).append((seq, digest))
-        for row in events.iterate(conn):
+            if scrub_seq > last_seq:  # a scrub event at or before a resumed head was checked then
+                attested.setdefault(scrub_seq, []).append((seq, digest))
+        for row in events.iterate(conn, after=last_seq):
             checked += 1
             if row.seq != last_seq + 1:
                 return AuditReport(False, checked, last_seq, row.seq,
@@ -53,7 +64,7 @@ def verify(ctx: Context) -> AuditReport:
     if allocated > last_seq:
         return AuditReport(False, checked, last_seq, last_seq + 1,
                            f"events #{last_seq + 1}–#{allocated} were removed from the end of the log")
-    return AuditReport(True, checked, last_seq)
+    return AuditReport(True, checked, last_seq, head_hash=expected_prev)
 
 
 def log(ctx: Context, *, target: str | None = None, since: str | None = None, limit: int = 1000,

@@ -32,13 +32,13 @@ NEIGHBOUR_WINDOW = 2_000  # neighbours are counted over the project's newest mem
 _REBUILD_BATCH = 500
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)  # listings are kept per head (Context.per_head): shared, never edited
 class Neighbour:
     name: str
     count: int  # memories in which the two are among the strongest concepts
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class ConceptView:
     name: str
     kind: str
@@ -201,6 +201,11 @@ def listing(ctx: Context, project: str, limit: int = 50) -> list[ConceptView]:
     (counted over its NEIGHBOUR_WINDOW newest memories)."""
     project = validate.project(project)
     limit = validate.integer(limit, "limit", low=1, high=10_000)
+    # Counting every link grows with the store (≈ 0.3 s at 100,000 memories): once per head.
+    return list(ctx.per_head(("concepts", project, limit), lambda: _listing(ctx, project, limit)))
+
+
+def _listing(ctx: Context, project: str, limit: int) -> list[ConceptView]:
     with ctx.store.read() as conn:
         rows = concepts.top(conn, project, limit)
         names = [name for name, _, _ in rows]

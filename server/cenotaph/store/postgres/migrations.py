@@ -643,10 +643,22 @@ def _m0009_team_roles(conn: Any) -> None:
                      f"EXECUTE FUNCTION cenotaph_reviewer_only('{act}')")
 
 
+def _m0010_newest_rows(conn: Any) -> None:
+    """As SQLite's migration 11: the newest current rows of a project (of a kind) by an index walk,
+    trust in the current rows' index (a scope's count reads the index alone), the link's kind in
+    the concepts' index (ranking concepts walks it alone)."""
+    conn.execute("CREATE INDEX memories_newest ON memories (project, superseded_at, recorded_at)")
+    conn.execute("CREATE INDEX memories_newest_kind ON memories (project, superseded_at, kind, recorded_at)")
+    conn.execute("DROP INDEX memories_current")
+    conn.execute("CREATE INDEX memories_current ON memories (project, superseded_at, state, trust)")
+    conn.execute("DROP INDEX memory_concepts_concept")
+    conn.execute("CREATE INDEX memory_concepts_concept ON memory_concepts (concept, memory_row, kind)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_compaction_and_concepts, _m0003_folded_full_text,
                                      _m0004_bm25_statistics, _m0005_stored_vector_signs,
                                      _m0006_phrase_counts_set_wise, _m0007_postings, _m0008_anchors,
-                                     _m0009_team_roles)
+                                     _m0009_team_roles, _m0010_newest_rows)
 
 
 def schema_version(conn: Any) -> int:
