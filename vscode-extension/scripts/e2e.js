@@ -548,6 +548,11 @@ async function runCommand(page, title) {
     // code changed in the editor, it is stale: a Hint there, whose quick fixes show what
     // changed and re-confirm it for the code as it is.
     {
+      // A line inserted above first: the anchor follows it down (line 4 → 5).
+      const top = await textRect(page, 'import json');
+      await page.mouse.click(top.x, top.y + top.height / 2);
+      await page.keyboard.press('Home');
+      await page.keyboard.press('Enter');
       const anchoredAt = await textRect(page, 'session = ort.InferenceSession');
       await page.mouse.click(anchoredAt.x, anchoredAt.y + anchoredAt.height / 2);
       await page.keyboard.press('End');
@@ -555,7 +560,9 @@ async function runCommand(page, title) {
       await page.keyboard.type('-v2');
       check(await editorShows(page, 'session = ort.InferenceSession("model-v2.onnx")'), 'the anchored line edited');
       const hinted = await appears(page, '.monaco-editor .squiggly-hint', 20000);
-      check(hinted, 'a stale anchor\'s Hint on it');
+      const hintBox = hinted ? await page.locator('.monaco-editor .squiggly-hint').first().boundingBox() : null;
+      check(hintBox && Math.abs(hintBox.y + hintBox.height / 2 - (anchoredAt.y + anchoredAt.height / 2)) < anchoredAt.height,
+        'a stale anchor\'s Hint on it, where the edits moved it');
       const reconfirm = page.locator('.action-widget .monaco-list-row', { hasText: /^Re-confirm memory #\d+/ });
       let fixes = false;
       for (let i = 0; i < 3 && hinted && !fixes; i++) {
@@ -571,9 +578,13 @@ async function runCommand(page, title) {
         await chooseAction(page, 'Re-confirm memory #');
         const cleared = await page.waitForFunction(() => document.querySelectorAll('.monaco-editor .squiggly-hint').length === 0,
           null, { timeout: 20000 }).then(() => true, () => false);
+        await page.keyboard.press('Control+S');
+        const appFile = path.join(process.env.WORKSPACE, 'app.py');
+        for (let i = 0; i < 25 && !fs.readFileSync(appFile, 'utf8').startsWith('\nimport json'); i++) await page.waitForTimeout(200);
         const anchored = JSON.parse(execFileSync(process.env.CENOTAPH, ['anchors', 'list', '--json'],
           { cwd: process.env.WORKSPACE, encoding: 'utf8' })).find((m) => m.content.includes('InferenceSession'));
-        check(cleared && anchored && anchored.anchor.state === 'current' && anchored.then.includes('model-v2.onnx'),
+        check(cleared && anchored && anchored.anchor.state === 'current' && anchored.anchor.start_line === 5 &&
+          anchored.then.includes('model-v2.onnx'),
           `re-confirmed for the line as edited: the Hint goes, the store holds the new line (${JSON.stringify(anchored && anchored.anchor)})`);
         // Now that it holds again: a code lens above the line names the memory and shows it.
         const anchorLens = page.locator('.monaco-editor .codelens-decoration a', { hasText: /^memory #\d+: session = ort\.InferenceSession/ });
