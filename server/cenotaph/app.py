@@ -18,9 +18,11 @@ if TYPE_CHECKING:
 def store_location(db: Path | str | None = None) -> Path | str:
     """`db` (a file, or a `postgresql://` URL), else where the environment or the configuration
     says (`CENOTAPH_STORE`, `store = …` in config.toml), else the default file."""
+    if db is not None:
+        return db
     from cenotaph import config
 
-    return db if db is not None else config.store_location() or default_db_path()
+    return config.store_location() or default_db_path()
 
 
 def open_store(db: Path | str | None = None) -> Store:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,6 +42,8 @@ def load(path: Path | None = None) -> Settings:
     path = path or config_path()
     data: dict = {}
     if path.is_file():
+        import tomllib  # only for a config.toml: its patterns take milliseconds that a server's start would wait for
+
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, OSError) as exc:
@@ -80,6 +81,8 @@ def store_location(path: Path | None = None) -> str | None:
     path = path or config_path()
     if not path.is_file():
         return None
+    import tomllib
+
     try:
         value = tomllib.loads(path.read_text(encoding="utf-8")).get("store")
     except (tomllib.TOMLDecodeError, OSError):
