@@ -22,7 +22,7 @@ from pygls.exceptions import (
     JsonRpcServerNotInitialized,
 )
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
 
 from cenotaph import __version__
 from cenotaph.lsp import features, stdio
@@ -71,10 +71,38 @@ class _Protocol(LanguageServerProtocol):
             raise
 
 
+def _converter() -> cattrs.Converter:
+    """pygls's converter, writing a diagnostic out directly: a 2,000-line manifest publishes
+    hundreds, and cattrs' generic way through their optional fields and `data` was a quarter of
+    the didOpen (docs/benchmarks-history.md). What it leaves out goes the generic way."""
+    converter = default_converter()
+    generic = converter.get_unstructure_hook(types.Diagnostic)
+
+    def diagnostic(d: types.Diagnostic) -> dict[str, Any]:
+        if d.code_description is not None or d.tags is not None or d.related_information is not None:
+            return generic(d)
+        start, end = d.range.start, d.range.end
+        out: dict[str, Any] = {"range": {"start": {"line": start.line, "character": start.character},
+                                         "end": {"line": end.line, "character": end.character}},
+                               "message": d.message}
+        if d.severity is not None:
+            out["severity"] = d.severity.value
+        if d.code is not None:
+            out["code"] = d.code
+        if d.source is not None:
+            out["source"] = d.source
+        if d.data is not None:
+            out["data"] = d.data  # JSON already, or written by the protocol's `default` (this converter)
+        return out
+
+    converter.register_unstructure_hook(types.Diagnostic, diagnostic)
+    return converter
+
+
 class CenotaphServer(LanguageServer):
     def __init__(self, memory: Memory | Callable[[], Memory], *, project: str | None = None) -> None:
         super().__init__("cenotaph", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
-                         protocol_cls=_Protocol)
+                         protocol_cls=_Protocol, converter_factory=_converter)
         self._memory = memory
         self.explicit_project = project
         self._settings: Settings | None = None  # the defaults until the client's are applied
