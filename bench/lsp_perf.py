@@ -316,7 +316,7 @@ async def mcp_http_recall(endpoint: dict[str, str], runs: int) -> dict[str, floa
     return stats(samples)
 
 
-def measure_size(size: int, runs: int, embedder: Embedder, analyzer: Analyzer) -> dict:
+def measure_size(size: int, runs: int, embedder: Embedder, analyzer: Analyzer, *, client: bool = True) -> dict:
     workdir = Path(tempfile.mkdtemp(prefix="cenotaph-lsp-bench-"))
     db = workdir / "store.db"
     snapshot(cached_store(size, embedder, analyzer), db)
@@ -331,7 +331,8 @@ def measure_size(size: int, runs: int, embedder: Embedder, analyzer: Analyzer) -
     texts = {"model.py": python_file(rng), "requirements.txt": requirements_file(rng)}
     report = {"graveyard": GRAVEYARD, "memories": size, "lines": LINES,
               "server_side": server_side(memory, folder, texts, runs)}
-    report["client_side"] = asyncio.run(client_side(db, folder, texts["model.py"], memory, max(5, runs // 4)))
+    if client:
+        report["client_side"] = asyncio.run(client_side(db, folder, texts["model.py"], memory, max(5, runs // 4)))
     report["load_average"] = [round(x, 2) for x in os.getloadavg()]
     store.close()
     shutil.rmtree(workdir, ignore_errors=True)
@@ -343,7 +344,7 @@ def print_table(report: dict) -> None:
     for name, figures in report["server_side"].items():
         for what in ("didOpen_to_publish", "of_which_detection", "hover"):
             rows.append((f"server-side {what} ({name}, {figures['diagnostics']} diagnostics)", figures[what]))
-    for what in ("initialize_after_start", "bare_pygls_initialize_after_start", "didOpen_to_publish_2000_lines", "editor_recall_request",
+    for what in () if "client_side" not in report else ("initialize_after_start", "bare_pygls_initialize_after_start", "didOpen_to_publish_2000_lines", "editor_recall_request",
                  "same_recall_in_process", "cli_recall_process", "write_elsewhere_to_republish_one_open_document", "mcp_http_recall"):
         if report["client_side"].get(what):
             rows.append((f"client-observed {what}", report["client_side"][what]))
@@ -352,6 +353,8 @@ def print_table(report: dict) -> None:
     print(f"{'measure':<{width}}  {'median ms':>10}  {'p95 ms':>8}  {'runs':>5}")
     for label, figures in rows:
         print(f"{label:<{width}}  {figures['median_ms']:>10.2f}  {figures['p95_ms']:>8.2f}  {figures['runs']:>5}")
+    if "client_side" not in report:
+        return
     print(f"{'initialize: cenotaph serve ÷ bare pygls server':<{width}}  "
           f"{report['client_side']['initialize_ratio_of_medians']:>10.2f}")
     print(f"{'idle CPU of the server process (%)':<{width}}  {report['client_side']['idle_cpu_percent']:>10.2f}",
@@ -364,6 +367,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--out", type=Path, help="also write the figures as JSON here")
     parser.add_argument("--merge", action="store_true", help="keep the other sizes already in --out")
+    parser.add_argument("--server-side-only", action="store_true",
+                        help="only the in-process figures (didOpen, detection, hover); run with another checkout's "
+                             "Python to measure its server with this script")
     parser.add_argument("--startup-only", action="store_true",
                         help="only `initialize` after process start, beside a bare pygls server (--runs rounds)")
     parser.add_argument("--against", type=Path, action="append", default=[],
@@ -378,7 +384,7 @@ def main() -> None:
     embedder, analyzer = Embedder(), Analyzer()
     report = {"commit": commit_measured(), "sizes": []}
     for size in (int(s) for s in args.sizes.split(",")):
-        report["sizes"].append(measure_size(size, args.runs, embedder, analyzer))
+        report["sizes"].append(measure_size(size, args.runs, embedder, analyzer, client=not args.server_side_only))
         print_table(report["sizes"][-1])
     if args.out:
         write_report(args.out, report, merge=args.merge)
