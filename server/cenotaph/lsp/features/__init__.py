@@ -58,7 +58,9 @@ class ServerContext(Protocol):
     actor: Actor
     settings: Settings
     folders: list[tuple[Path, str]]  # (folder, project), deepest folder first
-    import_names: ImportNameCache
+
+    @property
+    def import_names(self) -> ImportNameCache: ...
 
     @property
     def memory(self) -> Memory: ...
