@@ -12,6 +12,7 @@ over the MCP endpoint the server serves (Streamable HTTP), and the server's CPU 
 
 The stores are bench/perf.py's (built once by the import verb, cached). Usage:
 python bench/lsp_perf.py [--sizes 1000,10000,100000] [--runs N] [--out figures.json]
+python bench/lsp_perf.py --startup-only --runs N [--against ../main/.venv/bin/cenotaph]
 """
 
 from __future__ import annotations
@@ -120,9 +121,19 @@ def server_side(memory: Memory, folder: Path, texts: dict[str, str], runs: int) 
     return figures
 
 
+def server_env(workdir: Path) -> dict[str, str]:
+    """The servers' environment: the model link in a cache of their own, not the user's; and
+    bytecode written and read in a folder of its own (whatever PYTHONDONTWRITEBYTECODE says), as an
+    installed server runs, without writing into any checkout."""
+    env = dict(os.environ, XDG_CACHE_HOME=str(workdir / "cache"), PYTHONPYCACHEPREFIX=str(workdir / "bytecode"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 async def client_side(db: Path, folder: Path, text: str, writer: Memory, runs: int) -> dict:
-    env = dict(os.environ)
-    env["XDG_CACHE_HOME"] = str(db.parent / "cache")  # the model link lives there; keep it off the user's
+    env = server_env(db.parent)
+    await bare_initialize(env)  # writes the bytecode of both servers: not counted
+    await initialize_after_start([CENOTAPH, "serve", "--db", str(db)], env, folder)
     initialize_ms, bare_ms = [], []
     for attempt in range(runs):
         bare_ms.append(await bare_initialize(env))  # alternated: both under the same load
@@ -207,16 +218,50 @@ async def client_side(db: Path, folder: Path, text: str, writer: Memory, runs: i
 
 async def bare_initialize(env: dict[str, str]) -> float:
     """`initialize` answered after the start of a pygls server that has no feature."""
+    return await initialize_after_start([sys.executable, "-c", BARE_SERVER], env)
+
+
+async def initialize_after_start(argv: list[str], env: dict[str, str], folder: Path | None = None) -> float:
     client = LanguageClient("bench", "1")
     start = time.perf_counter()
-    await client.start_io(sys.executable, "-c", BARE_SERVER, env=env)
-    await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(),
-                                                         process_id=os.getpid()))
+    await client.start_io(*argv, env=env)
+    await client.initialize_async(types.InitializeParams(
+        capabilities=types.ClientCapabilities(), process_id=os.getpid(),
+        workspace_folders=[types.WorkspaceFolder(uri=folder.as_uri(), name="app")] if folder else None))
     elapsed = (time.perf_counter() - start) * 1000
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
     return elapsed
+
+
+def startup_only(runs: int, against: list[Path]) -> dict:
+    """`initialize` answered after process start alone: a bare pygls server, this checkout's
+    `cenotaph serve` and each other checkout's (`--against`, e.g. main's .venv/bin/cenotaph), one
+    after the other in each round, so that every one of them runs under the same load."""
+    workdir = Path(tempfile.mkdtemp(prefix="cenotaph-lsp-start-"))
+    folder = workdir / "app"
+    folder.mkdir()
+    (folder / ".cenotaph.toml").write_text(f'project = "{PROJECT}"\n')
+    db = workdir / "store.db"
+    Store(db).close()  # migrated once, as an editor finds it
+    env = server_env(workdir)
+    servers = {"bare pygls": [sys.executable, "-c", BARE_SERVER], "this checkout": [CENOTAPH, "serve", "--db", str(db)]}
+    servers.update({str(path): [str(path), "serve", "--db", str(db)] for path in against})
+    samples: dict[str, list[float]] = {label: [] for label in servers}
+
+    async def rounds() -> None:
+        for _ in range(runs + 1):  # the first round writes the bytecode, and is not counted
+            for label, argv in servers.items():
+                samples[label].append(await initialize_after_start(argv, env, None if label == "bare pygls" else folder))
+        for values in samples.values():
+            del values[0]
+
+    asyncio.run(rounds())
+    shutil.rmtree(workdir, ignore_errors=True)
+    bare = statistics.median(samples["bare pygls"])
+    return {label: dict(stats(values), ratio_of_medians=round(statistics.median(values) / bare, 2))
+            for label, values in samples.items()}
 
 
 async def editor_recall_request(client: LanguageClient, folder: Path, memory: Memory,
@@ -271,7 +316,7 @@ async def mcp_http_recall(endpoint: dict[str, str], runs: int) -> dict[str, floa
     return stats(samples)
 
 
-def measure_size(size: int, runs: int, embedder: Embedder, analyzer: Analyzer) -> dict:
+def measure_size(size: int, runs: int, embedder: Embedder, analyzer: Analyzer, *, client: bool = True) -> dict:
     workdir = Path(tempfile.mkdtemp(prefix="cenotaph-lsp-bench-"))
     db = workdir / "store.db"
     snapshot(cached_store(size, embedder, analyzer), db)
@@ -286,7 +331,8 @@ def measure_size(size: int, runs: int, embedder: Embedder, analyzer: Analyzer) -
     texts = {"model.py": python_file(rng), "requirements.txt": requirements_file(rng)}
     report = {"graveyard": GRAVEYARD, "memories": size, "lines": LINES,
               "server_side": server_side(memory, folder, texts, runs)}
-    report["client_side"] = asyncio.run(client_side(db, folder, texts["model.py"], memory, max(5, runs // 4)))
+    if client:
+        report["client_side"] = asyncio.run(client_side(db, folder, texts["model.py"], memory, max(5, runs // 4)))
     report["load_average"] = [round(x, 2) for x in os.getloadavg()]
     store.close()
     shutil.rmtree(workdir, ignore_errors=True)
@@ -298,7 +344,7 @@ def print_table(report: dict) -> None:
     for name, figures in report["server_side"].items():
         for what in ("didOpen_to_publish", "of_which_detection", "hover"):
             rows.append((f"server-side {what} ({name}, {figures['diagnostics']} diagnostics)", figures[what]))
-    for what in ("initialize_after_start", "bare_pygls_initialize_after_start", "didOpen_to_publish_2000_lines", "editor_recall_request",
+    for what in () if "client_side" not in report else ("initialize_after_start", "bare_pygls_initialize_after_start", "didOpen_to_publish_2000_lines", "editor_recall_request",
                  "same_recall_in_process", "cli_recall_process", "write_elsewhere_to_republish_one_open_document", "mcp_http_recall"):
         if report["client_side"].get(what):
             rows.append((f"client-observed {what}", report["client_side"][what]))
@@ -307,6 +353,8 @@ def print_table(report: dict) -> None:
     print(f"{'measure':<{width}}  {'median ms':>10}  {'p95 ms':>8}  {'runs':>5}")
     for label, figures in rows:
         print(f"{label:<{width}}  {figures['median_ms']:>10.2f}  {figures['p95_ms']:>8.2f}  {figures['runs']:>5}")
+    if "client_side" not in report:
+        return
     print(f"{'initialize: cenotaph serve ÷ bare pygls server':<{width}}  "
           f"{report['client_side']['initialize_ratio_of_medians']:>10.2f}")
     print(f"{'idle CPU of the server process (%)':<{width}}  {report['client_side']['idle_cpu_percent']:>10.2f}",
@@ -319,11 +367,24 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--out", type=Path, help="also write the figures as JSON here")
     parser.add_argument("--merge", action="store_true", help="keep the other sizes already in --out")
+    parser.add_argument("--server-side-only", action="store_true",
+                        help="only the in-process figures (didOpen, detection, hover); run with another checkout's "
+                             "Python to measure its server with this script")
+    parser.add_argument("--startup-only", action="store_true",
+                        help="only `initialize` after process start, beside a bare pygls server (--runs rounds)")
+    parser.add_argument("--against", type=Path, action="append", default=[],
+                        help="with --startup-only: another checkout's cenotaph executable, alternated with this one")
     args = parser.parse_args()
+    if args.startup_only:
+        figures = startup_only(args.runs, args.against)
+        print(f"{'server':<40}  {'median ms':>10}  {'p95 ms':>8}  {'÷ bare':>6}  (load average {os.getloadavg()[0]:.2f})")
+        for label, row in figures.items():
+            print(f"{label:<40}  {row['median_ms']:>10.2f}  {row['p95_ms']:>8.2f}  {row['ratio_of_medians']:>6.2f}")
+        return
     embedder, analyzer = Embedder(), Analyzer()
     report = {"commit": commit_measured(), "sizes": []}
     for size in (int(s) for s in args.sizes.split(",")):
-        report["sizes"].append(measure_size(size, args.runs, embedder, analyzer))
+        report["sizes"].append(measure_size(size, args.runs, embedder, analyzer, client=not args.server_side_only))
         print_table(report["sizes"][-1])
     if args.out:
         write_report(args.out, report, merge=args.merge)

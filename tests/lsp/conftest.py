@@ -79,6 +79,17 @@ class Session:
                 raise AssertionError(f"diagnostics for {uri} never satisfied the condition; last: {found}")
             await asyncio.sleep(0.01)
 
+    async def message(self, kind: types.MessageType, timeout: float = 15.0) -> types.ShowMessageParams:
+        """The first `window/showMessage` of this kind (the settings are read at `initialized`,
+        after the session's start)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not (found := [m for m in self.client.messages if m.type == kind]):
+            if loop.time() > deadline:
+                raise AssertionError(f"the server never showed a message of type {kind}")
+            await asyncio.sleep(0.02)
+        return found[0]
+
     async def endpoint(self, timeout: float = 15.0) -> dict[str, Any]:
         """The MCP endpoint the server reported (`cenotaph/mcpEndpoint`)."""
         loop = asyncio.get_running_loop()

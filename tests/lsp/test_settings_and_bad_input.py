@@ -16,7 +16,7 @@ async def test_invalid_settings_fall_back_to_defaults_and_the_user_is_told(memor
     memory.abandon(HUMAN, "requests", reason="blocking I/O", project=PROJECT)
     session = await serve([folder], init_options={"severity": {"project": "loud", "mention": "off"},
                                                   "fileKinds": "everything", "maxFileSize": 10})
-    warning = next(m for m in session.client.messages if m.type == types.MessageType.Warning)
+    warning = await session.message(types.MessageType.Warning)
     for field in ("severity.project", "fileKinds", "maxFileSize"):
         assert field in warning.message
     assert "mention" not in warning.message  # a valid value beside invalid ones is kept

@@ -156,3 +156,27 @@ def test_the_team_folder_schema_names_every_ecosystem() -> None:
     # approach recorded in any registered ecosystem validates.
     schema = json.loads((SERVER.parents[1] / "shared_schema" / "shared-approach.schema.json").read_text())
     assert schema["properties"]["ecosystem"]["enum"] == list(ecosystems.NAMES)
+
+
+def _asked(_: object = None) -> tuple:
+    raise LookupError("the scanner asked for the installers")
+
+
+def test_only_the_scanners_that_read_commands_ask_for_the_installers():
+    """Finding the installers searches the whole text: a requirements file's scan never asks for
+    them; a Dockerfile's and a README's do (the control), and find the command with them."""
+    from cenotaph.nlp.ecosystems.base import Context
+
+    vocabulary = frozenset({"flask"})  # what the README's prose is matched against
+    requirements = ecosystems.document_for("requirements.txt")
+    assert list(requirements.scan("flask==3.0\nrequests\n", Context(vocabulary, installers=_asked)))
+    for path, text in (("Dockerfile", "FROM python:3.12\nRUN pip install flask\n"),
+                       ("README.md", "Set up:\n\n    pip install flask\n")):
+        document = ecosystems.document_for(path)
+        try:
+            list(document.scan(text, Context(vocabulary, installers=_asked)))
+        except LookupError:
+            pass
+        else:
+            raise AssertionError(f"{path}: the scan never asked for the installers")
+        assert "flask" in {m.name for m in detect(path, text, vocabulary)}

@@ -16,36 +16,23 @@ from typing import TYPE_CHECKING, Any
 import cattrs
 from cattrs.errors import ClassValidationError
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
-from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, lsp_method
-
-from cenotaph import __version__, identity
-from cenotaph import project as project_resolution
-from cenotaph.lsp import stdio
-from cenotaph.lsp.convert import file_path
-from cenotaph.lsp.features import (
-    anchors,
-    code_actions,
-    commands,
-    configuration,
-    diagnostics,
-    endpoint,
-    hover,
-    knowledge,
-    ledger,
-    mining,
-    recall,
-    refresh,
-    shared_folder,
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcServerNotInitialized,
 )
-from cenotaph.lsp.features import compile as compile_feature
-from cenotaph.lsp.settings import Settings
-from cenotaph.memory.models import Actor
-from cenotaph.nlp.workspace import ImportNameCache
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
+
+from cenotaph import __version__
+from cenotaph.lsp import features, stdio
 
 if TYPE_CHECKING:
+    from cenotaph.lsp.features import anchors
+    from cenotaph.lsp.settings import Settings
+    from cenotaph.memory.models import Actor
     from cenotaph.memory.service import Memory
+    from cenotaph.nlp.workspace import ImportNameCache
 
 # VS Code and its builds report different client names; the audit log calls them all `vscode`.
 _CLIENT_ACTORS = {"visual studio code": "vscode", "visual studio code - insiders": "vscode", "code-server": "vscode",
@@ -84,20 +71,50 @@ class _Protocol(LanguageServerProtocol):
             raise
 
 
+def _converter() -> cattrs.Converter:
+    """pygls's converter, writing a diagnostic out directly: a 2,000-line manifest publishes
+    hundreds, and cattrs' generic way through their optional fields and `data` was a quarter of
+    the didOpen (docs/benchmarks-history.md). What it leaves out goes the generic way."""
+    converter = default_converter()
+    generic = converter.get_unstructure_hook(types.Diagnostic)
+
+    def diagnostic(d: types.Diagnostic) -> dict[str, Any]:
+        if d.code_description is not None or d.tags is not None or d.related_information is not None:
+            return generic(d)
+        start, end = d.range.start, d.range.end
+        out: dict[str, Any] = {"range": {"start": {"line": start.line, "character": start.character},
+                                         "end": {"line": end.line, "character": end.character}},
+                               "message": d.message}
+        if d.severity is not None:
+            out["severity"] = d.severity.value
+        if d.code is not None:
+            out["code"] = d.code
+        if d.source is not None:
+            out["source"] = d.source
+        if d.data is not None:
+            out["data"] = d.data  # JSON already, or written by the protocol's `default` (this converter)
+        return out
+
+    converter.register_unstructure_hook(types.Diagnostic, diagnostic)
+    return converter
+
+
 class CenotaphServer(LanguageServer):
     def __init__(self, memory: Memory | Callable[[], Memory], *, project: str | None = None) -> None:
         super().__init__("cenotaph", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
-                         protocol_cls=_Protocol)
+                         protocol_cls=_Protocol, converter_factory=_converter)
         self._memory = memory
         self.explicit_project = project
-        self.settings = Settings()
+        self._settings: Settings | None = None  # the defaults until the client's are applied
+        self.initialization_options: Any = None  # the client's settings, applied at `initialized`
+        self.features_loaded = False  # whether the feature modules' handlers are registered (load_features)
         self.door = "editor"  # the client's name for the audit log (door_for), from `initialize`
         self._actor: Actor | None = None
         self.folders: list[tuple[Path, str]] = []  # (folder, project), deepest folder first
         self.published: dict[str, list[types.Diagnostic]] = {}
         self.scans: dict[str, Any] = {}  # uri → diagnostics.Scan, the mentions of its current version
         self.pending: dict[str, asyncio.TimerHandle] = {}  # debounced re-scans while typing
-        self.import_names = ImportNameCache()  # what Cargo.toml files and Python environments say
+        self._import_names: ImportNameCache | None = None  # what Cargo.toml files and Python environments say
         # ((event seq, shared folders' generation), graveyard verdicts then, diagnostic message and
         # data per approach then)
         self.verdicts: tuple[Any, dict[Any, Any], dict[Any, Any]] = (-1, {}, {})
@@ -114,6 +131,27 @@ class CenotaphServer(LanguageServer):
         self.lesson_keys: dict[str, tuple[int, frozenset[str]]] = {}  # project → (event seq, reinforced lesson keys)
         self.lessons_computing: set[str] = set()  # projects whose lesson keys are being computed
 
+    # The settings' models (pydantic) and the detectors load at first use, after `initialize`.
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            from cenotaph.lsp.settings import Settings
+
+            self._settings = Settings()
+        return self._settings
+
+    @settings.setter
+    def settings(self, settings: Settings) -> None:
+        self._settings = settings
+
+    @property
+    def import_names(self) -> ImportNameCache:
+        if self._import_names is None:
+            from cenotaph.nlp.workspace import ImportNameCache
+
+            self._import_names = ImportNameCache()
+        return self._import_names
+
     @property
     def memory(self) -> Memory:
         """The domain, made at first use when the server was given a way to make it: `cenotaph
@@ -128,6 +166,8 @@ class CenotaphServer(LanguageServer):
         """The person at this editor (`vscode:<person>`): found at the first change they make,
         once the store is open (cenotaph.identity)."""
         if self._actor is None:
+            from cenotaph import identity
+
             where = self.folders[-1][0] if self.folders else None  # the outermost workspace folder
             self._actor = identity.human(self.door, identity.person(self.memory, where))
         return self._actor
@@ -135,6 +175,9 @@ class CenotaphServer(LanguageServer):
     # --- projects ----------------------------------------------------------------------------
 
     def refresh_folders(self) -> None:
+        from cenotaph import project as project_resolution
+        from cenotaph.lsp.convert import file_path
+
         uris = [folder.uri for folder in self.workspace.folders.values()]
         if not uris and self.workspace.root_uri:
             uris = [self.workspace.root_uri]
@@ -150,6 +193,8 @@ class CenotaphServer(LanguageServer):
     def repositories(self) -> list[tuple[Path, str]]:
         """The repository of each workspace folder, with that folder's project: their `.cenotaph/`
         folders take part in the graveyard and recall."""
+        from cenotaph import project as project_resolution
+
         found: dict[Path, str] = {}
         for folder, project in self.folders:
             root = project_resolution.repository_root(folder)
@@ -159,6 +204,8 @@ class CenotaphServer(LanguageServer):
 
     def project_for(self, uri: str) -> str | None:
         """The project of a workspace document; None for anything outside the workspace folders."""
+        from cenotaph.lsp.convert import file_path
+
         path = file_path(uri)
         if path is None:
             return None
@@ -170,15 +217,21 @@ class CenotaphServer(LanguageServer):
     # --- after changes -----------------------------------------------------------------------
 
     def publish_diagnostics(self, uri: str, *, only_changed: bool = False) -> None:
+        from cenotaph.lsp.features import diagnostics
+
         diagnostics.publish(self, uri, only_changed=only_changed)
 
     def republish_all(self, *, only_changed: bool = False) -> None:
+        from cenotaph.lsp.features import diagnostics
+
         for uri in list(self.workspace.text_documents):
             diagnostics.publish(self, uri, only_changed=only_changed)
 
     def store_changed(self) -> None:
         """The store or a shared folder moved (here or in another process): bring every open
         document and ledger up to date."""
+        from cenotaph.lsp.features import ledger, shared_folder
+
         self.seen_seq = self.memory.change_seq()
         self.seen_generation = self.memory.shared.generation
         self.republish_all(only_changed=True)
@@ -209,17 +262,34 @@ class CenotaphServer(LanguageServer):
         task.add_done_callback(self.background.discard)
 
 
-def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) -> CenotaphServer:
+def build(memory: Memory | Callable[[], Memory], *, project: str | None = None,
+          announce_only: bool = False) -> CenotaphServer:
+    """The server with its features. With `announce_only` (`cenotaph serve`), `initialize` is
+    answered from what the features announce (features.ANNOUNCED), and their modules load at
+    `initialized`, the client's next message: pydantic, the domain's models and the detectors
+    stay out of the editor's wait for the first answer."""
     server = CenotaphServer(memory, project=project)
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: CenotaphServer, params: types.InitializeParams) -> None:
         ls.door = door_for(params.client_info)
-        configuration.apply(ls, params.initialization_options)
-        ls.refresh_folders()
+        ls.initialization_options = params.initialization_options
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: CenotaphServer, params: types.InitializedParams) -> None:
+        load_features(ls)
+        from cenotaph.lsp.features import (
+            configuration,
+            diagnostics,
+            endpoint,
+            knowledge,
+            mining,
+            refresh,
+            shared_folder,
+        )
+
+        configuration.apply(ls, ls.initialization_options)
+        ls.refresh_folders()
         # `initialize` has been answered: now load the detectors, the model and spaCy, off the
         # event loop.
         diagnostics.preload()
@@ -244,10 +314,15 @@ def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) 
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: CenotaphServer, params: None) -> None:
-        await endpoint.stop(ls)
+        if ls.features_loaded:
+            from cenotaph.lsp.features import endpoint
+
+            await endpoint.stop(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def folders_changed(ls: CenotaphServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        from cenotaph.lsp.features import mining, shared_folder
+
         known = {folder for folder, _ in ls.folders}
         ls.refresh_folders()
         ls.republish_all()
@@ -255,10 +330,49 @@ def build(memory: Memory | Callable[[], Memory], *, project: str | None = None) 
         if any(folder not in known for folder, _ in ls.folders):
             ls.spawn(mining.on_open(ls))
 
+    if announce_only:
+        for method, options in features.ANNOUNCED.items():
+            server.feature(method, options)(_not_initialized)
+        for name in features.ANNOUNCED_COMMANDS:
+            server.command(name)(_not_initialized)
+    else:
+        load_features(server)
+    return server
+
+
+def _not_initialized(*args: Any) -> None:
+    """What answers before `initialized` (which the protocol has the client send first)."""
+    raise JsonRpcServerNotInitialized(message="the client has not sent `initialized` yet")
+
+
+def load_features(server: CenotaphServer) -> None:
+    """Import the feature modules and register their handlers, in place of what was announced."""
+    if server.features_loaded:
+        return
+    from cenotaph.lsp.features import (
+        anchors,
+        code_actions,
+        commands,
+        configuration,
+        diagnostics,
+        hover,
+        knowledge,
+        ledger,
+        recall,
+        shared_folder,
+    )
+    from cenotaph.lsp.features import compile as compile_feature
+
+    manager = server.protocol.fm
+    for method in features.ANNOUNCED:
+        manager.features.pop(method, None)
+        manager.feature_options.pop(method, None)
+    for name in features.ANNOUNCED_COMMANDS:
+        manager.commands.pop(name, None)
     for feature in (configuration, diagnostics, hover, code_actions, commands, ledger, knowledge, recall,
                     compile_feature, shared_folder, anchors):
         feature.register(server)
-    return server
+    server.features_loaded = True
 
 
 def main(args: argparse.Namespace) -> int:
@@ -275,7 +389,7 @@ def main(args: argparse.Namespace) -> int:
     except (StoreUnavailable, SchemaTooNew) as exc:
         sys.stderr.write(f"cenotaph: error: {exc}\n")
         return 2
-    server = build(lambda: memory_for(store), project=args.project)
+    server = build(lambda: memory_for(store), project=args.project, announce_only=True)
     try:
         stdio.serve(server, sys.stdin.buffer, protocol_out)
     finally:

@@ -8,13 +8,22 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Callable
+from functools import cache, lru_cache, partial
 from operator import attrgetter
 from typing import NamedTuple
 
 from cenotaph.nlp import ecosystems
 from cenotaph.nlp.ecosystems import shell
-from cenotaph.nlp.ecosystems.base import NONE, Context, ImportNames, MentionKind, line_starts, utf16_column
+from cenotaph.nlp.ecosystems.base import (
+    NONE,
+    Context,
+    ImportNames,
+    Installer,
+    MentionKind,
+    line_starts,
+    utf16_column,
+)
 from cenotaph.nlp.ecosystems.shell import PackageCommand
 
 
@@ -39,7 +48,7 @@ def detect(path: str, text: str, vocabulary: frozenset[str] = frozenset(),
     document = ecosystems.document_for(path)
     if document is None:
         return []
-    hits = document.scan(text, Context(vocabulary, ecosystems.installers_in(text, project=False)))
+    hits = document.scan(text, Context(vocabulary, _installers(text)))
     starts = line_starts(text)
     ascii_text = text.isascii()
     mentions = []
@@ -56,6 +65,11 @@ def detect(path: str, text: str, vocabulary: frozenset[str] = frozenset(),
         mentions.append(Mention(name, key, ecosystem, kind, line, column, column + length))
     mentions.sort(key=attrgetter("line", "start", "end"))
     return mentions
+
+
+def _installers(text: str) -> Callable[[], tuple[Installer, ...]]:
+    """The installers that may run in `text`, found at the first scanner's asking, once."""
+    return cache(partial(ecosystems.installers_in, text, project=False))
 
 
 @lru_cache(maxsize=8192)
@@ -95,7 +109,7 @@ def declarations(path: str, text: str) -> ManifestScan | None:
     found = tuple(
         Declaration(text[hit.start : hit.end], _key(text[hit.start : hit.end], hit.ecosystem), hit.ecosystem,
                     hit.group)
-        for hit in document.scan(text, Context(installers=ecosystems.installers_in(text, project=False)))
+        for hit in document.scan(text, Context(installers=_installers(text)))
         if hit.kind == "declaration"
     )
     return ManifestScan(found, document.well_formed is None or document.well_formed(text))

@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from lsprotocol import types
+
 if TYPE_CHECKING:
     import asyncio
     from pathlib import Path
 
-    from lsprotocol import types
     from pygls.protocol import LanguageServerProtocol
     from pygls.workspace import Workspace
 
@@ -21,6 +22,30 @@ if TYPE_CHECKING:
     from cenotaph.memory.models import Actor
     from cenotaph.memory.service import Memory
     from cenotaph.nlp.workspace import ImportNameCache
+
+# What `initialize` announces of the modules' handlers: the protocol's methods they answer, each
+# with the options announced for it, and their commands. `cenotaph serve` answers `initialize` from
+# these alone and imports the modules at `initialized` (server.build); tests/lsp/test_start.py holds
+# them to what the modules register. Their own methods (`cenotaph/…`) are announced to no one.
+ANNOUNCED: dict[str, Any] = {
+    types.TEXT_DOCUMENT_DID_OPEN: None,
+    types.TEXT_DOCUMENT_DID_CHANGE: None,
+    types.TEXT_DOCUMENT_DID_CLOSE: None,
+    types.TEXT_DOCUMENT_DID_SAVE: types.SaveOptions(include_text=False),
+    types.TEXT_DOCUMENT_HOVER: None,
+    types.TEXT_DOCUMENT_CODE_ACTION: types.CodeActionOptions(
+        code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.Refactor]),
+    types.WORKSPACE_DID_CHANGE_CONFIGURATION: None,
+    types.WORKSPACE_DID_CHANGE_WATCHED_FILES: None,
+}
+ANNOUNCED_COMMANDS = (
+    "cenotaph.silence", "cenotaph.reinstate", "cenotaph.liftSilence", "cenotaph.showWhy", "cenotaph.markWrong",
+    "cenotaph.remember", "cenotaph.abandon", "cenotaph.resolveContradiction", "cenotaph.dismissContradiction",
+    "cenotaph.setTrust", "cenotaph.archive", "cenotaph.reinstateMemory", "cenotaph.acceptProposal",
+    "cenotaph.rejectProposal", "cenotaph.acceptCandidate", "cenotaph.mine", "cenotaph.decideCandidates",
+    "cenotaph.reopenCandidates", "cenotaph.showLocation", "cenotaph.share", "cenotaph.unshare", "cenotaph.bless",
+    "cenotaph.setEffort", "cenotaph.reconfirmAnchor", "cenotaph.retireAnchored", "cenotaph.showAnchor",
+)
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]  # pygls's `feature` and `command`
 
@@ -33,7 +58,9 @@ class ServerContext(Protocol):
     actor: Actor
     settings: Settings
     folders: list[tuple[Path, str]]  # (folder, project), deepest folder first
-    import_names: ImportNameCache
+
+    @property
+    def import_names(self) -> ImportNameCache: ...
 
     @property
     def memory(self) -> Memory: ...

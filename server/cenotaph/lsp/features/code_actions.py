@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from cenotaph.lsp.convert import CODE_ABANDONED, SOURCE, ApproachDiagnosticData, code_action, plain, to_range
 from cenotaph.lsp.features import compile as compile_feature
-from cenotaph.lsp.features import anchors, diagnostics, ledger
+from cenotaph.lsp.features import ANNOUNCED, anchors, diagnostics, ledger
 from cenotaph.memory.errors import CenotaphError
 from cenotaph.memory.team.folder import source_of
 from cenotaph.memory.validate import MAX_CONTENT
@@ -126,9 +126,7 @@ def selection_actions(ls: ServerContext, params: types.CodeActionParams, project
 
 
 def register(server: ServerContext) -> None:
-    options = types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.Refactor])
-
-    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, options)
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, ANNOUNCED[types.TEXT_DOCUMENT_CODE_ACTION])
     def code_action(ls: ServerContext, params: types.CodeActionParams) -> list[types.CodeAction] | None:
         uri = params.text_document.uri
         if ledger.is_ledger(uri):

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from cenotaph.lsp.convert import file_path
+from cenotaph.lsp.features import ANNOUNCED
 
 if TYPE_CHECKING:
     from cenotaph.lsp.features import ServerContext
@@ -100,6 +101,6 @@ async def pull_feeds(ls: ServerContext, first_after: float = FIRST_FEED_PULL_SEC
 
 
 def register(server: ServerContext) -> None:
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, ANNOUNCED[types.TEXT_DOCUMENT_DID_SAVE])
     def did_save(ls: ServerContext, params: types.DidSaveTextDocumentParams) -> None:
         on_save(ls, params.text_document.uri)

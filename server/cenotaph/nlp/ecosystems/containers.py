@@ -115,10 +115,10 @@ def _dockerfile_hits(text: str, context: Context) -> Iterator[Hit]:
         continues = content.endswith(escape)
         pieces.append((offset, content[:-1] if continues else content))
         if not continues:
-            yield from _instruction_hits(pieces, stages, context.installers)
+            yield from _instruction_hits(pieces, stages, context.installers())
             pieces = []
     if pieces:
-        yield from _instruction_hits(pieces, stages, context.installers)
+        yield from _instruction_hits(pieces, stages, context.installers())
 
 
 # ---------------------------------------------------------------------------------------------

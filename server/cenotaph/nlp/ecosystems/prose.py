@@ -138,7 +138,7 @@ def _lines_with(hint: re.Pattern[str], text: str) -> Iterator[Span]:
 
 
 def _install_hits(text: str, context: Context) -> Iterator[Span]:
-    pattern, hint, by_group = _install_commands(context.installers + ecosystems.project_installers())
+    pattern, hint, by_group = _install_commands(context.installers() + ecosystems.project_installers())
     for command in (found for start, end in _lines_with(hint, text) for found in pattern.finditer(text, start, end)):
         installer = next(installer for group, installer in by_group.items() if command[group] is not None)
         skip_next = False
