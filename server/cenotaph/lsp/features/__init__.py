@@ -35,6 +35,7 @@ ANNOUNCED: dict[str, Any] = {
     types.TEXT_DOCUMENT_HOVER: None,
     types.TEXT_DOCUMENT_CODE_ACTION: types.CodeActionOptions(
         code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.Refactor]),
+    types.TEXT_DOCUMENT_CODE_LENS: types.CodeLensOptions(resolve_provider=False),
     types.WORKSPACE_DID_CHANGE_CONFIGURATION: None,
     types.WORKSPACE_DID_CHANGE_WATCHED_FILES: None,
 }
