@@ -139,7 +139,8 @@ def report(name: str, outcomes: list[Outcome]) -> None:
               f" = {sum(o.exact for o in moved_same) / len(moved_same):.1%}")
     stale = sum(o.state in ("stale", "lost") for o in changed)
     false = sum(o.state in ("stale", "lost") for o in same)
-    print(f"  as checked (similarity below {fingerprint.FOLLOW_THRESHOLD} or the code changed beyond whitespace and comments; a lost file counts): "
+    print(f"  as checked (fingerprint.stale: the code changed beyond whitespace and comments, or its text is below "
+          f"{fingerprint.FOLLOW_THRESHOLD} like the taken text and it is not Python doing the same; a lost file counts): "
           f"stale recall {stale}/{len(changed)} = {stale / max(1, len(changed)):.1%}, "
           f"false stale {false}/{len(same)} = {false / max(1, len(same)):.1%}")
     for t in THRESHOLDS:

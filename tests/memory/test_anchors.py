@@ -213,3 +213,27 @@ def test_python_docstrings_and_annotations_do_not_change_what_code_does():
     assert code_changed(cut, cut.replace("Why.", "Because."), "version.py")
     # Other languages keep their doc comments as text beyond line comments.
     assert code_changed("/** one */ f();", "/** two */ f();", "a.ts")
+
+
+def test_a_short_function_rewritten_with_annotations_is_found_whole_and_still_holds():
+    from cenotaph.memory.knowledge.anchors.fingerprint import refind, similarity, stale, take
+
+    before = ['class retry_if_result(retry_base):', '    """Retries if the result verifies a predicate."""', '',
+              '    def __init__(self, predicate):', '        self.predicate = predicate', '',
+              '    @_compat.retry_dunder_call_accept_old_params', '    def __call__(self, retry_state):',
+              '        return self.predicate(retry_state.outcome.result())']
+    after = ['import typing', ''] + before[:3] + [
+        '    def __init__(self, predicate: typing.Callable[[typing.Any], bool]) -> None:',
+        '        self.predicate = predicate', '',
+        '    def __call__(self, retry_state: "RetryCallState") -> bool:',
+        '        return self.predicate(retry_state.outcome.result())']
+    taken = take(before, 4, 5)
+    found = refind(taken, after, 4)
+    assert (found.start_line, found.end_line) == (6, 7)  # both lines, not the changed one alone
+    now = "\n".join(after[5:7])
+    assert similarity(taken.text, now) < 0.75  # unlike as text …
+    assert not stale(taken.text, now, "tenacity/retry.py", similarity(taken.text, now))  # … the same code
+    # Controls: the same rewrite is stale where the language is not read, and so is a changed body.
+    assert stale(taken.text, now, "retry.txt", similarity(taken.text, now))
+    changed = now.replace("= predicate", "= lambda r: not predicate(r)")
+    assert stale(taken.text, changed, "tenacity/retry.py", similarity(taken.text, changed))

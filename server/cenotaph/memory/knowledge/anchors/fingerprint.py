@@ -118,6 +118,14 @@ def _python_shape(text: str) -> str | None:
     return ast.dump(tree)
 
 
+def _same_python(then: str, now: str, path: str) -> bool | None:
+    """Whether two Python texts do the same (None: not Python, or not whole statements)."""
+    if PurePosixPath(path).suffix.lower() not in (".py", ".pyi"):
+        return None
+    shapes = _python_shape(then), _python_shape(now)
+    return None if shapes[0] is None or shapes[1] is None else shapes[0] == shapes[1]
+
+
 def code_changed(then: str, now: str, path: str) -> bool:
     """Whether the code at an anchor's place differs from the code taken, but for whitespace and
     line comments (and, in Python, docstrings and type annotations): any other change may change
@@ -125,11 +133,16 @@ def code_changed(then: str, now: str, path: str) -> bool:
     "Anchors"."""
     if then == now or _code(then, path) == _code(now, path):  # the same text: nothing to parse
         return False
-    if PurePosixPath(path).suffix.lower() in (".py", ".pyi"):
-        shapes = _python_shape(then), _python_shape(now)
-        if shapes[0] is not None and shapes[1] is not None:
-            return shapes[0] != shapes[1]
-    return True
+    return _same_python(then, now, path) is not True
+
+
+def stale(then: str, now: str, path: str, likeness: float) -> bool:
+    """Whether the memory anchored to `then` may no longer hold for `now`, found `likeness` like it:
+    its code changed, or its text is unlike what was taken — unless it is Python that does the
+    same (annotations added can make a short function's text unlike its old self)."""
+    if code_changed(then, now, path):
+        return True
+    return likeness < FOLLOW_THRESHOLD and _same_python(then, now, path) is not True
 
 
 def _ratio(a: str, b: str) -> float:
@@ -179,10 +192,17 @@ def refind(taken: Taken, lines: list[str], near_line: int) -> Found | None:
     # windows with the highest bounds are compared in full.
     starts = sorted(range(max(1, len(stripped) - n + 1)), key=lambda i: -framed(i, n, bound=True))[:_SHORTLIST]
     first = max(starts, key=lambda i: (framed(i, n), -abs(i + 1 - near_line)))
-    # The block may have grown or shrunk: the start and length that match best about there.
+    # The block may have grown or shrunk: the start and length that match best about there, the
+    # window itself as well as with its context (the context alone favours a window cut short
+    # when a line just past it changed too).
+    taken_code = _canon("\n".join(want))
+
+    def own(first: int, length: int) -> float:
+        return _ratio(taken_code, _canon("\n".join(stripped[first:first + length])))
+
     first, length = max(((i, m) for i in range(max(0, first - 2), min(len(stripped), first + 3))
                          for m in range(max(1, n - _LENGTH_SLACK), n + _LENGTH_SLACK + 1)),
-                        key=lambda c: (framed(*c), -abs(c[1] - n), -abs(c[0] - first)))
+                        key=lambda c: (framed(*c) + own(*c), -abs(c[1] - n), -abs(c[0] - first)))
     end = min(first + length, len(lines))
     return Found(first + 1, end, similarity("\n".join(want), "\n".join(stripped[first:end])))
 

@@ -15,14 +15,7 @@ from cenotaph.memory import validate
 from cenotaph.memory.context import Context
 from cenotaph.memory.core import lifecycle
 from cenotaph.memory.errors import CenotaphError, InvalidInput, NotFound
-from cenotaph.memory.knowledge.anchors.fingerprint import (
-    FOLLOW_THRESHOLD,
-    Taken,
-    code_changed,
-    refind,
-    similarity,
-    take,
-)
+from cenotaph.memory.knowledge.anchors.fingerprint import Taken, refind, similarity, stale, take
 from cenotaph.memory.mining.history import Repository
 from cenotaph.memory.models import Actor, Anchor, AnchoredMemory, RecallResult
 from cenotaph.store import anchors as store_anchors
@@ -168,7 +161,7 @@ class Anchors:
         if found is None:
             return Check(Anchor(path, row.start_line, row.end_line, "stale", CAUTIONS["stale"]), "")
         now = "\n".join(lines[found.start_line - 1:found.end_line])
-        if found.similarity < FOLLOW_THRESHOLD or code_changed(row.text, now, path):
+        if stale(row.text, now, path, found.similarity):
             return Check(Anchor(path, found.start_line, found.end_line, "stale", CAUTIONS["stale"]), now)
         same = (path, found.start_line, found.end_line) == (row.path, row.start_line, row.end_line)
         return Check(Anchor(path, found.start_line, found.end_line, "current" if same else "moved"), now)
@@ -210,7 +203,7 @@ class Anchors:
             start, end = places.get(item.memory_id, (was.start_line, was.end_line))
             end = min(end, len(lines))
             now = "\n".join(lines[start - 1:end]) if 1 <= start <= end else ""
-            if similarity(item.then, now) < FOLLOW_THRESHOLD or code_changed(item.then, now, was.path):
+            if stale(item.then, now, was.path, similarity(item.then, now)):
                 a = Anchor(was.path, start, max(start, end), "stale", CAUTIONS["stale"])
             else:
                 a = Anchor(was.path, start, end, "current" if (start, end) == (was.start_line, was.end_line) else "moved")
