@@ -80,7 +80,7 @@ def test_repair_says_what_it_mended_and_recall_finds_the_memory_again(live_memor
     assert "nothing to mend" not in done.stdout and "event log: checked" in done.stdout
     assert memory.recall(HUMAN, query, project=PROJECT, k=3).results[0].id == ids[2]
     status, out, err = in_process_cli(["repair", "--db", str(db_path)])
-    assert (status, out.splitlines()[:1]) == (0, ["nothing to mend"]), err
+    assert (status, out.splitlines()[:1]) == (0, ["nothing to mend"]), out + err
 
 
 def test_writes_made_while_a_reindex_runs_keep_their_vectors(live_memory, db_path, embedder, analyzer):

@@ -20,8 +20,11 @@ DEFAULT_MODEL = "cenotaph/all-MiniLM-L6-v2-int8"
 DEFAULT_DIM = 384
 # The length the model was trained with (tokenizer_config.json's model_max_length).
 MAX_TOKENS = 256
-# A batch's texts times the square of its longest: 64 texts of 64 tokens, or 4 of 256.
-ATTENTION_BUDGET = 64 * 64 * 64
+# A batch's texts times the square of its longest: 16 texts of 64 tokens, 4 of 128, one of 256.
+# ONNX Runtime's arena keeps the largest batch's buffers for the process's life, so this bounds
+# an ingest's peak (bench/ingest_memory.py: 64×64² peaked at 0.8 GB on a docs folder, this at
+# 0.47 GB), and batches past it run no faster on two cores.
+ATTENTION_BUDGET = 16 * 64 * 64
 
 
 class EmbedderUnavailable(RuntimeError):
