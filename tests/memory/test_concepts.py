@@ -196,3 +196,36 @@ def test_a_listing_is_kept_until_any_process_writes(memory, stored, db_path, emb
         other.close()
     fresh = names(memory)
     assert "hidden-link" in fresh and "kafka" in fresh and fresh["pool"].count == first["pool"].count
+
+
+def test_the_kept_counts_equal_the_links_counted_through_every_kind_of_change(memory, stored):
+    """The counts the triggers keep (what ranks a project's concepts) against a count of the links
+    of the current rows, after each way a link or a row comes and goes."""
+    def kept_and_counted() -> tuple[list, list]:
+        with memory.ctx.store.read() as conn:
+            kept = conn.execute("SELECT concept, kind, memories FROM concept_counts WHERE project = ? AND memories > 0 "
+                                "ORDER BY concept, kind", (P,)).fetchall()
+            counted = conn.execute(
+                "SELECT c.concept, c.kind, COUNT(*) FROM memory_concepts c JOIN memories m ON m.id = c.memory_row "
+                "WHERE m.project = ? AND m.superseded_at IS NULL AND m.state IN ('active','deprioritised') "
+                "GROUP BY c.concept, c.kind ORDER BY c.concept, c.kind", (P,)).fetchall()
+        return [tuple(r) for r in kept], [tuple(r) for r in counted]
+
+    pools = names(memory)["pool"].count
+    assert pools == 4  # the control: the counts are there and count memories
+    steps = [
+        lambda: memory.update(HUMAN, stored[3], content="The HTTP client keeps 10 sockets open", reason="reworded"),
+        lambda: memory.archive(HUMAN, stored[4], reason="old"),
+        lambda: memory.deprioritise(HUMAN, stored[5], reason="minor"),
+        lambda: memory.forget(HUMAN, stored[6], reason="wrong", confirm=True),
+        lambda: memory.concept_verdict(HUMAN, "merge", "pg", "postgresql", project=P),
+        lambda: memory.concept_verdict(HUMAN, "remove", "thread", project=P),
+        lambda: memory.remember(HUMAN, "The pool of Kafka consumers has 4 members", project=P),
+        lambda: memory.concepts_rebuild(HUMAN),
+    ]
+    for step in steps:
+        step()
+        kept, counted = kept_and_counted()
+        assert kept == counted and counted
+    # The HTTP memory reworded without "pool", the Redis one archived, the timeouts forgotten; Kafka's came.
+    assert names(memory)["pool"].count == pools - 3 + 1

@@ -231,6 +231,7 @@ def test_every_table_of_the_postgresql_schema_is_copied_or_derived(on_postgres, 
     assert "memories" in held and "memory_vectors" in held
     # memory_postings is PostgreSQL's own, kept by trigger from the memories copied.
     assert held == {t.name for t in transfer.TABLES} | {vectors.TABLE, "event_head", "fts_totals", "memory_postings",
+                                                        "concept_counts",
                                                         transfer.SCHEMA_TABLE}
 
 

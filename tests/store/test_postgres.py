@@ -273,7 +273,9 @@ def test_a_store_made_before_the_stored_signs_gets_them_and_loses_the_unused_hns
 
 def _undo_anchors_and_roles(conn) -> None:
     """Back to schema 7's layout: migration 8's table, migration 9's functions (their triggers with
-    them) and migration 10's indexes gone."""
+    them), migration 10's indexes and migration 11's counts gone."""
+    conn.execute("DROP FUNCTION cenotaph_concept_link_counts(), cenotaph_concept_row_counts() CASCADE")
+    conn.execute("DROP TABLE concept_counts")
     conn.execute("DROP FUNCTION cenotaph_reviewer_only(), cenotaph_team_role() CASCADE")
     conn.execute("DROP TABLE anchors")
     conn.execute("DROP INDEX memories_newest, memories_newest_kind, memories_current")

@@ -21,10 +21,13 @@ EXPECTED_TABLES = {
     "schema_migrations", "memory_substrings", "mining_cursors", "candidate_dismissals",
     "document_chunks", "feeds", "feed_entries", "event_scrubs", "blessings", "summary_sources",
     "memory_concepts", "concept_pairs", "concept_aliases", "concept_removals", "concept_dismissals", "anchors",
+    "concept_counts",
 }
 EXPECTED_TRIGGERS = {"memories_fts_insert", "memories_fts_delete", "memories_fts_update", "events_no_update",
                      "events_no_delete", "memories_substrings_insert", "memories_substrings_delete",
-                     "memories_substrings_update", "event_scrubs_no_update", "event_scrubs_no_delete"}
+                     "memories_substrings_update", "event_scrubs_no_update", "event_scrubs_no_delete",
+                     "concept_counts_linked", "concept_counts_unlinked", "concept_counts_row_left",
+                     "concept_counts_row_came", "concept_counts_row_deleted"}
 
 
 def _tables(conn) -> set[str]:
@@ -43,7 +46,7 @@ def test_empty_database_migrates_to_the_expected_schema(tmp_path: Path):
     assert recorded == [(1, "m0001_initial"), (2, "m0002_binary_vector_index"), (3, "m0003_substring_index"),
                         (4, "m0004_mining"), (5, "m0005_documents_and_feeds"), (6, "m0006_forgotten_means_gone"),
                         (7, "m0007_blessings"), (8, "m0008_compaction"), (9, "m0009_concepts"), (10, "m0010_anchors"),
-                        (11, "m0011_newest_rows")]
+                        (11, "m0011_newest_rows"), (12, "m0012_concept_counts")]
     columns = {r[1] for r in store.conn.execute("PRAGMA table_info(memories)")}
     assert {"valid_from", "valid_to", "recorded_at", "superseded_at", "trust", "state", "effort", "outcome"} <= columns
 
@@ -338,9 +341,9 @@ def test_counting_a_scope_reads_the_index_alone(tmp_path: Path):
     assert "COVERING INDEX memories_current" in plan, plan
 
 
-def test_ranking_a_projects_concepts_walks_the_concepts_index_alone(tmp_path: Path):
-    """Concepts are ranked by counting their links in concept order, from the index alone: no
-    row of memory_concepts read, no sort for the grouping (only the top few are sorted)."""
+def test_ranking_a_projects_concepts_reads_the_kept_counts_alone(tmp_path: Path):
+    """Concepts are ranked from the counts the triggers keep, found by the project's key: no link
+    of memory_concepts read, whatever the store's size."""
     from cenotaph.store import concepts
 
     store = Store(tmp_path / "s.db")
@@ -349,4 +352,25 @@ def test_ranking_a_projects_concepts_walks_the_concepts_index_alone(tmp_path: Pa
     concepts.top(store.conn, "p", 40)
     store.conn.set_trace_callback(None)
     (plan,) = [" ".join(r[3] for r in store.conn.execute("EXPLAIN QUERY PLAN " + sql)) for sql in statements]
-    assert "COVERING INDEX memory_concepts_concept" in plan and "FOR GROUP BY" not in plan, plan
+    assert "SEARCH concept_counts USING PRIMARY KEY (project=?)" in plan and "memory_concepts" not in plan, plan
+
+
+def test_a_schema_11_store_gets_its_concepts_counted(tmp_path: Path):
+    """Migration 12 on a store with links already: the current rows' links are counted, the
+    superseded row's are not."""
+    from cenotaph.store import concepts
+
+    store = Store(tmp_path / "s.db")
+    with store.write() as conn:
+        now, old = (memories.insert(conn, _row(n, text)) for n, text in ((1, "now"), (2, "old")))
+        conn.execute("UPDATE memories SET superseded_at = recorded_at WHERE id = ?", (old,))
+        for row in (now, old):
+            concepts.link(conn, row, [("redis", "package"), ("pool", "phrase")], [("pool", "redis")])
+    for trigger in ("linked", "unlinked", "row_left", "row_came", "row_deleted"):
+        store.conn.execute(f"DROP TRIGGER concept_counts_{trigger}")
+    store.conn.execute("DROP TABLE concept_counts")
+    store.conn.execute("DELETE FROM schema_migrations WHERE version = 12")
+    store.close()
+    store = Store(tmp_path / "s.db")
+    assert store.schema_version == 12
+    assert concepts.top(store.conn, "p", 10) == [("pool", "phrase", 1), ("redis", "package", 1)]

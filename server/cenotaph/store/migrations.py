@@ -592,10 +592,66 @@ def _m0011_newest_rows(conn: Any) -> None:
     )
 
 
+# A row counts for a concept while it is current (store/concepts.py's _CURRENT).
+_COUNTS_IN = "{row}.superseded_at IS NULL AND {row}.state IN ('active','deprioritised')"
+
+
+def _m0012_concept_counts(conn: Any) -> None:
+    """How many current memories of a project link each concept, kept by triggers as links and
+    rows come and go: ranking a project's concepts reads these counts instead of counting every
+    link of its current rows (≈ 0.5 s at 100,000 memories, paid by the console's first `/concepts`
+    after each write)."""
+    old, new = _COUNTS_IN.format(row="OLD"), _COUNTS_IN.format(row="NEW")
+    _run_script(
+        conn,
+        f"""
+        CREATE TABLE concept_counts (
+            project  TEXT NOT NULL,
+            concept  TEXT NOT NULL,
+            kind     TEXT NOT NULL,
+            memories INTEGER NOT NULL,
+            PRIMARY KEY (project, concept, kind)
+        ) WITHOUT ROWID;
+        INSERT INTO concept_counts (project, concept, kind, memories)
+            SELECT m.project, c.concept, c.kind, COUNT(*) FROM memory_concepts c JOIN memories m ON m.id = c.memory_row
+            WHERE {_COUNTS_IN.format(row="m")} GROUP BY m.project, c.concept, c.kind;
+        CREATE TRIGGER concept_counts_linked AFTER INSERT ON memory_concepts BEGIN
+            INSERT INTO concept_counts (project, concept, kind, memories)
+                SELECT m.project, NEW.concept, NEW.kind, 1 FROM memories m
+                WHERE m.id = NEW.memory_row AND {_COUNTS_IN.format(row="m")}
+                ON CONFLICT (project, concept, kind) DO UPDATE SET memories = memories + 1;
+        END;
+        -- A link that goes with its row (a cascade) finds no row: the row's own trigger counted it out.
+        CREATE TRIGGER concept_counts_unlinked AFTER DELETE ON memory_concepts BEGIN
+            UPDATE concept_counts SET memories = memories - 1
+            WHERE concept = OLD.concept AND kind = OLD.kind AND project =
+                (SELECT m.project FROM memories m WHERE m.id = OLD.memory_row AND {_COUNTS_IN.format(row="m")});
+        END;
+        CREATE TRIGGER concept_counts_row_left AFTER UPDATE OF superseded_at, state, project ON memories
+            WHEN {old} AND NOT ({new} AND NEW.project = OLD.project) BEGIN
+            UPDATE concept_counts SET memories = memories - 1
+            WHERE project = OLD.project AND (concept, kind) IN
+                (SELECT concept, kind FROM memory_concepts WHERE memory_row = OLD.id);
+        END;
+        CREATE TRIGGER concept_counts_row_came AFTER UPDATE OF superseded_at, state, project ON memories
+            WHEN {new} AND NOT ({old} AND NEW.project = OLD.project) BEGIN
+            INSERT INTO concept_counts (project, concept, kind, memories)
+                SELECT NEW.project, concept, kind, 1 FROM memory_concepts WHERE memory_row = NEW.id
+                ON CONFLICT (project, concept, kind) DO UPDATE SET memories = memories + 1;
+        END;
+        CREATE TRIGGER concept_counts_row_deleted BEFORE DELETE ON memories WHEN {old} BEGIN
+            UPDATE concept_counts SET memories = memories - 1
+            WHERE project = OLD.project AND (concept, kind) IN
+                (SELECT concept, kind FROM memory_concepts WHERE memory_row = OLD.id);
+        END;
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_binary_vector_index, _m0003_substring_index,
                                      _m0004_mining, _m0005_documents_and_feeds, _m0006_forgotten_means_gone,
                                      _m0007_blessings, _m0008_compaction, _m0009_concepts,
-                                     _m0010_anchors, _m0011_newest_rows)
+                                     _m0010_anchors, _m0011_newest_rows, _m0012_concept_counts)
 
 
 def schema_version(conn: Any) -> int:

@@ -655,10 +655,66 @@ def _m0010_newest_rows(conn: Any) -> None:
     conn.execute("CREATE INDEX memory_concepts_concept ON memory_concepts (concept, memory_row, kind)")
 
 
+def _m0011_concept_counts(conn: Any) -> None:
+    """As SQLite's migration 12: how many current memories of a project link each concept, kept by
+    triggers, so that ranking a project's concepts reads the counts, not every link."""
+    current = "{row}.superseded_at IS NULL AND {row}.state IN ('active','deprioritised')"
+    old, new = current.format(row="OLD"), current.format(row="NEW")
+    conn.execute(
+        f"""
+        CREATE TABLE concept_counts (
+            project  TEXT NOT NULL,
+            concept  TEXT NOT NULL,
+            kind     TEXT NOT NULL,
+            memories INTEGER NOT NULL,
+            PRIMARY KEY (project, concept, kind)
+        );
+        INSERT INTO concept_counts (project, concept, kind, memories)
+            SELECT m.project, c.concept, c.kind, COUNT(*) FROM memory_concepts c JOIN memories m ON m.id = c.memory_row
+            WHERE {current.format(row="m")} GROUP BY m.project, c.concept, c.kind;
+        -- A link that goes with its row (a cascade) finds no row: the row's own trigger counted it out.
+        CREATE FUNCTION cenotaph_concept_link_counts() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP = 'INSERT' THEN
+                    INSERT INTO concept_counts (project, concept, kind, memories)
+                        SELECT m.project, NEW.concept, NEW.kind, 1 FROM memories m
+                        WHERE m.id = NEW.memory_row AND {current.format(row="m")}
+                        ON CONFLICT (project, concept, kind) DO UPDATE SET memories = concept_counts.memories + 1;
+                ELSE
+                    UPDATE concept_counts SET memories = memories - 1
+                    WHERE concept = OLD.concept AND kind = OLD.kind AND project =
+                        (SELECT m.project FROM memories m WHERE m.id = OLD.memory_row AND {current.format(row="m")});
+                END IF;
+                RETURN NULL;
+            END $$;
+        CREATE TRIGGER concept_counts_links AFTER INSERT OR DELETE ON memory_concepts
+            FOR EACH ROW EXECUTE FUNCTION cenotaph_concept_link_counts();
+        CREATE FUNCTION cenotaph_concept_row_counts() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF {old} AND (TG_OP = 'DELETE' OR NOT ({new} AND NEW.project = OLD.project)) THEN
+                    UPDATE concept_counts c SET memories = c.memories - 1 FROM memory_concepts l
+                    WHERE l.memory_row = OLD.id AND c.project = OLD.project AND c.concept = l.concept
+                      AND c.kind = l.kind;
+                END IF;
+                IF TG_OP = 'UPDATE' AND {new} AND NOT ({old} AND NEW.project = OLD.project) THEN
+                    INSERT INTO concept_counts (project, concept, kind, memories)
+                        SELECT NEW.project, l.concept, l.kind, 1 FROM memory_concepts l WHERE l.memory_row = NEW.id
+                        ON CONFLICT (project, concept, kind) DO UPDATE SET memories = concept_counts.memories + 1;
+                END IF;
+                RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
+            END $$;
+        CREATE TRIGGER concept_counts_rows AFTER UPDATE OF superseded_at, state, project ON memories
+            FOR EACH ROW EXECUTE FUNCTION cenotaph_concept_row_counts();
+        CREATE TRIGGER concept_counts_rows_deleted BEFORE DELETE ON memories
+            FOR EACH ROW EXECUTE FUNCTION cenotaph_concept_row_counts();
+        """
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_compaction_and_concepts, _m0003_folded_full_text,
                                      _m0004_bm25_statistics, _m0005_stored_vector_signs,
                                      _m0006_phrase_counts_set_wise, _m0007_postings, _m0008_anchors,
-                                     _m0009_team_roles, _m0010_newest_rows)
+                                     _m0009_team_roles, _m0010_newest_rows, _m0011_concept_counts)
 
 
 def schema_version(conn: Any) -> int:
