@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from cenotaph.store import events
 from cenotaph.store.graveyard_rows import ApproachRow, SuppressionRow
 
 FORMAT = 1
+READ_WAIT_SECONDS = 0.2  # a WAL reader waits only while a crashed writer's log is recovered
 # Event targets that change the graveyard: an approach's record or a suppression.
 TARGETS = ("approach:", "suppression:")
 
@@ -50,6 +52,28 @@ def read(conn: Any) -> GraveyardFile:
 
     seq, digest = head(conn)
     return GraveyardFile(seq, digest, approaches.all_rows(conn), suppressions.active(conn))
+
+
+def current_beside(db: Path, graveyard: GraveyardFile) -> bool:
+    """Whether the SQLite store `db` still holds `graveyard`, read through the standard library's
+    sqlite3 without sqlite-vec (store/connect.py loads it, ≈ 2 ms of an agent's hook). False when
+    the store cannot be read at once (a SQLite too old for its schema, a file that is no store,
+    recovery of a crashed writer's log): the caller reads the store, waiting as configured.
+    The connection is closed before this returns: two copies of SQLite (this and sqlean) must not
+    hold the same file open in one process at once, as each would release the other's locks."""
+    try:
+        conn = sqlite3.connect(str(db), isolation_level=None, timeout=READ_WAIT_SECONDS, check_same_thread=False)
+    except (OSError, sqlite3.Error):
+        return False
+    try:
+        conn.execute("BEGIN")
+        fresh = current(conn, graveyard)
+        conn.execute("COMMIT")
+        return fresh
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
 
 
 def current(conn: Any, graveyard: GraveyardFile) -> bool:

@@ -89,24 +89,8 @@ def from_file(db: Path, shared: SharedFolders | None) -> GraveyardIndex | None:
     """The index from the graveyard's file beside the SQLite store `db`, if that file is current;
     None when it is missing, unreadable or stale, or the store cannot be read: the caller reads
     the store instead."""
-    from cenotaph.store.connect import StoreUnavailable, binding, open_connection
-
     copy = graveyard_file.load(graveyard_file.path_for(db))
-    if copy is None or not db.is_file():
-        return None
-    try:
-        conn = open_connection(db, readonly=True, create_folder=False)
-    except (StoreUnavailable, OSError, binding().module.Error):
-        return None
-    try:
-        conn.execute("BEGIN")
-        fresh = graveyard_file.current(conn, copy)
-        conn.execute("COMMIT")
-    except binding().module.Error:  # a store of another schema, or one being replaced
-        return None
-    finally:
-        conn.close()
-    if not fresh:
+    if copy is None or not db.is_file() or not graveyard_file.current_beside(db, copy):
         return None
     return build_index(copy.seq, copy.approaches, copy.suppressions, {} if shared is None else shared_approaches(shared),
                        -1 if shared is None else shared.generation)
