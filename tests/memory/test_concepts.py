@@ -200,10 +200,10 @@ def test_a_listing_is_kept_until_any_process_writes(memory, stored, db_path, emb
 
 def test_the_kept_counts_equal_the_links_counted_through_every_kind_of_change(memory, stored):
     """The counts the triggers keep (what ranks a project's concepts) against a count of the links
-    of the current rows, after each way a link or a row comes and goes."""
+    of the current rows, after each way a link or a row comes and goes; a count at zero is gone."""
     def kept_and_counted() -> tuple[list, list]:
         with memory.ctx.store.read() as conn:
-            kept = conn.execute("SELECT concept, kind, memories FROM concept_counts WHERE project = ? AND memories > 0 "
+            kept = conn.execute("SELECT concept, kind, memories FROM concept_counts WHERE project = ? "
                                 "ORDER BY concept, kind", (P,)).fetchall()
             counted = conn.execute(
                 "SELECT c.concept, c.kind, COUNT(*) FROM memory_concepts c JOIN memories m ON m.id = c.memory_row "

@@ -89,7 +89,7 @@ def top(conn: Any, project: str, limit: int) -> list[tuple[str, str, int]]:
     """(concept, kind, memories) of `project`, most memories first, from the counts triggers
     keep as links and rows come and go (migration 12; PostgreSQL's 11)."""
     return conn.execute(
-        "SELECT concept, MIN(kind), SUM(memories) AS n FROM concept_counts WHERE project = ? AND memories > 0 "
+        "SELECT concept, MIN(kind), SUM(memories) AS n FROM concept_counts WHERE project = ? "
         "GROUP BY concept ORDER BY n DESC, concept LIMIT ?", (project, limit),
     ).fetchall()
 

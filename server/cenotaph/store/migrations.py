@@ -598,8 +598,9 @@ _COUNTS_IN = "{row}.superseded_at IS NULL AND {row}.state IN ('active','depriori
 
 def _m0012_concept_counts(conn: Any) -> None:
     """How many current memories of a project link each concept, kept by triggers as links and
-    rows come and go: ranking a project's concepts reads these counts instead of counting every
-    link of its current rows (≈ 0.5 s at 100,000 memories, paid by the console's first `/concepts`
+    rows come and go (a count that reaches zero goes: a forgotten memory's words leave the file):
+    ranking a project's concepts reads these counts instead of counting every link of its current
+    rows (≈ 0.5 s at 100,000 memories, paid by the console's first `/concepts`
     after each write)."""
     old, new = _COUNTS_IN.format(row="OLD"), _COUNTS_IN.format(row="NEW")
     _run_script(
@@ -626,11 +627,15 @@ def _m0012_concept_counts(conn: Any) -> None:
             UPDATE concept_counts SET memories = memories - 1
             WHERE concept = OLD.concept AND kind = OLD.kind AND project =
                 (SELECT m.project FROM memories m WHERE m.id = OLD.memory_row AND {_COUNTS_IN.format(row="m")});
+            DELETE FROM concept_counts WHERE concept = OLD.concept AND kind = OLD.kind AND memories <= 0 AND project =
+                (SELECT m.project FROM memories m WHERE m.id = OLD.memory_row);
         END;
         CREATE TRIGGER concept_counts_row_left AFTER UPDATE OF superseded_at, state, project ON memories
             WHEN {old} AND NOT ({new} AND NEW.project = OLD.project) BEGIN
             UPDATE concept_counts SET memories = memories - 1
             WHERE project = OLD.project AND (concept, kind) IN
+                (SELECT concept, kind FROM memory_concepts WHERE memory_row = OLD.id);
+            DELETE FROM concept_counts WHERE project = OLD.project AND memories <= 0 AND (concept, kind) IN
                 (SELECT concept, kind FROM memory_concepts WHERE memory_row = OLD.id);
         END;
         CREATE TRIGGER concept_counts_row_came AFTER UPDATE OF superseded_at, state, project ON memories
@@ -642,6 +647,8 @@ def _m0012_concept_counts(conn: Any) -> None:
         CREATE TRIGGER concept_counts_row_deleted BEFORE DELETE ON memories WHEN {old} BEGIN
             UPDATE concept_counts SET memories = memories - 1
             WHERE project = OLD.project AND (concept, kind) IN
+                (SELECT concept, kind FROM memory_concepts WHERE memory_row = OLD.id);
+            DELETE FROM concept_counts WHERE project = OLD.project AND memories <= 0 AND (concept, kind) IN
                 (SELECT concept, kind FROM memory_concepts WHERE memory_row = OLD.id);
         END;
         """

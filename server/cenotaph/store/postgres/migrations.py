@@ -657,7 +657,8 @@ def _m0010_newest_rows(conn: Any) -> None:
 
 def _m0011_concept_counts(conn: Any) -> None:
     """As SQLite's migration 12: how many current memories of a project link each concept, kept by
-    triggers, so that ranking a project's concepts reads the counts, not every link."""
+    triggers (a count that reaches zero goes), so that ranking a project's concepts reads the
+    counts, not every link."""
     current = "{row}.superseded_at IS NULL AND {row}.state IN ('active','deprioritised')"
     old, new = current.format(row="OLD"), current.format(row="NEW")
     conn.execute(
@@ -684,6 +685,8 @@ def _m0011_concept_counts(conn: Any) -> None:
                     UPDATE concept_counts SET memories = memories - 1
                     WHERE concept = OLD.concept AND kind = OLD.kind AND project =
                         (SELECT m.project FROM memories m WHERE m.id = OLD.memory_row AND {current.format(row="m")});
+                    DELETE FROM concept_counts WHERE concept = OLD.concept AND kind = OLD.kind AND memories <= 0
+                        AND project = (SELECT m.project FROM memories m WHERE m.id = OLD.memory_row);
                 END IF;
                 RETURN NULL;
             END $$;
@@ -695,6 +698,9 @@ def _m0011_concept_counts(conn: Any) -> None:
                     UPDATE concept_counts c SET memories = c.memories - 1 FROM memory_concepts l
                     WHERE l.memory_row = OLD.id AND c.project = OLD.project AND c.concept = l.concept
                       AND c.kind = l.kind;
+                    DELETE FROM concept_counts c USING memory_concepts l
+                    WHERE l.memory_row = OLD.id AND c.project = OLD.project AND c.concept = l.concept
+                      AND c.kind = l.kind AND c.memories <= 0;
                 END IF;
                 IF TG_OP = 'UPDATE' AND {new} AND NOT ({old} AND NEW.project = OLD.project) THEN
                     INSERT INTO concept_counts (project, concept, kind, memories)
