@@ -151,8 +151,9 @@ async function runCommand(page, title) {
     // Moved onto the name again if no hover came: under load, one move can land before the
     // editor has laid out the line, and the mouse resting there asks nothing more.
     let hover = false;
+    let rect;
     for (let i = 0; i < 3 && !hover; i++) {
-      const rect = await textRect(page, 'onnxruntime');
+      rect = await textRect(page, 'onnxruntime');
       await page.mouse.move(0, 0);
       await page.mouse.move(rect.x + rect.width / 2, rect.y + rect.height / 2, { steps: 3 });
       hover = await appears(page, '.monaco-hover >> text=/SIGILL crash on Alpine/', 10000);
