@@ -66,11 +66,11 @@ _PLAIN_LINE = re.compile(r'[ \t]*(?:#[^\n]*)?')
 
 def _declared_project(text: str) -> str | None:
     lines = text.splitlines()
-    plain = [i for i, line in enumerate(lines) if _PLAIN_PROJECT.fullmatch(line)]
+    plain = [(i, found[1]) for i, line in enumerate(lines) if (found := _PLAIN_PROJECT.fullmatch(line))]
     # Only comments and blank lines above it, and no other mention of `project` below.
-    if len(plain) == 1 and all(_PLAIN_LINE.fullmatch(line) for line in lines[:plain[0]]) \
-            and "project" not in "\n".join(lines[plain[0] + 1:]):
-        declared: object = _PLAIN_PROJECT.fullmatch(lines[plain[0]])[1]
+    if len(plain) == 1 and all(_PLAIN_LINE.fullmatch(line) for line in lines[:plain[0][0]]) \
+            and "project" not in "\n".join(lines[plain[0][0] + 1:]):
+        declared: object = plain[0][1]
     else:
         import tomllib
 

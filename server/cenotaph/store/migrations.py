@@ -603,6 +603,12 @@ def _m0012_concept_counts(conn: Any) -> None:
     rows (≈ 0.5 s at 100,000 memories, paid by the console's first `/concepts`
     after each write)."""
     old, new = _COUNTS_IN.format(row="OLD"), _COUNTS_IN.format(row="NEW")
+    # A row that stops being current (or goes) takes its links out of its project's counts.
+    counted_out = """UPDATE concept_counts SET memories = memories - 1
+            WHERE project = OLD.project AND (concept, kind) IN
+                (SELECT concept, kind FROM memory_concepts WHERE memory_row = OLD.id);
+            DELETE FROM concept_counts WHERE project = OLD.project AND memories <= 0 AND (concept, kind) IN
+                (SELECT concept, kind FROM memory_concepts WHERE memory_row = OLD.id);"""
     _run_script(
         conn,
         f"""
@@ -632,11 +638,7 @@ def _m0012_concept_counts(conn: Any) -> None:
         END;
         CREATE TRIGGER concept_counts_row_left AFTER UPDATE OF superseded_at, state, project ON memories
             WHEN {old} AND NOT ({new} AND NEW.project = OLD.project) BEGIN
-            UPDATE concept_counts SET memories = memories - 1
-            WHERE project = OLD.project AND (concept, kind) IN
-                (SELECT concept, kind FROM memory_concepts WHERE memory_row = OLD.id);
-            DELETE FROM concept_counts WHERE project = OLD.project AND memories <= 0 AND (concept, kind) IN
-                (SELECT concept, kind FROM memory_concepts WHERE memory_row = OLD.id);
+            {counted_out}
         END;
         CREATE TRIGGER concept_counts_row_came AFTER UPDATE OF superseded_at, state, project ON memories
             WHEN {new} AND NOT ({old} AND NEW.project = OLD.project) BEGIN
@@ -645,11 +647,7 @@ def _m0012_concept_counts(conn: Any) -> None:
                 ON CONFLICT (project, concept, kind) DO UPDATE SET memories = memories + 1;
         END;
         CREATE TRIGGER concept_counts_row_deleted BEFORE DELETE ON memories WHEN {old} BEGIN
-            UPDATE concept_counts SET memories = memories - 1
-            WHERE project = OLD.project AND (concept, kind) IN
-                (SELECT concept, kind FROM memory_concepts WHERE memory_row = OLD.id);
-            DELETE FROM concept_counts WHERE project = OLD.project AND memories <= 0 AND (concept, kind) IN
-                (SELECT concept, kind FROM memory_concepts WHERE memory_row = OLD.id);
+            {counted_out}
         END;
         """
     )
