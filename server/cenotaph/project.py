@@ -57,8 +57,8 @@ def _origin_url(root: Path) -> str | None:
     return parser.get(section, "url", fallback=None) if parser.has_section(section) else None
 
 
-# `project = "…"` on a line of its own before any table, the string without escapes: the form
-# `cenotaph init` writes, read without tomllib (≈ 2.5 ms of an agent's hook, which resolves the
+# `project = "…"` on a line of its own before any table, the string without escapes: the form the
+# README shows, read without tomllib (≈ 2.5 ms of an agent's hook, which resolves the
 # project on every call that installs or edits). Any other form is read by tomllib.
 _PLAIN_PROJECT = re.compile(r'project[ \t]*=[ \t]*"([^"\\\n]*)"[ \t]*(?:#[^\n]*)?')
 _PLAIN_LINE = re.compile(r'[ \t]*(?:#[^\n]*)?')
