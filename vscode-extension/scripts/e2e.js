@@ -579,7 +579,9 @@ async function runCommand(page, title) {
       let fixes = false;
       for (let i = 0; i < 3 && hinted && !fixes; i++) {
         await page.keyboard.press('Escape');
-        await page.mouse.click(anchoredAt.x + 3, anchoredAt.y + anchoredAt.height / 2);
+        // Measured again each time: under load the line can be drawn where the edits put it late.
+        const line = await textRect(page, 'session = ort.InferenceSession("model-v2');
+        await page.mouse.click(line.x + 3, line.y + line.height / 2);
         await page.keyboard.press('Control+.');
         fixes = await reconfirm.first().waitFor({ timeout: 10000 }).then(() => true, () => false);
       }
