@@ -8,7 +8,7 @@ from collections import defaultdict
 repo = sys.argv[1]
 def git(*a): return subprocess.run(["git", "-C", repo, *a], capture_output=True, text=True, errors="replace").stdout
 
-MANI = re.compile(r"(^|/)(requirements[^/]*\.(txt|in)|pyproject\.toml|setup\.py|setup\.cfg|Pipfile|package\.json|Cargo\.toml|go\.mod|Dockerfile[^/]*|[^/]*\.Dockerfile|environment[^/]*\.ya?ml)$")
+MANI = re.compile(r"(^|/)(requirements[^/]*\.(txt|in)|pyproject\.toml|setup\.py|setup\.cfg|Pipfile|package\.json|Cargo\.toml|go\.mod|Dockerfile[^/]*|[^/]*\.[Dd]ockerfile|environment[^/]*\.ya?ml)$")
 def norm_py(n): return re.sub(r"[-_.]+", "-", n).lower()
 def req_name(line):
     line = line.split("#")[0].strip()
@@ -75,7 +75,7 @@ def parse(path, text):
                 if inreq and l == ")": inreq = False; continue
                 m = re.match(r"require\s+(\S+)\s+\S+", l) or (re.match(r"(\S+)\s+v\S+", l) if inreq else None)
                 if m: out.add("go/" + m.group(1))
-        elif "Dockerfile" in base:
+        elif "Dockerfile" in base or base.endswith(".dockerfile"):
             text2 = re.sub(r"\\\n", " ", text)
             for l in text2.splitlines():
                 m = re.match(r"\s*FROM\s+(?:--platform=\S+\s+)?(\S+)", l, re.I)
