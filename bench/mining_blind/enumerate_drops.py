@@ -49,6 +49,17 @@ def parse(path, text):
                 for s in [a or b for a, b in re.findall(r'"([^"]+)"|\'([^\']+)\'', blk)]:
                     n = req_name(s)
                     if n: out.add("pypi/" + n)
+            if base == "setup.cfg":
+                # every requirement list of [options] and each extra of [options.extras_require]
+                import configparser
+                cp = configparser.ConfigParser(interpolation=None, strict=False)
+                cp.read_string(text)
+                vals = [cp.get("options", k, fallback="") for k in ("install_requires", "setup_requires", "tests_require")]
+                if cp.has_section("options.extras_require"): vals += [v for _, v in cp.items("options.extras_require")]
+                for v in vals:
+                    for s in v.splitlines():
+                        n = req_name(s)
+                        if n: out.add("pypi/" + n)
         elif base == "Pipfile":
             d = tomllib.loads(text)
             for sec in ("packages", "dev-packages"):
