@@ -1,7 +1,8 @@
 """Usage: python bench/mining_blind/enumerate_drops.py CLONE  (prints key, removing commit by date order, first commit, paths).
 Judge's own enumerator: every dependency name ever declared in a manifest and absent at HEAD.
 Walks every commit touching a manifest (all parents), parses each manifest blob, and reports the
-last commit (in date order) where the name was declared, the first later commit without it, and the paths."""
+last commit (in date order) where the name was declared, the first later commit without it, and the paths.
+Half C added: setup.cfg requirement lists and extras read with configparser; lower-case *.dockerfile read as Dockerfiles."""
 import json, re, subprocess, sys, tomllib, os
 from collections import defaultdict
 
