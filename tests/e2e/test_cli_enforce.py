@@ -206,9 +206,12 @@ def test_the_hook_imports_its_own_verb_alone(cli_env, repo):
 
 
 # What a decision leaves out (issue 42): the argument parser, a child process's module, the settings
-# and the embedder's module, the store's other rows, and the modules of what its call does not read.
+# and the embedder's module, the store's other rows, the modules of what its call does not read,
+# `ast` (setup.py's reader alone imports it) and `inspect` (tokenize is its import); dataclasses
+# too, unless the graveyard's rows are read (a denial).
 LEFT_OUT = ("argparse", "subprocess", "configparser", "csv", "cenotaph.cli.parsing", "cenotaph.config",
-            "cenotaph.nlp.embedder", "cenotaph.store.records", "cenotaph.nlp.detect", "cenotaph.nlp.ecosystems.tomlscan")
+            "cenotaph.nlp.embedder", "cenotaph.store.records", "cenotaph.nlp.detect", "cenotaph.nlp.ecosystems.tomlscan",
+            "ast", "tokenize", "dataclasses")
 
 
 @pytest.mark.sqlite_only("on PostgreSQL the store answers a denial itself, with the modules it needs")
@@ -226,16 +229,32 @@ def test_a_decision_leaves_out_the_parser_and_what_its_call_does_not_read(cli_en
         return '"permissionDecision": "deny"' in done.stdout, json.loads(loaded.replace("'", '"'))
 
     install = {"command": "pip install requests"}
-    assert decide("Bash", install, "hook", "claude-code") == (True, [])
+    assert decide("Bash", install, "hook", "claude-code") == (True, ["dataclasses"])
     assert decide("Bash", {"command": "pip list"}, "hook", "claude-code") == (False, [])
-    assert decide("Bash", install, "hook", "--db", str(cli_store(cli_env)), "claude-code") == (True, [])
+    assert decide("Bash", install, "hook", "--db", str(cli_store(cli_env)), "claude-code") == (True, ["dataclasses"])
     # Positive controls: a form of the words the parser reads (an abbreviated option) loads it,
     # and decides the same; an edit of a manifest loads the detectors it reads the file with.
     denied, loaded = decide("Bash", install, "hook", "--proj", PROJECT, "claude-code")
     assert denied and {"argparse", "cenotaph.cli.parsing"} <= set(loaded)
     denied, loaded = decide("Write", {"file_path": str(repo.root / "requirements.txt"), "content": "flask\nrequests\n"},
                             "hook", "claude-code")
-    assert denied and loaded == ["cenotaph.nlp.detect"]
+    assert denied and loaded == ["cenotaph.nlp.detect", "dataclasses"]
+    # setup.py is read with ast.
+    denied, loaded = decide("Write", {"file_path": str(repo.root / "setup.py"),
+                                      "content": "from setuptools import setup\nsetup(install_requires=['requests'])\n"},
+                            "hook", "claude-code")
+    assert denied and "ast" in loaded
+
+
+def test_inspect_put_off_becomes_the_real_module_at_first_use():
+    script = ("import sys\nfrom cenotaph.cli.commands.enforce import defer_inspect\ndefer_inspect()\n"
+              "import dataclasses\nprint('tokenize' in sys.modules)\n"
+              "@dataclasses.dataclass\nclass Row:\n    x: int\n"
+              "print(Row.__doc__, 'tokenize' in sys.modules)\n"
+              "import inspect\nprint(inspect.signature(Row), inspect.isclass(Row))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
+    # A class without a docstring is where dataclasses uses inspect: the real one loads then.
+    assert done.stdout.splitlines() == ["False", "Row(x: int) True", "(x: int) -> None True"]
 
 
 @pytest.mark.parametrize("words", [

@@ -7,7 +7,6 @@ positions, and from the names found to the graveyard's keys."""
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass
 from collections.abc import Callable
 from functools import cache, lru_cache, partial
 from operator import attrgetter
@@ -94,8 +93,9 @@ class Declaration(NamedTuple):
     group: str
 
 
-@dataclass(frozen=True, slots=True)
-class ManifestScan:
+class ManifestScan(NamedTuple):
+    """What a manifest declares, and whether it parses."""
+
     declarations: tuple[Declaration, ...]
     well_formed: bool  # False when the file does not parse as its format (TOML, JSON, Python)
 

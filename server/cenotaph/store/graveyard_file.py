@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from cenotaph.store import events
 from cenotaph.store.graveyard_rows import ApproachRow, SuppressionRow
@@ -28,8 +28,9 @@ READ_WAIT_SECONDS = 0.2  # a WAL reader waits only while a crashed writer's log 
 TARGETS = ("approach:", "suppression:")
 
 
-@dataclass(frozen=True, slots=True)
-class GraveyardFile:
+class GraveyardFile(NamedTuple):
+    """The graveyard as the file holds it."""
+
     seq: int  # the event log's head when it was read
     hash: str  # that event's chain hash ("" for an empty log)
     approaches: list[ApproachRow]

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 @dataclass(slots=True)
 class ApproachRow:
+    """An approach the graveyard holds: abandoned or reinstated, with its reason and names."""
+
     id: int
     project: str
     name: str
@@ -28,6 +30,8 @@ class ApproachRow:
 
 @dataclass(slots=True)
 class SuppressionRow:
+    """A silenced warning (`diagnostic`) or recall (`recall`) of a name, active until lifted."""
+
     id: int
     project: str
     kind: str

@@ -179,7 +179,7 @@ class Graveyard:
             if self._index is not None and self._index.shared_generation == generation and \
                     not events.touches_since(conn, self._index.seq, GRAVEYARD_TARGETS):
                 # Only memories changed: the graveyard is as it was.
-                self._index.seq = seq
+                self._index = self._index._replace(seq=seq)
                 return self._index
             self._index = build_index(seq, approaches.all_rows(conn), suppressions.active(conn),
                                       shared_approaches(self.shared), generation)

@@ -9,7 +9,6 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -52,8 +51,7 @@ class Named(NamedTuple):
     end: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(NamedTuple):
     """An abandoned name where a call or a file would put it."""
 
     named: Named

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
@@ -47,15 +46,17 @@ class Verdict(NamedTuple):
     also: list[ApproachRow]
 
 
-@dataclass(slots=True)
-class GraveyardIndex:
+class GraveyardIndex(NamedTuple):
+    """The graveyard by the keys a name is looked up under, as of the event log's `seq` and the
+    shared folders' `shared_generation` (-1: none attached)."""
+
     seq: int
     by_key: dict[str, list[ApproachRow]]
     diagnostic_suppressions: dict[str, list[SuppressionRow]]
     recall_suppressions: dict[str, list[SuppressionRow]]
     vocabulary: frozenset[str]
-    shared_generation: int = -1
-    shared: dict[int, RepoApproach] = field(default_factory=dict)  # the repositories' approaches by id
+    shared_generation: int
+    shared: dict[int, RepoApproach]  # the repositories' approaches by id
 
 
 def build_index(seq: int, rows: Iterable[ApproachRow], active_suppressions: Iterable[SuppressionRow],

@@ -29,11 +29,10 @@ import importlib
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from fnmatch import translate
 from functools import cache, lru_cache
 from pathlib import PurePosixPath
-from typing import Final
+from typing import Final, NamedTuple
 from urllib.parse import unquote
 
 from cenotaph.nlp.ecosystems.base import Document, Ecosystem, Installer
@@ -84,8 +83,9 @@ FILES: Final[Mapping[str, tuple[str, ...]]] = {
 ALIASED: Final = ("python",)
 
 
-@dataclass(frozen=True, slots=True)
-class Registry:
+class Registry(NamedTuple):
+    """The ecosystems of some modules, and what their documents and installers are looked up by."""
+
     ecosystems: tuple[Ecosystem, ...]  # in the order of MODULES
     by_name: dict[str, Ecosystem]
     documents: dict[str, Document]  # by kind, in registry order
@@ -151,6 +151,7 @@ def _registry(module_names: tuple[str | None, ...]) -> Registry:
     for ecosystem in ecosystems:
         for document in ecosystem.documents:
             assert document.kind not in documents, f"two ecosystems read {document.kind}"
+            assert all(p == p.lower() for p in document.patterns), f"{document.kind}: patterns are lower case"
             documents[document.kind] = document
             for pattern in document.patterns:
                 if (specificity := _specificity(pattern)) == 0:
@@ -180,15 +181,20 @@ def _registry(module_names: tuple[str | None, ...]) -> Registry:
 
 
 @cache
-def _alias_tables() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
-    """(folded name → the key of the package it stands for, key → the folded names that stand for
-    it), from the modules in ALIASED."""
-    aliases = {alias: key for ecosystem in _in_order(ALIASED) for alias, key in ecosystem.aliases.items()}
+def _aliases() -> dict[str, str]:
+    """Folded name → the key of the package it stands for, from the modules in ALIASED."""
+    return {alias: key for ecosystem in _in_order(ALIASED) for alias, key in ecosystem.aliases.items()}
+
+
+@cache
+def _aliased_by() -> dict[str, list[str]]:
+    """Key → the folded names that stand for it, unsorted: built in one pass over the table for an
+    agent's hook (its index asks for a few keys), sorted when asked."""
     aliased_by: dict[str, list[str]] = defaultdict(list)
-    for alias, key in sorted(aliases.items()):
+    for alias, key in _aliases().items():
         if alias != key:
             aliased_by[key].append(alias)
-    return aliases, {key: tuple(names) for key, names in aliased_by.items()}
+    return dict(aliased_by)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -229,14 +235,14 @@ def lookup_keys(name: str, ecosystem: str | None = None) -> tuple[str, ...]:
     described = get(ecosystem)
     folded = fold(name)
     keys = [described.normalize(name.strip()), folded, *described.other_keys(name)]
-    if alias := _alias_tables()[0].get(folded):
+    if alias := _aliases().get(folded):
         keys.append(alias)
     return tuple(dict.fromkeys(k for k in keys if k))
 
 
 def aliases_for(name: str) -> tuple[str, ...]:
     """The names known to stand for the package `name` (e.g. `pyyaml` → `yaml`)."""
-    return _alias_tables()[1].get(fold(name), ())
+    return tuple(sorted(_aliased_by().get(fold(name), ())))
 
 
 def modules(key: str, ecosystem: str) -> tuple[str, ...]:

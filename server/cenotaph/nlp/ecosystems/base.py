@@ -12,14 +12,18 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal, NamedTuple, Protocol
 
 from cenotaph.nlp.names import fold
 
 MentionKind = Literal["import", "declaration", "mention"]
+# The description types are named tuples, not dataclasses: an agent's hook imports this module on
+# every tool call, and making a frozen dataclass costs ≈ 0.5 ms (seven of them, and the
+# dataclasses module itself, were a tenth of a hook's decision).
+EMPTY: Mapping[str, str] = MappingProxyType({})
 
 # What a compiled pattern is used for here: LazyPattern takes them from it at first use.
 _PATTERN_ATTRIBUTES = ("match", "fullmatch", "search", "finditer", "findall", "sub", "subn", "split", "pattern",
@@ -54,8 +58,7 @@ class Hit(NamedTuple):
 # Descriptions
 
 
-@dataclass(frozen=True, slots=True)
-class Installer:
+class Installer(NamedTuple):
     """A package manager as a shell command runs it: `pip install x`, `npm remove y`."""
 
     ecosystem: str
@@ -82,8 +85,7 @@ class Installer:
     hint: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Context:
+class Context(NamedTuple):
     """What a scan may need besides the text."""
 
     vocabulary: frozenset[str] = frozenset()  # the folded names prose is matched against
@@ -102,8 +104,7 @@ class ImportResolver(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class Document:
+class Document(NamedTuple):
     """A kind of file an ecosystem reads."""
 
     kind: str  # the settings' file kind: "python", "requirements", "package_json", …
@@ -178,8 +179,7 @@ WORD_NAME = name_rule(r"[^\W_](?:[\w.+#-]*[\w+#])?", "tool or prose", "letters, 
                       "letter or digit", flags=0, max_length=100)
 
 
-@dataclass(frozen=True, slots=True)
-class Ecosystem:
+class Ecosystem(NamedTuple):
     """One ecosystem the graveyard knows: the files that declare or import its names, and the
     rules its names follow."""
 
@@ -190,7 +190,7 @@ class Ecosystem:
     name_problem: NameRule = WORD_NAME  # what its registry would refuse in a name
     # Folded names that stand for a package under another name (the import `yaml` is the
     # distribution pyyaml), whatever the ecosystem they were met in.
-    aliases: Mapping[str, str] = field(default_factory=dict)
+    aliases: Mapping[str, str] = EMPTY
     other_keys: Callable[[str], tuple[str, ...]] = _no_keys  # more keys a name may be recorded under
     # The names code imports a package (by its key) under, as written: what a linter bans
     # (`PIL` for pillow); empty when its code does not import it by a name of its own.
@@ -214,21 +214,20 @@ class Ecosystem:
     # environment's list; a system package and the image that ships it).
     siblings: tuple[str, ...] = ()
 
-    def __post_init__(self) -> None:
-        for document in self.documents:
-            assert all(p == p.lower() for p in document.patterns), f"{document.kind}: patterns are lower case"
-
 
 # ---------------------------------------------------------------------------------------------
 # What a workspace says its imports stand for
 
 
-@dataclass(frozen=True, slots=True, eq=False)  # compared by identity: cached, so stable while files are
 class ImportNames:
-    """Folded import name → the folded package it stands for, per ecosystem."""
+    """Folded import name → the folded package it stands for, per ecosystem. Compared by identity:
+    cached, so stable while files are (a scan's cache key holds it)."""
 
-    cargo: Mapping[str, str] = field(default_factory=dict)  # crate key in code → crate on crates.io
-    pypi: Mapping[str, str] = field(default_factory=dict)  # top-level module → distribution
+    __slots__ = ("cargo", "pypi")
+
+    def __init__(self, cargo: Mapping[str, str] = EMPTY, pypi: Mapping[str, str] = EMPTY) -> None:
+        self.cargo = cargo  # crate key in code → crate on crates.io
+        self.pypi = pypi  # top-level module → distribution
 
     def resolve(self, name: str, ecosystem: str) -> str | None:
         table = self.cargo if ecosystem == "cargo" else self.pypi if ecosystem == "pypi" else None
@@ -313,8 +312,9 @@ def ini_values(text: str) -> Iterator[tuple[str, str, int, str]]:
 Closer = Callable[[str, re.Match[str]], tuple[int, int] | None]
 
 
-@dataclass(frozen=True, slots=True)
-class Syntax:
+class Syntax(NamedTuple):
+    """What blanks a language's comments and strings out: the delimiters that open them."""
+
     openers: re.Pattern[str]
     comments: Mapping[str, Closer]  # blanked whole: comments, and JavaScript regex literals
     strings: Mapping[str, Closer]  # blanked inside their quotes; both keyed by opening delimiter
@@ -327,8 +327,9 @@ def syntax(comments: Mapping[str, Closer], strings: Mapping[str, Closer]) -> Syn
     return Syntax(re.compile("|".join(map(re.escape, delimiters))), comments, strings)
 
 
-@dataclass(frozen=True, slots=True)
-class Lexed:
+class Lexed(NamedTuple):
+    """A text lexed: its code, and where its strings are."""
+
     code: str  # the text with comments and string contents blanked; quotes are kept
     strings: dict[int, tuple[int, int, int]]  # opening offset -> (content start, content end, end)
 

@@ -4,9 +4,7 @@ declared in an environment file (environment.yml, whose `pip:` list is PyPI's)."
 
 from __future__ import annotations
 
-import dataclasses
 import re
-
 from collections.abc import Iterator
 
 from cenotaph.nlp.ecosystems import base, pep508
@@ -29,8 +27,8 @@ _CONDA = Installer(
     same_as=lambda name: ("pypi", name),
 )
 # micromamba reads an environment file with `-f` (conda's old `--force`), and takes its root.
-_MICROMAMBA = dataclasses.replace(
-    _CONDA, programs=("micromamba",), options_with_argument=_CONDA.options_with_argument | {"-f", "-r", "--root-prefix"}
+_MICROMAMBA = _CONDA._replace(
+    programs=("micromamba",), options_with_argument=_CONDA.options_with_argument | {"-f", "-r", "--root-prefix"}
 )
 
 _TOP_KEY = re.compile(r"(?P<key>[\w-]+):")

@@ -3,7 +3,6 @@ names kept as written (lower case) with their scope."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -331,7 +330,7 @@ _PNPM_OPTIONS = _NPM.options_with_argument - {"-w"} | {"--filter", "-F"}
 
 
 def _project(program: str, removals: str, options: frozenset[str] = _NPM.options_with_argument) -> Installer:
-    return dataclasses.replace(_NPM, programs=(program,), removals=frozenset(removals.split()), hint=program,
+    return _NPM._replace(programs=(program,), removals=frozenset(removals.split()), hint=program,
                                options_with_argument=options)
 
 
