@@ -11,21 +11,21 @@ from __future__ import annotations
 
 import re
 
-from cenotaph.nlp.ecosystems.base import lines
+from cenotaph.nlp.ecosystems.base import LazyPattern, lines
 
 Span = tuple[int, int]
 
-_FENCE = re.compile(r"[ \t]*(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)")
+_FENCE = LazyPattern(r"[ \t]*(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)")
 # A Markdown line whose indented continuation is its content, not code: a list item, an
 # admonition or tab (MkDocs: `!!! note`, `??? tip`, `=== "Tab"`), a footnote, a definition.
-_CONTAINER = re.compile(r"[ \t]*(?:[-*+][ \t]|\d{1,9}[.)][ \t]|!!!|\?\?\?|===|\[\^[^\]]+\]:|:[ \t])")
-_INLINE_CODE = re.compile(r"(?<!`)(`+)(?!`)(?P<code>(?:[^\n]|\n(?![ \t]*(?:\n|\Z)))+?)(?<!`)\1(?!`)")
-_INLINE_LITERAL = re.compile(r"``(?![\s`])(?P<code>(?:[^\n]|\n(?![ \t]*(?:\n|\Z)))+?)(?<![\s`])``(?!`)")
-_RST_DIRECTIVE = re.compile(r"[ \t]*\.\.[ \t]+(?:[\w-]+:)?(?P<name>[\w-]+)::")
+_CONTAINER = LazyPattern(r"[ \t]*(?:[-*+][ \t]|\d{1,9}[.)][ \t]|!!!|\?\?\?|===|\[\^[^\]]+\]:|:[ \t])")
+_INLINE_CODE = LazyPattern(r"(?<!`)(`+)(?!`)(?P<code>(?:[^\n]|\n(?![ \t]*(?:\n|\Z)))+?)(?<!`)\1(?!`)")
+_INLINE_LITERAL = LazyPattern(r"``(?![\s`])(?P<code>(?:[^\n]|\n(?![ \t]*(?:\n|\Z)))+?)(?<![\s`])``(?!`)")
+_RST_DIRECTIVE = LazyPattern(r"[ \t]*\.\.[ \t]+(?:[\w-]+:)?(?P<name>[\w-]+)::")
 # Directives whose content is code (docutils', Sphinx's and sphinx.ext.doctest's).
 _RST_CODE_DIRECTIVES = frozenset({"code", "code-block", "sourcecode", "parsed-literal", "doctest", "testcode",
                                   "testsetup", "testcleanup", "ipython", "prompt"})
-_PROMPT = re.compile(r"[ \t]*(?:>>>|\.\.\.|\$)(?:[ \t]|$)")
+_PROMPT = LazyPattern(r"[ \t]*(?:>>>|\.\.\.|\$)(?:[ \t]|$)")
 
 
 def _indent(line: str) -> int:
@@ -53,7 +53,7 @@ def _fences(text: str, line_offsets: list[tuple[int, str]], index: int) -> tuple
     return (start, end), after
 
 
-def _inline(text: str, pattern: re.Pattern[str], blocks: list[Span]) -> list[Span]:
+def _inline(text: str, pattern: LazyPattern, blocks: list[Span]) -> list[Span]:
     """The inline code `pattern` finds outside `blocks`."""
     found = []
     for match in pattern.finditer(text):

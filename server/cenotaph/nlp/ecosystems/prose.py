@@ -14,13 +14,13 @@ from functools import cache
 
 from cenotaph.nlp import ecosystems
 from cenotaph.nlp.ecosystems import markup
-from cenotaph.nlp.ecosystems.base import Context, Document, Ecosystem, Hit, Installer
+from cenotaph.nlp.ecosystems.base import Context, Document, Ecosystem, Hit, Installer, LazyPattern
 from cenotaph.nlp.names import fold
 
 # A token runs over word characters joined by '.', '+', '-' and '/', so that `scikit-learn`,
 # `@scope/pkg` and `github.com/mattn/go-sqlite3` are whole tokens and `onnx` never matches
 # inside `onnxruntime`.
-_PROSE_TOKEN = re.compile(r"@?\w[\w.+-]*(?:/\w[\w.+-]*)*")
+_PROSE_TOKEN = LazyPattern(r"@?\w[\w.+-]*(?:/\w[\w.+-]*)*")
 
 Span = tuple[int, int]
 
@@ -80,7 +80,7 @@ def _words_in(text: str, start: int, end: int, vocabulary: frozenset[str], seen:
 
 # The English inside code: comments (`#` or `//` after a space or at a line's start) and
 # docstrings. "# Handle cross-origin requests" in a Python block is prose.
-_CODE_PROSE = re.compile(r"\"\"\"[\s\S]*?(?:\"\"\"|\Z)|'''[\s\S]*?(?:'''|\Z)|(?:(?<=\s)|^)(?:#|//)[^\n]*", re.M)
+_CODE_PROSE = LazyPattern(r"\"\"\"[\s\S]*?(?:\"\"\"|\Z)|'''[\s\S]*?(?:'''|\Z)|(?:(?<=\s)|^)(?:#|//)[^\n]*", re.M)
 
 
 def _code_hits(text: str, code: list[Span], vocabulary: frozenset[str]) -> Iterator[Span]:
@@ -119,7 +119,7 @@ def _install_commands(installers: tuple[Installer, ...]) -> tuple[re.Pattern[str
     return re.compile(pattern), hint, by_group
 
 
-_ARGUMENT = re.compile(r"\S+")
+_ARGUMENT = LazyPattern(r"\S+")
 # Where a sentence that mentions an install command leaves its arguments: "run pip install
 # requests and restart", "pip install httpx to get HTTP/2".
 _NOT_ARGUMENTS = frozenset("and or to then for if in with from which that the a an on into first instead before after "
@@ -127,7 +127,7 @@ _NOT_ARGUMENTS = frozenset("and or to then for if in with from which that the a 
 _QUOTES = "'\""
 
 
-def _lines_with(hint: re.Pattern[str], text: str) -> Iterator[Span]:
+def _lines_with(hint: LazyPattern, text: str) -> Iterator[Span]:
     """The lines (start, end) where `hint` matches, each once."""
     position = 0
     while found := hint.search(text, position):
@@ -159,7 +159,7 @@ def _install_hits(text: str, context: Context) -> Iterator[Span]:
 
 # Import lines of Python (also after a `>>>` prompt), JavaScript, Rust and Go, one statement a
 # line: `import requests`, `from requests import get`, `import x from "moment"`, `use serde::…`.
-_IMPORT_LINE = re.compile(
+_IMPORT_LINE = LazyPattern(
     r"""^[ \t]*(?:(?:>>>|\.\.\.)[ \t]+)?(?:
         from[ \t]+(?P<from>[\w.]+)[ \t]+import\b
       | import[ \t]+(?P<imports>[\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)
@@ -170,9 +170,9 @@ _IMPORT_LINE = re.compile(
       | import[ \t]+[^\n'"]*?\bfrom[ \t]+['"](?P<esm>[^'"\n]+)['"]
       | import[ \t]+['"](?P<bare>[^'"\n]+)['"]
     )""", re.M | re.X)
-_IMPORT_HINT = re.compile(r"\b(?:import|use|crate)\b")
-_REQUIRE = re.compile(r"""\b(?:require|import)\([ \t]*['"](?P<module>[^'"\s]+)['"][ \t]*\)""")
-_IMPORTED = re.compile(r"(?:^|,)[ \t]*([\w.]+)")  # the modules of `import a.b as c, d`
+_IMPORT_HINT = LazyPattern(r"\b(?:import|use|crate)\b")
+_REQUIRE = LazyPattern(r"""\b(?:require|import)\([ \t]*['"](?P<module>[^'"\s]+)['"][ \t]*\)""")
+_IMPORTED = LazyPattern(r"(?:^|,)[ \t]*([\w.]+)")  # the modules of `import a.b as c, d`
 
 
 def _import_hits(text: str, vocabulary: frozenset[str]) -> Iterator[Span]:
@@ -192,15 +192,15 @@ def _import_hits(text: str, vocabulary: frozenset[str]) -> Iterator[Span]:
 # ---------------------------------------------------------------------------------------------
 # An agent's instructions: the sentences that recommend a name
 
-_RECOMMENDS = re.compile(r"\b(?:use[sd]?|using|prefer(?:s|red)?|recommend(?:s|ed)?|adopt|choose|pick|install|add"
+_RECOMMENDS = LazyPattern(r"\b(?:use[sd]?|using|prefer(?:s|red)?|recommend(?:s|ed)?|adopt|choose|pick|install|add"
                          r"|stick[ \t]+(?:to|with)|rely[ \t]+on|go[ \t]+with|switch[ \t]+to|migrate[ \t]+to"
                          r"|depend[ \t]+on)\b", re.I)
 # What ends the part of a sentence a recommendation is about: the sentence, or a contrast
 # ("Use httpx instead of requests", "prefer httpx over requests").
-_RECOMMENDATION_END = re.compile(r"[.!?;:](?=\s|$)|\n|\b(?:instead|rather|not|never|over|than|except|unlike|but|vs"
+_RECOMMENDATION_END = LazyPattern(r"[.!?;:](?=\s|$)|\n|\b(?:instead|rather|not|never|over|than|except|unlike|but|vs"
                                  r"|versus|replac\w*|avoid\w*)\b", re.I)
-_NEGATED = re.compile(r"\b(?:not|never|no|don't|do not|avoid|without|stop)\b|n't\b", re.I)
-_SENTENCE_START = re.compile(r"[.!?;:\n][^.!?;:\n]*\Z")
+_NEGATED = LazyPattern(r"\b(?:not|never|no|don't|do not|avoid|without|stop)\b|n't\b", re.I)
+_SENTENCE_START = LazyPattern(r"[.!?;:\n][^.!?;:\n]*\Z")
 
 
 def _recommendation_hits(text: str, vocabulary: frozenset[str], code: list[Span]) -> Iterator[Span]:
