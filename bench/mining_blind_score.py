@@ -2,8 +2,9 @@
 
 The labels were written and committed (the freeze) before the miner was run on any of these
 repositories: every name a manifest ever declared and HEAD no longer does, labelled `decision`,
-`noise` (with a category) or `debatable` from the history. SPLIT.json cuts the corpus in two halves,
-A and B, balanced by ecosystem: tune on one, report the other untouched, then rotate.
+`noise` (with a category) or `debatable` from the history. SPLIT.json cuts the corpus in halves
+balanced by ecosystem (A and B, then C, judged later by another): tune on some, report the others
+untouched, then rotate.
 
 Figures, per split and overall:
 - precision of the default view (confidence >= DEFAULT_MIN_CONFIDENCE) and of every candidate:
@@ -132,12 +133,14 @@ def main(argv: list[str]) -> None:
     from cenotaph.cli.commands.mining import DEFAULT_MIN_CONFIDENCE
 
     split = json.loads((LABELS / "SPLIT.json").read_text(encoding="utf-8"))
+    halves = [half for half in ("A", "B", "C") if half in split]
     clones = dict(pair.split("=", 1) for pair in argv) or {
-        name: f"/tmp/blind/{name}" for half in ("A", "B") for name in split[half]}
+        name: f"/tmp/blind/{name}" for half in halves for name in split[half]}
     results = [score(name, clone, DEFAULT_MIN_CONFIDENCE) for name, clone in clones.items()]
     report = {"min_confidence": DEFAULT_MIN_CONFIDENCE, "repositories": results}
-    for half in ("A", "B"):
-        report[f"split_{half}"] = figures([r for r in results if r["name"] in split[half]])
+    for half in halves:
+        if chosen := [r for r in results if r["name"] in split[half]]:
+            report[f"split_{half}"] = figures(chosen)
     report["overall"] = figures(results)
     print(json.dumps(report, indent=2))
 
