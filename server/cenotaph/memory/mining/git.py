@@ -161,6 +161,7 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
     sources = {walk.episodes[key][-1].source for key in dropped} - {None}
     walk.own = build.own | builds.former_own(repo, ((c.path, c.old_blob, c.new_blob) for commit in sources
                                                      for c in commit.changes if c.old_blob and c.new_blob))
+    walk.installed_at_head = build.installed
     walk.changelogs = _changelogs(repo, files_at_head)
     walk.removed_text(dropped)
     for key in dropped:

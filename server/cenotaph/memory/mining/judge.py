@@ -194,6 +194,9 @@ def passed_over(walk: Walk, key: Key, candidate: Candidate, last: Episode) -> st
         return f"upgraded to its next major version, {next_major}"
     if installed_in := walk.installed_elsewhere(key, last):
         return f"moved from {last.removed.path} into {installed_in}, which installs it: not dropped"
+    if installed_in := walk.installed_at_head.get(key):
+        # Whatever the removing commit said, the build still installs it: only one declaration went.
+        return f"still installed at HEAD by {installed_in}: in use, declared another way"
     if ecosystems.is_type_stubs(candidate.key):
         # Types follow their package: when it left, its own drop is the proposal; when it stayed
         # (or never was declared, a stdlib backport's stubs), nothing was abandoned.

@@ -11,6 +11,7 @@ from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 
+from cenotaph.memory.mining.build import shell_lines
 from cenotaph.memory.mining.candidates import Candidate, Evidence
 from cenotaph.memory.mining.evidence import Changelogs
 from cenotaph.memory.mining.history import Change, Commit, Repository
@@ -158,6 +159,7 @@ class Walk:
         self.changelogs = Changelogs(())
         self.outside: Mapping[str, str] = mining.outside_build
         self.own: set[Key] = set()  # the names of the repository's own packages, at HEAD
+        self.installed_at_head: Mapping[Key, str] = {}  # key -> the build file at HEAD that installs it
         self.removed_texts: dict[Key, str] = {}  # key -> the manifest that lost it, as it was before
 
     # -- blobs ---------------------------------------------------------------------------------
@@ -310,7 +312,7 @@ class Walk:
         for path, text in self.added_lines[commit.sha].items():
             if is_manifest(path) or episode.name.lower() not in text.lower():
                 continue
-            for found in shell.package_commands(text, ecosystems.system_installers()):
+            for found in shell.package_commands(shell_lines(text), ecosystems.system_installers()):
                 if not found.removes and found.ecosystem == ecosystem and \
                         any(ecosystems.normalize(name, ecosystem) == normalized for name in found.names):
                     return path
