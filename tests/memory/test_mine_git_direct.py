@@ -675,6 +675,37 @@ def test_a_backport_for_older_pythons_retired_with_the_floor_is_no_decision(memo
     assert found["ujson"]["classes"] == [] and found["ujson"]["confidence"] >= 0.5  # the positive control
 
 
+def test_a_floor_rise_worded_as_the_minimum_retires_a_backport(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"requirements.txt": "rich\nimportlib-metadata>=3.6; python_version < '3.10'\nujson\n"},
+                at=LONG_AGO)
+    repo.commit("Make Python 3.10 the minimum supported version\n\nujson is gone too: it was slow.",
+                {"requirements.txt": "rich\n"}, at=day(2))
+    _, found = mine(memory, repo)
+    assert any("Python 3.10" in g for g in found["importlib-metadata"]["grounds"])
+    assert found["importlib-metadata"]["confidence"] < 0.5
+    assert found["ujson"]["confidence"] >= 0.5  # named by the same commit: the positive control
+
+
+def test_a_package_dropped_unnamed_when_the_node_floor_rose_is_for_older_versions(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"package.json": '{"dependencies": {"object-assign": "4", "merge-stream": "2", '
+                                          '"lodash": "4"}}'}, at=LONG_AGO)
+    repo.commit("[BREAKING] ES2015ify and require Node.js 4\n\nlodash is replaced by native methods.",
+                {"package.json": '{"dependencies": {"merge-stream": "2"}}'}, at=day(2))
+    repo.commit("Require Node.js 18", {"package.json": '{"dependencies": {"@sindresorhus/merge-streams": "1"}}'},
+                at=day(3))
+    _, found = mine(memory, repo)
+    # object-assign: unnamed, no successor; the "breaking" is the platform's. Its positive controls:
+    # lodash, named by the same commit, and merge-stream, swapped for a successor in a floor rise.
+    assert any("Node.js 4" in g for g in found["object-assign"]["grounds"])
+    assert not any("breaking" in g for g in found["object-assign"]["grounds"])
+    assert found["object-assign"]["confidence"] < 0.5
+    assert found["lodash"]["confidence"] >= 0.5
+    assert found["merge-stream"]["replacement"] == "@sindresorhus/merge-streams"
+    assert found["merge-stream"]["confidence"] >= 0.5
+
+
 def test_the_same_package_under_a_new_name_is_no_replacement(memory, tmp_path):
     repo = GitRepo(tmp_path / "repo")
     repo.commit("Start", {"Cargo.toml": CARGO_DEPS.format('dirs = "1"\nansi_term = "0.12"\n'), "src/main.rs": "fn main() {}\n"},

@@ -63,6 +63,13 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
         classes = (*classes, "backport")
     signal = SIGNAL_WORDS.search(last.message)
     named = speaks_of(last.message, last.name)
+    floor = floor_rise(last.message, ecosystem)
+    # A commit that raises the platform's floor and does not name the package drops what only older
+    # versions needed (a ponyfill, a polyfill, a module renamed for the new syntax): its "drop" is
+    # the platform's, not the package's.
+    compat = floor is not None and not named and "backport" not in classes
+    if compat:
+        signal = None
     dropped_too = sum(1 for other in walk.removed_by_commit[last.removed_in] if other[0] == ecosystem)
     removed = last.removed
     grounds = []
@@ -110,9 +117,14 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
             grounds.append(Ground(f"class {name}", weight))
     if {"dev", "backport"} & set(classes):
         grounds.append(Ground("a development tool" if "dev" in classes else "a backport", -0.1))
+    if compat and not replacement:
+        # With no successor added, the newer platform does its work (Object.assign from Node.js 4).
+        grounds.append(Ground(f"dropped unnamed, with no successor, by a commit that raised the floor to {floor}: "
+                              "for older versions", -0.2))
     if says_vendored(last.message, last.name):
         grounds.append(Ground("the removing commit vendors its code: still used, as a copy", -0.3))
-    floor = floor_rise(last.message) if "backport" in classes else None
+    if "backport" not in classes:
+        floor = None
     if floor:
         grounds.append(Ground(f"a backport retired when the floor rose ({floor}{'; ' + shim if shim else ''})", -0.3))
     # The commit's why, short; the commit itself is cited beside it (`commit`, the evidence), and
