@@ -871,3 +871,37 @@ def test_a_migration_is_no_version_bump_and_dont_need_says_why(memory, tmp_path)
     assert "kernel32-sys" not in report.history.passed_over
     assert found["kernel32-sys"]["replacement"] == "winapi" and found["kernel32-sys"]["confidence"] >= 0.5
     assert found["parking-lot"]["confidence"] >= 0.5
+
+
+def test_a_message_naming_a_package_inside_a_module_does_not_speak_for_the_module(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    crypto, term, color, aurora = "golang.org/x/crypto", "golang.org/x/term", "github.com/fatih/color", \
+        "github.com/logrusorgru/aurora"
+    repo.commit("Start", {"go.mod": go_mod([crypto, color]), "main.go": "package main\n"}, at=LONG_AGO)
+    repo.commit("Use golang.org/x/term\n\nThe golang.org/x/crypto/ssh/terminal package is deprecated and merely a "
+                "wrapper around golang.org/x/term. Use the latter directly and avoid a direct dependency on the former.",
+                {"go.mod": go_mod([term, color])}, at=day(2))
+    # The positive control: the module itself named, its replacement given, a link beside it.
+    repo.commit(f"Replace {color} with {aurora}\n\nSee https://{aurora}/pull/47",
+                {"go.mod": go_mod([term, aurora])}, at=day(3))
+    _, found = mine(memory, repo)
+    assert not any("names it" in g or "deprecated" in g for g in found[crypto]["grounds"])
+    assert any("only the direct dependency" in g for g in found[crypto]["grounds"])
+    assert found[crypto]["confidence"] < 0.5
+    assert found[color]["replacement"] == aurora and found[color]["confidence"] >= 0.5
+    assert any("names it" in g for g in found[color]["grounds"])
+
+
+def test_a_module_the_lock_still_resolves_stays_in_use_when_only_a_package_inside_it_was_replaced(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    crypto, term, color, aurora = "golang.org/x/crypto", "golang.org/x/term", "github.com/fatih/color", \
+        "github.com/logrusorgru/aurora"
+    go_sum = "".join(f"{m} v1.0.0 h1:x=\n" for m in (crypto, term, color, aurora))
+    repo.commit("Start", {"go.mod": go_mod([crypto, color]), "go.sum": go_sum, "main.go": "package main\n"},
+                at=LONG_AGO)
+    repo.commit(f"Replace {crypto}/ssh/terminal with {term}", {"go.mod": go_mod([term, color])}, at=day(2))
+    repo.commit(f"Replace {color} with {aurora}", {"go.mod": go_mod([term, aurora])}, at=day(3))
+    report, found = mine(memory, repo)
+    # Both still in go.sum; only the one the message names whole was dropped by name.
+    assert crypto not in found and crypto in report.history.locked_at_head
+    assert found[color]["replacement"] == aurora

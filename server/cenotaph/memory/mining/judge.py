@@ -21,6 +21,7 @@ from cenotaph.memory.mining.messages import (
     SIGNAL_WORDS,
     commit_why,
     instead_of,
+    names_part_of,
     renamed,
     says_unused,
     says_vendored,
@@ -62,13 +63,15 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
     if shim and "backport" not in classes:
         classes = (*classes, "backport")
     signal = SIGNAL_WORDS.search(last.message)
-    named = speaks_of(last.message, last.name)
+    part_only = names_part_of(last.message, last.name)
+    # Naming a package inside it, the message speaks of that package: its words are not about this one.
+    named = speaks_of(last.message, last.name) and not part_only
     floor = floor_rise(last.message, ecosystem)
     # A commit that raises the platform's floor and does not name the package drops what only older
     # versions needed (a ponyfill, a polyfill, a module renamed for the new syntax): its "drop" is
     # the platform's, not the package's.
     compat = floor is not None and not named and "backport" not in classes
-    if compat:
+    if compat or part_only:
         signal = None
     dropped_too = sum(1 for other in walk.removed_by_commit[last.removed_in] if other[0] == ecosystem)
     removed = last.removed
@@ -90,7 +93,7 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
     same_package = bool(replacement) and renamed(last.name, replacement, last.message)
     if same_package:
         grounds.append(Ground(f"the same package published again as {replacement}, and the commit says no more", -0.4))
-    elif replacement_from == "message":
+    elif replacement_from == "message" and not part_only:
         grounds.append(Ground(f"replaced by {replacement}, named in the message and added or declared", 0.3))
     elif replacement:
         grounds.append(Ground(f"replaced by {replacement}, the one name of its role the commit added", 0.15))
@@ -121,6 +124,8 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
         # With no successor added, the newer platform does its work (Object.assign from Node.js 4).
         grounds.append(Ground(f"dropped unnamed, with no successor, by a commit that raised the floor to {floor}: "
                               "for older versions", -0.2))
+    if _DIRECT_ONLY.search(last.message):
+        grounds.append(Ground("the removing commit drops only the direct dependency: still used through another", -0.3))
     if says_vendored(last.message, last.name):
         grounds.append(Ground("the removing commit vendors its code: still used, as a copy", -0.3))
     if "backport" not in classes:
@@ -163,7 +168,7 @@ def dropped_by_name(last: Episode, candidate: Candidate | None = None, walk: Wal
     ("Remove unused windows dependencies") or names what it switched to and declared ("Switch to
     'ignore'"), and not as a direct dependency only: a lock file at HEAD that still resolves it
     does so for another package."""
-    if _DIRECT_ONLY.search(last.message):
+    if _DIRECT_ONLY.search(last.message) or names_part_of(last.message, last.name):
         return False
     # The switch speaks for this name when the commit dropped no other name of its ecosystem.
     alone = walk is not None and last.removed_in is not None and \

@@ -87,6 +87,15 @@ def speaks_of(message: str, name: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", message.lower()) is not None
 
 
+def names_part_of(message: str, name: str) -> bool:
+    """Whether every mention of `name` in `message` is of a package inside it ("Replace
+    golang.org/x/crypto/ssh/terminal with golang.org/x/term"): the choice was about that package, and
+    the module's others may still be in use. A link's path (…/uniseg/pull/47) is no package."""
+    pattern = re.compile(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])")
+    parts = [(token, found) for token in message.lower().split() for found in pattern.finditer(token)]
+    return bool(parts) and all("://" not in token and re.match(r"/\w", token[found.end():]) for token, found in parts)
+
+
 def instead_of(name: str) -> re.Pattern[str]:
     # Not a module of it: "use sphinx.ext.extlinks" is no use of the Sphinx package.
     return re.compile(rf"\b(?:with|to|in favou?r of|use|using|adopt|by|for)\s+`?{re.escape(name)}(?![\w-]|\.\w)",
