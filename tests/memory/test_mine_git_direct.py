@@ -905,3 +905,19 @@ def test_a_module_the_lock_still_resolves_stays_in_use_when_only_a_package_insid
     # Both still in go.sum; only the one the message names whole was dropped by name.
     assert crypto not in found and crypto in report.history.locked_at_head
     assert found[color]["replacement"] == aurora
+
+
+def test_the_tool_whose_command_took_the_dropped_ones_place_in_a_script_replaces_it(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+
+    def package(scripts: str, dev: str) -> str:
+        return f'{{"scripts": {{{scripts}}}, "devDependencies": {{{dev}}}}}'
+    repo.commit("Start", {"package.json": package('"test": "xo && nyc ava"', '"xo": "1", "nyc": "15", "ava": "3", '
+                                                  '"coveralls": "3"')}, at=LONG_AGO)
+    repo.commit("Fix code coverage", {"package.json": package('"test": "xo && c8 ava"', '"xo": "1", "c8": "7", "ava": "3"')},
+                at=day(2))
+    _, found = mine(memory, repo)
+    assert found["nyc"]["replacement"] == "c8" and found["nyc"]["confidence"] >= 0.5
+    assert any("runs it where it ran nyc" in g for g in found["nyc"]["grounds"])
+    # coveralls ran in no script the commit changed: nothing says what took its place.
+    assert found["coveralls"]["replacement"] is None and found["coveralls"]["confidence"] < 0.5

@@ -137,10 +137,10 @@ def floor_rise(message: str, ecosystem: str) -> str | None:
     for found in FLOOR_RISE.finditer(message):
         platform, version = next((found[i], found[i + 1]) for i in (1, 3, 5) if found[i])
         is_node = platform.lower().startswith("node")
-        if ecosystem in _PLATFORM_ECOSYSTEMS["node" if is_node else "python"]:
-            # Python's versions are 2.x and 3.x; "py 36" or "python 9" is no version of it.
-            if is_node or re.fullmatch(r"[23](?:\.\d+)?", version):
-                return f"{'Node.js' if is_node else 'Python'} {version}"
+        # Python's versions are 2.x and 3.x; "py 36" or "python 9" is no version of it.
+        if ecosystem in _PLATFORM_ECOSYSTEMS["node" if is_node else "python"] and \
+                (is_node or re.fullmatch(r"[23](?:\.\d+)?", version)):
+            return f"{'Node.js' if is_node else 'Python'} {version}"
     return None
 
 

@@ -95,8 +95,11 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
         grounds.append(Ground(f"the same package published again as {replacement}, and the commit says no more", -0.4))
     elif replacement_from == "message" and not part_only:
         grounds.append(Ground(f"replaced by {replacement}, named in the message and added or declared", 0.3))
+    elif replacement_from == "usage":
+        grounds.append(Ground(f"replaced by {replacement}: the commit runs it where it ran {last.name}", 0.3))
     elif replacement:
         grounds.append(Ground(f"replaced by {replacement}, the one name of its role the commit added", 0.15))
+
     if entry := walk.changelogs.entry(last.name):
         grounds.append(Ground(f"the changelog: \"{shorten(entry, 100)}\"", 0.2))
     if not replacement and (pin := pin_note(last.name, walk.removed_texts.get(key, ""), last.message)):
@@ -288,8 +291,9 @@ def _role(groups: Iterable[str]) -> str:
 def _replacement(walk: Walk, key: Key, episode: Episode) -> tuple[str | None, str | None]:
     """What replaced a name, only with evidence: a name the removing commit's message names beside
     it that the commit (or its merged branch) declared anew or that is declared at HEAD; else the
-    one name of the same ecosystem and role the commit added and says it uses, or added when it
-    dropped only this one of them."""
+    one name whose command the commit put where this one's was (`Walk.swapped_in`); else the one name of the
+    same ecosystem and role the commit added and says it uses, or added when it dropped only this
+    one of them."""
     assert episode.removed_in is not None
     index = episode.removed_in
     message = episode.message  # the commit that made the removal, on a merged branch too
@@ -313,6 +317,8 @@ def _replacement(walk: Walk, key: Key, episode: Episode) -> tuple[str | None, st
         if said and other[0] == key[0] and other != key and walk.episodes[other] \
                 and instead_of(walk.episodes[other][-1].name).search(said):
             return walk.episodes[other][-1].name, "message"
+    if swapped := walk.swapped_in(key, episode):
+        return swapped, "usage"
     same_role = [name for name, groups in added if _role(groups) == role]
     # "Use ruff linter and formatter": the one name of its role the commit added and its subject
     # says it uses replaces each name of that role it dropped without a word.

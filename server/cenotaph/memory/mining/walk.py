@@ -14,7 +14,7 @@ from functools import cache
 from cenotaph.memory.mining.build import shell_lines
 from cenotaph.memory.mining.candidates import Candidate, Evidence
 from cenotaph.memory.mining.evidence import Changelogs
-from cenotaph.memory.mining.history import Change, Commit, Repository
+from cenotaph.memory.mining.history import Change, Commit, Diff, Repository
 from cenotaph.nlp import ecosystems
 from cenotaph.nlp.detect import declarations
 from cenotaph.nlp.ecosystems import shell
@@ -51,15 +51,6 @@ _SHELL_WORDS = frozenset(["for", "if", "while", "do", "then", "else", "fi", "don
 def unlocked_pathspecs() -> tuple[str, ...]:
     """Every file but lock files (a tool's record of versions, thousands of lines per commit)."""
     return (".", *(f":(exclude,glob,icase)**/{name}" for name in ecosystems.lock_readers()))
-
-
-@cache
-def script_pathspecs() -> tuple[str, ...]:
-    """Every file but manifests and lock files: where else a commit may install a name."""
-    return (".", *(f":(exclude,glob,icase)**/{pattern}" for document in ecosystems.documents() if document.manifest
-                   for pattern in document.patterns),
-            *(f":(exclude,glob,icase)**/{name}" for name in ecosystems.lock_readers()))
-
 
 
 Key = tuple[str, str]  # (ecosystem, normalized name)
@@ -152,9 +143,8 @@ class Walk:
         self.removed_by_commit: list[list[Key]] = []
         self.commits: list[Commit] = []
         self.trees: dict[str, set[str]] = {}  # sha -> the paths of its files
-        self.added_lines: dict[str, dict[str, str]] = {}  # sha -> path -> the lines it added there
+        self.diffs: dict[str, dict[str, Diff]] = {}  # sha -> path -> the lines it removed and added there
         self.departures: dict[str, dict[str, str | None]] = {}  # sha -> its files deleted or moved, and where
-        self.all_added: dict[str, str] = {}  # sha -> every line it added, in any file
         # Read once the walk is done, for the candidates' evidence (`mine`):
         self.changelogs = Changelogs(())
         self.outside: Mapping[str, str] = mining.outside_build
@@ -300,19 +290,23 @@ class Walk:
                     "files of its project: a rewrite, no choice about each dependency")
         return None
 
+    def diff(self, commit: Commit) -> dict[str, Diff]:
+        """Path -> the lines `commit` removed and added there, lock files aside; read once."""
+        if commit.sha not in self.diffs:
+            self.diffs[commit.sha] = self.repo.changed_lines(commit.parents[0], commit.sha, unlocked_pathspecs())
+        return self.diffs[commit.sha]
+
     def installed_elsewhere(self, key: Key, episode: Episode) -> str | None:
         """The file, no manifest, in which the commit that removed the name installs it (a
         Dockerfile's apt-get line moved into a CI script), if one does: a move, not a drop."""
         commit = episode.source
         if commit is None or not commit.parents:
             return None
-        if commit.sha not in self.added_lines:
-            self.added_lines[commit.sha] = self.repo.added_lines(commit.parents[0], commit.sha, script_pathspecs())
         ecosystem, normalized = key
-        for path, text in self.added_lines[commit.sha].items():
-            if is_manifest(path) or episode.name.lower() not in text.lower():
+        for path, diff in self.diff(commit).items():
+            if is_manifest(path) or episode.name.lower() not in diff.added.lower():
                 continue
-            for found in shell.package_commands(shell_lines(text), ecosystems.system_installers()):
+            for found in shell.package_commands(shell_lines(diff.added), ecosystems.system_installers()):
                 if not found.removes and found.ecosystem == ecosystem and \
                         any(ecosystems.normalize(name, ecosystem) == normalized for name in found.names):
                     return path
@@ -334,14 +328,36 @@ class Walk:
         commit = episode.source
         if commit is None or not commit.parents or "." in word or word.lower() in _SHELL_WORDS:
             return None
-        if commit.sha not in self.all_added:
-            added = self.repo.added_lines(commit.parents[0], commit.sha, unlocked_pathspecs())
-            self.all_added[commit.sha] = "\n".join(text for path, text in added.items() if not is_code(path))
-        tool = re.escape(word)
-        # A script's command in package.json starts its quoted value ("build": "esbuild src/cli.ts").
-        runs = re.compile(rf"(?:^|[;&|`(]|\brun:|^\s*-|\$|python3? -m|\bpipx? install|\bsetup-|\bid:|\":\s*\")\s*{tool}(?:\s|$|@)",
-                          re.IGNORECASE | re.MULTILINE)
-        return word.lower() if runs.search(self.all_added[commit.sha]) else None
+        runs = _runs(word)
+        return word.lower() if any(runs.search(diff.added) for path, diff in self.diff(commit).items()
+                                   if not is_code(path)) else None
+
+    def swapped_in(self, key: Key, episode: Episode) -> str | None:
+        """The one name of its ecosystem (declared by the commit that removed the name, else at HEAD)
+        whose command that commit put where the name's was, in the scripts, workflows and
+        package.json scripts it kept (`"test": "nyc ava"` → `"c8 ava"`); None when none or several did.
+        Only commands: an import swapped in code is as often the same package renamed or forked
+        (strip-eof → strip-final-newline) as another chosen."""
+        commit = episode.source
+        if commit is None or not commit.parents:
+            return None
+        ecosystem = key[0]
+        old = _runs(episode.name.rsplit("/", 1)[-1])
+        left = [diff for path, diff in self.diff(commit).items()
+                if not is_code(path) and (not is_manifest(path) or path.rsplit("/", 1)[-1] == "package.json")
+                and old.search(diff.removed)]
+        if not left:
+            return None
+        assert episode.removed_in is not None
+        added = [name for k, name, _, _ in self.added_by_commit[episode.removed_in] if k[0] == ecosystem and k != key]
+        at_head = [self.episodes[k][-1].name for k in sorted(self.declared_at_head)
+                   if k[0] == ecosystem and k != key and self.episodes.get(k)]
+        for names in (added, at_head):
+            swapped = {name for name in names for diff in left
+                       if (new := _runs(name.rsplit("/", 1)[-1])).search(diff.added) and not new.search(diff.removed)}
+            if swapped:
+                return swapped.pop() if len(swapped) == 1 else None  # several took its place: none is its replacement
+        return None
 
     def removed_text(self, keys: Iterable[Key]) -> None:
         """Read, in one git process, each manifest as it was before it lost one of `keys`."""
@@ -384,6 +400,13 @@ class Walk:
 def _code_kinds() -> frozenset[str]:
     return frozenset(document.kind for document in ecosystems.documents()
                      if not document.manifest and not document.prose)
+
+
+def _runs(word: str) -> re.Pattern[str]:
+    """`word` run as a command: a shell line's or a workflow step's, a package.json script's (its
+    quoted value starts with it: "build": "esbuild src/cli.ts"), after `&&`, `python -m`, `npx`…"""
+    return re.compile(rf"(?:^|[;&|`(]|\brun:|^\s*-|\$|python3? -m|\bnpx|\bpipx? install|\bsetup-|\bid:|\":\s*\")\s*"
+                      rf"{re.escape(word)}(?:\s|$|@|\")", re.IGNORECASE | re.MULTILINE)
 
 
 def is_code(path: str) -> bool:
