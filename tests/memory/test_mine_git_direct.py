@@ -921,3 +921,17 @@ def test_the_tool_whose_command_took_the_dropped_ones_place_in_a_script_replaces
     assert any("runs it where it ran nyc" in g for g in found["nyc"]["grounds"])
     # coveralls ran in no script the commit changed: nothing says what took its place.
     assert found["coveralls"]["replacement"] is None and found["coveralls"]["confidence"] < 0.5
+
+
+def test_a_base_image_whose_successor_the_message_names_was_a_choice_about_the_build(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"test/Dockerfile": "FROM archlinux\nRUN pacman -Sy\n", "Dockerfile": "FROM debian:12\n"},
+                at=LONG_AGO)
+    repo.commit("Use Ubuntu 22 to match GitHub Actions environment",
+                {"test/Dockerfile": "FROM ubuntu:22.04\nRUN apt-get update\n"}, at=day(2))
+    repo.commit("Update Dockerfile", {"Dockerfile": "FROM alpine:3\n"}, at=day(3))
+    _, found = mine(memory, repo)
+    assert found["archlinux"]["replacement"] == "ubuntu" and found["archlinux"]["confidence"] >= 0.5
+    assert any("build's environment (-0.10)" in g for g in found["archlinux"]["grounds"])
+    # A successor the message does not name: the build's environment, as before.
+    assert found["debian"]["confidence"] < 0.5

@@ -106,8 +106,10 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
         grounds.append(Ground(f"a pin kept for a while or for another package's sake ({pin})", -0.4))
     system = ecosystem in SYSTEM_ECOSYSTEMS
     if system:
-        # Named by the removing commit ("don't install wget"), it was a choice about the build.
-        grounds.append(Ground("a system package or base image: the build's environment", -0.1 if named else -0.3))
+        # Named by the removing commit ("don't install wget"), or its successor named ("Use Ubuntu 22
+        # to match GitHub Actions"), it was a choice about the build.
+        chosen = named or (replacement_from == "message" and not same_package)
+        grounds.append(Ground("a system package or base image: the build's environment", -0.1 if chosen else -0.3))
     elif _role(last.groups) == "runtime" and "dev" not in classes:
         grounds.append(Ground("a runtime dependency", 0.1))
     if lived is not None:
