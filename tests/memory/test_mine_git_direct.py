@@ -935,3 +935,15 @@ def test_a_base_image_whose_successor_the_message_names_was_a_choice_about_the_b
     assert any("build's environment (-0.10)" in g for g in found["archlinux"]["grounds"])
     # A successor the message does not name: the build's environment, as before.
     assert found["debian"]["confidence"] < 0.5
+
+
+def test_a_message_naming_the_product_a_package_ships_names_the_package(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"package.json": '{"devDependencies": {"flow-bin": "0.1", "xo": "1", "webpack-cli": "4"}}'},
+                at=LONG_AGO)
+    repo.commit("Drop built-in Flow type definition", {"package.json": '{"devDependencies": {"xo": "1"}}'}, at=day(2))
+    _, found = mine(memory, repo)
+    assert any("names it" in g for g in found["flow-bin"]["grounds"]) and found["flow-bin"]["confidence"] >= 0.5
+    # webpack-cli went in the same commit, its product unnamed: no word about it.
+    assert not any("names it" in g for g in found["webpack-cli"]["grounds"])
+    assert found["webpack-cli"]["confidence"] < 0.5

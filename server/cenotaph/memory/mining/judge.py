@@ -21,6 +21,7 @@ from cenotaph.memory.mining.messages import (
     SIGNAL_WORDS,
     commit_why,
     instead_of,
+    names_package,
     names_part_of,
     renamed,
     says_unused,
@@ -65,7 +66,7 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
     signal = SIGNAL_WORDS.search(last.message)
     part_only = names_part_of(last.message, last.name)
     # Naming a package inside it, the message speaks of that package: its words are not about this one.
-    named = speaks_of(last.message, last.name) and not part_only
+    named = names_package(last.message, last.name)
     floor = floor_rise(last.message, ecosystem)
     # A commit that raises the platform's floor and does not name the package drops what only older
     # versions needed (a ponyfill, a polyfill, a module renamed for the new syntax): its "drop" is
@@ -236,7 +237,7 @@ def passed_over(walk: Walk, key: Key, candidate: Candidate, last: Episode) -> st
     if bump and fold(bump[1].rsplit("/", 1)[-1]) != fold(last.name.rsplit("/", 1)[-1]) \
             and not speaks_of(last.message, last.name):
         return f"dropped by a version bump of {bump[1]}, in a commit about that package"
-    named = speaks_of(last.message, last.name)
+    named = names_package(last.message, last.name)
     if not named and (project_gone := walk.project_gone(last)):
         # Like a deleted Dockerfile's base image: the (sub)project went, its dependencies with it.
         return project_gone

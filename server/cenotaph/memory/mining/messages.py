@@ -96,6 +96,25 @@ def names_part_of(message: str, name: str) -> bool:
     return bool(parts) and all("://" not in token and re.match(r"/\w", token[found.end():]) for token, found in parts)
 
 
+# A package that ships a product's executable, command line or core under the product's name
+# (`flow-bin`, `poetry-core`, `@crowdin/cli`): a message naming the product names it.
+_SHIPPED = re.compile(r"^(?:@([\w.-]+)/(?:cli|core|bin)|([\w.]+(?:-[\w.]+)*?)-(?:bin|cli|core))$", re.IGNORECASE)
+
+
+def product_of(name: str) -> str | None:
+    """The product whose executable, command line or core the package ships, by its name."""
+    found = _SHIPPED.match(name)
+    return None if found is None else found[1] or found[2]
+
+
+def names_package(message: str, name: str) -> bool:
+    """Whether `message` names the package: its name (not only a package inside it) or the
+    product it ships ("Drop built-in Flow type definition" for `flow-bin`)."""
+    product = product_of(name)
+    return (speaks_of(message, name) and not names_part_of(message, name)) or \
+        (product is not None and speaks_of(message, product))
+
+
 def instead_of(name: str) -> re.Pattern[str]:
     # Not a module of it: "use sphinx.ext.extlinks" is no use of the Sphinx package.
     return re.compile(rf"\b(?:with|to|in favou?r of|use|using|adopt|by|for)\s+`?{re.escape(name)}(?![\w-]|\.\w)",
