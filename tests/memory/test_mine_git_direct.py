@@ -947,3 +947,19 @@ def test_a_message_naming_the_product_a_package_ships_names_the_package(memory, 
     # webpack-cli went in the same commit, its product unnamed: no word about it.
     assert not any("names it" in g for g in found["webpack-cli"]["grounds"])
     assert found["webpack-cli"]["confidence"] < 0.5
+
+
+def test_a_variant_folded_back_into_its_package_is_the_same_package(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"package.json": '{"dependencies": {"cross-spawn-async": "2", "lit-element": "2"}}'},
+                at=LONG_AGO)
+    repo.commit("`cross-spawn-async` → `cross-spawn`", {"package.json": '{"dependencies": {"cross-spawn": "4", '
+                                                                        '"lit-element": "2"}}'}, at=day(2))
+    repo.commit("feat(create): migrate lit-element to lit", {"package.json": '{"dependencies": {"cross-spawn": "4", '
+                                                                             '"lit": "2"}}'}, at=day(3))
+    _, found = mine(memory, repo)
+    spawn = found["cross-spawn-async"]
+    assert spawn["replacement"] == "cross-spawn" and any("the same package" in g for g in spawn["grounds"])
+    assert spawn["confidence"] < 0.5
+    # The same shape with a subject that chooses ("migrate"): a decision.
+    assert found["lit-element"]["replacement"] == "lit" and found["lit-element"]["confidence"] >= 0.5

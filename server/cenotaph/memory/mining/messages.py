@@ -142,17 +142,21 @@ def says_unused(message: str, name: str) -> str | None:
 
 def renamed(name: str, successor: str, message: str) -> bool:
     """Whether `successor` is `name` published again under a new name (`dirs` → `dirs-next`,
-    `jemallocator` → `tikv-jemallocator`): its name holds the old one whole, and the commit's
-    subject chooses nothing (no "replace", "switch", "instead") nor says what was wrong with the
-    old one (unmaintained, deprecated, a vulnerability)."""
+    `jemallocator` → `tikv-jemallocator`), or folded back into the package it was a variant of
+    (`cross-spawn-async` → `cross-spawn`, the image `archlinux/base` → `archlinux`): one name holds
+    the other whole (the old one but for one last part), and the commit's subject chooses nothing
+    (no "replace", "switch", "instead") nor says what was wrong with the old one (unmaintained,
+    deprecated, a vulnerability)."""
     def parts(text: str) -> list[str]:
         return [p for p in re.split(r"[-_./]+", text.lower()) if p]
     if successor.startswith("@") and not name.startswith("@"):
         return False  # a scope is an owner of its own: `@clack/prompts` is not `prompts` again
     old, new = parts(name), parts(successor)
-    if not old or old == new or len(new) <= len(old):
+    if not old or not new or old == new:
         return False
-    if not any(new[i:i + len(old)] == old for i in range(len(new) - len(old) + 1)):
+    folded_back = len(old) == len(new) + 1 and old[:len(new)] == new
+    if not folded_back and (len(new) <= len(old) or
+                            not any(new[i:i + len(old)] == old for i in range(len(new) - len(old) + 1))):
         return False
     subject = message.strip().splitlines()[0] if message.strip() else ""
     return not SIGNAL_WORDS.search(subject) and not _WHY_WORDS.search(subject) and not _CHOOSES.search(subject) \
