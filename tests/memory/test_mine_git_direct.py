@@ -963,3 +963,17 @@ def test_a_variant_folded_back_into_its_package_is_the_same_package(memory, tmp_
     assert spawn["confidence"] < 0.5
     # The same shape with a subject that chooses ("migrate"): a decision.
     assert found["lit-element"]["replacement"] == "lit" and found["lit-element"]["confidence"] >= 0.5
+
+
+def test_disabling_a_tool_completely_says_why_it_went(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"website/package.json": '{"devDependencies": {"@crowdin/cli": "3", "prettier": "2"}}',
+                          ".github/workflows/site.yml": "jobs:\n  site:\n    steps:\n      - run: cd website && npm ci\n"},
+                at=LONG_AGO)
+    repo.commit("chore(website): disable crowdin completely", {"website/package.json": '{"devDependencies": '
+                                                                                       '{"prettier": "2"}}'}, at=day(2))
+    repo.commit("chore(website): tidy", {"website/package.json": '{"devDependencies": {}}'}, at=day(3))
+    _, found = mine(memory, repo)
+    assert any('says "disable"' in g for g in found["@crowdin/cli"]["grounds"])
+    assert found["@crowdin/cli"]["confidence"] >= 0.5
+    assert found["prettier"]["confidence"] < 0.5  # dropped without a word: the positive control
