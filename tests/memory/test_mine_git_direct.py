@@ -977,3 +977,15 @@ def test_disabling_a_tool_completely_says_why_it_went(memory, tmp_path):
     assert any('says "disable"' in g for g in found["@crowdin/cli"]["grounds"])
     assert found["@crowdin/cli"]["confidence"] >= 0.5
     assert found["prettier"]["confidence"] < 0.5  # dropped without a word: the positive control
+
+
+def test_a_command_of_a_name_declared_already_replaces_nothing(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    ci = "jobs:\n  t:\n    steps:\n      - run: {} up -d\n"
+    repo.commit("Start", {"requirements.txt": "docker\ndocker-compose\n", ".github/workflows/ci.yml": ci.format("docker-compose")},
+                at=LONG_AGO)
+    repo.commit("ci: remove python docker-compose", {"requirements.txt": "docker\n",
+                                                     ".github/workflows/ci.yml": ci.format("docker compose")}, at=day(2))
+    _, found = mine(memory, repo)
+    # `docker compose` runs Docker's own program, not the `docker` library declared before.
+    assert found["docker-compose"]["replacement"] is None and found["docker-compose"]["confidence"] >= 0.5

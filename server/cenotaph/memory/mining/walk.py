@@ -333,8 +333,8 @@ class Walk:
                                    if not is_code(path)) else None
 
     def swapped_in(self, key: Key, episode: Episode) -> str | None:
-        """The one name of its ecosystem (declared by the commit that removed the name, else at HEAD)
-        whose command that commit put where the name's was, in the scripts, workflows and
+        """The one name of its ecosystem declared by the commit that removed the name whose command
+        that commit put where the name's was, in the scripts, workflows and
         package.json scripts it kept (`"test": "nyc ava"` → `"c8 ava"`); None when none or several did.
         Only commands: an import swapped in code is as often the same package renamed or forked
         (strip-eof → strip-final-newline) as another chosen."""
@@ -349,15 +349,12 @@ class Walk:
         if not left:
             return None
         assert episode.removed_in is not None
+        # Only what the commit declared: a command of a name declared already may be another
+        # program's (`docker compose` runs Docker, not the `docker` library on PyPI).
         added = [name for k, name, _, _ in self.added_by_commit[episode.removed_in] if k[0] == ecosystem and k != key]
-        at_head = [self.episodes[k][-1].name for k in sorted(self.declared_at_head)
-                   if k[0] == ecosystem and k != key and self.episodes.get(k)]
-        for names in (added, at_head):
-            swapped = {name for name in names for diff in left
-                       if (new := _runs(name.rsplit("/", 1)[-1])).search(diff.added) and not new.search(diff.removed)}
-            if swapped:
-                return swapped.pop() if len(swapped) == 1 else None  # several took its place: none is its replacement
-        return None
+        swapped = {name for name in added for diff in left
+                   if (new := _runs(name.rsplit("/", 1)[-1])).search(diff.added) and not new.search(diff.removed)}
+        return swapped.pop() if len(swapped) == 1 else None  # several took its place: none is its replacement
 
     def removed_text(self, keys: Iterable[Key]) -> None:
         """Read, in one git process, each manifest as it was before it lost one of `keys`."""
