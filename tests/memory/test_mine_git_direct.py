@@ -989,3 +989,22 @@ def test_a_command_of_a_name_declared_already_replaces_nothing(memory, tmp_path)
     _, found = mine(memory, repo)
     # `docker compose` runs Docker's own program, not the `docker` library declared before.
     assert found["docker-compose"]["replacement"] is None and found["docker-compose"]["confidence"] >= 0.5
+
+
+def test_the_framework_a_rewrite_swaps_for_the_one_its_message_names_is_proposed(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+
+    def site(deps: str) -> str:
+        return f'{{"name": "website", "dependencies": {{{deps}}}}}'
+    old = '"@docusaurus/core": "3", "@docusaurus/preset-classic": "3", "@docusaurus/types": "3", "react": "18", "clsx": "2"'
+    pages = {f"website/src/pages/p{i}.js": "export default () => null\n" for i in range(5)}
+    repo.commit("Start", {"website/package.json": site(old), **pages,
+                          ".github/workflows/site.yml": "jobs:\n  s:\n    steps:\n      - run: cd website && npm ci\n"},
+                at=LONG_AGO)
+    repo.commit("docs: migrate website to vitepress", {"website/package.json": site('"vitepress": "1"'),
+                                                       **dict.fromkeys(pages), "website/index.md": "# Docs\n"}, at=day(2))
+    report, found = mine(memory, repo)
+    assert found["@docusaurus/core"]["replacement"] == "vitepress" and found["@docusaurus/core"]["confidence"] >= 0.5
+    # Its plugins and the pages' libraries went with the rewrite: no choice about each.
+    for name in ("@docusaurus/preset-classic", "@docusaurus/types", "react", "clsx"):
+        assert name not in found and "a rewrite" in report.history.passed_over[name]

@@ -4,6 +4,7 @@ and confidence), or why it is passed over."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 from datetime import datetime
 
@@ -23,6 +24,7 @@ from cenotaph.memory.mining.messages import (
     instead_of,
     names_package,
     names_part_of,
+    product_of,
     renamed,
     says_unused,
     says_vendored,
@@ -196,6 +198,26 @@ def _next_major(walk: Walk, key: Key, last: Episode) -> str | None:
                  and other != key and walk.episodes[other] and ecosystems.lineage(other[1], ecosystem) == lineage), None)
 
 
+def _family(name: str) -> str:
+    """The product a package belongs to by its name: its scope (`@docusaurus/types`: docusaurus),
+    else its first word (`gatsby-plugin-sharp`: gatsby)."""
+    return name[1:].split("/", 1)[0] if name.startswith("@") else re.split(r"[-_./]", name, maxsplit=1)[0]
+
+
+def _framework_of(walk: Walk, key: Key, last: Episode) -> bool:
+    """Whether the name stands for the framework the commit dropped with its plugins: the family
+    most of the names it dropped belong to (at least three), and this name is that family's own
+    package or its core (`@docusaurus/core`, `gatsby`)."""
+    assert last.removed_in is not None
+    families = Counter(_family(walk.episodes[k][-1].name) for k in walk.removed_by_commit[last.removed_in]
+                       if k[0] == key[0])
+    if not families:
+        return False
+    family, count = families.most_common(1)[0]
+    return count >= 3 and _family(last.name) == family and \
+        (fold(last.name.lstrip("@")) == fold(family) or fold(product_of(last.name) or "") == fold(family))
+
+
 def _bridged(walk: Walk, key: Key, last: Episode) -> str | None:
     """The tool, dropped by the same commit, that the name made something work in: `ts-jest`
     (TypeScript in jest) and `babel-jest` are named `<what>-<tool>`, unlike a plugin adding a
@@ -238,12 +260,14 @@ def passed_over(walk: Walk, key: Key, candidate: Candidate, last: Episode) -> st
             and not speaks_of(last.message, last.name):
         return f"dropped by a version bump of {bump[1]}, in a commit about that package"
     named = names_package(last.message, last.name)
-    if not named and (project_gone := walk.project_gone(last)):
-        # Like a deleted Dockerfile's base image: the (sub)project went, its dependencies with it.
+    said_replacement = any(g.startswith("replaced by") and "named in the message" in g for g in candidate.grounds)
+    if not named and (project_gone := walk.project_gone(last)) and \
+            not (said_replacement and _framework_of(walk, key, last)):
+        # Like a deleted Dockerfile's base image: the (sub)project went, its dependencies with it;
+        # but for the framework a rewrite swapped for the one its message names.
         return project_gone
     if not named and (bridged := _bridged(walk, key, last)):
         return f"made something work in {bridged}, dropped with it: no choice of its own"
-    said_replacement = any(g.startswith("replaced by") and "named in the message" in g for g in candidate.grounds)
     if candidate.revert or named or said_replacement or SIGNAL_WORDS.search(last.message):
         return None
     if candidate.replacement is None and (users := walk.users_deleted(last)):
