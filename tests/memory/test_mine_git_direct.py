@@ -967,7 +967,8 @@ def test_a_variant_folded_back_into_its_package_is_the_same_package(memory, tmp_
 
 def test_disabling_a_tool_completely_says_why_it_went(memory, tmp_path):
     repo = GitRepo(tmp_path / "repo")
-    repo.commit("Start", {"website/package.json": '{"devDependencies": {"@crowdin/cli": "3", "prettier": "2"}}',
+    repo.commit("Start", {"website/package.json": '{"devDependencies": {"@crowdin/cli": "3", "prettier": "2", '
+                                                  '"@crowdin/crowdin-api-client": "1"}}',
                           ".github/workflows/site.yml": "jobs:\n  site:\n    steps:\n      - run: cd website && npm ci\n"},
                 at=LONG_AGO)
     repo.commit("chore(website): disable crowdin completely", {"website/package.json": '{"devDependencies": '
@@ -976,6 +977,8 @@ def test_disabling_a_tool_completely_says_why_it_went(memory, tmp_path):
     _, found = mine(memory, repo)
     assert any('says "disable"' in g for g in found["@crowdin/cli"]["grounds"])
     assert found["@crowdin/cli"]["confidence"] >= 0.5
+    # Named by the scope it is published under, the product's.
+    assert any("names it" in g for g in found["@crowdin/crowdin-api-client"]["grounds"])
     assert found["prettier"]["confidence"] < 0.5  # dropped without a word: the positive control
 
 

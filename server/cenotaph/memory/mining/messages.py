@@ -108,9 +108,10 @@ def product_of(name: str) -> str | None:
 
 
 def names_package(message: str, name: str) -> bool:
-    """Whether `message` names the package: its name (not only a package inside it) or the
-    product it ships ("Drop built-in Flow type definition" for `flow-bin`)."""
-    product = product_of(name)
+    """Whether `message` names the package: its name (not only a package inside it), the product
+    it ships ("Drop built-in Flow type definition" for `flow-bin`) or the product whose scope it is
+    published under ("disable crowdin completely" for `@crowdin/crowdin-api-client`)."""
+    product = product_of(name) or (name[1:].split("/", 1)[0] if name.startswith("@") and "/" in name else None)
     return (speaks_of(message, name) and not names_part_of(message, name)) or \
         (product is not None and speaks_of(message, product))
 
