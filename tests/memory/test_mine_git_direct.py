@@ -1011,3 +1011,18 @@ def test_the_framework_a_rewrite_swaps_for_the_one_its_message_names_is_proposed
     # Its plugins and the pages' libraries went with the rewrite: no choice about each.
     for name in ("@docusaurus/preset-classic", "@docusaurus/types", "react", "clsx"):
         assert name not in found and "a rewrite" in report.history.passed_over[name]
+
+
+def test_a_subject_that_uses_something_else_chooses_no_successor(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"package.json": '{"devDependencies": {"tsd-check": "0.3", "http-proxy": "1"}}'}, at=LONG_AGO)
+    repo.commit("Use CommonJS-compatible export in TypeScript definition",
+                {"package.json": '{"devDependencies": {"tsd": "0.7", "http-proxy": "1"}}'}, at=day(2))
+    repo.commit("refactor: use `http-proxy-3`", {"package.json": '{"devDependencies": {"tsd": "0.7", "http-proxy-3": "1"}}'},
+                at=day(3))
+    _, found = mine(memory, repo)
+    # tsd-check folded back into tsd, the subject about another thing: the same package.
+    assert any("the same package" in g for g in found["tsd-check"]["grounds"])
+    assert found["tsd-check"]["confidence"] < 0.5
+    # The subject that uses the successor by name chose it.
+    assert found["http-proxy"]["replacement"] == "http-proxy-3" and found["http-proxy"]["confidence"] >= 0.5

@@ -160,11 +160,13 @@ def renamed(name: str, successor: str, message: str) -> bool:
                             not any(new[i:i + len(old)] == old for i in range(len(new) - len(old) + 1))):
         return False
     subject = message.strip().splitlines()[0] if message.strip() else ""
-    return not SIGNAL_WORDS.search(subject) and not _WHY_WORDS.search(subject) and not _CHOOSES.search(subject) \
+    # "Use CommonJS-compatible export in TypeScript definition" uses something else: no choice of it.
+    chooses = _CHOOSES.search(subject) is not None and speaks_of(subject, successor)
+    return not SIGNAL_WORDS.search(subject) and not _WHY_WORDS.search(subject) and not chooses \
         and not _MAINTENANCE.search(message)
 
 
-# "use `http-proxy-3`", "adopt …": the subject says the commit chose the successor.
+# "use `http-proxy-3`", "adopt …": the subject says the commit chose the successor (when it names it).
 _CHOOSES = re.compile(r"\b(?:use[sd]?|using|adopt(?:s|ed)?)\b", re.IGNORECASE)
 
 
