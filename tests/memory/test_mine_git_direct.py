@@ -1026,3 +1026,18 @@ def test_a_subject_that_uses_something_else_chooses_no_successor(memory, tmp_pat
     assert found["tsd-check"]["confidence"] < 0.5
     # The subject that uses the successor by name chose it.
     assert found["http-proxy"]["replacement"] == "http-proxy-3" and found["http-proxy"]["confidence"] >= 0.5
+
+
+def test_a_scope_named_as_a_plain_word_does_not_keep_a_dependency_its_project_took_away(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    action = '{"name": "msi-action", "dependencies": {"@actions/exec": "1", "@crowdin/cli": "3"}}'
+    repo.commit("Start", {"go.mod": "module example.com/app\n\ngo 1.22\n", "main.go": "package main\n",
+                          ".github/actions/msi/package.json": action, ".github/actions/msi/index.js": "run()\n",
+                          ".github/actions/msi/action.yml": "runs:\n  using: node20\n"}, at=LONG_AGO)
+    repo.commit("Remove obsolete actions related to MSI building",
+                {".github/actions/msi/package.json": None, ".github/actions/msi/index.js": None,
+                 ".github/actions/msi/action.yml": None}, at=day(2))
+    report, found = mine(memory, repo)
+    # "actions" is a word of the sentence; the action went whole, its dependencies with it.
+    assert "@actions/exec" not in found and "deleted whole" in report.history.passed_over["@actions/exec"]
+    assert "@crowdin/cli" not in found

@@ -259,7 +259,7 @@ def passed_over(walk: Walk, key: Key, candidate: Candidate, last: Episode) -> st
     if bump and fold(bump[1].rsplit("/", 1)[-1]) != fold(last.name.rsplit("/", 1)[-1]) \
             and not speaks_of(last.message, last.name):
         return f"dropped by a version bump of {bump[1]}, in a commit about that package"
-    named = names_package(last.message, last.name)
+    named = names_package(last.message, last.name, scope=False)
     said_replacement = any(g.startswith("replaced by") and "named in the message" in g for g in candidate.grounds)
     if not named and (project_gone := walk.project_gone(last)) and \
             not (said_replacement and _framework_of(walk, key, last)):

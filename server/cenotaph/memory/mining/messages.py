@@ -107,11 +107,13 @@ def product_of(name: str) -> str | None:
     return None if found is None else found[1] or found[2]
 
 
-def names_package(message: str, name: str) -> bool:
+def names_package(message: str, name: str, *, scope: bool = True) -> bool:
     """Whether `message` names the package: its name (not only a package inside it), the product
-    it ships ("Drop built-in Flow type definition" for `flow-bin`) or the product whose scope it is
-    published under ("disable crowdin completely" for `@crowdin/crowdin-api-client`)."""
-    product = product_of(name) or (name[1:].split("/", 1)[0] if name.startswith("@") and "/" in name else None)
+    it ships ("Drop built-in Flow type definition" for `flow-bin`) or (`scope`) the product whose
+    scope it is published under ("disable crowdin completely" for `@crowdin/crowdin-api-client`).
+    A scope may be a plain word ("Remove obsolete actions" for `@actions/exec`): enough to rank a
+    candidate, not to keep one that went with its project."""
+    product = product_of(name) or (name[1:].split("/", 1)[0] if scope and name.startswith("@") and "/" in name else None)
     return (speaks_of(message, name) and not names_part_of(message, name)) or \
         (product is not None and speaks_of(message, product))
 
