@@ -66,8 +66,9 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
     if shim and "backport" not in classes:
         classes = (*classes, "backport")
     signal = SIGNAL_WORDS.search(last.message)
+    # Naming only a package inside it (a Go module's), the message speaks of that package: its words
+    # and the replacement it names are not about this one.
     part_only = names_part_of(last.message, last.name)
-    # Naming a package inside it, the message speaks of that package: its words are not about this one.
     named = names_package(last.message, last.name)
     floor = floor_rise(last.message, ecosystem)
     # A commit that raises the platform's floor and does not name the package drops what only older
@@ -102,7 +103,6 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
         grounds.append(Ground(f"replaced by {replacement}: the commit runs it where it ran {last.name}", 0.3))
     elif replacement:
         grounds.append(Ground(f"replaced by {replacement}, the one name of its role the commit added", 0.15))
-
     if entry := walk.changelogs.entry(last.name):
         grounds.append(Ground(f"the changelog: \"{shorten(entry, 100)}\"", 0.2))
     if not replacement and (pin := pin_note(last.name, walk.removed_texts.get(key, ""), last.message)):
@@ -318,9 +318,9 @@ def _role(groups: Iterable[str]) -> str:
 def _replacement(walk: Walk, key: Key, episode: Episode) -> tuple[str | None, str | None]:
     """What replaced a name, only with evidence: a name the removing commit's message names beside
     it that the commit (or its merged branch) declared anew or that is declared at HEAD; else the
-    one name whose command the commit put where this one's was (`Walk.swapped_in`); else the one name of the
-    same ecosystem and role the commit added and says it uses, or added when it dropped only this
-    one of them."""
+    one name whose command the commit put where this one's was (`Walk.swapped_in`); else the one
+    name of the same ecosystem and role the commit added and says it uses, or added when it
+    dropped only this one of them."""
     assert episode.removed_in is not None
     index = episode.removed_in
     message = episode.message  # the commit that made the removal, on a merged branch too

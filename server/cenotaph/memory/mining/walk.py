@@ -333,11 +333,11 @@ class Walk:
                                    if not is_code(path)) else None
 
     def swapped_in(self, key: Key, episode: Episode) -> str | None:
-        """The one name of its ecosystem declared by the commit that removed the name whose command
-        that commit put where the name's was, in the scripts, workflows and
-        package.json scripts it kept (`"test": "nyc ava"` → `"c8 ava"`); None when none or several did.
-        Only commands: an import swapped in code is as often the same package renamed or forked
-        (strip-eof → strip-final-newline) as another chosen."""
+        """The one name of its ecosystem, declared by the commit that removed the name, whose command
+        that commit put where the name's was in the scripts, workflows and package.json scripts it
+        kept (`"test": "nyc ava"` → `"c8 ava"`); None when none or several did. Only commands: an
+        import swapped in code is as often the same package renamed or forked (strip-eof →
+        strip-final-newline) as another chosen."""
         commit = episode.source
         if commit is None or not commit.parents:
             return None
