@@ -1041,3 +1041,20 @@ def test_a_scope_named_as_a_plain_word_does_not_keep_a_dependency_its_project_to
     # "actions" is a word of the sentence; the action went whole, its dependencies with it.
     assert "@actions/exec" not in found and "deleted whole" in report.history.passed_over["@actions/exec"]
     assert "@crowdin/cli" not in found
+
+
+def test_a_name_a_merged_branch_declared_and_dropped_before_the_merge_is_seen(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"requirements.txt": "flask\n"}, at=LONG_AGO)
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.commit("Prerender colour strings for speed", {"requirements.txt": "flask\nujson\nrich\n"}, at=day(1))
+    repo.commit("Remove the `ujson` dependency: the standard json is fast enough",
+                {"requirements.txt": "flask\nrich\n"}, at=day(5))
+    repo.git("checkout", "-q", "-")
+    repo.merge("feature", "Merge pull request #3 from jane/feature", at=day(6))
+    _, found = mine(memory, repo)
+    # The mainline never declared ujson; the branch did, and dropped it with a reason.
+    ujson = found["ujson"]
+    assert ujson["confidence"] >= 0.5 and ujson["reason"].startswith("Remove the `ujson` dependency")
+    assert [e["role"] for e in ujson["evidence"]] == ["added", "removed"]
+    assert "rich" not in found  # merged and still declared: the positive control

@@ -200,9 +200,11 @@ class Walk:
                 self.where[key].add(path)
                 self.episodes[key].append(Episode(name, self.remembered.get(key), set(parsed.groups[key]), {path}))
 
-    def apply(self, index: int, commit: Commit, attribute: Mapping[Key, Commit]) -> None:
+    def apply(self, index: int, commit: Commit, branch: MergedBranch | None = None) -> None:
         """Step over one commit: the names it made declared somewhere, and those it left declared
-        nowhere (a move between files or groups, a version bump or a respelling is neither)."""
+        nowhere (a move between files or groups, a version bump or a respelling is neither); for a
+        merge, also those its branch declared and dropped again before it was merged."""
+        attribute = branch.sources if branch else {}
         boundary = not commit.parents and self.mining.shallow  # what it "adds" was there before it
         before: dict[Key, bool] = {}  # each name a file gained or lost: declared anywhere before
         lost: dict[Key, list[Change]] = defaultdict(list)
@@ -247,6 +249,19 @@ class Walk:
                                               if change.new_blob is None)
                 episode.message = source.message
                 removed.append(key)
+        for key, (adding, removing, change) in (branch.inner if branch else {}).items():
+            if key in before or self.where[key] or (self.episodes[key] and self.episodes[key][-1].removed is None):
+                continue
+            declared = self.declared(change.path, change.old_blob) or EMPTY
+            if key not in declared.names:
+                continue
+            groups = set(declared.groups.get(key, ()))
+            episode = Episode(declared.names[key], commit_evidence(adding, "added", change.path), groups, {change.path},
+                              removed=commit_evidence(removing, "removed", change.path), removed_in=index,
+                              manifest_deleted=change.new_blob is None, source=removing,
+                              lost=((change.path, change.new_blob is None),), message=removing.message)
+            self.episodes[key].append(episode)
+            removed.append(key)
         self.added_by_commit.append(added)
         self.removed_by_commit.append(removed)
         self.commits.append(commit)
@@ -457,19 +472,38 @@ def manifests_only(commit: Commit, outside: Container[str] = ()) -> Commit:
     return Commit(commit.sha, commit.parents, commit.author, commit.at, commit.message, changes)
 
 
-def merged_branch_sources(walk: Walk, merge: Commit) -> dict[Key, Commit]:
-    """For a merge, the commit on the merged branches that added or removed each name (the
-    latest one that did), so that the evidence is that commit, not the merge."""
+@dataclass(slots=True)
+class MergedBranch:
+    """What a merge's branches did to the manifests."""
+
+    # Each name they added or removed: the latest commit that did, so that the evidence is that
+    # commit, not the merge.
+    sources: dict[Key, Commit] = field(default_factory=dict)
+    # Each name they added and removed again before the merge: the commit that added it, the one
+    # that removed it and that removal's change (the mainline never declared it).
+    inner: dict[Key, tuple[Commit, Commit, Change]] = field(default_factory=dict)
+
+
+def merged_branch(walk: Walk, merge: Commit) -> MergedBranch:
+    """What the branches a merge brings did to the manifests, read commit by commit."""
     branch = walk.repo.commits([f"^{merge.parents[0]}", *merge.parents[1:]], pathspecs(), first_parent=False)
     branch = [manifests_only(commit, walk.outside) for commit in branch]
     walk.load((c.path, b) for commit in branch for c in commit.changes for b in (c.old_blob, c.new_blob) if b)
-    sources: dict[Key, Commit] = {}
+    found = MergedBranch()
+    added_in: dict[Key, Commit] = {}
+    removed_in: dict[Key, tuple[Commit, Change]] = {}
     for commit in branch:  # newest first: the first one found is the latest
         for change in commit.changes:
             old = walk.declared(change.path, change.old_blob) or EMPTY
             new = walk.declared(change.path, change.new_blob) or EMPTY
             for key in old.names.keys() ^ new.names.keys():
-                sources.setdefault(key, commit)
-    return sources
+                found.sources.setdefault(key, commit)
+            for key in old.names.keys() - new.names.keys():
+                if key not in added_in:  # a removal after the branch's last addition of it
+                    removed_in.setdefault(key, (commit, change))
+            for key in new.names.keys() - old.names.keys():
+                added_in[key] = commit  # the oldest addition wins
+    found.inner = {key: (added_in[key], *removed_in[key]) for key in removed_in if key in added_in}
+    return found
 
 
