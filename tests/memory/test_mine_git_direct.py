@@ -675,6 +675,37 @@ def test_a_backport_for_older_pythons_retired_with_the_floor_is_no_decision(memo
     assert found["ujson"]["classes"] == [] and found["ujson"]["confidence"] >= 0.5  # the positive control
 
 
+def test_a_floor_rise_worded_as_the_minimum_retires_a_backport(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"requirements.txt": "rich\nimportlib-metadata>=3.6; python_version < '3.10'\nujson\n"},
+                at=LONG_AGO)
+    repo.commit("Make Python 3.10 the minimum supported version\n\nujson is gone too: it was slow.",
+                {"requirements.txt": "rich\n"}, at=day(2))
+    _, found = mine(memory, repo)
+    assert any("Python 3.10" in g for g in found["importlib-metadata"]["grounds"])
+    assert found["importlib-metadata"]["confidence"] < 0.5
+    assert found["ujson"]["confidence"] >= 0.5  # named by the same commit: the positive control
+
+
+def test_a_package_dropped_unnamed_when_the_node_floor_rose_is_for_older_versions(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"package.json": '{"dependencies": {"object-assign": "4", "merge-stream": "2", '
+                                          '"lodash": "4"}}'}, at=LONG_AGO)
+    repo.commit("[BREAKING] ES2015ify and require Node.js 4\n\nlodash is replaced by native methods.",
+                {"package.json": '{"dependencies": {"merge-stream": "2"}}'}, at=day(2))
+    repo.commit("Require Node.js 18", {"package.json": '{"dependencies": {"@sindresorhus/merge-streams": "1"}}'},
+                at=day(3))
+    _, found = mine(memory, repo)
+    # object-assign: unnamed, no successor; the "breaking" is the platform's. Its positive controls:
+    # lodash, named by the same commit, and merge-stream, swapped for a successor in a floor rise.
+    assert any("Node.js 4" in g for g in found["object-assign"]["grounds"])
+    assert not any("breaking" in g for g in found["object-assign"]["grounds"])
+    assert found["object-assign"]["confidence"] < 0.5
+    assert found["lodash"]["confidence"] >= 0.5
+    assert found["merge-stream"]["replacement"] == "@sindresorhus/merge-streams"
+    assert found["merge-stream"]["confidence"] >= 0.5
+
+
 def test_the_same_package_under_a_new_name_is_no_replacement(memory, tmp_path):
     repo = GitRepo(tmp_path / "repo")
     repo.commit("Start", {"Cargo.toml": CARGO_DEPS.format('dirs = "1"\nansi_term = "0.12"\n'), "src/main.rs": "fn main() {}\n"},
@@ -840,3 +871,190 @@ def test_a_migration_is_no_version_bump_and_dont_need_says_why(memory, tmp_path)
     assert "kernel32-sys" not in report.history.passed_over
     assert found["kernel32-sys"]["replacement"] == "winapi" and found["kernel32-sys"]["confidence"] >= 0.5
     assert found["parking-lot"]["confidence"] >= 0.5
+
+
+def test_a_message_naming_a_package_inside_a_module_does_not_speak_for_the_module(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    crypto, term, color, aurora = "golang.org/x/crypto", "golang.org/x/term", "github.com/fatih/color", \
+        "github.com/logrusorgru/aurora"
+    repo.commit("Start", {"go.mod": go_mod([crypto, color]), "main.go": "package main\n"}, at=LONG_AGO)
+    repo.commit("Use golang.org/x/term\n\nThe golang.org/x/crypto/ssh/terminal package is deprecated and merely a "
+                "wrapper around golang.org/x/term. Use the latter directly and avoid a direct dependency on the former.",
+                {"go.mod": go_mod([term, color])}, at=day(2))
+    # The positive control: the module itself named, its replacement given, a link beside it.
+    repo.commit(f"Replace {color} with {aurora}\n\nSee https://{aurora}/pull/47",
+                {"go.mod": go_mod([term, aurora])}, at=day(3))
+    _, found = mine(memory, repo)
+    assert not any("names it" in g or "deprecated" in g for g in found[crypto]["grounds"])
+    assert any("only the direct dependency" in g for g in found[crypto]["grounds"])
+    assert found[crypto]["confidence"] < 0.5
+    assert found[color]["replacement"] == aurora and found[color]["confidence"] >= 0.5
+    assert any("names it" in g for g in found[color]["grounds"])
+
+
+def test_a_module_the_lock_still_resolves_stays_in_use_when_only_a_package_inside_it_was_replaced(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    crypto, term, color, aurora = "golang.org/x/crypto", "golang.org/x/term", "github.com/fatih/color", \
+        "github.com/logrusorgru/aurora"
+    go_sum = "".join(f"{m} v1.0.0 h1:x=\n" for m in (crypto, term, color, aurora))
+    repo.commit("Start", {"go.mod": go_mod([crypto, color]), "go.sum": go_sum, "main.go": "package main\n"},
+                at=LONG_AGO)
+    repo.commit(f"Replace {crypto}/ssh/terminal with {term}", {"go.mod": go_mod([term, color])}, at=day(2))
+    repo.commit(f"Replace {color} with {aurora}", {"go.mod": go_mod([term, aurora])}, at=day(3))
+    report, found = mine(memory, repo)
+    # Both still in go.sum; only the one the message names whole was dropped by name.
+    assert crypto not in found and crypto in report.history.locked_at_head
+    assert found[color]["replacement"] == aurora
+
+
+def test_the_tool_whose_command_took_the_dropped_ones_place_in_a_script_replaces_it(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+
+    def package(scripts: str, dev: str) -> str:
+        return f'{{"scripts": {{{scripts}}}, "devDependencies": {{{dev}}}}}'
+    repo.commit("Start", {"package.json": package('"test": "xo && nyc ava"', '"xo": "1", "nyc": "15", "ava": "3", '
+                                                  '"coveralls": "3"')}, at=LONG_AGO)
+    repo.commit("Fix code coverage", {"package.json": package('"test": "xo && c8 ava"', '"xo": "1", "c8": "7", "ava": "3"')},
+                at=day(2))
+    _, found = mine(memory, repo)
+    assert found["nyc"]["replacement"] == "c8" and found["nyc"]["confidence"] >= 0.5
+    assert any("runs it where it ran nyc" in g for g in found["nyc"]["grounds"])
+    # coveralls ran in no script the commit changed: nothing says what took its place.
+    assert found["coveralls"]["replacement"] is None and found["coveralls"]["confidence"] < 0.5
+
+
+def test_a_base_image_whose_successor_the_message_names_was_a_choice_about_the_build(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"test/Dockerfile": "FROM archlinux\nRUN pacman -Sy\n", "Dockerfile": "FROM debian:12\n"},
+                at=LONG_AGO)
+    repo.commit("Use Ubuntu 22 to match GitHub Actions environment",
+                {"test/Dockerfile": "FROM ubuntu:22.04\nRUN apt-get update\n"}, at=day(2))
+    repo.commit("Update Dockerfile", {"Dockerfile": "FROM alpine:3\n"}, at=day(3))
+    _, found = mine(memory, repo)
+    assert found["archlinux"]["replacement"] == "ubuntu" and found["archlinux"]["confidence"] >= 0.5
+    assert any("build's environment (-0.10)" in g for g in found["archlinux"]["grounds"])
+    # A successor the message does not name: the build's environment, as before.
+    assert found["debian"]["confidence"] < 0.5
+
+
+def test_a_message_naming_the_product_a_package_ships_names_the_package(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"package.json": '{"devDependencies": {"flow-bin": "0.1", "xo": "1", "webpack-cli": "4"}}'},
+                at=LONG_AGO)
+    repo.commit("Drop built-in Flow type definition", {"package.json": '{"devDependencies": {"xo": "1"}}'}, at=day(2))
+    _, found = mine(memory, repo)
+    assert any("names it" in g for g in found["flow-bin"]["grounds"]) and found["flow-bin"]["confidence"] >= 0.5
+    # webpack-cli went in the same commit, its product unnamed: no word about it.
+    assert not any("names it" in g for g in found["webpack-cli"]["grounds"])
+    assert found["webpack-cli"]["confidence"] < 0.5
+
+
+def test_a_variant_folded_back_into_its_package_is_the_same_package(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"package.json": '{"dependencies": {"cross-spawn-async": "2", "lit-element": "2"}}'},
+                at=LONG_AGO)
+    repo.commit("`cross-spawn-async` → `cross-spawn`", {"package.json": '{"dependencies": {"cross-spawn": "4", '
+                                                                        '"lit-element": "2"}}'}, at=day(2))
+    repo.commit("feat(create): migrate lit-element to lit", {"package.json": '{"dependencies": {"cross-spawn": "4", '
+                                                                             '"lit": "2"}}'}, at=day(3))
+    _, found = mine(memory, repo)
+    spawn = found["cross-spawn-async"]
+    assert spawn["replacement"] == "cross-spawn" and any("the same package" in g for g in spawn["grounds"])
+    assert spawn["confidence"] < 0.5
+    # The same shape with a subject that chooses ("migrate"): a decision.
+    assert found["lit-element"]["replacement"] == "lit" and found["lit-element"]["confidence"] >= 0.5
+
+
+def test_disabling_a_tool_completely_says_why_it_went(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"website/package.json": '{"devDependencies": {"@crowdin/cli": "3", "prettier": "2", '
+                                                  '"@crowdin/crowdin-api-client": "1"}}',
+                          ".github/workflows/site.yml": "jobs:\n  site:\n    steps:\n      - run: cd website && npm ci\n"},
+                at=LONG_AGO)
+    repo.commit("chore(website): disable crowdin completely", {"website/package.json": '{"devDependencies": '
+                                                                                       '{"prettier": "2"}}'}, at=day(2))
+    repo.commit("chore(website): tidy", {"website/package.json": '{"devDependencies": {}}'}, at=day(3))
+    _, found = mine(memory, repo)
+    assert any('says "disable"' in g for g in found["@crowdin/cli"]["grounds"])
+    assert found["@crowdin/cli"]["confidence"] >= 0.5
+    # Named by the scope it is published under, the product's.
+    assert any("names it" in g for g in found["@crowdin/crowdin-api-client"]["grounds"])
+    assert found["prettier"]["confidence"] < 0.5  # dropped without a word: the positive control
+
+
+def test_a_command_of_a_name_declared_already_replaces_nothing(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    ci = "jobs:\n  t:\n    steps:\n      - run: {} up -d\n"
+    repo.commit("Start", {"requirements.txt": "docker\ndocker-compose\n", ".github/workflows/ci.yml": ci.format("docker-compose")},
+                at=LONG_AGO)
+    repo.commit("ci: remove python docker-compose", {"requirements.txt": "docker\n",
+                                                     ".github/workflows/ci.yml": ci.format("docker compose")}, at=day(2))
+    _, found = mine(memory, repo)
+    # `docker compose` runs Docker's own program, not the `docker` library declared before.
+    assert found["docker-compose"]["replacement"] is None and found["docker-compose"]["confidence"] >= 0.5
+
+
+def test_the_framework_a_rewrite_swaps_for_the_one_its_message_names_is_proposed(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+
+    def site(deps: str) -> str:
+        return f'{{"name": "website", "dependencies": {{{deps}}}}}'
+    old = '"@docusaurus/core": "3", "@docusaurus/preset-classic": "3", "@docusaurus/types": "3", "react": "18", "clsx": "2"'
+    pages = {f"website/src/pages/p{i}.js": "export default () => null\n" for i in range(5)}
+    repo.commit("Start", {"website/package.json": site(old), **pages,
+                          ".github/workflows/site.yml": "jobs:\n  s:\n    steps:\n      - run: cd website && npm ci\n"},
+                at=LONG_AGO)
+    repo.commit("docs: migrate website to vitepress", {"website/package.json": site('"vitepress": "1"'),
+                                                       **dict.fromkeys(pages), "website/index.md": "# Docs\n"}, at=day(2))
+    report, found = mine(memory, repo)
+    assert found["@docusaurus/core"]["replacement"] == "vitepress" and found["@docusaurus/core"]["confidence"] >= 0.5
+    # Its plugins and the pages' libraries went with the rewrite: no choice about each.
+    for name in ("@docusaurus/preset-classic", "@docusaurus/types", "react", "clsx"):
+        assert name not in found and "a rewrite" in report.history.passed_over[name]
+
+
+def test_a_subject_that_uses_something_else_chooses_no_successor(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"package.json": '{"devDependencies": {"tsd-check": "0.3", "http-proxy": "1"}}'}, at=LONG_AGO)
+    repo.commit("Use CommonJS-compatible export in TypeScript definition",
+                {"package.json": '{"devDependencies": {"tsd": "0.7", "http-proxy": "1"}}'}, at=day(2))
+    repo.commit("refactor: use `http-proxy-3`", {"package.json": '{"devDependencies": {"tsd": "0.7", "http-proxy-3": "1"}}'},
+                at=day(3))
+    _, found = mine(memory, repo)
+    # tsd-check folded back into tsd, the subject about another thing: the same package.
+    assert any("the same package" in g for g in found["tsd-check"]["grounds"])
+    assert found["tsd-check"]["confidence"] < 0.5
+    # The subject that uses the successor by name chose it.
+    assert found["http-proxy"]["replacement"] == "http-proxy-3" and found["http-proxy"]["confidence"] >= 0.5
+
+
+def test_a_scope_named_as_a_plain_word_does_not_keep_a_dependency_its_project_took_away(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    action = '{"name": "msi-action", "dependencies": {"@actions/exec": "1", "@crowdin/cli": "3"}}'
+    repo.commit("Start", {"go.mod": "module example.com/app\n\ngo 1.22\n", "main.go": "package main\n",
+                          ".github/actions/msi/package.json": action, ".github/actions/msi/index.js": "run()\n",
+                          ".github/actions/msi/action.yml": "runs:\n  using: node20\n"}, at=LONG_AGO)
+    repo.commit("Remove obsolete actions related to MSI building",
+                {".github/actions/msi/package.json": None, ".github/actions/msi/index.js": None,
+                 ".github/actions/msi/action.yml": None}, at=day(2))
+    report, found = mine(memory, repo)
+    # "actions" is a word of the sentence; the action went whole, its dependencies with it.
+    assert "@actions/exec" not in found and "deleted whole" in report.history.passed_over["@actions/exec"]
+    assert "@crowdin/cli" not in found
+
+
+def test_a_name_a_merged_branch_declared_and_dropped_before_the_merge_is_seen(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"requirements.txt": "flask\n"}, at=LONG_AGO)
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.commit("Prerender colour strings for speed", {"requirements.txt": "flask\nujson\nrich\n"}, at=day(1))
+    repo.commit("Remove the `ujson` dependency: the standard json is fast enough",
+                {"requirements.txt": "flask\nrich\n"}, at=day(5))
+    repo.git("checkout", "-q", "-")
+    repo.merge("feature", "Merge pull request #3 from jane/feature", at=day(6))
+    _, found = mine(memory, repo)
+    # The mainline never declared ujson; the branch did, and dropped it with a reason.
+    ujson = found["ujson"]
+    assert ujson["confidence"] >= 0.5 and ujson["reason"].startswith("Remove the `ujson` dependency")
+    assert [e["role"] for e in ujson["evidence"]] == ["added", "removed"]
+    assert "rich" not in found  # merged and still declared: the positive control

@@ -189,3 +189,19 @@ def test_system_packages_backports_and_same_day_experiments_rank_lower(tmp_path)
     assert "Python 3.7" in backport.reason and backport.confidence < DEFAULT_MIN_CONFIDENCE
     assert any("same day" in g or "(-0.20)" in g for g in by_key["tenacity"].grounds)
     assert by_key["tenacity"].confidence < by_key["simplejson"].confidence
+
+
+def test_a_name_a_build_file_still_installs_at_head_is_in_use(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    ci = "jobs:\n  test:\n    steps:\n      - run: python -m pip install tox\n      - run: python -m tox -e py\n"
+    repo.commit("Start", {
+        "docs/requirements.txt": "sphinx\ntox\nreleases\n",
+        ".github/workflows/ci.yml": ci,
+    }, at=day(1))
+    repo.commit("Remove tox and releases from the docs requirements", {"docs/requirements.txt": "sphinx\n"},
+                at=day(28))
+    found, by_key = history(repo)
+    # The workflow still installs tox: only its listing in the docs' requirements went.
+    assert "tox" not in by_key
+    assert "installed at HEAD by .github/workflows/ci.yml" in found.passed_over["tox"]
+    assert "releases" in by_key  # the same commit's other drop, which nothing installs

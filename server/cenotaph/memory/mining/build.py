@@ -17,6 +17,7 @@ from functools import cache
 
 from cenotaph.memory.mining.history import Repository
 from cenotaph.nlp import ecosystems
+from cenotaph.nlp.ecosystems import shell
 
 Key = tuple[str, str]
 
@@ -35,6 +36,8 @@ _RUST = re.compile(r"\.rs$")
 class Build:
     outside: dict[str, str] = field(default_factory=dict)  # manifest path at HEAD -> why the build does not use it
     own: set[Key] = field(default_factory=set)  # the names of the repository's own packages
+    # What a build file at HEAD installs (`python -m pip install tox` in a workflow): key -> that file.
+    installed: dict[Key, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -101,6 +104,11 @@ def read(repo: Repository, files: Mapping[str, str], manifests: Iterable[str]) -
             if isinstance(own, str):
                 build.own.add(("pypi", ecosystems.normalize(own, "pypi")))
     builds = "\n".join(text[path] for path in builders)[:_BUILD_BYTES]
+    for path in builders:
+        # A Dockerfile is a manifest already, and the root package.json's scripts are JSON strings.
+        if path != "package.json" and ecosystems.document_kind(path) not in ecosystems.manifest_kinds():
+            for ecosystem, name in installs(text[path]):
+                build.installed.setdefault((ecosystem, ecosystems.normalize(name, ecosystem)), path)
     rust_folders = {path.rpartition("/")[0] for path in files if _RUST.search(path)}
     for path in manifests:
         folder = path.rpartition("/")[0]
@@ -116,6 +124,25 @@ def read(repo: Repository, files: Mapping[str, str], manifests: Iterable[str]) -
             continue
         build.outside[path] = f"not a member of the workspace in {claims[0].file}, and nothing builds {folder}/"
     return build
+
+
+# A CI file's step (`- run: pip install tox`, `script: npm i -g yarn`) holds a shell line after its key.
+_STEP_KEY = re.compile(r"^\s*(?:-\s+)?(?:run|script|before_install|install|before_script|command)\s*:\s*(?:[|>][-+]?\s*)?",
+                       re.IGNORECASE)
+
+
+def shell_lines(text: str) -> str:
+    """`text` (a workflow, a Makefile, a script) as shell lines: a YAML step's key taken off."""
+    return "\n".join(_STEP_KEY.sub("", line) for line in text.splitlines())
+
+
+def installs(text: str) -> Iterable[tuple[str, str]]:
+    """(ecosystem, name) of each package a build file's commands install."""
+    for line in shell_lines(text).splitlines():
+        if installers := ecosystems.installers_in(line, project=False):
+            for found in shell.package_commands(line, installers):
+                if not found.removes:
+                    yield from ((found.ecosystem, name) for name in found.names)
 
 
 def own_name(path: str, text: str) -> Key | None:

@@ -118,17 +118,30 @@ BUMP = re.compile(r"^(?:\w+(?:\([\w-]+\))?:\s*)?(?:bump|update|upgrade)\s+(?:the
                   r"(?:from|to|requirement)\b", re.IGNORECASE)
 
 # "Drop support for Python 3.8", "Drop support for deprecated Python versions (2.7 and 3.5)", "drop
-# python < 3.6", "require python >= 3.9": the floor rose.
-FLOOR_RISE = re.compile(r"\b(?:drop|remov|end|retir|deprecat)\w*\s+(?:support\s+(?:for\s+)?)?"
-                        r"(?:(?:deprecated|old(?:er)?|legacy|eol|unsupported)\s+)?(?:python|py)\s*(?:versions?\s*)?"
-                        r"(?:\(\s*)?(?:[<>]=?\s*)?([23](?:\.\d+)?)\b|"
-                        r"\b(?:require|min(?:imum)?|bump)\w*\s+(?:python|py)\s*(?:>=?\s*|to\s+)?([23]\.\d+)", re.IGNORECASE)
+# python < 3.6", "require python >= 3.9", "Make Python 3.10 the minimum supported version", "require
+# Node.js 4", "Drop support for Node.js 0.10 and 0.12": the floor of the platform the code runs on rose.
+_PLATFORM = r"(python|py|node(?:\.?js)?)"
+FLOOR_RISE = re.compile(rf"\b(?:drop|remov|end|retir|deprecat)\w*\s+(?:support\s+(?:for\s+)?)?"
+                        rf"(?:(?:deprecated|old(?:er)?|legacy|eol|unsupported)\s+)?{_PLATFORM}\s*(?:versions?\s*)?"
+                        r"(?:\(\s*)?(?:[<>]=?\s*)?v?(\d+(?:\.\d+)?)\b|"
+                        rf"\b(?:require|min(?:imum)?|bump)\w*\s+{_PLATFORM}\s*(?:>=?\s*|to\s+)?v?(\d+(?:\.\d+)?)\b|"
+                        rf"\b{_PLATFORM}\s*v?(\d+(?:\.\d+)?)\s+(?:is\s+)?(?:now\s+)?(?:the\s+)?(?:new\s+)?minimum\b",
+                        re.IGNORECASE)
+# The ecosystems whose packages run on each platform.
+_PLATFORM_ECOSYSTEMS = {"python": ("pypi", "conda"), "node": ("npm",)}
 
 
-def floor_rise(message: str) -> str | None:
-    """The Python version whose support the message ends or the floor it sets, as written."""
-    found = FLOOR_RISE.search(message)
-    return None if found is None else f"Python {found[1] or found[2]}"
+def floor_rise(message: str, ecosystem: str) -> str | None:
+    """The version of the platform `ecosystem`'s packages run on whose support the message ends,
+    or the floor it sets, as written ("Python 3.8", "Node.js 4"); None when it raises none."""
+    for found in FLOOR_RISE.finditer(message):
+        platform, version = next((found[i], found[i + 1]) for i in (1, 3, 5) if found[i])
+        is_node = platform.lower().startswith("node")
+        # Python's versions are 2.x and 3.x; "py 36" or "python 9" is no version of it.
+        if ecosystem in _PLATFORM_ECOSYSTEMS["node" if is_node else "python"] and \
+                (is_node or re.fullmatch(r"[23](?:\.\d+)?", version)):
+            return f"{'Node.js' if is_node else 'Python'} {version}"
+    return None
 
 
 # A requirement only for older Pythons (`futures; python_version == '2.7'`, `python_version < "3.8"`):

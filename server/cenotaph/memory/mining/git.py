@@ -33,7 +33,7 @@ from cenotaph.memory.mining.walk import (
     excluded,
     is_manifest,
     manifests_only,
-    merged_branch_sources,
+    merged_branch,
     pathspecs,
 )
 from cenotaph.memory.models import Actor
@@ -145,8 +145,7 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
     walk.start(head_files, commits)
     walk.load((c.path, c.new_blob) for commit in commits for c in commit.changes if c.new_blob)
     for index, commit in enumerate(commits):
-        attribute = merged_branch_sources(walk, commit) if len(commit.parents) > 1 else {}
-        walk.apply(index, commit, attribute)
+        walk.apply(index, commit, merged_branch(walk, commit) if len(commit.parents) > 1 else None)
     walk.load(head_files.items())
     for path, blob in head_files.items():
         parsed = walk.declared(path, blob) or walk.files.get(path, EMPTY)
@@ -161,6 +160,7 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
     sources = {walk.episodes[key][-1].source for key in dropped} - {None}
     walk.own = build.own | builds.former_own(repo, ((c.path, c.old_blob, c.new_blob) for commit in sources
                                                      for c in commit.changes if c.old_blob and c.new_blob))
+    walk.installed_at_head = build.installed
     walk.changelogs = _changelogs(repo, files_at_head)
     walk.removed_text(dropped)
     for key in dropped:

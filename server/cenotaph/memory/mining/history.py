@@ -10,6 +10,7 @@ import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from cenotaph.memory.errors import InvalidInput, Unavailable
 
@@ -40,6 +41,13 @@ class Commit:
     @property
     def subject(self) -> str:
         return self.message.strip().split("\n", 1)[0].strip()
+
+
+class Diff(NamedTuple):
+    """What a commit did to one file's lines."""
+
+    removed: str
+    added: str
 
 
 class Repository:
@@ -125,19 +133,23 @@ class Repository:
                 i += 2
         return found
 
-    def added_lines(self, older: str, newer: str, pathspecs: Sequence[str] = ()) -> dict[str, str]:
-        """Path -> the lines `newer` added to it since `older` (a new file: all of them), for the
-        paths matching `pathspecs` (all when none)."""
+    def changed_lines(self, older: str, newer: str, pathspecs: Sequence[str] = ()) -> dict[str, Diff]:
+        """Path -> the lines `newer` removed from it and added to it since `older` (a new file: all
+        of its lines added; a deleted one is left out), for the paths matching `pathspecs` (all when none)."""
         output = self._git("diff", "-U0", "--no-color", "--no-renames", "--no-ext-diff", "--diff-filter=AM", older,
                            newer, "--", *pathspecs).stdout.decode("utf-8", "replace")
-        added: dict[str, list[str]] = {}
-        lines: list[str] | None = None
+        changed: dict[str, tuple[list[str], list[str]]] = {}
+        old_path = None
+        lines: tuple[list[str], list[str]] | None = None
         for line in output.splitlines():
-            if line.startswith("+++ "):
-                lines = added.setdefault(line[6:], []) if line.startswith("+++ b/") else None
-            elif line.startswith("+") and lines is not None:
-                lines.append(line[1:])
-        return {path: "\n".join(lines) for path, lines in added.items()}
+            if line.startswith("--- "):
+                old_path = line[6:] if line.startswith("--- a/") else None
+            elif line.startswith("+++ "):
+                path = line[6:] if line.startswith("+++ b/") else old_path
+                lines = changed.setdefault(path, ([], [])) if path else None
+            elif lines is not None and line[:1] in "+-" and line[:1]:
+                lines[line[0] == "+"].append(line[1:])
+        return {path: Diff("\n".join(removed), "\n".join(added)) for path, (removed, added) in changed.items()}
 
     def grep(self, revision: str, words: Iterable[str]) -> set[str]:
         """The paths of the files at `revision` that hold one of `words`, as a whole word."""

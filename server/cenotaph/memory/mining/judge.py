@@ -4,6 +4,7 @@ and confidence), or why it is passed over."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 from datetime import datetime
 
@@ -21,6 +22,9 @@ from cenotaph.memory.mining.messages import (
     SIGNAL_WORDS,
     commit_why,
     instead_of,
+    names_package,
+    names_part_of,
+    product_of,
     renamed,
     says_unused,
     says_vendored,
@@ -62,7 +66,17 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
     if shim and "backport" not in classes:
         classes = (*classes, "backport")
     signal = SIGNAL_WORDS.search(last.message)
-    named = speaks_of(last.message, last.name)
+    # Naming only a package inside it (a Go module's), the message speaks of that package: its words
+    # and the replacement it names are not about this one.
+    part_only = names_part_of(last.message, last.name)
+    named = names_package(last.message, last.name)
+    floor = floor_rise(last.message, ecosystem)
+    # A commit that raises the platform's floor and does not name the package drops what only older
+    # versions needed (a ponyfill, a polyfill, a module renamed for the new syntax): its "drop" is
+    # the platform's, not the package's.
+    compat = floor is not None and not named and "backport" not in classes
+    if compat or part_only:
+        signal = None
     dropped_too = sum(1 for other in walk.removed_by_commit[last.removed_in] if other[0] == ecosystem)
     removed = last.removed
     grounds = []
@@ -83,8 +97,10 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
     same_package = bool(replacement) and renamed(last.name, replacement, last.message)
     if same_package:
         grounds.append(Ground(f"the same package published again as {replacement}, and the commit says no more", -0.4))
-    elif replacement_from == "message":
+    elif replacement_from == "message" and not part_only:
         grounds.append(Ground(f"replaced by {replacement}, named in the message and added or declared", 0.3))
+    elif replacement_from == "usage":
+        grounds.append(Ground(f"replaced by {replacement}: the commit runs it where it ran {last.name}", 0.3))
     elif replacement:
         grounds.append(Ground(f"replaced by {replacement}, the one name of its role the commit added", 0.15))
     if entry := walk.changelogs.entry(last.name):
@@ -93,8 +109,10 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
         grounds.append(Ground(f"a pin kept for a while or for another package's sake ({pin})", -0.4))
     system = ecosystem in SYSTEM_ECOSYSTEMS
     if system:
-        # Named by the removing commit ("don't install wget"), it was a choice about the build.
-        grounds.append(Ground("a system package or base image: the build's environment", -0.1 if named else -0.3))
+        # Named by the removing commit ("don't install wget"), or its successor named ("Use Ubuntu 22
+        # to match GitHub Actions"), it was a choice about the build.
+        chosen = named or (replacement_from == "message" and not same_package)
+        grounds.append(Ground("a system package or base image: the build's environment", -0.1 if chosen else -0.3))
     elif _role(last.groups) == "runtime" and "dev" not in classes:
         grounds.append(Ground("a runtime dependency", 0.1))
     if lived is not None:
@@ -110,9 +128,16 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
             grounds.append(Ground(f"class {name}", weight))
     if {"dev", "backport"} & set(classes):
         grounds.append(Ground("a development tool" if "dev" in classes else "a backport", -0.1))
+    if compat and not replacement:
+        # With no successor added, the newer platform does its work (Object.assign from Node.js 4).
+        grounds.append(Ground(f"dropped unnamed, with no successor, by a commit that raised the floor to {floor}: "
+                              "for older versions", -0.2))
+    if _DIRECT_ONLY.search(last.message):
+        grounds.append(Ground("the removing commit drops only the direct dependency: still used through another", -0.3))
     if says_vendored(last.message, last.name):
         grounds.append(Ground("the removing commit vendors its code: still used, as a copy", -0.3))
-    floor = floor_rise(last.message) if "backport" in classes else None
+    if "backport" not in classes:
+        floor = None
     if floor:
         grounds.append(Ground(f"a backport retired when the floor rose ({floor}{'; ' + shim if shim else ''})", -0.3))
     # The commit's why, short; the commit itself is cited beside it (`commit`, the evidence), and
@@ -151,7 +176,7 @@ def dropped_by_name(last: Episode, candidate: Candidate | None = None, walk: Wal
     ("Remove unused windows dependencies") or names what it switched to and declared ("Switch to
     'ignore'"), and not as a direct dependency only: a lock file at HEAD that still resolves it
     does so for another package."""
-    if _DIRECT_ONLY.search(last.message):
+    if _DIRECT_ONLY.search(last.message) or names_part_of(last.message, last.name):
         return False
     # The switch speaks for this name when the commit dropped no other name of its ecosystem.
     alone = walk is not None and last.removed_in is not None and \
@@ -171,6 +196,26 @@ def _next_major(walk: Walk, key: Key, last: Episode) -> str | None:
     others = {*walk.declared_at_head, *(added[0] for added in walk.added_by_commit[last.removed_in])}
     return next((walk.episodes[other][-1].name for other in sorted(others) if other[0] == ecosystem
                  and other != key and walk.episodes[other] and ecosystems.lineage(other[1], ecosystem) == lineage), None)
+
+
+def _family(name: str) -> str:
+    """The product a package belongs to by its name: its scope (`@docusaurus/types`: docusaurus),
+    else its first word (`gatsby-plugin-sharp`: gatsby)."""
+    return name[1:].split("/", 1)[0] if name.startswith("@") else re.split(r"[-_./]", name, maxsplit=1)[0]
+
+
+def _framework_of(walk: Walk, key: Key, last: Episode) -> bool:
+    """Whether the name stands for the framework the commit dropped with its plugins: the family
+    most of the names it dropped belong to (at least three), and this name is that family's own
+    package or its core (`@docusaurus/core`, `gatsby`)."""
+    assert last.removed_in is not None
+    families = Counter(_family(walk.episodes[k][-1].name) for k in walk.removed_by_commit[last.removed_in]
+                       if k[0] == key[0])
+    if not families:
+        return False
+    family, count = families.most_common(1)[0]
+    return count >= 3 and _family(last.name) == family and \
+        (fold(last.name.lstrip("@")) == fold(family) or fold(product_of(last.name) or "") == fold(family))
 
 
 def _bridged(walk: Walk, key: Key, last: Episode) -> str | None:
@@ -194,6 +239,9 @@ def passed_over(walk: Walk, key: Key, candidate: Candidate, last: Episode) -> st
         return f"upgraded to its next major version, {next_major}"
     if installed_in := walk.installed_elsewhere(key, last):
         return f"moved from {last.removed.path} into {installed_in}, which installs it: not dropped"
+    if installed_in := walk.installed_at_head.get(key):
+        # Whatever the removing commit said, the build still installs it: only one declaration went.
+        return f"still installed at HEAD by {installed_in}: in use, declared another way"
     if ecosystems.is_type_stubs(candidate.key):
         # Types follow their package: when it left, its own drop is the proposal; when it stayed
         # (or never was declared, a stdlib backport's stubs), nothing was abandoned.
@@ -211,13 +259,15 @@ def passed_over(walk: Walk, key: Key, candidate: Candidate, last: Episode) -> st
     if bump and fold(bump[1].rsplit("/", 1)[-1]) != fold(last.name.rsplit("/", 1)[-1]) \
             and not speaks_of(last.message, last.name):
         return f"dropped by a version bump of {bump[1]}, in a commit about that package"
-    named = speaks_of(last.message, last.name)
-    if not named and (project_gone := walk.project_gone(last)):
-        # Like a deleted Dockerfile's base image: the (sub)project went, its dependencies with it.
+    named = names_package(last.message, last.name, scope=False)
+    said_replacement = any(g.startswith("replaced by") and "named in the message" in g for g in candidate.grounds)
+    if not named and (project_gone := walk.project_gone(last)) and \
+            not (said_replacement and _framework_of(walk, key, last)):
+        # Like a deleted Dockerfile's base image: the (sub)project went, its dependencies with it;
+        # but for the framework a rewrite swapped for the one its message names.
         return project_gone
     if not named and (bridged := _bridged(walk, key, last)):
         return f"made something work in {bridged}, dropped with it: no choice of its own"
-    said_replacement = any(g.startswith("replaced by") and "named in the message" in g for g in candidate.grounds)
     if candidate.revert or named or said_replacement or SIGNAL_WORDS.search(last.message):
         return None
     if candidate.replacement is None and (users := walk.users_deleted(last)):
@@ -268,7 +318,8 @@ def _role(groups: Iterable[str]) -> str:
 def _replacement(walk: Walk, key: Key, episode: Episode) -> tuple[str | None, str | None]:
     """What replaced a name, only with evidence: a name the removing commit's message names beside
     it that the commit (or its merged branch) declared anew or that is declared at HEAD; else the
-    one name of the same ecosystem and role the commit added and says it uses, or added when it
+    one name whose command the commit put where this one's was (`Walk.swapped_in`); else the one
+    name of the same ecosystem and role the commit added and says it uses, or added when it
     dropped only this one of them."""
     assert episode.removed_in is not None
     index = episode.removed_in
@@ -293,6 +344,8 @@ def _replacement(walk: Walk, key: Key, episode: Episode) -> tuple[str | None, st
         if said and other[0] == key[0] and other != key and walk.episodes[other] \
                 and instead_of(walk.episodes[other][-1].name).search(said):
             return walk.episodes[other][-1].name, "message"
+    if swapped := walk.swapped_in(key, episode):
+        return swapped, "usage"
     same_role = [name for name, groups in added if _role(groups) == role]
     # "Use ruff linter and formatter": the one name of its role the commit added and its subject
     # says it uses replaces each name of that role it dropped without a word.

@@ -8,7 +8,7 @@ import re
 SIGNAL_WORDS = re.compile(
     r"\b(?:drop(?:s|ped|ping)?|remov(?:e|es|ed|ing)|replac(?:e|es|ed|ing)|revert(?:s|ed)?|broken|break(?:s|ing)?|"
     r"slow(?:er)?|deprecat(?:e|ed|ion)|vulnerab(?:le|ility)|cve-\d+|migrat(?:e|ed|ion)|switch(?:ed)?|"
-    r"get rid|ditch(?:ed)?|abandon(?:ed)?|instead|(?:don'?t|do not|no longer|stop)\s+install(?:ing)?|(?:don'?t|do not|no longer)\s+need(?:ed|s)?)\b",
+    r"get rid|ditch(?:ed)?|abandon(?:ed)?|disabl(?:e|ed|ing)|instead|(?:don'?t|do not|no longer|stop)\s+install(?:ing)?|(?:don'?t|do not|no longer)\s+need(?:ed|s)?)\b",
     re.IGNORECASE,
 )
 REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
@@ -87,6 +87,37 @@ def speaks_of(message: str, name: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", message.lower()) is not None
 
 
+def names_part_of(message: str, name: str) -> bool:
+    """Whether every mention of `name` in `message` is of a package inside it ("Replace
+    golang.org/x/crypto/ssh/terminal with golang.org/x/term"): the choice was about that package, and
+    the module's others may still be in use. A link's path (…/uniseg/pull/47) is no package."""
+    pattern = re.compile(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])")
+    parts = [(token, found) for token in message.lower().split() for found in pattern.finditer(token)]
+    return bool(parts) and all("://" not in token and re.match(r"/\w", token[found.end():]) for token, found in parts)
+
+
+# A package that ships a product's executable, command line or core under the product's name
+# (`flow-bin`, `poetry-core`, `@crowdin/cli`): a message naming the product names it.
+_SHIPPED = re.compile(r"^(?:@([\w.-]+)/(?:cli|core|bin)|([\w.]+(?:-[\w.]+)*?)-(?:bin|cli|core))$", re.IGNORECASE)
+
+
+def product_of(name: str) -> str | None:
+    """The product whose executable, command line or core the package ships, by its name."""
+    found = _SHIPPED.match(name)
+    return None if found is None else found[1] or found[2]
+
+
+def names_package(message: str, name: str, *, scope: bool = True) -> bool:
+    """Whether `message` names the package: its name (not only a package inside it), the product
+    it ships ("Drop built-in Flow type definition" for `flow-bin`) or (`scope`) the product whose
+    scope it is published under ("disable crowdin completely" for `@crowdin/crowdin-api-client`).
+    A scope may be a plain word ("Remove obsolete actions" for `@actions/exec`): enough to rank a
+    candidate, not to keep one that went with its project."""
+    product = product_of(name) or (name[1:].split("/", 1)[0] if scope and name.startswith("@") and "/" in name else None)
+    return (speaks_of(message, name) and not names_part_of(message, name)) or \
+        (product is not None and speaks_of(message, product))
+
+
 def instead_of(name: str) -> re.Pattern[str]:
     # Not a module of it: "use sphinx.ext.extlinks" is no use of the Sphinx package.
     return re.compile(rf"\b(?:with|to|in favou?r of|use|using|adopt|by|for)\s+`?{re.escape(name)}(?![\w-]|\.\w)",
@@ -114,24 +145,30 @@ def says_unused(message: str, name: str) -> str | None:
 
 def renamed(name: str, successor: str, message: str) -> bool:
     """Whether `successor` is `name` published again under a new name (`dirs` → `dirs-next`,
-    `jemallocator` → `tikv-jemallocator`): its name holds the old one whole, and the commit's
-    subject chooses nothing (no "replace", "switch", "instead") nor says what was wrong with the
-    old one (unmaintained, deprecated, a vulnerability)."""
+    `jemallocator` → `tikv-jemallocator`), or folded back into the package it was a variant of
+    (`cross-spawn-async` → `cross-spawn`, the image `archlinux/base` → `archlinux`): one name holds
+    the other whole (the old one but for one last part), and the commit's subject chooses nothing
+    (no "replace", "switch", "instead") nor says what was wrong with the old one (unmaintained,
+    deprecated, a vulnerability)."""
     def parts(text: str) -> list[str]:
         return [p for p in re.split(r"[-_./]+", text.lower()) if p]
     if successor.startswith("@") and not name.startswith("@"):
         return False  # a scope is an owner of its own: `@clack/prompts` is not `prompts` again
     old, new = parts(name), parts(successor)
-    if not old or old == new or len(new) <= len(old):
+    if not old or not new or old == new:
         return False
-    if not any(new[i:i + len(old)] == old for i in range(len(new) - len(old) + 1)):
+    folded_back = len(old) == len(new) + 1 and old[:len(new)] == new
+    if not folded_back and (len(new) <= len(old) or
+                            not any(new[i:i + len(old)] == old for i in range(len(new) - len(old) + 1))):
         return False
     subject = message.strip().splitlines()[0] if message.strip() else ""
-    return not SIGNAL_WORDS.search(subject) and not _WHY_WORDS.search(subject) and not _CHOOSES.search(subject) \
+    # "Use CommonJS-compatible export in TypeScript definition" uses something else: no choice of it.
+    chooses = _CHOOSES.search(subject) is not None and speaks_of(subject, successor)
+    return not SIGNAL_WORDS.search(subject) and not _WHY_WORDS.search(subject) and not chooses \
         and not _MAINTENANCE.search(message)
 
 
-# "use `http-proxy-3`", "adopt …": the subject says the commit chose the successor.
+# "use `http-proxy-3`", "adopt …": the subject says the commit chose the successor (when it names it).
 _CHOOSES = re.compile(r"\b(?:use[sd]?|using|adopt(?:s|ed)?)\b", re.IGNORECASE)
 
 

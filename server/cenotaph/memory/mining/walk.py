@@ -11,9 +11,10 @@ from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 
+from cenotaph.memory.mining.build import shell_lines
 from cenotaph.memory.mining.candidates import Candidate, Evidence
 from cenotaph.memory.mining.evidence import Changelogs
-from cenotaph.memory.mining.history import Change, Commit, Repository
+from cenotaph.memory.mining.history import Change, Commit, Diff, Repository
 from cenotaph.nlp import ecosystems
 from cenotaph.nlp.detect import declarations
 from cenotaph.nlp.ecosystems import shell
@@ -50,15 +51,6 @@ _SHELL_WORDS = frozenset(["for", "if", "while", "do", "then", "else", "fi", "don
 def unlocked_pathspecs() -> tuple[str, ...]:
     """Every file but lock files (a tool's record of versions, thousands of lines per commit)."""
     return (".", *(f":(exclude,glob,icase)**/{name}" for name in ecosystems.lock_readers()))
-
-
-@cache
-def script_pathspecs() -> tuple[str, ...]:
-    """Every file but manifests and lock files: where else a commit may install a name."""
-    return (".", *(f":(exclude,glob,icase)**/{pattern}" for document in ecosystems.documents() if document.manifest
-                   for pattern in document.patterns),
-            *(f":(exclude,glob,icase)**/{name}" for name in ecosystems.lock_readers()))
-
 
 
 Key = tuple[str, str]  # (ecosystem, normalized name)
@@ -151,13 +143,13 @@ class Walk:
         self.removed_by_commit: list[list[Key]] = []
         self.commits: list[Commit] = []
         self.trees: dict[str, set[str]] = {}  # sha -> the paths of its files
-        self.added_lines: dict[str, dict[str, str]] = {}  # sha -> path -> the lines it added there
+        self.diffs: dict[str, dict[str, Diff]] = {}  # sha -> path -> the lines it removed and added there
         self.departures: dict[str, dict[str, str | None]] = {}  # sha -> its files deleted or moved, and where
-        self.all_added: dict[str, str] = {}  # sha -> every line it added, in any file
         # Read once the walk is done, for the candidates' evidence (`mine`):
         self.changelogs = Changelogs(())
         self.outside: Mapping[str, str] = mining.outside_build
         self.own: set[Key] = set()  # the names of the repository's own packages, at HEAD
+        self.installed_at_head: Mapping[Key, str] = {}  # key -> the build file at HEAD that installs it
         self.removed_texts: dict[Key, str] = {}  # key -> the manifest that lost it, as it was before
 
     # -- blobs ---------------------------------------------------------------------------------
@@ -208,9 +200,11 @@ class Walk:
                 self.where[key].add(path)
                 self.episodes[key].append(Episode(name, self.remembered.get(key), set(parsed.groups[key]), {path}))
 
-    def apply(self, index: int, commit: Commit, attribute: Mapping[Key, Commit]) -> None:
+    def apply(self, index: int, commit: Commit, branch: MergedBranch | None = None) -> None:
         """Step over one commit: the names it made declared somewhere, and those it left declared
-        nowhere (a move between files or groups, a version bump or a respelling is neither)."""
+        nowhere (a move between files or groups, a version bump or a respelling is neither); for a
+        merge, also those its branch declared and dropped again before it was merged."""
+        attribute = branch.sources if branch else {}
         boundary = not commit.parents and self.mining.shallow  # what it "adds" was there before it
         before: dict[Key, bool] = {}  # each name a file gained or lost: declared anywhere before
         lost: dict[Key, list[Change]] = defaultdict(list)
@@ -255,6 +249,19 @@ class Walk:
                                               if change.new_blob is None)
                 episode.message = source.message
                 removed.append(key)
+        for key, (adding, removing, change) in (branch.inner if branch else {}).items():
+            if key in before or self.where[key] or (self.episodes[key] and self.episodes[key][-1].removed is None):
+                continue
+            declared = self.declared(change.path, change.old_blob) or EMPTY
+            if key not in declared.names:
+                continue
+            groups = set(declared.groups.get(key, ()))
+            episode = Episode(declared.names[key], commit_evidence(adding, "added", change.path), groups, {change.path},
+                              removed=commit_evidence(removing, "removed", change.path), removed_in=index,
+                              manifest_deleted=change.new_blob is None, source=removing,
+                              lost=((change.path, change.new_blob is None),), message=removing.message)
+            self.episodes[key].append(episode)
+            removed.append(key)
         self.added_by_commit.append(added)
         self.removed_by_commit.append(removed)
         self.commits.append(commit)
@@ -298,19 +305,23 @@ class Walk:
                     "files of its project: a rewrite, no choice about each dependency")
         return None
 
+    def diff(self, commit: Commit) -> dict[str, Diff]:
+        """Path -> the lines `commit` removed and added there, lock files aside; read once."""
+        if commit.sha not in self.diffs:
+            self.diffs[commit.sha] = self.repo.changed_lines(commit.parents[0], commit.sha, unlocked_pathspecs())
+        return self.diffs[commit.sha]
+
     def installed_elsewhere(self, key: Key, episode: Episode) -> str | None:
         """The file, no manifest, in which the commit that removed the name installs it (a
         Dockerfile's apt-get line moved into a CI script), if one does: a move, not a drop."""
         commit = episode.source
         if commit is None or not commit.parents:
             return None
-        if commit.sha not in self.added_lines:
-            self.added_lines[commit.sha] = self.repo.added_lines(commit.parents[0], commit.sha, script_pathspecs())
         ecosystem, normalized = key
-        for path, text in self.added_lines[commit.sha].items():
-            if is_manifest(path) or episode.name.lower() not in text.lower():
+        for path, diff in self.diff(commit).items():
+            if is_manifest(path) or episode.name.lower() not in diff.added.lower():
                 continue
-            for found in shell.package_commands(text, ecosystems.system_installers()):
+            for found in shell.package_commands(shell_lines(diff.added), ecosystems.system_installers()):
                 if not found.removes and found.ecosystem == ecosystem and \
                         any(ecosystems.normalize(name, ecosystem) == normalized for name in found.names):
                     return path
@@ -332,14 +343,33 @@ class Walk:
         commit = episode.source
         if commit is None or not commit.parents or "." in word or word.lower() in _SHELL_WORDS:
             return None
-        if commit.sha not in self.all_added:
-            added = self.repo.added_lines(commit.parents[0], commit.sha, unlocked_pathspecs())
-            self.all_added[commit.sha] = "\n".join(text for path, text in added.items() if not is_code(path))
-        tool = re.escape(word)
-        # A script's command in package.json starts its quoted value ("build": "esbuild src/cli.ts").
-        runs = re.compile(rf"(?:^|[;&|`(]|\brun:|^\s*-|\$|python3? -m|\bpipx? install|\bsetup-|\bid:|\":\s*\")\s*{tool}(?:\s|$|@)",
-                          re.IGNORECASE | re.MULTILINE)
-        return word.lower() if runs.search(self.all_added[commit.sha]) else None
+        runs = _runs(word)
+        return word.lower() if any(runs.search(diff.added) for path, diff in self.diff(commit).items()
+                                   if not is_code(path)) else None
+
+    def swapped_in(self, key: Key, episode: Episode) -> str | None:
+        """The one name of its ecosystem, declared by the commit that removed the name, whose command
+        that commit put where the name's was in the scripts, workflows and package.json scripts it
+        kept (`"test": "nyc ava"` → `"c8 ava"`); None when none or several did. Only commands: an
+        import swapped in code is as often the same package renamed or forked (strip-eof →
+        strip-final-newline) as another chosen."""
+        commit = episode.source
+        if commit is None or not commit.parents:
+            return None
+        ecosystem = key[0]
+        old = _runs(episode.name.rsplit("/", 1)[-1])
+        left = [diff for path, diff in self.diff(commit).items()
+                if not is_code(path) and (not is_manifest(path) or path.rsplit("/", 1)[-1] == "package.json")
+                and old.search(diff.removed)]
+        if not left:
+            return None
+        assert episode.removed_in is not None
+        # Only what the commit declared: a command of a name declared already may be another
+        # program's (`docker compose` runs Docker, not the `docker` library on PyPI).
+        added = [name for k, name, _, _ in self.added_by_commit[episode.removed_in] if k[0] == ecosystem and k != key]
+        swapped = {name for name in added for diff in left
+                   if (new := _runs(name.rsplit("/", 1)[-1])).search(diff.added) and not new.search(diff.removed)}
+        return swapped.pop() if len(swapped) == 1 else None  # several took its place: none is its replacement
 
     def removed_text(self, keys: Iterable[Key]) -> None:
         """Read, in one git process, each manifest as it was before it lost one of `keys`."""
@@ -382,6 +412,13 @@ class Walk:
 def _code_kinds() -> frozenset[str]:
     return frozenset(document.kind for document in ecosystems.documents()
                      if not document.manifest and not document.prose)
+
+
+def _runs(word: str) -> re.Pattern[str]:
+    """`word` run as a command: a shell line's or a workflow step's, a package.json script's (its
+    quoted value starts with it: "build": "esbuild src/cli.ts"), after `&&`, `python -m`, `npx`…"""
+    return re.compile(rf"(?:^|[;&|`(]|\brun:|^\s*-|\$|python3? -m|\bnpx|\bpipx? install|\bsetup-|\bid:|\":\s*\")\s*"
+                      rf"{re.escape(word)}(?:\s|$|@|\")", re.IGNORECASE | re.MULTILINE)
 
 
 def is_code(path: str) -> bool:
@@ -435,19 +472,38 @@ def manifests_only(commit: Commit, outside: Container[str] = ()) -> Commit:
     return Commit(commit.sha, commit.parents, commit.author, commit.at, commit.message, changes)
 
 
-def merged_branch_sources(walk: Walk, merge: Commit) -> dict[Key, Commit]:
-    """For a merge, the commit on the merged branches that added or removed each name (the
-    latest one that did), so that the evidence is that commit, not the merge."""
+@dataclass(slots=True)
+class MergedBranch:
+    """What a merge's branches did to the manifests."""
+
+    # Each name they added or removed: the latest commit that did, so that the evidence is that
+    # commit, not the merge.
+    sources: dict[Key, Commit] = field(default_factory=dict)
+    # Each name they added and removed again before the merge: the commit that added it, the one
+    # that removed it and that removal's change (the mainline never declared it).
+    inner: dict[Key, tuple[Commit, Commit, Change]] = field(default_factory=dict)
+
+
+def merged_branch(walk: Walk, merge: Commit) -> MergedBranch:
+    """What the branches a merge brings did to the manifests, read commit by commit."""
     branch = walk.repo.commits([f"^{merge.parents[0]}", *merge.parents[1:]], pathspecs(), first_parent=False)
     branch = [manifests_only(commit, walk.outside) for commit in branch]
     walk.load((c.path, b) for commit in branch for c in commit.changes for b in (c.old_blob, c.new_blob) if b)
-    sources: dict[Key, Commit] = {}
+    found = MergedBranch()
+    added_in: dict[Key, Commit] = {}
+    removed_in: dict[Key, tuple[Commit, Change]] = {}
     for commit in branch:  # newest first: the first one found is the latest
         for change in commit.changes:
             old = walk.declared(change.path, change.old_blob) or EMPTY
             new = walk.declared(change.path, change.new_blob) or EMPTY
             for key in old.names.keys() ^ new.names.keys():
-                sources.setdefault(key, commit)
-    return sources
+                found.sources.setdefault(key, commit)
+            for key in old.names.keys() - new.names.keys():
+                if key not in added_in:  # a removal after the branch's last addition of it
+                    removed_in.setdefault(key, (commit, change))
+            for key in new.names.keys() - old.names.keys():
+                added_in[key] = commit  # the oldest addition wins
+    found.inner = {key: (added_in[key], *removed_in[key]) for key in removed_in if key in added_in}
+    return found
 
 
