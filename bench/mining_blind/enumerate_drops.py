@@ -2,14 +2,15 @@
 Judge's own enumerator: every dependency name ever declared in a manifest and absent at HEAD.
 Walks every commit touching a manifest (all parents), parses each manifest blob, and reports the
 last commit (in date order) where the name was declared, the first later commit without it, and the paths.
-Half C added: setup.cfg requirement lists and extras read with configparser; lower-case *.dockerfile read as Dockerfiles."""
+Half C added: setup.cfg requirement lists and extras read with configparser; lower-case *.dockerfile read as Dockerfiles.
+Half D added: any other *.yml/*.yaml with top-level `channels:` and `dependencies:` keys read as a conda environment (e.g. ci/doc.yml)."""
 import json, re, subprocess, sys, tomllib, os
 from collections import defaultdict
 
 repo = sys.argv[1]
 def git(*a): return subprocess.run(["git", "-C", repo, *a], capture_output=True, text=True, errors="replace").stdout
 
-MANI = re.compile(r"(^|/)(requirements[^/]*\.(txt|in)|pyproject\.toml|setup\.py|setup\.cfg|Pipfile|package\.json|Cargo\.toml|go\.mod|Dockerfile[^/]*|[^/]*\.[Dd]ockerfile|environment[^/]*\.ya?ml)$")
+MANI = re.compile(r"(^|/)(requirements[^/]*\.(txt|in)|pyproject\.toml|setup\.py|setup\.cfg|Pipfile|package\.json|Cargo\.toml|go\.mod|Dockerfile[^/]*|[^/]*\.[Dd]ockerfile|environment[^/]*\.ya?ml|[^/]*\.ya?ml)$")
 def norm_py(n): return re.sub(r"[-_.]+", "-", n).lower()
 def req_name(line):
     line = line.split("#")[0].strip()
@@ -110,7 +111,7 @@ def parse(path, text):
                             if not t.startswith("-") and not "/" in t and not t.startswith("$"):
                                 n = req_name(t)
                                 if n and n != ".": out.add("pypi/" + n)
-        elif base.startswith("environment"):
+        elif base.startswith("environment") or (base.endswith((".yml", ".yaml")) and re.search(r"^channels:", text, re.M) and re.search(r"^dependencies:", text, re.M)):
             for l in text.splitlines():
                 m = re.match(r"\s*-\s+([A-Za-z0-9][A-Za-z0-9._-]*)", l)
                 if m and m.group(1) not in ("pip",): out.add("conda/" + norm_py(m.group(1)))
