@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import psycopg
 import pytest
+from pgvector.psycopg import register_vector
 from cenotaph.app import open_store
 from cenotaph.memory.context import Context
 from cenotaph.memory.core.audit import verify
@@ -273,7 +274,8 @@ def test_a_store_made_before_the_stored_signs_gets_them_and_loses_the_unused_hns
 
 def _undo_anchors_and_roles(conn) -> None:
     """Back to schema 7's layout: migration 8's table, migration 9's functions (their triggers with
-    them), migration 10's indexes and migration 11's counts gone."""
+    them), migration 10's indexes, migration 11's counts and migration 12's index gone."""
+    _undo_signs_index(conn)
     conn.execute("DROP FUNCTION cenotaph_concept_link_counts(), cenotaph_concept_row_counts() CASCADE")
     conn.execute("DROP TABLE concept_counts")
     conn.execute("DROP FUNCTION cenotaph_reviewer_only(), cenotaph_team_role() CASCADE")
@@ -282,6 +284,56 @@ def _undo_anchors_and_roles(conn) -> None:
     conn.execute("CREATE INDEX memories_current ON memories (project, superseded_at, state)")
     conn.execute("DROP INDEX memory_concepts_concept")
     conn.execute("CREATE INDEX memory_concepts_concept ON memory_concepts (concept, memory_row)")
+
+
+def _undo_signs_index(conn) -> None:
+    """Back to schema 11's layout: the project's index without the row ids and signs."""
+    if conn.execute("SELECT to_regclass('memory_vectors')").fetchone()[0] is not None:
+        conn.execute("DROP INDEX IF EXISTS memory_vectors_project")
+        conn.execute("CREATE INDEX memory_vectors_project ON memory_vectors (project)")
+
+
+_KNN_PLAN = ("EXPLAIN SELECT row_id, signs <~> binary_quantize(%s::vector)::bit(384) AS distance FROM memory_vectors "
+             "WHERE project = %s ORDER BY distance, row_id LIMIT 30")
+
+
+def test_a_schema_11_store_gets_knn_read_from_the_projects_index_alone(url):
+    """Migration 12: a project's row ids and signs move into its index, so KNN's scan reads the
+    index and not the table's rows with their vectors (an index-only scan, as a new store's is)."""
+    store = open_store(url)
+    rng = np.random.default_rng(5)
+    block = rng.normal(size=(40, 384)).astype(np.float32)
+    with store.write() as conn:
+        vectors.create(conn, 384)
+        ids = [memories.insert(conn, _row("p")) for _ in block]
+        for row, v in zip(ids, block, strict=True):
+            vectors.insert(conn, row, "p", v)
+    store.close()
+
+    def plan(conn) -> str:
+        conn.execute("VACUUM (ANALYZE) memory_vectors")  # an index-only scan needs the pages all-visible
+        with conn.transaction():
+            # 40 rows on one page: the table would be read whole otherwise.
+            conn.execute("SET LOCAL enable_seqscan = off")
+            conn.execute("SET LOCAL enable_bitmapscan = off")
+            return "\n".join(r[0] for r in conn.execute(_KNN_PLAN, (block[0], "p")))
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        register_vector(conn)
+        assert "Index Only Scan using memory_vectors_project" in plan(conn)  # a new store's index
+        _undo_signs_index(conn)
+        conn.execute("DELETE FROM schema_migrations WHERE version >= 12")
+        assert "Index Only Scan" not in plan(conn)  # positive control: schema 11 reads the table
+    store = open_store(url)
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            register_vector(conn)
+            assert "Index Only Scan using memory_vectors_project" in plan(conn)
+        with store.read() as conn:
+            nearest = vectors.knn(conn, "p", block[7], 5)
+        assert store.schema_version == len(migrations.MIGRATIONS) and nearest[0][0] == ids[7]
+    finally:
+        store.close()
 
 
 def _undo_postings(conn) -> None:

@@ -717,10 +717,22 @@ def _m0011_concept_counts(conn: Any) -> None:
     )
 
 
+def _m0012_signs_in_the_project_index(conn: Any) -> None:
+    """KNN reads a project's row ids and signs from its index (an index-only scan) instead of the
+    vector table's rows, whose 1.5 kB vectors it does not read: at 10,000 vectors 136 pages instead
+    of 2,631 (store/postgres/vectors.py makes a new table's index so). A store without the vector
+    table gets the index with it."""
+    if conn.execute("SELECT to_regclass('memory_vectors')").fetchone()[0] is None:
+        return
+    conn.execute("DROP INDEX IF EXISTS memory_vectors_project")
+    conn.execute("CREATE INDEX memory_vectors_project ON memory_vectors (project) INCLUDE (row_id, signs)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_compaction_and_concepts, _m0003_folded_full_text,
                                      _m0004_bm25_statistics, _m0005_stored_vector_signs,
                                      _m0006_phrase_counts_set_wise, _m0007_postings, _m0008_anchors,
-                                     _m0009_team_roles, _m0010_newest_rows, _m0011_concept_counts)
+                                     _m0009_team_roles, _m0010_newest_rows, _m0011_concept_counts,
+                                     _m0012_signs_in_the_project_index)
 
 
 def schema_version(conn: Any) -> int:

@@ -27,7 +27,8 @@ def create(conn: Any, dim: int) -> None:
                          embedding vector({int(dim)}) NOT NULL,
                          {signs_column(dim)}
                      )""")
-    conn.execute(f"CREATE INDEX {TABLE}_project ON {TABLE} (project)")
+    # Row ids and signs in the project's index: KNN scans the index alone (migration 12).
+    conn.execute(f"CREATE INDEX {TABLE}_project ON {TABLE} (project) INCLUDE (row_id, signs)")
 
 
 def signs_column(dim: int) -> str:
