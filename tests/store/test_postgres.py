@@ -344,6 +344,28 @@ def _undo_postings(conn) -> None:
     conn.execute("DROP TABLE memory_postings")
 
 
+def test_a_words_documents_are_counted_from_its_postings_as_the_full_text_index_counts_them(url):
+    """term_documents reads a word's rows from the postings, a phrase's through the index: the
+    same counts as the index gives, after a rewrite and a delete too."""
+    store = open_store(url)
+    try:
+        with store.write() as conn:
+            ids = [memories.insert(conn, replace(_row("p"), content=text)) for text in
+                   ("deploy the script", "deploy again", "a script", "Déploy the café")]
+            conn.execute("UPDATE memories SET content = 'nothing here' WHERE id = ?", (ids[1],))
+            conn.execute("DELETE FROM memories WHERE id = ?", (ids[2],))
+        terms = ["deploy", "script", "the", "cafe", "the script", "absent", "?!"]
+        with store.read() as conn:
+            counts = memories.term_documents(conn, terms)
+            by_index = {term: conn.execute("SELECT count(*) FROM memories WHERE fts @@ ?::tsquery",
+                                           (" <-> ".join(f"'{w}'" for w in words),)).fetchone()[0]
+                        for term in terms if (words := fulltext.words(term))}
+        assert counts == {**by_index, "?!": 0}
+        assert counts["deploy"] == 2 and counts["script"] == 1 and counts["the script"] == 1 and counts["absent"] == 0
+    finally:
+        store.close()
+
+
 def test_a_schema_6_store_gets_postings_that_writes_keep_and_the_search_reads(url):
     """Migration 7 on a store as schema 6 left it: the rows already there get their postings, each
     word's weighted count over the three columns in position order; an insert, a rewrite and a

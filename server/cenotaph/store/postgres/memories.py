@@ -5,7 +5,7 @@ substring lane (pg_trgm)."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 from cenotaph.store.memories import BM25_WEIGHTS, Scope, idf
@@ -19,14 +19,17 @@ _WEIGHT = "CASE o1.weight {} ELSE {}::float8 END".format(
 
 
 def term_documents(conn: Any, terms: Sequence[str]) -> dict[str, int]:
-    """How many rows (any project, any column) hold each term, one index scan for all."""
-    queries = {term: " <-> ".join(f"'{w}'" for w in fulltext.words(term)) for term in terms}
-    counted = [(term, q) for term, q in queries.items() if q]  # a term of no words is in no row
+    """How many rows (any project, any column) hold each term, in one statement: a word's count
+    from its postings (migration 7 keeps a row per word and row: the key's index counts them
+    alone), a term of several words through the full-text index."""
+    counted = [(term, words) for term in terms if (words := fulltext.words(term))]  # no words: in no row
     found: dict[str, int] = {}
     if counted:
-        counts = ", ".join("(SELECT count(*) FROM memories WHERE fts @@ ?::tsquery)" for _ in counted)
-        with _by_index(conn):
-            row = conn.execute(f"SELECT {counts}", [q for _, q in counted]).fetchone()
+        counts = ", ".join("(SELECT count(*) FROM memory_postings WHERE lexeme = ?)" if len(words) == 1
+                           else "(SELECT count(*) FROM memories WHERE fts @@ ?::tsquery)" for _, words in counted)
+        params = [words[0] if len(words) == 1 else " <-> ".join(f"'{w}'" for w in words) for _, words in counted]
+        with _by_index(conn) if any(len(words) > 1 for _, words in counted) else nullcontext():
+            row = conn.execute(f"SELECT {counts}", params).fetchone()
         found = {term: n for (term, _), n in zip(counted, row, strict=True)}
     return {term: found.get(term, 0) for term in terms}
 
