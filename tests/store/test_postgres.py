@@ -287,7 +287,10 @@ def _undo_anchors_and_roles(conn) -> None:
 
 
 def _undo_signs_index(conn) -> None:
-    """Back to schema 11's layout: the project's index without the row ids and signs."""
+    """Back to schema 11's layout: the project's index without the row ids and signs, the
+    postings' key without the frequency."""
+    if conn.execute("SELECT to_regclass('memory_postings')").fetchone()[0] is not None:
+        conn.execute("ALTER TABLE memory_postings DROP CONSTRAINT memory_postings_pkey, ADD PRIMARY KEY (lexeme, row_id)")
     if conn.execute("SELECT to_regclass('memory_vectors')").fetchone()[0] is not None:
         conn.execute("DROP INDEX IF EXISTS memory_vectors_project")
         conn.execute("CREATE INDEX memory_vectors_project ON memory_vectors (project)")
@@ -295,43 +298,51 @@ def _undo_signs_index(conn) -> None:
 
 _KNN_PLAN = ("EXPLAIN SELECT row_id, signs <~> binary_quantize(%s::vector)::bit(384) AS distance FROM memory_vectors "
              "WHERE project = %s ORDER BY distance, row_id LIMIT 30")
+_POSTINGS_PLAN = "EXPLAIN SELECT row_id, frequency FROM memory_postings WHERE lexeme = %s"
 
 
-def test_a_schema_11_store_gets_knn_read_from_the_projects_index_alone(url):
-    """Migration 12: a project's row ids and signs move into its index, so KNN's scan reads the
-    index and not the table's rows with their vectors (an index-only scan, as a new store's is)."""
+def test_a_schema_11_store_gets_knn_and_postings_read_from_their_indexes_alone(url):
+    """Migration 12: a project's row ids and signs move into its index, and each word's frequency
+    into the postings' key, so KNN's scan and a word's lookup read an index and not the tables'
+    rows (index-only scans, as a new store's are)."""
     store = open_store(url)
     rng = np.random.default_rng(5)
     block = rng.normal(size=(40, 384)).astype(np.float32)
     with store.write() as conn:
         vectors.create(conn, 384)
-        ids = [memories.insert(conn, _row("p")) for _ in block]
+        ids = [memories.insert(conn, replace(_row("p"), content=f"deploy note {n}")) for n in range(len(block))]
         for row, v in zip(ids, block, strict=True):
             vectors.insert(conn, row, "p", v)
     store.close()
 
-    def plan(conn) -> str:
-        conn.execute("VACUUM (ANALYZE) memory_vectors")  # an index-only scan needs the pages all-visible
+    def plans(conn) -> tuple[str, str]:
+        conn.execute("VACUUM (ANALYZE) memory_vectors, memory_postings")  # index-only scans need all-visible pages
         with conn.transaction():
-            # 40 rows on one page: the table would be read whole otherwise.
+            # 40 rows on a page or two: the tables would be read whole otherwise.
             conn.execute("SET LOCAL enable_seqscan = off")
             conn.execute("SET LOCAL enable_bitmapscan = off")
-            return "\n".join(r[0] for r in conn.execute(_KNN_PLAN, (block[0], "p")))
+            return ("\n".join(r[0] for r in conn.execute(_KNN_PLAN, (block[0], "p"))),
+                    "\n".join(r[0] for r in conn.execute(_POSTINGS_PLAN, ("deploy",))))
 
     with psycopg.connect(url, autocommit=True) as conn:
         register_vector(conn)
-        assert "Index Only Scan using memory_vectors_project" in plan(conn)  # a new store's index
+        knn, postings = plans(conn)  # a new store's indexes
+        assert "Index Only Scan using memory_vectors_project" in knn and "Index Only Scan" in postings
         _undo_signs_index(conn)
         conn.execute("DELETE FROM schema_migrations WHERE version >= 12")
-        assert "Index Only Scan" not in plan(conn)  # positive control: schema 11 reads the table
+        knn, postings = plans(conn)  # positive control: schema 11 reads the tables
+        assert "Index Only Scan" not in knn and "Index Only Scan" not in postings
     store = open_store(url)
     try:
         with psycopg.connect(url, autocommit=True) as conn:
             register_vector(conn)
-            assert "Index Only Scan using memory_vectors_project" in plan(conn)
+            knn, postings = plans(conn)
+            assert "Index Only Scan using memory_vectors_project" in knn and "Index Only Scan" in postings
         with store.read() as conn:
             nearest = vectors.knn(conn, "p", block[7], 5)
+            found = memories.fts_search(conn, '"deploy" OR "7"', Scope(projects=("p",)), 3)
         assert store.schema_version == len(migrations.MIGRATIONS) and nearest[0][0] == ids[7]
+        assert found[0][0] == ids[7] and len(found) == 3
     finally:
         store.close()
 
