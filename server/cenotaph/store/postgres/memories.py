@@ -19,19 +19,24 @@ _WEIGHT = "CASE o1.weight {} ELSE {}::float8 END".format(
 
 
 def term_documents(conn: Any, terms: Sequence[str]) -> dict[str, int]:
-    """How many rows (any project, any column) hold each term, in one statement: a word's count
-    from its postings (migration 7 keeps a row per word and row: the key's index counts them
-    alone), a term of several words through the full-text index."""
+    """How many rows (any project, any column) hold each term, in one statement."""
     counted = [(term, words) for term in terms if (words := fulltext.words(term))]  # no words: in no row
-    found: dict[str, int] = {}
-    if counted:
-        counts = ", ".join("(SELECT count(*) FROM memory_postings WHERE lexeme = ?)" if len(words) == 1
-                           else "(SELECT count(*) FROM memories WHERE fts @@ ?::tsquery)" for _, words in counted)
-        params = [words[0] if len(words) == 1 else " <-> ".join(f"'{w}'" for w in words) for _, words in counted]
-        with _by_index(conn) if any(len(words) > 1 for _, words in counted) else nullcontext():
-            row = conn.execute(f"SELECT {counts}", params).fetchone()
-        found = {term: n for (term, _), n in zip(counted, row, strict=True)}
+    counts = _row_counts(conn, [("word", words[0]) if len(words) == 1
+                                else ("tsquery", " <-> ".join(f"'{w}'" for w in words)) for _, words in counted])
+    found = {term: n for (term, _), n in zip(counted, counts, strict=True)}
     return {term: found.get(term, 0) for term in terms}
+
+
+def _row_counts(conn: Any, lookups: Sequence[tuple[str, str]]) -> list[int]:
+    """How many rows hold each lookup, in one statement: ("word", w) from w's postings (migration
+    7 keeps a row per word and row: the key's index counts them alone), ("tsquery", q) through the
+    full-text index (a phrase of several words, or a word in one column)."""
+    if not lookups:
+        return []
+    counts = ", ".join("(SELECT count(*) FROM memory_postings WHERE lexeme = ?)" if kind == "word"
+                       else "(SELECT count(*) FROM memories WHERE fts @@ ?::tsquery)" for kind, _ in lookups)
+    with _by_index(conn) if any(kind != "word" for kind, _ in lookups) else nullcontext():
+        return list(conn.execute(f"SELECT {counts}", [value for _, value in lookups]).fetchone())
 
 
 @contextmanager
@@ -63,8 +68,12 @@ def fts_search(conn: Any, match: str, scope: Scope, limit: int,
         params = [*params, *valid_from_between]
     phrases = query.phrases
     given = documents if documents is not None and len(documents) == len(phrases) else [None] * len(phrases)
-    counts = [n if n is not None and len(p.words) == 1 and p.labels == fulltext.ALL_COLUMNS
-              else _rows_matching(conn, p.tsquery) for p, n in zip(phrases, given, strict=True)]
+    # The caller's counts are a word's over all columns; any other phrase is counted here, all at once.
+    word = [len(p.words) == 1 and p.labels == fulltext.ALL_COLUMNS for p in phrases]
+    missing = [i for i, (n, whole) in enumerate(zip(given, word, strict=True)) if n is None or not whole]
+    lookups = [("word", phrases[i].words[0]) if word[i] else ("tsquery", phrases[i].tsquery) for i in missing]
+    counted = dict(zip(missing, _row_counts(conn, lookups), strict=True))
+    counts = [counted.get(i, n) for i, n in enumerate(given)]
     total, average = _totals(conn)
     sql, sql_params = _scored(query, [idf(total, n) for n in counts], average, where, params)
     rows = conn.execute(f"{sql} ORDER BY score DESC, hit.id LIMIT ?", [*sql_params, limit])
@@ -113,11 +122,6 @@ def _scored(query: fulltext.Query, idfs: Sequence[float], average: float, where:
     return sql, [*narrow_params, query.whole, *params, *branch_params, *(v for n in idfs for v in (n, average))]
 
 
-def _rows_matching(conn: Any, tsquery: str) -> int:
-    with _by_index(conn):
-        return conn.execute("SELECT count(*) FROM memories WHERE fts @@ ?::tsquery", (tsquery,)).fetchone()[0]
-
-
 def _totals(conn: Any) -> tuple[int, float]:
     """The index's rows and their average length in tokens (FTS5's N and avgdl)."""
     rows, tokens = conn.execute("SELECT rows, tokens FROM fts_totals").fetchone()
@@ -141,7 +145,7 @@ def matching_rows(conn: Any, match: str) -> int:
     query = fulltext.read(match)
     if query is None:
         return 0
-    return _rows_matching(conn, query.whole)
+    return _row_counts(conn, [("tsquery", query.whole)])[0]
 
 
 def _like_pattern(needle: str) -> str:
