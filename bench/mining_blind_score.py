@@ -3,7 +3,7 @@
 The labels were written and committed (the freeze) before the miner was run on any of these
 repositories: every name a manifest ever declared and HEAD no longer does, labelled `decision`,
 `noise` (with a category) or `debatable` from the history. SPLIT.json cuts the corpus in halves
-balanced by ecosystem (A and B, then C, judged later by another): tune on some, report the others
+balanced by ecosystem (A and B, then C and D, each judged later by another): tune on some, report the others
 untouched, then rotate.
 
 Figures, per split and overall:
@@ -133,7 +133,7 @@ def main(argv: list[str]) -> None:
     from cenotaph.cli.commands.mining import DEFAULT_MIN_CONFIDENCE
 
     split = json.loads((LABELS / "SPLIT.json").read_text(encoding="utf-8"))
-    halves = [half for half in ("A", "B", "C") if half in split]
+    halves = [half for half, names in split.items() if isinstance(names, list)]
     clones = dict(pair.split("=", 1) for pair in argv) or {
         name: f"/tmp/blind/{name}" for half in halves for name in split[half]}
     results = [score(name, clone, DEFAULT_MIN_CONFIDENCE) for name, clone in clones.items()]
