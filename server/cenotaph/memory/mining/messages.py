@@ -143,15 +143,29 @@ def says_unused(message: str, name: str) -> str | None:
     return None
 
 
+def parts(text: str) -> list[str]:
+    return [p for p in re.split(r"[-_./]+", text.lower()) if p]
+
+
+def versioned(name: str, successor: str) -> bool:
+    """Whether `successor` is `name` at another version, the version being part of the name
+    (`python-pip` → `python3-pip`, `python2.7` → `python3`, `libssl1.0` → `libssl3`): the two
+    differ only in their digits. Whatever the message says, that is an upgrade, not a choice."""
+    def letters(text: str) -> list[str]:
+        return [p for p in (re.sub(r"\d+", "", part) for part in parts(text)) if p]
+    old = letters(name)
+    return name.lower() != successor.lower() and sum(map(len, old)) >= 3 and old == letters(successor)
+
+
 def renamed(name: str, successor: str, message: str) -> bool:
     """Whether `successor` is `name` published again under a new name (`dirs` → `dirs-next`,
     `jemallocator` → `tikv-jemallocator`), or folded back into the package it was a variant of
     (`cross-spawn-async` → `cross-spawn`, the image `archlinux/base` → `archlinux`): one name holds
     the other whole (the old one but for one last part), and the commit's subject chooses nothing
     (no "replace", "switch", "instead") nor says what was wrong with the old one (unmaintained,
-    deprecated, a vulnerability)."""
-    def parts(text: str) -> list[str]:
-        return [p for p in re.split(r"[-_./]+", text.lower()) if p]
+    deprecated, a vulnerability); or it is the same name at another version (`versioned`)."""
+    if versioned(name, successor):
+        return True
     if successor.startswith("@") and not name.startswith("@"):
         return False  # a scope is an owner of its own: `@clack/prompts` is not `prompts` again
     old, new = parts(name), parts(successor)
