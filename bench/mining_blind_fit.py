@@ -40,7 +40,9 @@ _HAND = {"revert": 0.25, "experiment": -0.3, "named": 0.2, "signal": 0.15, "unus
          "system": -0.3, "system_chosen": -0.1, "runtime": 0.1, "same_day": -0.2, "short_silent": -0.1,
          "short": 0.05, "long": 0.0, "churn": -0.15, "build": -0.2, "subproject": -0.2, "moved_out": -0.35,
          "dev": -0.1, "backport": -0.1, "compat": -0.2, "direct_only": -0.3, "vendored": -0.3, "floor": -0.3}
-PRIOR = {feature: 4 * weight for feature, weight in _HAND.items()}
+# Evidence that had no weight of its own before the fit: pulled toward nothing.
+_NEW = ()
+PRIOR = {feature: 4 * weight for feature, weight in _HAND.items()} | dict.fromkeys(_NEW, 0.0)
 PRIOR_INTERCEPT = math.log(0.35 / 0.65)
 FEATURES = sorted(PRIOR)
 STRENGTHS = (1.0, 3.0, 10.0, 30.0, 100.0)
@@ -104,13 +106,14 @@ def predict(rows: list[Row], model: tuple[float, dict[str, float]]) -> list[floa
     return [1 / (1 + math.exp(-(intercept + sum(weights[f] for f in row.features)))) for row in rows]
 
 
-def score(rows: list[Row], confidences: list[float], labels: dict[str, dict], names: list[str]) -> dict:
+def score(rows: list[Row], confidences: list[float], labels: dict[str, dict], names: list[str],
+          cut: float = CUT) -> dict:
     """The scorer's figures for `names`, with each row's confidence as given."""
     tallies = []
     for name in names:
         proposals = [Proposal(row.key, p, row.replacement) for row, p in zip(rows, confidences, strict=True)
                      if row.repository == name]
-        tallies.append(count(labels[name], proposals, CUT))
+        tallies.append(count(labels[name], proposals, cut))
     total = figures(tallies)
     return {field: total[field] for field in ("precision_default", "recall_default", "recall_all", "shown",
                                               "shown_right", "decisions", "replacements_right_ratio",
@@ -153,19 +156,23 @@ def main(argv: list[str]) -> None:
     by_repository = [[name] for name in names]
     loro = {s: score(rows, held_out(rows, labels, by_repository, s)[0], labels, names) for s in STRENGTHS}
     strength = max(STRENGTHS, key=lambda s: (loro[s]["shown_right"] / max(1, loro[s]["shown"]) + loro[s]["recall_default"], -s))
+    # What another cut would give, out of fold: the price of precision in recall.
+    loro_confidences = held_out(rows, labels, by_repository, strength)[0]
+    cuts = {cut: score(rows, loro_confidences, labels, names, cut) for cut in (0.4, 0.5, 0.6, 0.7, 0.8)}
     _, rotations = held_out(rows, labels, list(halves.values()), strength)
     model = fit(rows, strength)
     prior_model = (PRIOR_INTERCEPT, PRIOR)
     report = {
         "rows": len(rows), "decisions_among_rows": sum(r.decision for r in rows), "feature_counts": counts,
         "leave_one_repository_out_by_strength": loro, "strength": strength,
+        "leave_one_repository_out_by_cut": cuts,
         "held_out_by_rotation": {f"fit on the others, scored on {half}": figures
                                  for half, figures in zip(halves, rotations, strict=True)},
         "in_fold": {half: score(rows, predict(rows, model), labels, names_) for half, names_ in halves.items()}
         | {"all": score(rows, predict(rows, model), labels, names)},
         "prior_weights_unfitted": {half: score(rows, predict(rows, prior_model), labels, names_)
                                    for half, names_ in halves.items()},
-        "INTERCEPT": round(model[0], 2), "WEIGHTS": {f: round(w, 2) for f, w in model[1].items()},
+        "INTERCEPT": round(model[0], 2), "WEIGHTS": {f: round(w, 2) + 0.0 for f, w in model[1].items()},  # + 0.0: no "-0.0"
     }
     print(json.dumps(report, indent=1))
 

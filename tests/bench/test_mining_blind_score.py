@@ -60,8 +60,8 @@ def test_the_frozen_corpus_is_well_formed():
     split = json.loads((corpus / "SPLIT.json").read_text(encoding="utf-8"))
     names = sorted(p.stem for p in corpus.glob("*.json") if p.stem != "SPLIT")
     assert len(names) >= 16
-    assert sorted(split["A"] + split["B"]) == names
-    assert len(split["A"]) == len(split["B"])
+    assert sorted(split["A"] + split["B"] + split["C"]) == names
+    assert len(split["A"]) == len(split["B"]) == len(split["C"])
     categories = {"moved-to-another-package", "transitive/temporary pin", "example/docs/bench/test-input",
                   "build-stage system package", "own workspace package", "experiment removed soon",
                   "backport retired", "whole feature deleted", "rename of the same package", "other"}
@@ -69,9 +69,10 @@ def test_the_frozen_corpus_is_well_formed():
         doc = json.loads((corpus / f"{name}.json").read_text(encoding="utf-8"))
         assert re.fullmatch(r"[0-9a-f]{40}", doc["head"]), name
         assert doc["judged_by"] and doc["judged_at"] and doc["method"], name
-        assert any(v["label"] == "decision" for v in doc["labels"].values()), name
+        # A repository may have dropped nothing by choice (C's records): its noise is still judged.
+        assert doc["labels"], name
         for key, verdict in doc["labels"].items():
-            assert re.fullmatch(r"[a-z]+/\S+", key), (name, key)
+            assert re.fullmatch(r"[a-z]+/\S.*", key), (name, key)  # C labels "pypi/-e -", a Pipfile entry
             assert verdict["label"] in ("decision", "noise", "debatable"), (name, key)
             assert verdict["evidence"], (name, key)
             if verdict["label"] == "noise":

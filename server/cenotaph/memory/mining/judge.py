@@ -292,7 +292,8 @@ def passed_over(walk: Walk, key: Key, candidate: Candidate, last: Episode) -> st
             and not speaks_of(last.message, last.name):
         return f"dropped by a version bump of {bump[1]}, in a commit about that package"
     named = names_package(last.message, last.name, scope=False)
-    said_replacement = "replaced_message" in candidate.features
+    # A successor the message names, for this name or for the several the commit dropped.
+    said_replacement = not {"replaced_message", "replaced_shared"}.isdisjoint(candidate.features)
     if not named and (project_gone := walk.project_gone(last)) and \
             not (said_replacement and _framework_of(walk, key, last)):
         # Like a deleted Dockerfile's base image: the (sub)project went, its dependencies with it;
@@ -363,14 +364,14 @@ def _replacement(walk: Walk, key: Key, episode: Episode) -> tuple[str | None, st
     # What speaks of this name: the lines of the message that name it ("Replace nose with pytest");
     # else the subject, when the commit dropped no other name. In a list of changes, a line that
     # names neither it nor the subject's business is about another change ("add pyright config").
-    # The same name at another version, declared by the commit (`python-pip` → `python3-pip` when
-    # the message says "python3"): what the name became, whatever else the message names.
-    if twin := next((name for name, _ in added if versioned(episode.name, name)), None):
-        return twin, "commit"
     lines = [line for line in message.splitlines() if line.strip()]
     subject = lines[0] if lines else ""
     mentions = "\n".join(line for line in lines if speaks_of(line, episode.name))
     said = mentions or (subject if dropped == [key] else "")
+    # The same name at another version, declared by the commit (`python-pip` → `python3-pip` when
+    # the message says "python3"): what the name became, whatever else the message names.
+    if twin := next((name for name, _ in added if versioned(episode.name, name)), None):
+        return twin, "message" if _position(said or subject, twin) is not None else "commit"
     # The name the message gives first ("from setuptools to hatchling + hatch-vcs": hatchling), so
     # that the answer does not hang on the order the commit's names were read in.
     named = sorted((position, name) for name, _ in added if said and (position := _position(said, name)) is not None)

@@ -149,12 +149,16 @@ def parts(text: str) -> list[str]:
 
 def versioned(name: str, successor: str) -> bool:
     """Whether `successor` is `name` at another version, the version being part of the name
-    (`python-pip` → `python3-pip`, `python2.7` → `python3`, `libssl1.0` → `libssl3`): the two
-    differ only in their digits. Whatever the message says, that is an upgrade, not a choice."""
+    (`python-pip` → `python3-pip`, `python2.7` → `python3`, `libssl1.0` → `libssl3`), or moved under
+    a scope with the same words (`rollup-plugin-terser` → `@rollup/plugin-terser`,
+    `@tsconfig/docusaurus` → `@docusaurus/tsconfig`): the two differ only in their digits or in the
+    order of their words. Whatever the message says, that is the same package, not a choice."""
     def letters(text: str) -> list[str]:
         return [p for p in (re.sub(r"\d+", "", part) for part in parts(text)) if p]
     old = letters(name)
-    return name.lower() != successor.lower() and sum(map(len, old)) >= 3 and old == letters(successor)
+    if name.lower() == successor.lower() or sum(map(len, old)) < 3:
+        return False
+    return old == letters(successor) or sorted(parts(name.lstrip("@"))) == sorted(parts(successor.lstrip("@")))
 
 
 def renamed(name: str, successor: str, message: str) -> bool:
@@ -163,9 +167,13 @@ def renamed(name: str, successor: str, message: str) -> bool:
     (`cross-spawn-async` → `cross-spawn`, the image `archlinux/base` → `archlinux`): one name holds
     the other whole (the old one but for one last part), and the commit's subject chooses nothing
     (no "replace", "switch", "instead") nor says what was wrong with the old one (unmaintained,
-    deprecated, a vulnerability); or it is the same name at another version (`versioned`)."""
+    deprecated, a vulnerability); or it is the same name at another version (`versioned`) and the
+    subject does not say it uses the successor by name ("use `http-proxy-3`": a fork chosen)."""
+    subject = message.strip().splitlines()[0] if message.strip() else ""
+    # "Use CommonJS-compatible export in TypeScript definition" uses something else: no choice of it.
+    chooses = _CHOOSES.search(subject) is not None and speaks_of(subject, successor)
     if versioned(name, successor):
-        return True
+        return not chooses
     if successor.startswith("@") and not name.startswith("@"):
         return False  # a scope is an owner of its own: `@clack/prompts` is not `prompts` again
     old, new = parts(name), parts(successor)
@@ -175,9 +183,6 @@ def renamed(name: str, successor: str, message: str) -> bool:
     if not folded_back and (len(new) <= len(old) or
                             not any(new[i:i + len(old)] == old for i in range(len(new) - len(old) + 1))):
         return False
-    subject = message.strip().splitlines()[0] if message.strip() else ""
-    # "Use CommonJS-compatible export in TypeScript definition" uses something else: no choice of it.
-    chooses = _CHOOSES.search(subject) is not None and speaks_of(subject, successor)
     return not SIGNAL_WORDS.search(subject) and not _WHY_WORDS.search(subject) and not chooses \
         and not _MAINTENANCE.search(message)
 
