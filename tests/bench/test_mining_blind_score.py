@@ -77,3 +77,20 @@ def test_the_frozen_corpus_is_well_formed():
             assert verdict["evidence"], (name, key)
             if verdict["label"] == "noise":
                 assert verdict["category"] in categories, (name, key)
+
+
+def test_the_fit_knows_every_kind_of_evidence_the_miner_weighs_and_recovers_a_clear_signal():
+    from cenotaph.memory.mining.evidence import WEIGHTS
+
+    spec = importlib.util.spec_from_file_location("mining_blind_fit", BENCH / "mining_blind_fit.py")
+    fit = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = fit
+    spec.loader.exec_module(fit)
+    assert set(fit.PRIOR) == set(WEIGHTS)
+    # Named drops are decisions 9 times in 10, silent ones 1 in 10: the fit moves `named` up from its
+    # prior and the intercept down, whatever the pull.
+    rows = [fit.Row("r", f"npm/n{i}", ("named",) if i < 20 else (), (i % 10 != 0) == (i < 20), None, None)
+            for i in range(40)]
+    intercept, weights = fit.fit(rows, 1.0)
+    assert weights["named"] > fit.PRIOR["named"] and intercept < fit.PRIOR_INTERCEPT
+    assert fit.predict(rows[:1], (intercept, weights))[0] > 0.8 > 0.2 > fit.predict(rows[-1:], (intercept, weights))[0]

@@ -1065,3 +1065,28 @@ def test_a_name_a_merged_branch_declared_and_dropped_before_the_merge_is_seen(me
     assert ujson["confidence"] >= 0.5 and ujson["reason"].startswith("Remove the `ujson` dependency")
     assert [e["role"] for e in ujson["evidence"]] == ["added", "removed"]
     assert "rich" not in found  # merged and still declared: the positive control
+
+
+def test_the_same_name_at_another_version_or_under_a_scope_is_the_same_package(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    apt = "FROM debian:12\nRUN apt-get update && apt-get install -y {}\n"
+    repo.commit("Start", {"Dockerfile": apt.format("python2.7 python-pip curl"),
+                          "package.json": '{"devDependencies": {"rollup-plugin-terser": "7", "uglify-js": "3"}}'},
+                at=LONG_AGO)
+    # "python3" named, yet python-pip became python3-pip: what each became is its own twin.
+    repo.commit("Upgrade the dev image's packages to python3",
+                {"Dockerfile": apt.format("python3 python3-pip wget")}, at=day(2))
+    repo.commit("build: move to the scoped rollup plugins", {"package.json": '{"devDependencies": '
+                                                             '{"@rollup/plugin-terser": "0.4", "uglify-js": "3"}}'},
+                at=day(3))
+    # The positive control: a package the message replaces with another.
+    repo.commit("Replace uglify-js with esbuild, faster", {"package.json": '{"devDependencies": '
+                                                           '{"@rollup/plugin-terser": "0.4", "esbuild": "0.20"}}'},
+                at=day(4))
+    _, found = mine(memory, repo)
+    assert found["python-pip"]["replacement"] == "python3-pip"
+    for name in ("python-pip", "python2-7", "rollup-plugin-terser"):
+        assert any("the same package" in g for g in found[name]["grounds"]), name
+        assert found[name]["confidence"] < 0.5, name
+    assert found["curl"]["replacement"] is None  # no twin: the build's environment, as before
+    assert found["uglify-js"]["replacement"] == "esbuild" and found["uglify-js"]["confidence"] >= 0.5
