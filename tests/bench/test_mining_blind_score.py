@@ -93,4 +93,5 @@ def test_the_fit_knows_every_kind_of_evidence_the_miner_weighs_and_recovers_a_cl
             for i in range(40)]
     intercept, weights = fit.fit(rows, 1.0)
     assert weights["named"] > fit.PRIOR["named"] and intercept < fit.PRIOR_INTERCEPT
-    assert fit.predict(rows[:1], (intercept, weights))[0] > 0.8 > 0.2 > fit.predict(rows[-1:], (intercept, weights))[0]
+    named, silent = fit.predict([rows[0], rows[-1]], (intercept, weights))
+    assert named > 0.8 and silent < 0.2

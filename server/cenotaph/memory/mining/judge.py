@@ -197,6 +197,7 @@ def _shares_replacement(walk: Walk, key: Key, last: Episode, replacement: str | 
 
 
 def _replacement_cached(walk: Walk, key: Key, episode: Episode) -> tuple[str | None, str | None]:
+    """`_replacement`, read once per name and removing commit (its siblings ask for it too)."""
     found = walk.replacements.get((key, episode.removed_in))
     if found is None:
         found = walk.replacements[(key, episode.removed_in)] = _replacement(walk, key, episode)

@@ -143,7 +143,7 @@ def says_unused(message: str, name: str) -> str | None:
     return None
 
 
-def parts(text: str) -> list[str]:
+def _parts(text: str) -> list[str]:
     return [p for p in re.split(r"[-_./]+", text.lower()) if p]
 
 
@@ -152,13 +152,13 @@ def versioned(name: str, successor: str) -> bool:
     (`python-pip` → `python3-pip`, `python2.7` → `python3`, `libssl1.0` → `libssl3`), or moved under
     a scope with the same words (`rollup-plugin-terser` → `@rollup/plugin-terser`,
     `@tsconfig/docusaurus` → `@docusaurus/tsconfig`): the two differ only in their digits or in the
-    order of their words. Whatever the message says, that is the same package, not a choice."""
+    order of their words (`renamed` decides whether the subject chose it all the same)."""
     def letters(text: str) -> list[str]:
-        return [p for p in (re.sub(r"\d+", "", part) for part in parts(text)) if p]
+        return [p for p in (re.sub(r"\d+", "", part) for part in _parts(text)) if p]
     old = letters(name)
     if name.lower() == successor.lower() or sum(map(len, old)) < 3:
         return False
-    return old == letters(successor) or sorted(parts(name.lstrip("@"))) == sorted(parts(successor.lstrip("@")))
+    return old == letters(successor) or sorted(_parts(name.lstrip("@"))) == sorted(_parts(successor.lstrip("@")))
 
 
 def renamed(name: str, successor: str, message: str) -> bool:
@@ -176,7 +176,7 @@ def renamed(name: str, successor: str, message: str) -> bool:
         return not chooses
     if successor.startswith("@") and not name.startswith("@"):
         return False  # a scope is an owner of its own: `@clack/prompts` is not `prompts` again
-    old, new = parts(name), parts(successor)
+    old, new = _parts(name), _parts(successor)
     if not old or not new or old == new:
         return False
     folded_back = len(old) == len(new) + 1 and old[:len(new)] == new
