@@ -450,13 +450,17 @@ def test_a_list_of_changes_gives_a_replacement_only_from_the_lines_that_speak_of
     # The positive control: the line that drops the theme names what replaces it.
     repo.commit("update docs\n\n* switch to sphinx-theme-new instead of sphinx-theme-old\n* add pyright config\n",
                 {"requirements/docs.in": docs("sphinx", "sphinx-theme-new")}, at=day(2))
-    # The subject says which tool is used now: it replaces each it dropped.
-    repo.commit("Use ruff linter and formatter\n\n* configure the rules\n",
-                {"requirements/lint.in": docs("ruff")}, at=day(3))
+    # The subject says which tool is used now: it replaces the one it dropped.
+    repo.commit("Use ruff linter\n\n* configure the rules\n", {"requirements/lint.in": docs("black", "ruff")},
+                at=day(3))
+    # ... but not each of several it dropped without naming them: which one it replaces is unsaid.
+    repo.commit("Use mdformat\n", {"requirements/docs.in": docs("mdformat")}, at=day(4))
     found = mine(memory, repo)[1]
     assert found["sphinx-issues"]["replacement"] is None
     assert found["sphinx-theme-old"]["replacement"] == "sphinx-theme-new"
-    assert found["flake8"]["replacement"] == "ruff" and found["black"]["replacement"] == "ruff"
+    assert found["flake8"]["replacement"] == "ruff"
+    assert found["sphinx"]["replacement"] is None and found["sphinx-theme-new"]["replacement"] is None
+    assert any("not of this one" in g for g in found["sphinx"]["grounds"])
 
 
 def go_mod(direct: list[str], indirect: list[str] = ()) -> str:
@@ -825,8 +829,11 @@ def test_a_framework_swap_names_its_tool_for_every_name_it_dropped(memory, tmp_p
     repo.commit("chore: tidy", {"package.json": '{"scripts": {"build": "esbuild src/cli.ts --bundle"}, "dependencies": {}}'},
                 at=day(3))
     _, found = mine(memory, repo)
+    # The message names esbuild for all three and none of them: its credit counts, but which of them it
+    # replaces is unsaid (on the blind corpus such a successor was the judges' for 2 names of 18).
     for name in ("@babel/preset-env", "@babel/preset-typescript", "rollup-plugin-babel"):
-        assert found[name]["replacement"] == "esbuild" and found[name]["confidence"] >= 0.5
+        assert found[name]["replacement"] is None and found[name]["confidence"] >= 0.5
+        assert "esbuild" in found[name]["reason"]
     assert found["rollup"]["replacement"] is None  # dropped in a commit that runs no new tool
 
 
@@ -932,7 +939,7 @@ def test_a_base_image_whose_successor_the_message_names_was_a_choice_about_the_b
     repo.commit("Update Dockerfile", {"Dockerfile": "FROM alpine:3\n"}, at=day(3))
     _, found = mine(memory, repo)
     assert found["archlinux"]["replacement"] == "ubuntu" and found["archlinux"]["confidence"] >= 0.5
-    assert any("build's environment (-0.10)" in g for g in found["archlinux"]["grounds"])
+    assert any("build's environment (" in g for g in found["archlinux"]["grounds"])
     # A successor the message does not name: the build's environment, as before.
     assert found["debian"]["confidence"] < 0.5
 
@@ -946,7 +953,7 @@ def test_a_message_naming_the_product_a_package_ships_names_the_package(memory, 
     assert any("names it" in g for g in found["flow-bin"]["grounds"]) and found["flow-bin"]["confidence"] >= 0.5
     # webpack-cli went in the same commit, its product unnamed: no word about it.
     assert not any("names it" in g for g in found["webpack-cli"]["grounds"])
-    assert found["webpack-cli"]["confidence"] < 0.5
+    assert found["webpack-cli"]["confidence"] < found["flow-bin"]["confidence"]
 
 
 def test_a_variant_folded_back_into_its_package_is_the_same_package(memory, tmp_path):
@@ -1058,3 +1065,28 @@ def test_a_name_a_merged_branch_declared_and_dropped_before_the_merge_is_seen(me
     assert ujson["confidence"] >= 0.5 and ujson["reason"].startswith("Remove the `ujson` dependency")
     assert [e["role"] for e in ujson["evidence"]] == ["added", "removed"]
     assert "rich" not in found  # merged and still declared: the positive control
+
+
+def test_the_same_name_at_another_version_or_under_a_scope_is_the_same_package(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    apt = "FROM debian:12\nRUN apt-get update && apt-get install -y {}\n"
+    repo.commit("Start", {"Dockerfile": apt.format("python2.7 python-pip curl"),
+                          "package.json": '{"devDependencies": {"rollup-plugin-terser": "7", "uglify-js": "3"}}'},
+                at=LONG_AGO)
+    # "python3" named, yet python-pip became python3-pip: what each became is its own twin.
+    repo.commit("Upgrade the dev image's packages to python3",
+                {"Dockerfile": apt.format("python3 python3-pip wget")}, at=day(2))
+    repo.commit("build: move to the scoped rollup plugins", {"package.json": '{"devDependencies": '
+                                                             '{"@rollup/plugin-terser": "0.4", "uglify-js": "3"}}'},
+                at=day(3))
+    # The positive control: a package the message replaces with another.
+    repo.commit("Replace uglify-js with esbuild, faster", {"package.json": '{"devDependencies": '
+                                                           '{"@rollup/plugin-terser": "0.4", "esbuild": "0.20"}}'},
+                at=day(4))
+    _, found = mine(memory, repo)
+    assert found["python-pip"]["replacement"] == "python3-pip"
+    for name in ("python-pip", "python2-7", "rollup-plugin-terser"):
+        assert any("the same package" in g for g in found[name]["grounds"]), name
+        assert found[name]["confidence"] < 0.5, name
+    assert found["curl"]["replacement"] is None  # no twin: the build's environment, as before
+    assert found["uglify-js"]["replacement"] == "esbuild" and found["uglify-js"]["confidence"] >= 0.5

@@ -3,8 +3,10 @@ rule in a real history built here, beside a drop of the same shape that the rule
 
 from __future__ import annotations
 
+import math
+
 from cenotaph.cli.commands.mining import DEFAULT_MIN_CONFIDENCE
-from cenotaph.memory.mining.evidence import BASE
+from cenotaph.memory.mining.evidence import INTERCEPT, WEIGHTS
 from cenotaph.memory.mining.git import mine
 from cenotaph.memory.mining.history import Repository
 
@@ -108,7 +110,7 @@ def test_go_work_use_decides_which_modules_are_live(tmp_path):
     assert "github.com/pkg/errors" in by_key
 
 
-def test_grounds_list_the_evidence_and_the_confidence_is_their_sum(tmp_path):
+def test_grounds_list_the_evidence_and_the_confidence_is_the_logistic_of_their_sum(tmp_path):
     repo = GitRepo(tmp_path / "repo")
     repo.commit("Start", {"requirements.txt": "alpha\nbeta\ngamma\n", "CHANGES.md": "# Changes\n"}, at=day(1))
     repo.commit("Tidy the imports", {"requirements.txt": "beta\ngamma\n"}, at=day(20))
@@ -116,14 +118,16 @@ def test_grounds_list_the_evidence_and_the_confidence_is_their_sum(tmp_path):
     repo.commit("Release notes", {"CHANGES.md": "# Changes\n\n- Drop the `alpha` dependency.\n"}, at=day(22))
     _, by_key = history(repo)
     alpha, beta = by_key["alpha"], by_key["beta"]
-    assert any(g.startswith("the changelog:") and "(+0.20)" in g for g in alpha.grounds)
-    assert not any(g.startswith("the changelog") for g in beta.grounds)
-    assert round(alpha.confidence - beta.confidence, 3) == 0.2
+    assert any(g.startswith("the changelog:") and f"({WEIGHTS['changelog']:+.2f})" in g for g in alpha.grounds)
+    assert "changelog" in alpha.features and "changelog" not in beta.features
+    assert alpha.confidence > beta.confidence
+    # Each ground shows its weight in log-odds; the confidence is the logistic of their sum.
     weights = [float(g.rsplit("(", 1)[1].rstrip(")")) for g in beta.grounds]
-    assert beta.confidence == round(BASE + sum(weights), 3)
+    assert weights == [round(WEIGHTS[f], 2) for f in beta.features]
+    assert beta.confidence == round(1 / (1 + math.exp(-(INTERCEPT + sum(WEIGHTS[f] for f in beta.features)))), 3)
 
 
-def test_a_pin_kept_for_another_package_falls_below_the_default_list(tmp_path):
+def test_a_pin_kept_for_another_package_ranks_below_a_drop_of_the_same_words(tmp_path):
     repo = GitRepo(tmp_path / "repo")
     repo.commit("Start", {
         "requirements.txt": "sqlalchemy\n# already required by sqlalchemy; remove once greenlet releases 2.0.0\n"
@@ -131,8 +135,11 @@ def test_a_pin_kept_for_another_package_falls_below_the_default_list(tmp_path):
     }, at=day(1))
     repo.commit("Remove greenlet and ujson", {"requirements.txt": "sqlalchemy\n"}, at=day(15))
     _, by_key = history(repo)
-    assert any("pin" in g for g in by_key["greenlet"].grounds)
-    assert by_key["greenlet"].confidence < DEFAULT_MIN_CONFIDENCE <= by_key["ujson"].confidence
+    assert "pin" in by_key["greenlet"].features and "pin" not in by_key["ujson"].features
+    # Named and dropped on purpose, the pin still weighs against it (by how much is fitted: one pin
+    # in the judged corpus, so it keeps about the weight its rule was given).
+    assert by_key["ujson"].confidence >= DEFAULT_MIN_CONFIDENCE
+    assert by_key["ujson"].confidence - by_key["greenlet"].confidence > 0.3
 
 
 def test_a_drop_in_a_version_bump_of_another_package_is_passed_over(tmp_path):
@@ -164,7 +171,10 @@ def test_the_replacement_a_message_says_is_used_with_the_commits_lines_as_eviden
     repo.commit("use pnpm for the docs", {"requirements.txt": ""}, at=day(12))  # nothing runs pnpm
     _, by_key = history(repo)
     assert by_key["pip-tools"].replacement == "uv"
-    assert by_key["flake8"].replacement == by_key["isort"].replacement == "ruff"
+    # Ruff, named for every tool the commit dropped and naming none of them, replaces no one of them
+    # in particular: on the blind corpus such a successor was the judges' for 2 of 18 names.
+    assert by_key["flake8"].replacement is None and by_key["isort"].replacement is None
+    assert "replaced_shared" in by_key["flake8"].features and "Ruff" in by_key["flake8"].reason
     assert any("named in the message" in g for g in by_key["pip-tools"].grounds)
     assert by_key["click"].replacement is None
 
@@ -183,11 +193,11 @@ def test_system_packages_backports_and_same_day_experiments_rank_lower(tmp_path)
     repo.commit("Remove simplejson", {"requirements.txt": "requests\n"}, at=day(14))
     _, by_key = history(repo)
     assert by_key["make"].confidence < DEFAULT_MIN_CONFIDENCE <= by_key["simplejson"].confidence
-    assert "(-0.30)" in " ".join(by_key["make"].grounds) and "(-0.10)" in " ".join(by_key["wget"].grounds)
+    assert "system" in by_key["make"].features and "system_chosen" in by_key["wget"].features
     assert by_key["make"].confidence < by_key["wget"].confidence
     backport = by_key["importlib-metadata"]
     assert "Python 3.7" in backport.reason and backport.confidence < DEFAULT_MIN_CONFIDENCE
-    assert any("same day" in g or "(-0.20)" in g for g in by_key["tenacity"].grounds)
+    assert "same_day" in by_key["tenacity"].features
     assert by_key["tenacity"].confidence < by_key["simplejson"].confidence
 
 

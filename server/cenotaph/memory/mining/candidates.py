@@ -52,6 +52,7 @@ class Candidate:
     revert: bool = False  # its removal reverted its addition
     commit: str | None = None  # the short sha of the commit that dropped it: the reason's citation
     grounds: tuple[str, ...] = ()  # the evidence the confidence is computed from, each with its weight
+    features: tuple[str, ...] = ()  # the kinds of those grounds (evidence.WEIGHTS keys), as the bench fits them
 
     @property
     def key(self) -> str:

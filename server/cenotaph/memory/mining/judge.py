@@ -30,6 +30,7 @@ from cenotaph.memory.mining.messages import (
     says_vendored,
     shorten,
     speaks_of,
+    versioned,
 )
 from cenotaph.memory.mining.walk import Episode, Key, Walk, kind_of
 from cenotaph.nlp import ecosystems
@@ -57,7 +58,7 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
     ecosystem, _ = key
     last = episodes[-1]
     assert last.removed is not None and last.removed_in is not None
-    replacement, replacement_from = _replacement(walk, key, last)
+    replacement, replacement_from = _replacement_cached(walk, key, last)
     reverted = REVERTS.findall(last.message)
     is_revert = last.added is not None and any(last.added.ref.startswith(sha) for sha in reverted)
     lived = _lifetime(episodes)
@@ -83,63 +84,73 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
     # Added and reverted within days: an experiment undone, and what it "replaced" is what was there.
     experiment = is_revert and lived is not None and lived < EXPERIMENT_DAYS
     if experiment:
-        grounds.append(Ground(f"an experiment, its addition reverted after {lived} days", -0.3))
+        grounds.append(Ground("experiment", f"an experiment, its addition reverted after {lived} days"))
         replacement, replacement_from = None, None
     elif is_revert:
-        grounds.append(Ground("its removal reverts its addition", 0.25))
+        grounds.append(Ground("revert", "its removal reverts its addition"))
     if named:
-        grounds.append(Ground("the removing commit names it", 0.2))
+        grounds.append(Ground("named", "the removing commit names it"))
     if signal and not experiment:
-        grounds.append(Ground(f"the removing commit says \"{signal[0].lower()}\"", 0.15))
+        grounds.append(Ground("signal", f"the removing commit says \"{signal[0].lower()}\""))
     unused = says_unused(last.message, last.name)
     if unused:
-        grounds.append(Ground(f"the removing commit says it was {unused}", 0.1))
+        grounds.append(Ground("unused", f"the removing commit says it was {unused}"))
     same_package = bool(replacement) and renamed(last.name, replacement, last.message)
-    if same_package:
-        grounds.append(Ground(f"the same package published again as {replacement}, and the commit says no more", -0.4))
+    # "Replace eslint with prettier" dropping eslint's plugins too: the successor the message names
+    # is credited to each, but it replaces the one the message is about, not those that went with it.
+    # A rewrite's framework is the one the message is about (`_framework_of`).
+    shared = replacement_from == "message" and not named and not same_package and \
+        _shares_replacement(walk, key, last, replacement) and not _framework_of(walk, key, last)
+    if shared:
+        grounds.append(Ground("replaced_shared", f"{replacement}, named in the message, is the successor of other "
+                                                 "names the commit dropped, not of this one, which it does not name"))
+        replacement, replacement_from = None, None
+    elif same_package:
+        grounds.append(Ground("same_package", f"the same package published again as {replacement}, and the commit says no more"))
     elif replacement_from == "message" and not part_only:
-        grounds.append(Ground(f"replaced by {replacement}, named in the message and added or declared", 0.3))
+        grounds.append(Ground("replaced_message", f"replaced by {replacement}, named in the message and added or declared"))
     elif replacement_from == "usage":
-        grounds.append(Ground(f"replaced by {replacement}: the commit runs it where it ran {last.name}", 0.3))
+        grounds.append(Ground("replaced_usage", f"replaced by {replacement}: the commit runs it where it ran {last.name}"))
     elif replacement:
-        grounds.append(Ground(f"replaced by {replacement}, the one name of its role the commit added", 0.15))
+        grounds.append(Ground("replaced_commit", f"replaced by {replacement}, the one name of its role the commit added"))
     if entry := walk.changelogs.entry(last.name):
-        grounds.append(Ground(f"the changelog: \"{shorten(entry, 100)}\"", 0.2))
+        grounds.append(Ground("changelog", f"the changelog: \"{shorten(entry, 100)}\""))
     if not replacement and (pin := pin_note(last.name, walk.removed_texts.get(key, ""), last.message)):
-        grounds.append(Ground(f"a pin kept for a while or for another package's sake ({pin})", -0.4))
+        grounds.append(Ground("pin", f"a pin kept for a while or for another package's sake ({pin})"))
     system = ecosystem in SYSTEM_ECOSYSTEMS
     if system:
         # Named by the removing commit ("don't install wget"), or its successor named ("Use Ubuntu 22
         # to match GitHub Actions"), it was a choice about the build.
         chosen = named or (replacement_from == "message" and not same_package)
-        grounds.append(Ground("a system package or base image: the build's environment", -0.1 if chosen else -0.3))
+        grounds.append(Ground("system_chosen" if chosen else "system", "a system package or base image: the build's environment"))
     elif _role(last.groups) == "runtime" and "dev" not in classes:
-        grounds.append(Ground("a runtime dependency", 0.1))
+        grounds.append(Ground("runtime", "a runtime dependency"))
     if lived is not None:
         same_day = last.added is not None and _days_between(last.added.at, removed.at) == 0 and len(episodes) == 1
         # Short-lived and dropped without a word (not named, no why, no replacement): a trial set aside.
         silent = not (named or signal or replacement or is_revert)
-        grounds.append(Ground(f"declared {lived} days" + (", dropped without a word" if silent and lived < 30 else ""),
-                              -0.2 if same_day else (-0.1 if silent else 0.05) if lived < 30 else 0.0))
+        grounds.append(Ground("same_day" if same_day else ("short_silent" if silent else "short") if lived < TRIED_DAYS
+                              else "long",
+                              f"declared {lived} days" + (", dropped without a word" if silent and lived < TRIED_DAYS else "")))
     if dropped_too > CHURN and not named and replacement_from != "message":
-        grounds.append(Ground(f"one of {dropped_too} names the commit dropped", -0.15))
-    for name, weight in (("build", -0.2), ("subproject", -0.2), ("moved-out", -0.35)):
+        grounds.append(Ground("churn", f"one of {dropped_too} names the commit dropped"))
+    for name in ("build", "subproject", "moved-out"):
         if name in classes:
-            grounds.append(Ground(f"class {name}", weight))
+            grounds.append(Ground(name.replace("-", "_"), f"class {name}"))
     if {"dev", "backport"} & set(classes):
-        grounds.append(Ground("a development tool" if "dev" in classes else "a backport", -0.1))
+        grounds.append(Ground("dev", "a development tool") if "dev" in classes else Ground("backport", "a backport"))
     if compat and not replacement:
         # With no successor added, the newer platform does its work (Object.assign from Node.js 4).
-        grounds.append(Ground(f"dropped unnamed, with no successor, by a commit that raised the floor to {floor}: "
-                              "for older versions", -0.2))
+        grounds.append(Ground("compat", f"dropped unnamed, with no successor, by a commit that raised the floor to "
+                                        f"{floor}: for older versions"))
     if _DIRECT_ONLY.search(last.message):
-        grounds.append(Ground("the removing commit drops only the direct dependency: still used through another", -0.3))
+        grounds.append(Ground("direct_only", "the removing commit drops only the direct dependency: still used through another"))
     if says_vendored(last.message, last.name):
-        grounds.append(Ground("the removing commit vendors its code: still used, as a copy", -0.3))
+        grounds.append(Ground("vendored", "the removing commit vendors its code: still used, as a copy"))
     if "backport" not in classes:
         floor = None
     if floor:
-        grounds.append(Ground(f"a backport retired when the floor rose ({floor}{'; ' + shim if shim else ''})", -0.3))
+        grounds.append(Ground("floor", f"a backport retired when the floor rose ({floor}{'; ' + shim if shim else ''})"))
     # The commit's why, short; the commit itself is cited beside it (`commit`, the evidence), and
     # the lifetime and classes are fields of their own.
     reason = commit_why(last.message) or commit_why(removed.summary) or f"removed from {removed.path}"
@@ -152,7 +163,8 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
     evidence = [e for episode in episodes[-3:] for e in (episode.added, episode.removed) if e is not None]
     return Candidate(name=last.name, ecosystem=ecosystem, reason=shorten(reason), confidence=confidence(grounds),
                      evidence=tuple(evidence), classes=classes, replacement=replacement, lived_days=lived,
-                     revert=is_revert, commit=removed.ref[:7], grounds=tuple(map(str, grounds)))
+                     revert=is_revert, commit=removed.ref[:7], grounds=tuple(map(str, grounds)),
+                     features=tuple(ground.feature for ground in grounds))
 
 
 # A revert of an addition made fewer days before than this undoes an experiment: no decision about
@@ -170,6 +182,28 @@ TRIED_DAYS = 30
 _DIRECT_ONLY = re.compile(r"\bdirect(?:ly)?\s+(?:dep\w*|requirement)", re.IGNORECASE)
 
 
+def _shares_replacement(walk: Walk, key: Key, last: Episode, replacement: str | None) -> bool:
+    """Whether another name of the ecosystem that the same commit dropped is credited with the same
+    replacement."""
+    assert last.removed_in is not None
+    index = last.removed_in
+    for other in walk.removed_by_commit[index]:
+        if other[0] != key[0] or other == key:
+            continue
+        episode = next((e for e in walk.episodes[other] if e.removed_in == index), None)
+        if episode is not None and _replacement_cached(walk, other, episode)[0] == replacement:
+            return True
+    return False
+
+
+def _replacement_cached(walk: Walk, key: Key, episode: Episode) -> tuple[str | None, str | None]:
+    """`_replacement`, read once per name and removing commit (its siblings ask for it too)."""
+    found = walk.replacements.get((key, episode.removed_in))
+    if found is None:
+        found = walk.replacements[(key, episode.removed_in)] = _replacement(walk, key, episode)
+    return found
+
+
 def dropped_by_name(last: Episode, candidate: Candidate | None = None, walk: Walk | None = None) -> bool:
     """The removing commit names the package ("Update references to Requests for tests to HTTPX",
     "remove unnecessary `@rolldown/pluginutils`"), says the dependencies it dropped were not needed
@@ -182,8 +216,7 @@ def dropped_by_name(last: Episode, candidate: Candidate | None = None, walk: Wal
     alone = walk is not None and last.removed_in is not None and \
         [k for k in walk.removed_by_commit[last.removed_in] if k[0] == candidate.ecosystem] == [(candidate.ecosystem, candidate.key)] \
         if candidate is not None else False
-    switched = alone and candidate is not None and any(g.startswith("replaced by") and "named in the message" in g
-                                                       for g in candidate.grounds)
+    switched = alone and candidate is not None and "replaced_message" in candidate.features
     return speaks_of(last.message, last.name) or says_unused(last.message, last.name) is not None or switched
 
 
@@ -260,7 +293,8 @@ def passed_over(walk: Walk, key: Key, candidate: Candidate, last: Episode) -> st
             and not speaks_of(last.message, last.name):
         return f"dropped by a version bump of {bump[1]}, in a commit about that package"
     named = names_package(last.message, last.name, scope=False)
-    said_replacement = any(g.startswith("replaced by") and "named in the message" in g for g in candidate.grounds)
+    # A successor the message names, for this name or for the several the commit dropped.
+    said_replacement = not {"replaced_message", "replaced_shared"}.isdisjoint(candidate.features)
     if not named and (project_gone := walk.project_gone(last)) and \
             not (said_replacement and _framework_of(walk, key, last)):
         # Like a deleted Dockerfile's base image: the (sub)project went, its dependencies with it;
@@ -335,6 +369,10 @@ def _replacement(walk: Walk, key: Key, episode: Episode) -> tuple[str | None, st
     subject = lines[0] if lines else ""
     mentions = "\n".join(line for line in lines if speaks_of(line, episode.name))
     said = mentions or (subject if dropped == [key] else "")
+    # The same name at another version, declared by the commit (`python-pip` → `python3-pip` when
+    # the message says "python3"): what the name became, whatever else the message names.
+    if twin := next((name for name, _ in added if versioned(episode.name, name)), None):
+        return twin, "message" if _position(said or subject, twin) is not None else "commit"
     # The name the message gives first ("from setuptools to hatchling + hatch-vcs": hatchling), so
     # that the answer does not hang on the order the commit's names were read in.
     named = sorted((position, name) for name, _ in added if said and (position := _position(said, name)) is not None)

@@ -143,27 +143,46 @@ def says_unused(message: str, name: str) -> str | None:
     return None
 
 
+def _parts(text: str) -> list[str]:
+    return [p for p in re.split(r"[-_./]+", text.lower()) if p]
+
+
+def versioned(name: str, successor: str) -> bool:
+    """Whether `successor` is `name` at another version, the version being part of the name
+    (`python-pip` → `python3-pip`, `python2.7` → `python3`, `libssl1.0` → `libssl3`), or moved under
+    a scope with the same words (`rollup-plugin-terser` → `@rollup/plugin-terser`,
+    `@tsconfig/docusaurus` → `@docusaurus/tsconfig`): the two differ only in their digits or in the
+    order of their words (`renamed` decides whether the subject chose it all the same)."""
+    def letters(text: str) -> list[str]:
+        return [p for p in (re.sub(r"\d+", "", part) for part in _parts(text)) if p]
+    old = letters(name)
+    if name.lower() == successor.lower() or sum(map(len, old)) < 3:
+        return False
+    return old == letters(successor) or sorted(_parts(name.lstrip("@"))) == sorted(_parts(successor.lstrip("@")))
+
+
 def renamed(name: str, successor: str, message: str) -> bool:
     """Whether `successor` is `name` published again under a new name (`dirs` → `dirs-next`,
     `jemallocator` → `tikv-jemallocator`), or folded back into the package it was a variant of
     (`cross-spawn-async` → `cross-spawn`, the image `archlinux/base` → `archlinux`): one name holds
     the other whole (the old one but for one last part), and the commit's subject chooses nothing
     (no "replace", "switch", "instead") nor says what was wrong with the old one (unmaintained,
-    deprecated, a vulnerability)."""
-    def parts(text: str) -> list[str]:
-        return [p for p in re.split(r"[-_./]+", text.lower()) if p]
+    deprecated, a vulnerability); or it is the same name at another version (`versioned`) and the
+    subject does not say it uses the successor by name ("use `http-proxy-3`": a fork chosen)."""
+    subject = message.strip().splitlines()[0] if message.strip() else ""
+    # "Use CommonJS-compatible export in TypeScript definition" uses something else: no choice of it.
+    chooses = _CHOOSES.search(subject) is not None and speaks_of(subject, successor)
+    if versioned(name, successor):
+        return not chooses
     if successor.startswith("@") and not name.startswith("@"):
         return False  # a scope is an owner of its own: `@clack/prompts` is not `prompts` again
-    old, new = parts(name), parts(successor)
+    old, new = _parts(name), _parts(successor)
     if not old or not new or old == new:
         return False
     folded_back = len(old) == len(new) + 1 and old[:len(new)] == new
     if not folded_back and (len(new) <= len(old) or
                             not any(new[i:i + len(old)] == old for i in range(len(new) - len(old) + 1))):
         return False
-    subject = message.strip().splitlines()[0] if message.strip() else ""
-    # "Use CommonJS-compatible export in TypeScript definition" uses something else: no choice of it.
-    chooses = _CHOOSES.search(subject) is not None and speaks_of(subject, successor)
     return not SIGNAL_WORDS.search(subject) and not _WHY_WORDS.search(subject) and not chooses \
         and not _MAINTENANCE.search(message)
 

@@ -151,6 +151,8 @@ class Walk:
         self.own: set[Key] = set()  # the names of the repository's own packages, at HEAD
         self.installed_at_head: Mapping[Key, str] = {}  # key -> the build file at HEAD that installs it
         self.removed_texts: dict[Key, str] = {}  # key -> the manifest that lost it, as it was before
+        # (key, the index of the commit that dropped it) -> its replacement and where it was read
+        self.replacements: dict[tuple[Key, int], tuple[str | None, str | None]] = {}
 
     # -- blobs ---------------------------------------------------------------------------------
 
