@@ -43,7 +43,7 @@ from cenotaph.memory.graveyard.approaches import Graveyard, spelling_pattern
 from cenotaph.memory.models import Actor, Location, RecallResponse, RecallResult, ScoreComponents, tagged_location
 from cenotaph.memory.team.folder import is_shared_id, source_of
 from cenotaph.nlp import dates
-from cenotaph.nlp.analysis import query_stop_words
+from cenotaph.nlp.analysis import function_words, query_stop_words
 from cenotaph.store import concepts as store_concepts
 from cenotaph.store import documents as store_documents
 from cenotaph.store import feeds as store_feeds
@@ -82,6 +82,10 @@ CONCEPT_CANDIDATES = 20  # a concept's newest memories drawn into the candidates
 # at least this high (bench/locomo.py --cv --study floor; on LoCoMo 0.3 costs no any_hit@5,
 # docs/benchmarks.md). MiniLM puts unrelated sentences at cosine −0.1 to 0.25.
 FLOOR = 0.3
+# A query word that no stored text holds in any inflection ("kubernetes" asked of docs that never
+# name it): the documents do not speak of it, so a document chunk is an answer only when it means
+# the same in other words, a cosine at least this high (bench/docs_qa.py --cv; docs/knowledge.md).
+UNKNOWN_WORD_COSINE = 0.7
 RECENCY_HALF_LIFE_DAYS = 90
 RECALL_LOG_DAYS = 30
 
@@ -117,6 +121,7 @@ class Rules:
     anchored_dates: bool = True  # "the week before 9 June 2023" is that week, not the day
     memory_dates: bool = True  # the dates a memory names, relative ones read from its valid time
     floor: float = FLOOR  # the least evidence (cosine or word share) a memory is returned on
+    unknown_word_cosine: float = UNKNOWN_WORD_COSINE  # a document chunk's, when a query word is in no text
 
 _SYNTAX = re.compile(
     r"""(?:[\w.-]*/[\w./-]+)                                  # a path
@@ -144,20 +149,38 @@ def _index_tokens(term: str) -> list[str]:
     return [t for t in re.split(r"[\W_]+", folded) if t]
 
 
-def _query_words(query: str, analyzer: Any) -> list[frozenset[str]]:
-    """The query's words (stop words left out), each as the index tokens that hold it: its own and
+@dataclass(frozen=True, slots=True)
+class _QueryWord:
+    typed: str
+    tokens: frozenset[str]  # the index tokens that hold it: its own and its lemma's
+
+
+def _query_words(query: str, analyzer: Any) -> list[_QueryWord]:
+    """The query's words (stop words left out), each with the index tokens that hold it: its own and
     its lemma's ("mondays" is found in "Monday")."""
     stop_words = query_stop_words()
     words = [w for w in (w.lower() for w in _WORD.findall(query)) if w not in stop_words]
     lemmas = analyzer.lemmas(" ".join(words)).split() if words else []
     if len(lemmas) != len(words):  # the lemmatizer split a word: its own tokens only
         lemmas = words
-    return [frozenset(_index_tokens(w)) | frozenset(_index_tokens(lemma)) for w, lemma in zip(words, lemmas, strict=True)]
+    return [_QueryWord(w, frozenset(_index_tokens(w)) | frozenset(_index_tokens(lemma)))
+            for w, lemma in zip(words, lemmas, strict=True)]
 
 
-def _word_share(words: list[frozenset[str]], tokens: frozenset[str]) -> float:
+def _word_share(words: list[_QueryWord], tokens: frozenset[str]) -> float:
     """The share of the query's words a text whose index tokens are `tokens` holds."""
-    return sum(1 for w in words if w & tokens) / len(words) if words else 0.0
+    return sum(1 for w in words if w.tokens & tokens) / len(words) if words else 0.0
+
+
+# An inflected word's relatives begin with its stem: "symlinking" is in a text that says "symlinks".
+_INFLECTION = re.compile(r"(?:ing|ly|ed|es|s)$")
+_STEM_LETTERS = 4
+
+
+def _stem(word: str) -> str | None:
+    """What an inflected word's relatives begin with, or None when it shows no inflection."""
+    stem = _INFLECTION.sub("", word)
+    return stem if stem != word and len(stem) >= _STEM_LETTERS and stem.isalpha() else None
 
 
 def _fts_quote(token: str) -> str:
@@ -236,7 +259,8 @@ class _Reading:
     rules: Rules
     periods: list[dates.Period]
     asks_when: bool
-    words: list[frozenset[str]]
+    words: list[_QueryWord]
+    unknown: list[str] = field(default_factory=list)  # the query's words no stored text holds
 
     @classmethod
     def of(cls, query: str, now: datetime, active: bool, rules: Rules, analyzer: Any) -> _Reading:
@@ -248,6 +272,8 @@ class _Reading:
         """Whether the query gave `c` evidence enough to be an answer: a cosine or a share of the
         query's words at the floor, or a concept it names, the question it answers, or the time it
         asks about."""
+        if self.unknown and c.row.kind == "document" and (c.cosine or 0.0) < self.rules.unknown_word_cosine:
+            return False
         if c.exact or c.concept_share > 0 or c.passed_on > 0 or components.temporal_boost > 1:
             return True
         share = c.word_share if c.word_share is not None else _word_share(self.words, frozenset(_index_tokens(c.row.content)))
@@ -327,6 +353,8 @@ class Recaller:
             # The bench's single lanes ("bm25", "vector") rank by their own score alone.
             reading = _Reading.of(query, self.ctx.clock(), chosen != "exact" and lane in (None, "semantic"), self.rules,
                                   self.ctx.analyzer)
+            if reading.active:
+                reading.unknown = self._unknown_words(reading.words)
             if chosen != "exact":
                 candidates = self._semantic(query, scope, k, projects, notices, reading,
                                             use_bm25=chosen != "vector", use_vector=chosen != "bm25")
@@ -344,7 +372,7 @@ class Recaller:
         nothing_else = reading.active and len(results) < k
         response = RecallResponse(query=query, project=project, lane="exact" if chosen == "exact" else "semantic",
                                   results=[*warnings, *results], notices=notices, nothing_else_matched=nothing_else,
-                                  below_floor=below)
+                                  below_floor=below, unknown_words=reading.unknown)
         if log:
             self._log(actor, query, project, response)
         return response
@@ -590,6 +618,22 @@ class Recaller:
         if common:
             notices.append(f"words in too many memories to rank by full text: {', '.join(sorted(common))}")
         return kept
+
+    def _unknown_words(self, words: list[_QueryWord]) -> list[str]:
+        """The query's words that no memory, document chunk or heading in the store holds, nor a
+        shared memory, as typed, as lemma or inflected (its stem beginning no indexed word). A
+        function word ("how often") names no subject: its absence says nothing."""
+        words = [w for w in words if not w.tokens & function_words()]
+        tokens = sorted({t for w in words for t in w.tokens})
+        if not tokens:
+            return []
+        with self.ctx.store.read() as conn:
+            held = memories.term_documents(conn, tokens)
+            missing = [w for w in words if not any(held[t] for t in w.tokens)]
+            stems = {w.typed: _stem(w.typed) for w in missing}
+            begun = memories.indexed_prefixes(conn, sorted({s for s in stems.values() if s})) if missing else set()
+        shared = frozenset().union(*(t for _, _, t in self._shared_entries())) if missing else frozenset()
+        return list(dict.fromkeys(w.typed for w in missing if stems[w.typed] not in begun and not w.tokens & shared))
 
     # --- scoring ---------------------------------------------------------------------------------
 
