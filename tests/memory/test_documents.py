@@ -302,3 +302,21 @@ def test_the_mcp_reply_and_the_cli_say_nothing_answers(cli_env, embedder, analyz
     out = subprocess.run([CENOTAPH, "recall", "--project", P, "-k", "5", "--", "Which Kubernetes proxy does the tool need?"],
                          env=cli_env, capture_output=True, text=True, check=True).stdout
     assert out.strip() == f"{said.capitalize()}."
+
+
+def test_a_question_in_a_document_is_not_ranked_as_a_conversations_question(memory, tmp_path):
+    """A question in a chunk (an FAQ's heading) is answered in place: the chunk is not ranked below
+    one that only tells, and passes nothing to the chunk stored after it. The control: a note that
+    asks the same is ranked a little lower."""
+    faq = "# FAQ\n\n## Why not dicts?\n\nWhy not dicts? A class says which fields it has; a dict holds any key.\n\n" \
+          "## Speed\n\nCreating a class is as fast as creating a dict.\n"
+    write(tmp_path, "docs/faq.md", faq)
+    memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    memory.remember(HUMAN, "Why not dicts? A class says which fields it has; a dict holds any key.", project="acme/notes")
+    query = "why not use dicts for fields"
+    chunk = memory.recall(HUMAN, query, project=P, k=5, log=False).results
+    note = memory.recall(HUMAN, query, project="acme/notes", k=5, log=False).results[0]
+    assert chunk[0].location.heading == "FAQ › Why not dicts?" and chunk[0].components.bm25 is not None
+    assert abs(chunk[0].components.relevance - (0.3 + 0.7 * chunk[0].components.cosine)) < 1e-5
+    assert all(r.components.passed_on == 0 for r in chunk)
+    assert abs(note.components.relevance - 0.85 * (0.3 + 0.7 * note.components.cosine)) < 1e-5

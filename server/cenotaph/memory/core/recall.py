@@ -139,6 +139,12 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _ASKS = re.compile(r"\?(?:[\s\"')\]]|$)")
 
 
+def _asks(row: MemoryRow) -> bool:
+    """Whether a memory is a question someone asked. A document chunk is not a turn of a
+    conversation: its question marks are an FAQ's headings and examples, answered in place."""
+    return row.kind != "document" and _ASKS.search(row.content) is not None
+
+
 def is_syntax_shaped(query: str) -> bool:
     return _SYNTAX.search(query) is not None
 
@@ -675,7 +681,7 @@ class Recaller:
         else:
             weight = reading.rules.bm25_weight
             relevance = weight * scale.bm25(c) + (1 - weight) * scale.cosine(c)
-            if reading.active and _ASKS.search(row.content):
+            if reading.active and _asks(row):
                 relevance *= reading.rules.question_factor
         concept = CONCEPT_WEIGHT * c.concept_share
         relevance += concept
@@ -701,7 +707,7 @@ class Recaller:
         """A strong memory that asks a question lends part of its score to the memory written next
         in the same project and sitting: in a conversation, that is usually its answer."""
         share = reading.rules.answer_share
-        questions = {c.row.id: share * score for score, c, _ in scored if score > 0 and _ASKS.search(c.row.content)}
+        questions = {c.row.id: share * score for score, c, _ in scored if score > 0 and _asks(c.row)}
         if not questions or share == 0:
             return scored
         with self.ctx.store.read() as conn:
