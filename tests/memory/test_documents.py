@@ -320,3 +320,18 @@ def test_a_question_in_a_document_is_not_ranked_as_a_conversations_question(memo
     assert abs(chunk[0].components.relevance - (0.3 + 0.7 * chunk[0].components.cosine)) < 1e-5
     assert all(r.components.passed_on == 0 for r in chunk)
     assert abs(note.components.relevance - 0.85 * (0.3 + 0.7 * note.components.cosine)) < 1e-5
+
+
+def test_a_changelog_entry_ranks_below_the_page_it_announces(memory, tmp_path):
+    """A release note names the feature in few words, close to the question: the page that explains
+    it comes first. The control: without the changelog's factor the release note is first."""
+    write(tmp_path, "docs/changelog.md", "# Changelog\n\n## 2.1.0\n\n- Added the `--retries` option to retry failed "
+                                         "downloads.\n")
+    write(tmp_path, "docs/downloads.md", "# Downloads\n\n## Retrying\n\nThe `--retries` option sets how many times a "
+                                         "failed download is tried again (three by default), waiting longer each "
+                                         "time; 0 turns retrying off.\n")
+    memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    query = "which option retries failed downloads"
+    assert memory.recall(HUMAN, query, project=P, k=2, log=False).results[0].location.path == "docs/downloads.md"
+    memory.recaller.rules = replace(memory.recaller.rules, changelog_factor=1.0)
+    assert memory.recall(HUMAN, query, project=P, k=2, log=False).results[0].location.path == "docs/changelog.md"

@@ -86,6 +86,11 @@ FLOOR = 0.3
 # name it): the documents do not speak of it, so a document chunk is an answer only when it means
 # the same in other words, a cosine at least this high (bench/docs_qa.py --cv; docs/knowledge.md).
 UNKNOWN_WORD_COSINE = 0.7
+# A changelog's entry names the feature its page explains, in fewer words: the page ranks first.
+CHANGELOG_FACTOR = 0.8
+# A page whose outermost heading says it is a changelog or release notes.
+_CHANGELOG = re.compile(r"(?:change ?log|changes\b|release (?:notes|history|announcements?)|history$|news$|what'?s new)",
+                        re.IGNORECASE)
 RECENCY_HALF_LIFE_DAYS = 90
 RECALL_LOG_DAYS = 30
 
@@ -122,6 +127,7 @@ class Rules:
     memory_dates: bool = True  # the dates a memory names, relative ones read from its valid time
     floor: float = FLOOR  # the least evidence (cosine or word share) a memory is returned on
     unknown_word_cosine: float = UNKNOWN_WORD_COSINE  # a document chunk's, when a query word is in no text
+    changelog_factor: float = CHANGELOG_FACTOR  # a document chunk's relevance in a changelog
 
 _SYNTAX = re.compile(
     r"""(?:[\w.-]*/[\w./-]+)                                  # a path
@@ -683,6 +689,8 @@ class Recaller:
             relevance = weight * scale.bm25(c) + (1 - weight) * scale.cosine(c)
             if reading.active and _asks(row):
                 relevance *= reading.rules.question_factor
+            if reading.active and row.kind == "document" and _CHANGELOG.match(row.context.split(" › ")[0].strip()):
+                relevance *= reading.rules.changelog_factor
         concept = CONCEPT_WEIGHT * c.concept_share
         relevance += concept
         age_days = max(0.0, (reading.now - datetime.fromisoformat(row.recorded_at)).total_seconds() / 86400)
