@@ -273,6 +273,9 @@ class _Reading:
     asks_when: bool
     words: list[_QueryWord]
     unknown: list[str] = field(default_factory=list)  # the query's words no stored text holds
+    # Rows of the whole index holding each token: counted once a recall, for both the unknown words
+    # and the full-text terms (on PostgreSQL a count is an index scan).
+    term_rows: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def of(cls, query: str, now: datetime, active: bool, rules: Rules, analyzer: Any) -> _Reading:
@@ -290,6 +293,12 @@ class _Reading:
             return True
         share = c.word_share if c.word_share is not None else _word_share(self.words, frozenset(_index_tokens(c.row.content)))
         return max(c.cosine or 0.0, share) >= self.rules.floor
+
+    def rows_holding(self, conn: Any, tokens: Iterable[str]) -> dict[str, int]:
+        wanted = set(tokens)
+        if missing := sorted(wanted - self.term_rows.keys()):
+            self.term_rows.update(memories.term_documents(conn, missing))
+        return {t: self.term_rows[t] for t in wanted}
 
     def windows(self) -> list[tuple[str, str]]:
         """valid_from ranges (store format) the named periods reach, slack included; a month
@@ -366,7 +375,7 @@ class Recaller:
             reading = _Reading.of(query, self.ctx.clock(), chosen != "exact" and lane in (None, "semantic"), self.rules,
                                   self.ctx.analyzer)
             if reading.active:
-                reading.unknown = self._unknown_words(reading.words)
+                reading.unknown = self._unknown_words(reading)
             if chosen != "exact":
                 candidates = self._semantic(query, scope, k, projects, notices, reading,
                                             use_bm25=chosen != "vector", use_vector=chosen != "bm25")
@@ -502,7 +511,7 @@ class Recaller:
         pool = max(CANDIDATES, k * 6)
         found: dict[int, _Candidate] = {}
         if use_bm25:
-            terms = self._fts_terms(query, notices)
+            terms = self._fts_terms(query, notices, reading)
             if terms:
                 with self.ctx.store.read() as conn:
                     scoped = reading.rules.scope_idf and sum(terms.values()) <= SCOPE_IDF_ROW_BUDGET
@@ -605,7 +614,7 @@ class Recaller:
         notices.append(f"concepts: {terms or ', '.join(canonicals)}")
         return list(by_row.values())
 
-    def _fts_terms(self, query: str, notices: list[str]) -> dict[str, int]:
+    def _fts_terms(self, query: str, notices: list[str], reading: _Reading) -> dict[str, int]:
         """The query's search terms, each with the rows of the whole index that hold its tokens."""
         stop_words = query_stop_words()
         words = [w for w in (w.lower() for w in _WORD.findall(query)) if w not in stop_words]
@@ -618,7 +627,7 @@ class Recaller:
         # phrase "staging database"): a term costs the rows of all its tokens.
         tokens = {term: _index_tokens(term) for term in terms}
         with self.ctx.store.read() as conn:
-            per_token = memories.term_documents(conn, sorted({t for parts in tokens.values() for t in parts}))
+            per_token = reading.rows_holding(conn, {t for parts in tokens.values() for t in parts})
         documents = {term: sum(per_token[t] for t in parts) for term, parts in tokens.items()}
         kept, common, rows = {}, [], 0
         for term in sorted(terms, key=lambda t: documents[t]):
@@ -631,16 +640,16 @@ class Recaller:
             notices.append(f"words in too many memories to rank by full text: {', '.join(sorted(common))}")
         return kept
 
-    def _unknown_words(self, words: list[_QueryWord]) -> list[str]:
+    def _unknown_words(self, reading: _Reading) -> list[str]:
         """The query's words that no memory, document chunk or heading in the store holds, nor a
         shared memory, as typed, as lemma or inflected (its stem beginning no indexed word). A
         function word ("how often") names no subject: its absence says nothing."""
-        words = [w for w in words if not w.tokens & function_words()]
-        tokens = sorted({t for w in words for t in w.tokens})
+        words = [w for w in reading.words if not w.tokens & function_words()]
+        tokens = {t for w in words for t in w.tokens}
         if not tokens:
             return []
         with self.ctx.store.read() as conn:
-            held = memories.term_documents(conn, tokens)
+            held = reading.rows_holding(conn, tokens)
             missing = [w for w in words if not any(held[t] for t in w.tokens)]
             stems = {w.typed: _stem(w.typed) for w in missing}
             begun = memories.indexed_prefixes(conn, sorted({s for s in stems.values() if s})) if missing else set()
