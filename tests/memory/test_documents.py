@@ -335,3 +335,33 @@ def test_a_changelog_entry_ranks_below_the_page_it_announces(memory, tmp_path):
     assert memory.recall(HUMAN, query, project=P, k=2, log=False).results[0].location.path == "docs/downloads.md"
     memory.recaller.rules = replace(memory.recaller.rules, changelog_factor=1.0)
     assert memory.recall(HUMAN, query, project=P, k=2, log=False).results[0].location.path == "docs/changelog.md"
+
+
+CONFIGURATION = """# Configuration
+
+Settings are read from config.toml in the project's root: the download cache, the proxy and the
+timeouts are configured there, and each can also be given on the command line, which wins.
+
+## Cache location
+
+Downloads are kept in ~/.cache/tool unless `--cache-dir` names another folder.
+
+## Timeouts
+
+A request gives up after thirty seconds; `--timeout` changes it.
+"""
+
+
+def test_a_subsection_whose_heading_names_the_subject_ranks_above_its_parents_intro(memory, tmp_path):
+    """The parent's intro names the cache among other settings; the subsection's heading says it is
+    about the cache, and holds the answer: it comes first. The control: without the headings'
+    weight the intro is first. Other pages make "cache" rare, as in a real docs folder."""
+    write(tmp_path, "docs/config.md", CONFIGURATION)
+    for n in range(12):
+        write(tmp_path, f"docs/page{n:02}.md", f"# Widget {n}\n\nThe dashboard paints widget {n} teal. {INTRO}\n")
+    memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    query = "how is the download cache configured"
+    first = memory.recall(HUMAN, query, project=P, k=2, log=False).results
+    assert [r.location.heading for r in first] == ["Configuration › Cache location", "Configuration"]
+    memory.recaller.rules = replace(memory.recaller.rules, heading_weight=0.0)
+    assert memory.recall(HUMAN, query, project=P, k=2, log=False).results[0].location.heading == "Configuration"

@@ -88,6 +88,9 @@ FLOOR = 0.3
 UNKNOWN_WORD_COSINE = 0.7
 # A changelog's entry names the feature its page explains, in fewer words: the page ranks first.
 CHANGELOG_FACTOR = 0.8
+# A section's headings say what it is about in a few words: a document chunk gains this much
+# relevance × the share of the query's words its heading path holds.
+HEADING_WEIGHT = 0.15
 # A page whose outermost heading says it is a changelog or release notes.
 _CHANGELOG = re.compile(r"(?:change ?log|changes\b|release (?:notes|history|announcements?)|history$|news$|what'?s new)",
                         re.IGNORECASE)
@@ -128,6 +131,7 @@ class Rules:
     floor: float = FLOOR  # the least evidence (cosine or word share) a memory is returned on
     unknown_word_cosine: float = UNKNOWN_WORD_COSINE  # a document chunk's, when a query word is in no text
     changelog_factor: float = CHANGELOG_FACTOR  # a document chunk's relevance in a changelog
+    heading_weight: float = HEADING_WEIGHT  # × the share of the query's words in a chunk's headings
 
 _SYNTAX = re.compile(
     r"""(?:[\w.-]*/[\w./-]+)                                  # a path
@@ -193,6 +197,11 @@ def _stem(word: str) -> str | None:
     """What an inflected word's relatives begin with, or None when it shows no inflection."""
     stem = _INFLECTION.sub("", word)
     return stem if stem != word and len(stem) >= _STEM_LETTERS and stem.isalpha() else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _heading_tokens(heading_path: str) -> frozenset[str]:
+    return frozenset(_index_tokens(heading_path))
 
 
 def _fts_quote(token: str) -> str:
@@ -276,6 +285,7 @@ class _Reading:
     # Rows of the whole index holding each token: counted once a recall, for both the unknown words
     # and the full-text terms (on PostgreSQL a count is an index scan).
     term_rows: dict[str, int] = field(default_factory=dict)
+    rarity: list[float] = field(default_factory=list)  # each query word's IDF over the whole index
 
     @classmethod
     def of(cls, query: str, now: datetime, active: bool, rules: Rules, analyzer: Any) -> _Reading:
@@ -293,6 +303,13 @@ class _Reading:
             return True
         share = c.word_share if c.word_share is not None else _word_share(self.words, frozenset(_index_tokens(c.row.content)))
         return max(c.cosine or 0.0, share) >= self.rules.floor
+
+    def heading_share(self, heading_path: str) -> float:
+        """The share of the query's words, each weighed by its rarity, that a heading path holds:
+        the project's name in every page title counts for little, the section's subject for much."""
+        tokens = _heading_tokens(heading_path)
+        total = sum(self.rarity)
+        return sum(r for w, r in zip(self.words, self.rarity, strict=True) if w.tokens & tokens) / total if total else 0.0
 
     def rows_holding(self, conn: Any, tokens: Iterable[str]) -> dict[str, int]:
         wanted = set(tokens)
@@ -376,6 +393,7 @@ class Recaller:
                                   self.ctx.analyzer)
             if reading.active:
                 reading.unknown = self._unknown_words(reading)
+                reading.rarity = self._rarity(reading)
             if chosen != "exact":
                 candidates = self._semantic(query, scope, k, projects, notices, reading,
                                             use_bm25=chosen != "vector", use_vector=chosen != "bm25")
@@ -656,6 +674,13 @@ class Recaller:
         shared = frozenset().union(*(t for _, _, t in self._shared_entries())) if missing else frozenset()
         return list(dict.fromkeys(w.typed for w in missing if stems[w.typed] not in begun and not w.tokens & shared))
 
+    def _rarity(self, reading: _Reading) -> list[float]:
+        """Each query word's IDF over the whole index (its commonest form's rows)."""
+        with self.ctx.store.read() as conn:
+            rows = self.ctx.per_head(("indexed rows",), lambda: memories.indexed_rows(conn))
+            held = reading.rows_holding(conn, {t for w in reading.words for t in w.tokens})
+        return [memories.idf(rows, min(rows, max((held[t] for t in w.tokens), default=0))) for w in reading.words]
+
     # --- scoring ---------------------------------------------------------------------------------
 
     def _score(self, candidates: list[_Candidate], scope: Scope, project: str, lane: str, k: int,
@@ -698,8 +723,10 @@ class Recaller:
             relevance = weight * scale.bm25(c) + (1 - weight) * scale.cosine(c)
             if reading.active and _asks(row):
                 relevance *= reading.rules.question_factor
-            if reading.active and row.kind == "document" and _CHANGELOG.match(row.context.split(" › ")[0].strip()):
-                relevance *= reading.rules.changelog_factor
+            if reading.active and row.kind == "document":
+                if _CHANGELOG.match(row.context.split(" › ")[0].strip()):
+                    relevance *= reading.rules.changelog_factor
+                relevance += reading.rules.heading_weight * reading.heading_share(row.context)
         concept = CONCEPT_WEIGHT * c.concept_share
         relevance += concept
         age_days = max(0.0, (reading.now - datetime.fromisoformat(row.recorded_at)).total_seconds() / 86400)
