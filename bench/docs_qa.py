@@ -16,8 +16,9 @@ Figures, per question, over `recall` as shipped (k = 5):
 - unanswerable: the response lists any result at all (a "confident list"); the goal is that
   nothing answers.
 
-`--cv` rotates a k-fold split by project (four folds of two projects): each rule studied is chosen
-on the other six projects and scored on the two held out, as bench/locomo.py does per conversation.
+`--cv` rotates a k-fold split by project (four folds of two projects): the rules studied are chosen
+together on the other six projects and scored on the two held out, as bench/locomo.py does per
+conversation.
 
 Usage: python bench/docs_qa.py [--projects a,b] [--cache DIR] [--cv] [--out figures.json]
 """
@@ -27,6 +28,7 @@ from __future__ import annotations
 import argparse
 import functools
 import hashlib
+import itertools
 import json
 import re
 import subprocess
@@ -49,9 +51,12 @@ QUESTIONS = HERE / "docs_questions"
 ACTOR = Actor("docs-qa", "human")
 K = 5
 FOLDS = [["attrs", "tox"], ["pytest", "nox"], ["cli", "pip"], ["poetry", "mkdocs-material"]]
-# The rules studied across folds, each value chosen on the training projects: the relevance floor
-# (recall.Rules.floor, the least cosine or share of the query's words a result needs).
-STUDY: dict[str, list[object]] = {"floor": [0.3, 0.4, 0.5, 0.6]}
+# The rules studied across folds, their values chosen together on the training projects: the
+# relevance floor (recall.Rules.floor, the least cosine or share of the query's words a result
+# needs); the cosine a document chunk needs when a query word is in no stored text (−1: no such
+# rule); a changelog chunk's factor; the weight of the query's words in a chunk's headings.
+STUDY: dict[str, list[object]] = {"floor": [0.3, 0.4, 0.5, 0.6], "unknown_word_cosine": [-1.0, 0.65, 0.7],
+                                  "changelog_factor": [1.0, 0.8], "heading_weight": [0.0, 0.05, 0.1, 0.15, 0.2]}
 # What ingesting depends on: a store built before any of these changed is built again.
 INGEST_CODE = [HERE.parent / "server" / "cenotaph" / p for p in
                ("nlp/chunks.py", "memory/knowledge/documents.py", "nlp/embedder.py")]
@@ -164,21 +169,24 @@ def objective(rows: list[dict]) -> float:
             - sum(r["confident"] for r in unanswerable) / max(len(unanswerable), 1))
 
 
+def grid(base: Rules) -> list[Rules]:
+    """Every combination of the studied rules' values, in STUDY's order."""
+    return [replace(base, **dict(zip(STUDY, values, strict=True))) for values in itertools.product(*STUDY.values())]
+
+
 def cross_validate(rank: dict[tuple[str, Rules], list[dict]], projects: list[str], base: Rules) -> dict:
+    """The studied rules' values chosen together on the training projects (the first combination
+    wins a tie), scored on the held-out ones."""
     folds = [[p for p in fold if p in projects] for fold in FOLDS]
     folds = [f for f in folds if f]
     chosen: dict[str, dict[str, object]] = {}
     held_out: list[dict] = []
+    combinations = grid(base)
     for fold in folds:
         train = [p for p in projects if p not in fold]
-        rules = base
-        picks = {}
-        for name, values in STUDY.items():
-            best = max(values, key=lambda v: (objective([r for p in train for r in rank[(p, replace(rules, **{name: v}))]]),
-                                              -values.index(v)))
-            picks[name] = best
-            rules = replace(rules, **{name: best})
-        chosen["+".join(fold)] = picks
+        rules = max(combinations, key=lambda c: (objective([r for p in train for r in rank[(p, c)]]),
+                                                 -combinations.index(c)))
+        chosen["+".join(fold)] = {name: getattr(rules, name) for name in STUDY}
         held_out += [r for p in fold for r in rank[(p, rules)]]
     return {"chosen": chosen, "held_out": summarize(held_out)}
 
@@ -196,7 +204,7 @@ def main() -> None:
     base = Rules()
     variants = [base]
     if args.cv:
-        variants += [replace(base, **{name: v}) for name, values in STUDY.items() for v in values]
+        variants += grid(base)
     rank: dict[tuple[str, Rules], list[dict]] = {}
     ingests = {}
     for name in names:

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
+from cenotaph.mcp.tools.results import recall_reply
+from cenotaph.memory.models import nothing_else
 from cenotaph.nlp import chunks
-from tests.conftest import HUMAN
+from tests.conftest import CENOTAPH, HUMAN, cli_memory
 
 P = "github.com/acme/app"
 
@@ -227,3 +230,138 @@ def test_a_chunk_found_by_its_words_alone_is_scored_with_its_own_cosine_whatever
         assert chunk.kind == "document" and chunk.components.cosine is not None and chunk.components.bm25 is not None
     for content, r in by_k[5].items():
         assert r.score == by_k[20][content].score  # one score whatever k
+
+
+# --- nothing answers -----------------------------------------------------------------------------
+
+PROXY = """# Networking
+
+## Proxy
+
+Set the proxy with the `--proxy` option or the `HTTPS_PROXY` variable; a proxy that needs a
+password takes it in the URL. Requests through the proxy time out after thirty seconds.
+
+## Links
+
+The tool copies files instead of creating symlinks when the target folder is on another drive.
+"""
+
+
+def test_a_question_about_what_no_document_mentions_gets_nothing_and_says_why(memory, tmp_path):
+    """"kubernetes" is in no stored text: no chunk is an answer unless it says the same in other
+    words, and the response says nothing answers and which word nothing mentions. The control, on
+    the same store: a question in the documents' own words is answered."""
+    write(tmp_path, "docs/network.md", PROXY)
+    memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    unknown = memory.recall(HUMAN, "Which Kubernetes proxy does the tool need?", project=P, k=5, log=False)
+    assert unknown.results == [] and unknown.unknown_words == ["kubernetes"]
+    assert unknown.nothing_else_matched and nothing_else(unknown).startswith(
+        "nothing answers this (") and nothing_else(unknown).endswith("no memory or document mentions kubernetes)")
+    known = memory.recall(HUMAN, "How do I set a proxy that needs a password?", project=P, k=5, log=False)
+    assert known.unknown_words == [] and known.results[0].location.heading == "Networking › Proxy"
+    assert not nothing_else(known).startswith("nothing answers")
+
+
+def test_an_inflected_word_whose_stem_a_document_holds_is_no_unknown_word(memory, tmp_path):
+    """"symlinking" is nowhere as typed, but "symlinks" is: the question is answered. The control:
+    "teleporting", whose stem begins no word of the store, is unknown."""
+    write(tmp_path, "docs/network.md", PROXY)
+    memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    inflected = memory.recall(HUMAN, "Does the tool copy files instead of symlinking them?", project=P, k=5, log=False)
+    assert inflected.unknown_words == [] and inflected.results[0].location.heading == "Networking › Links"
+    assert memory.recall(HUMAN, "Does the tool copy files instead of teleporting them?", project=P, k=5,
+                         log=False).unknown_words == ["teleporting"]
+
+
+def test_a_note_is_still_an_answer_when_a_query_word_is_unknown(memory, tmp_path):
+    """The unknown-word rule is the documents' alone: a note on the same subject still answers a
+    question with a word nothing holds, while the document chunk beside it does not."""
+    write(tmp_path, "docs/network.md", PROXY)
+    memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    note = memory.remember(HUMAN, "The proxy password is read from the HTTPS_PROXY URL.", project=P).id
+    response = memory.recall(HUMAN, "Where is the proxy password read from in Kubernetes?", project=P, k=5, log=False)
+    assert response.unknown_words == ["kubernetes"]
+    assert [r.id for r in response.results] == [note]
+    memory.recaller.rules = replace(memory.recaller.rules, unknown_word_cosine=-1.0)  # the rule off: the chunk too
+    assert [r.kind for r in memory.recall(HUMAN, "Where is the proxy password read from in Kubernetes?", project=P,
+                                          k=5, log=False).results] == ["note", "document"]
+
+
+def test_the_mcp_reply_and_the_cli_say_nothing_answers(cli_env, embedder, analyzer, tmp_path):
+    write(tmp_path, "docs/network.md", PROXY)
+    with cli_memory(cli_env, embedder, analyzer) as memory:
+        memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+        reply = recall_reply(memory.recall(HUMAN, "Which Kubernetes proxy does the tool need?", project=P, k=5,
+                                           log=False), explain=False)
+        answered = recall_reply(memory.recall(HUMAN, "How do I set a proxy that needs a password?", project=P, k=5,
+                                              log=False), explain=False)  # the control
+    said = "nothing answers this (2 weaker left out; no memory or document mentions kubernetes)"
+    assert reply.structured_content["unknown_words"] == ["kubernetes"] and reply.structured_content["results"] == []
+    assert reply.content[0].text == f"note: {said}"
+    assert "unknown_words" not in answered.structured_content and "nothing answers" not in answered.content[0].text
+    out = subprocess.run([CENOTAPH, "recall", "--project", P, "-k", "5", "--", "Which Kubernetes proxy does the tool need?"],
+                         env=cli_env, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == f"{said.capitalize()}."
+
+
+def test_a_question_in_a_document_is_not_ranked_as_a_conversations_question(memory, tmp_path):
+    """A question in a chunk (an FAQ's heading) is answered in place: the chunk is not ranked below
+    one that only tells, and passes nothing to the chunk stored after it. The control: a note that
+    asks the same is ranked a little lower."""
+    faq = "# FAQ\n\n## Why not dicts?\n\nWhy not dicts? A class says which fields it has; a dict holds any key.\n\n" \
+          "## Speed\n\nCreating a class is as fast as creating a dict.\n"
+    write(tmp_path, "docs/faq.md", faq)
+    memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    memory.remember(HUMAN, "Why not dicts? A class says which fields it has; a dict holds any key.", project="acme/notes")
+    query = "why not use dicts for fields"
+    chunk = memory.recall(HUMAN, query, project=P, k=5, log=False).results
+    note = memory.recall(HUMAN, query, project="acme/notes", k=5, log=False).results[0]
+    assert chunk[0].location.heading == "FAQ › Why not dicts?" and chunk[0].components.bm25 is not None
+    assert abs(chunk[0].components.relevance - (0.3 + 0.7 * chunk[0].components.cosine)) < 1e-5
+    assert all(r.components.passed_on == 0 for r in chunk)
+    assert abs(note.components.relevance - 0.85 * (0.3 + 0.7 * note.components.cosine)) < 1e-5
+
+
+def test_a_changelog_entry_ranks_below_the_page_it_announces(memory, tmp_path):
+    """A release note names the feature in few words, close to the question: the page that explains
+    it comes first. The control: without the changelog's factor the release note is first."""
+    write(tmp_path, "docs/changelog.md", "# Changelog\n\n## 2.1.0\n\n- Added the `--retries` option to retry failed "
+                                         "downloads.\n")
+    write(tmp_path, "docs/downloads.md", "# Downloads\n\n## Retrying\n\nThe `--retries` option sets how many times a "
+                                         "failed download is tried again (three by default), waiting longer each "
+                                         "time; 0 turns retrying off.\n")
+    memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    query = "which option retries failed downloads"
+    assert memory.recall(HUMAN, query, project=P, k=2, log=False).results[0].location.path == "docs/downloads.md"
+    memory.recaller.rules = replace(memory.recaller.rules, changelog_factor=1.0)
+    assert memory.recall(HUMAN, query, project=P, k=2, log=False).results[0].location.path == "docs/changelog.md"
+
+
+CONFIGURATION = """# Configuration
+
+Settings are read from config.toml in the project's root: the download cache, the proxy and the
+timeouts are configured there, and each can also be given on the command line, which wins.
+
+## Cache location
+
+Downloads are kept in ~/.cache/tool unless `--cache-dir` names another folder.
+
+## Timeouts
+
+A request gives up after thirty seconds; `--timeout` changes it.
+"""
+
+
+def test_a_subsection_whose_heading_names_the_subject_ranks_above_its_parents_intro(memory, tmp_path):
+    """The parent's intro names the cache among other settings; the subsection's heading says it is
+    about the cache, and holds the answer: it comes first. The control: without the headings'
+    weight the intro is first. Other pages make "cache" rare, as in a real docs folder."""
+    write(tmp_path, "docs/config.md", CONFIGURATION)
+    for n in range(12):
+        write(tmp_path, f"docs/page{n:02}.md", f"# Widget {n}\n\nThe dashboard paints widget {n} teal. {INTRO}\n")
+    memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    query = "how is the download cache configured"
+    first = memory.recall(HUMAN, query, project=P, k=2, log=False).results
+    assert [r.location.heading for r in first] == ["Configuration › Cache location", "Configuration"]
+    memory.recaller.rules = replace(memory.recaller.rules, heading_weight=0.0)
+    assert memory.recall(HUMAN, query, project=P, k=2, log=False).results[0].location.heading == "Configuration"

@@ -196,12 +196,18 @@ class RecallResponse:
     # matched; `below_floor` candidates would have filled the list without it.
     nothing_else_matched: bool = False
     below_floor: int = 0
+    # The query's words that no stored text holds (memory/core/recall.py): what nothing speaks of.
+    unknown_words: list[str] = field(default_factory=list)
 
 
 def nothing_else(response: RecallResponse) -> str:
-    """What every edge says when fewer than k memories matched."""
-    left_out = f" ({response.below_floor} weaker left out)" if response.below_floor else ""
-    return f"nothing else matched{left_out}"
+    """What every edge says when fewer than k memories matched: with none, that nothing answers."""
+    why = [f"{response.below_floor} weaker left out"] if response.below_floor else []
+    if response.unknown_words:
+        why.append(f"no memory or document mentions {', '.join(response.unknown_words)}")
+    said = "nothing answers this" if not any(r.result_type == "memory" for r in response.results) else \
+        "nothing else matched"
+    return f"{said} ({'; '.join(why)})" if why else said
 
 
 @dataclass(slots=True)

@@ -324,8 +324,14 @@ _MEANINGFUL = frozenset({
 
 
 @functools.cache
-def query_stop_words() -> frozenset[str]:
-    """Words a full-text query leaves out: function words and question words."""
+def function_words() -> frozenset[str]:
+    """spaCy's English stop words: function words and the commonest verbs and adverbs."""
     from spacy.lang.en.stop_words import STOP_WORDS
 
-    return frozenset(STOP_WORDS) - _MEANINGFUL
+    return frozenset(STOP_WORDS)
+
+
+@functools.cache
+def query_stop_words() -> frozenset[str]:
+    """Words a full-text query leaves out: function words and question words."""
+    return function_words() - _MEANINGFUL

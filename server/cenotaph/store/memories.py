@@ -137,6 +137,16 @@ def term_documents(conn: Any, terms: Sequence[str]) -> dict[str, int]:
             for term in terms}
 
 
+@per_dialect
+def indexed_prefixes(conn: Any, prefixes: Sequence[str]) -> set[str]:
+    """Those of `prefixes` (lower case, as indexed) that begin a term of the full-text index (any
+    project, any column)."""
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.memory_fts_terms USING fts5vocab(main, memory_fts, 'row')")
+    return {prefix for prefix in prefixes
+            if conn.execute("SELECT 1 FROM temp.memory_fts_terms WHERE term >= ? AND term < ? LIMIT 1",
+                            (prefix, prefix + "\U0010ffff")).fetchone()}
+
+
 def idf(rows: int, holding: int) -> float:
     """FTS5's inverse document frequency, floored as FTS5 floors it."""
     return max(math.log((rows - holding + 0.5) / (holding + 0.5)), 1e-6)

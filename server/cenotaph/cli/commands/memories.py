@@ -63,6 +63,8 @@ def remember(commands: Subcommands) -> None:
 
 def _format_recall(response: RecallResponse) -> str:
     if not response.results:
+        if response.nothing_else_matched:  # the floor left nothing: say so, and why when it can
+            return f"{nothing_else(response).capitalize()}."
         return f"nothing found in {response.project or 'the global scope'}"
     lines = [f"{n.rstrip('.')}." for n in response.notices]
     for i, r in enumerate(response.results, start=1):

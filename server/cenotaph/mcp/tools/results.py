@@ -286,6 +286,8 @@ class Recalled(BaseModel):
     # Fewer than k memories cleared recall's relevance floor: these are all that matched (absent
     # when k were found, to keep the reply short).
     nothing_else_matched: Literal[True] | None = None
+    # The query's words no stored text holds (absent when there are none).
+    unknown_words: list[str] | None = None
 
 
 def _why_matched(r: RecallResult) -> str:
@@ -332,10 +334,11 @@ def recall_reply(response: RecallResponse, *, explain: bool) -> CallToolResult:
         if h.anchor is not None and h.anchor.caution:
             lines.append(f"warning: {h.anchor.caution}")
     lines.extend(f"note: {n}" for n in response.notices)
-    if response.nothing_else_matched and hits:
+    if response.nothing_else_matched:
         lines.append(f"note: {nothing_else(response)}")
     text = "\n".join(lines) or f"Nothing recalled for {response.query!r}."
     if explain:
         return reply(result(response), text)
     return reply(Recalled(query=response.query, project=response.project, results=hits, notices=response.notices,
-                          nothing_else_matched=response.nothing_else_matched or None), text)
+                          nothing_else_matched=response.nothing_else_matched or None,
+                          unknown_words=response.unknown_words or None), text)

@@ -43,7 +43,7 @@ from cenotaph.memory.graveyard.approaches import Graveyard, spelling_pattern
 from cenotaph.memory.models import Actor, Location, RecallResponse, RecallResult, ScoreComponents, tagged_location
 from cenotaph.memory.team.folder import is_shared_id, source_of
 from cenotaph.nlp import dates
-from cenotaph.nlp.analysis import query_stop_words
+from cenotaph.nlp.analysis import function_words, query_stop_words
 from cenotaph.store import concepts as store_concepts
 from cenotaph.store import documents as store_documents
 from cenotaph.store import feeds as store_feeds
@@ -82,6 +82,19 @@ CONCEPT_CANDIDATES = 20  # a concept's newest memories drawn into the candidates
 # at least this high (bench/locomo.py --cv --study floor; on LoCoMo 0.3 costs no any_hit@5,
 # docs/benchmarks.md). MiniLM puts unrelated sentences at cosine −0.1 to 0.25.
 FLOOR = 0.3
+# A query word that no stored text holds in any inflection ("kubernetes" asked of docs that never
+# name it): the documents do not speak of it, so a document chunk is an answer only when it means
+# the same in other words, a cosine at least this high (bench/docs_qa.py --cv; docs/knowledge.md).
+UNKNOWN_WORD_COSINE = 0.7
+# A changelog's entry names the feature its page explains, in fewer words: the page ranks first.
+CHANGELOG_FACTOR = 0.8
+# A section's headings say what it is about in a few words: a document chunk gains this much
+# relevance × the share of the query's words (weighed by IDF) its heading path holds
+# (bench/docs_qa.py --cv: 0.15 in three folds of four).
+HEADING_WEIGHT = 0.15
+# A page whose outermost heading says it is a changelog or release notes.
+_CHANGELOG = re.compile(r"(?:change ?log|changes\b|release (?:notes|history|announcements?)|history$|news$|what'?s new)",
+                        re.IGNORECASE)
 RECENCY_HALF_LIFE_DAYS = 90
 RECALL_LOG_DAYS = 30
 
@@ -117,6 +130,9 @@ class Rules:
     anchored_dates: bool = True  # "the week before 9 June 2023" is that week, not the day
     memory_dates: bool = True  # the dates a memory names, relative ones read from its valid time
     floor: float = FLOOR  # the least evidence (cosine or word share) a memory is returned on
+    unknown_word_cosine: float = UNKNOWN_WORD_COSINE  # a document chunk's, when a query word is in no text
+    changelog_factor: float = CHANGELOG_FACTOR  # a document chunk's relevance in a changelog
+    heading_weight: float = HEADING_WEIGHT  # × the share of the query's words in a chunk's headings
 
 _SYNTAX = re.compile(
     r"""(?:[\w.-]*/[\w./-]+)                                  # a path
@@ -134,6 +150,12 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _ASKS = re.compile(r"\?(?:[\s\"')\]]|$)")
 
 
+def _asks(row: MemoryRow) -> bool:
+    """Whether a memory is a question someone asked. A document chunk is not a turn of a
+    conversation: its question marks are an FAQ's headings and examples, answered in place."""
+    return row.kind != "document" and _ASKS.search(row.content) is not None
+
+
 def is_syntax_shaped(query: str) -> bool:
     return _SYNTAX.search(query) is not None
 
@@ -144,20 +166,43 @@ def _index_tokens(term: str) -> list[str]:
     return [t for t in re.split(r"[\W_]+", folded) if t]
 
 
-def _query_words(query: str, analyzer: Any) -> list[frozenset[str]]:
-    """The query's words (stop words left out), each as the index tokens that hold it: its own and
+@dataclass(frozen=True, slots=True)
+class _QueryWord:
+    typed: str
+    tokens: frozenset[str]  # the index tokens that hold it: its own and its lemma's
+
+
+def _query_words(query: str, analyzer: Any) -> list[_QueryWord]:
+    """The query's words (stop words left out), each with the index tokens that hold it: its own and
     its lemma's ("mondays" is found in "Monday")."""
     stop_words = query_stop_words()
     words = [w for w in (w.lower() for w in _WORD.findall(query)) if w not in stop_words]
     lemmas = analyzer.lemmas(" ".join(words)).split() if words else []
     if len(lemmas) != len(words):  # the lemmatizer split a word: its own tokens only
         lemmas = words
-    return [frozenset(_index_tokens(w)) | frozenset(_index_tokens(lemma)) for w, lemma in zip(words, lemmas, strict=True)]
+    return [_QueryWord(w, frozenset(_index_tokens(w)) | frozenset(_index_tokens(lemma)))
+            for w, lemma in zip(words, lemmas, strict=True)]
 
 
-def _word_share(words: list[frozenset[str]], tokens: frozenset[str]) -> float:
+def _word_share(words: list[_QueryWord], tokens: frozenset[str]) -> float:
     """The share of the query's words a text whose index tokens are `tokens` holds."""
-    return sum(1 for w in words if w & tokens) / len(words) if words else 0.0
+    return sum(1 for w in words if w.tokens & tokens) / len(words) if words else 0.0
+
+
+# An inflected word's relatives begin with its stem: "symlinking" is in a text that says "symlinks".
+_INFLECTION = re.compile(r"(?:ing|ly|ed|es|s)$")
+_STEM_LETTERS = 4
+
+
+def _stem(word: str) -> str | None:
+    """What an inflected word's relatives begin with, or None when it shows no inflection."""
+    stem = _INFLECTION.sub("", word)
+    return stem if stem != word and len(stem) >= _STEM_LETTERS and stem.isalpha() else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _heading_tokens(heading_path: str) -> frozenset[str]:
+    return frozenset(_index_tokens(heading_path))
 
 
 def _fts_quote(token: str) -> str:
@@ -236,7 +281,12 @@ class _Reading:
     rules: Rules
     periods: list[dates.Period]
     asks_when: bool
-    words: list[frozenset[str]]
+    words: list[_QueryWord]
+    unknown: list[str] = field(default_factory=list)  # the query's words no stored text holds
+    # Rows of the whole index holding each token: counted once a recall, for both the unknown words
+    # and the full-text terms (on PostgreSQL a count is an index scan).
+    term_rows: dict[str, int] = field(default_factory=dict)
+    rarity: list[float] = field(default_factory=list)  # each query word's IDF over the whole index
 
     @classmethod
     def of(cls, query: str, now: datetime, active: bool, rules: Rules, analyzer: Any) -> _Reading:
@@ -248,10 +298,25 @@ class _Reading:
         """Whether the query gave `c` evidence enough to be an answer: a cosine or a share of the
         query's words at the floor, or a concept it names, the question it answers, or the time it
         asks about."""
+        if self.unknown and c.row.kind == "document" and (c.cosine or 0.0) < self.rules.unknown_word_cosine:
+            return False
         if c.exact or c.concept_share > 0 or c.passed_on > 0 or components.temporal_boost > 1:
             return True
         share = c.word_share if c.word_share is not None else _word_share(self.words, frozenset(_index_tokens(c.row.content)))
         return max(c.cosine or 0.0, share) >= self.rules.floor
+
+    def heading_share(self, heading_path: str) -> float:
+        """The share of the query's words, each weighed by its rarity, that a heading path holds:
+        the project's name in every page title counts for little, the section's subject for much."""
+        tokens = _heading_tokens(heading_path)
+        total = sum(self.rarity)
+        return sum(r for w, r in zip(self.words, self.rarity, strict=True) if w.tokens & tokens) / total if total else 0.0
+
+    def rows_holding(self, conn: Any, tokens: Iterable[str]) -> dict[str, int]:
+        wanted = set(tokens)
+        if missing := sorted(wanted - self.term_rows.keys()):
+            self.term_rows.update(memories.term_documents(conn, missing))
+        return {t: self.term_rows[t] for t in wanted}
 
     def windows(self) -> list[tuple[str, str]]:
         """valid_from ranges (store format) the named periods reach, slack included; a month
@@ -327,6 +392,9 @@ class Recaller:
             # The bench's single lanes ("bm25", "vector") rank by their own score alone.
             reading = _Reading.of(query, self.ctx.clock(), chosen != "exact" and lane in (None, "semantic"), self.rules,
                                   self.ctx.analyzer)
+            if reading.active:
+                reading.unknown = self._unknown_words(reading)
+                reading.rarity = self._rarity(reading)
             if chosen != "exact":
                 candidates = self._semantic(query, scope, k, projects, notices, reading,
                                             use_bm25=chosen != "vector", use_vector=chosen != "bm25")
@@ -344,7 +412,7 @@ class Recaller:
         nothing_else = reading.active and len(results) < k
         response = RecallResponse(query=query, project=project, lane="exact" if chosen == "exact" else "semantic",
                                   results=[*warnings, *results], notices=notices, nothing_else_matched=nothing_else,
-                                  below_floor=below)
+                                  below_floor=below, unknown_words=reading.unknown)
         if log:
             self._log(actor, query, project, response)
         return response
@@ -462,7 +530,7 @@ class Recaller:
         pool = max(CANDIDATES, k * 6)
         found: dict[int, _Candidate] = {}
         if use_bm25:
-            terms = self._fts_terms(query, notices)
+            terms = self._fts_terms(query, notices, reading)
             if terms:
                 with self.ctx.store.read() as conn:
                     scoped = reading.rules.scope_idf and sum(terms.values()) <= SCOPE_IDF_ROW_BUDGET
@@ -565,7 +633,7 @@ class Recaller:
         notices.append(f"concepts: {terms or ', '.join(canonicals)}")
         return list(by_row.values())
 
-    def _fts_terms(self, query: str, notices: list[str]) -> dict[str, int]:
+    def _fts_terms(self, query: str, notices: list[str], reading: _Reading) -> dict[str, int]:
         """The query's search terms, each with the rows of the whole index that hold its tokens."""
         stop_words = query_stop_words()
         words = [w for w in (w.lower() for w in _WORD.findall(query)) if w not in stop_words]
@@ -578,7 +646,7 @@ class Recaller:
         # phrase "staging database"): a term costs the rows of all its tokens.
         tokens = {term: _index_tokens(term) for term in terms}
         with self.ctx.store.read() as conn:
-            per_token = memories.term_documents(conn, sorted({t for parts in tokens.values() for t in parts}))
+            per_token = reading.rows_holding(conn, {t for parts in tokens.values() for t in parts})
         documents = {term: sum(per_token[t] for t in parts) for term, parts in tokens.items()}
         kept, common, rows = {}, [], 0
         for term in sorted(terms, key=lambda t: documents[t]):
@@ -590,6 +658,29 @@ class Recaller:
         if common:
             notices.append(f"words in too many memories to rank by full text: {', '.join(sorted(common))}")
         return kept
+
+    def _unknown_words(self, reading: _Reading) -> list[str]:
+        """The query's words that no memory, document chunk or heading in the store holds, nor a
+        shared memory, as typed, as lemma or inflected (its stem beginning no indexed word). A
+        function word ("how often") names no subject: its absence says nothing."""
+        words = [w for w in reading.words if not w.tokens & function_words()]
+        tokens = {t for w in words for t in w.tokens}
+        if not tokens:
+            return []
+        with self.ctx.store.read() as conn:
+            held = reading.rows_holding(conn, tokens)
+            missing = [w for w in words if not any(held[t] for t in w.tokens)]
+            stems = {w.typed: _stem(w.typed) for w in missing}
+            begun = memories.indexed_prefixes(conn, sorted({s for s in stems.values() if s})) if missing else set()
+        shared = frozenset().union(*(t for _, _, t in self._shared_entries())) if missing else frozenset()
+        return list(dict.fromkeys(w.typed for w in missing if stems[w.typed] not in begun and not w.tokens & shared))
+
+    def _rarity(self, reading: _Reading) -> list[float]:
+        """Each query word's IDF over the whole index (its commonest form's rows)."""
+        with self.ctx.store.read() as conn:
+            rows = self.ctx.per_head(("indexed rows",), lambda: memories.indexed_rows(conn))
+            held = reading.rows_holding(conn, {t for w in reading.words for t in w.tokens})
+        return [memories.idf(rows, min(rows, max((held[t] for t in w.tokens), default=0))) for w in reading.words]
 
     # --- scoring ---------------------------------------------------------------------------------
 
@@ -631,8 +722,12 @@ class Recaller:
         else:
             weight = reading.rules.bm25_weight
             relevance = weight * scale.bm25(c) + (1 - weight) * scale.cosine(c)
-            if reading.active and _ASKS.search(row.content):
+            if reading.active and _asks(row):
                 relevance *= reading.rules.question_factor
+            if reading.active and row.kind == "document":
+                if _CHANGELOG.match(row.context.split(" › ")[0].strip()):
+                    relevance *= reading.rules.changelog_factor
+                relevance += reading.rules.heading_weight * reading.heading_share(row.context)
         concept = CONCEPT_WEIGHT * c.concept_share
         relevance += concept
         age_days = max(0.0, (reading.now - datetime.fromisoformat(row.recorded_at)).total_seconds() / 86400)
@@ -657,7 +752,7 @@ class Recaller:
         """A strong memory that asks a question lends part of its score to the memory written next
         in the same project and sitting: in a conversation, that is usually its answer."""
         share = reading.rules.answer_share
-        questions = {c.row.id: share * score for score, c, _ in scored if score > 0 and _ASKS.search(c.row.content)}
+        questions = {c.row.id: share * score for score, c, _ in scored if score > 0 and _asks(c.row)}
         if not questions or share == 0:
             return scored
         with self.ctx.store.read() as conn:

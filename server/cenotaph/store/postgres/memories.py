@@ -39,6 +39,18 @@ def _row_counts(conn: Any, lookups: Sequence[tuple[str, str]]) -> list[int]:
         return list(conn.execute(f"SELECT {counts}", [value for _, value in lookups]).fetchone())
 
 
+def indexed_prefixes(conn: Any, prefixes: Sequence[str]) -> set[str]:
+    """Those of `prefixes` that begin a word of some row's `fts` (a prefix tsquery)."""
+    found = set()
+    with _by_index(conn):
+        for prefix in prefixes:
+            words = fulltext.words(prefix)
+            if len(words) == 1 and conn.execute("SELECT EXISTS (SELECT 1 FROM memories WHERE fts @@ ?::tsquery)",
+                                                 (f"'{words[0]}':*",)).fetchone()[0]:
+                found.add(prefix)
+    return found
+
+
 @contextmanager
 def _by_index(conn: Any) -> Iterator[None]:
     """The counts inside find their rows through the full-text index. The planner prices a
