@@ -45,7 +45,8 @@ def test_bad_input_is_a_clear_error_naming_the_field(cli_env):
     proc = run(cli_env, "abandon", "x", "--reason", "r", "--effort", "9", "--project", "p", check=False)
     assert proc.returncode == 2 and "effort" in proc.stderr
     # Positive control: nothing was written by the refused calls, and a valid call is stored.
-    assert "nothing found" in run(cli_env, "recall", "fine", "--project", "p").stdout
+    empty = run(cli_env, "recall", "fine", "--project", "p").stdout
+    assert "Nothing answers this" in empty and "#1" not in empty
     run(cli_env, "remember", "fine", "--project", "p")
     assert "#1" in run(cli_env, "recall", "fine", "--project", "p").stdout
 

@@ -26,7 +26,6 @@ import functools
 import json
 import math
 import re
-import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -37,6 +36,8 @@ import numpy as np
 from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import TIME_FORMAT, Context, parse_time
 from cenotaph.memory.core import concepts
+from cenotaph.memory.core.query_words import (WORD, QueryWord, fts_quote, heading_tokens, index_tokens, query_words,
+                                              stem, word_share)
 from cenotaph.memory.core.recorder import Recorder
 from cenotaph.memory.core.remember import SITTING_MINUTES
 from cenotaph.memory.graveyard.approaches import Graveyard, spelling_pattern
@@ -146,7 +147,6 @@ _SYNTAX = re.compile(
     """,
     re.VERBOSE,
 )
-_WORD = re.compile(r"\w+", re.UNICODE)
 _ASKS = re.compile(r"\?(?:[\s\"')\]]|$)")
 
 
@@ -158,55 +158,6 @@ def _asks(row: MemoryRow) -> bool:
 
 def is_syntax_shaped(query: str) -> bool:
     return _SYNTAX.search(query) is not None
-
-
-def _index_tokens(term: str) -> list[str]:
-    """The tokens the full-text index's tokenizer (unicode61, diacritics removed) makes of `term`."""
-    folded = "".join(c for c in unicodedata.normalize("NFKD", term.lower()) if not unicodedata.combining(c))
-    return [t for t in re.split(r"[\W_]+", folded) if t]
-
-
-@dataclass(frozen=True, slots=True)
-class _QueryWord:
-    typed: str
-    tokens: frozenset[str]  # the index tokens that hold it: its own and its lemma's
-
-
-def _query_words(query: str, analyzer: Any) -> list[_QueryWord]:
-    """The query's words (stop words left out), each with the index tokens that hold it: its own and
-    its lemma's ("mondays" is found in "Monday")."""
-    stop_words = query_stop_words()
-    words = [w for w in (w.lower() for w in _WORD.findall(query)) if w not in stop_words]
-    lemmas = analyzer.lemmas(" ".join(words)).split() if words else []
-    if len(lemmas) != len(words):  # the lemmatizer split a word: its own tokens only
-        lemmas = words
-    return [_QueryWord(w, frozenset(_index_tokens(w)) | frozenset(_index_tokens(lemma)))
-            for w, lemma in zip(words, lemmas, strict=True)]
-
-
-def _word_share(words: list[_QueryWord], tokens: frozenset[str]) -> float:
-    """The share of the query's words a text whose index tokens are `tokens` holds."""
-    return sum(1 for w in words if w.tokens & tokens) / len(words) if words else 0.0
-
-
-# An inflected word's relatives begin with its stem: "symlinking" is in a text that says "symlinks".
-_INFLECTION = re.compile(r"(?:ing|ly|ed|es|s)$")
-_STEM_LETTERS = 4
-
-
-def _stem(word: str) -> str | None:
-    """What an inflected word's relatives begin with, or None when it shows no inflection."""
-    stem = _INFLECTION.sub("", word)
-    return stem if stem != word and len(stem) >= _STEM_LETTERS and stem.isalpha() else None
-
-
-@functools.lru_cache(maxsize=4096)
-def _heading_tokens(heading_path: str) -> frozenset[str]:
-    return frozenset(_index_tokens(heading_path))
-
-
-def _fts_quote(token: str) -> str:
-    return '"' + token.replace('"', '""') + '"'
 
 
 @functools.lru_cache(maxsize=4096)
@@ -281,7 +232,7 @@ class _Reading:
     rules: Rules
     periods: list[dates.Period]
     asks_when: bool
-    words: list[_QueryWord]
+    words: list[QueryWord]
     unknown: list[str] = field(default_factory=list)  # the query's words no stored text holds
     # Rows of the whole index holding each token: counted once a recall, for both the unknown words
     # and the full-text terms (on PostgreSQL a count is an index scan).
@@ -292,7 +243,7 @@ class _Reading:
     def of(cls, query: str, now: datetime, active: bool, rules: Rules, analyzer: Any) -> _Reading:
         return cls(now=now, lowered=query.lower(), active=active, rules=rules,
                    periods=dates.periods(query, now.date(), anchored=rules.anchored_dates) if active else [],
-                   asks_when=active and dates.asks_when(query), words=_query_words(query, analyzer))
+                   asks_when=active and dates.asks_when(query), words=query_words(query, analyzer))
 
     def evidence(self, c: _Candidate, components: ScoreComponents) -> bool:
         """Whether the query gave `c` evidence enough to be an answer: a cosine or a share of the
@@ -302,13 +253,13 @@ class _Reading:
             return False
         if c.exact or c.concept_share > 0 or c.passed_on > 0 or components.temporal_boost > 1:
             return True
-        share = c.word_share if c.word_share is not None else _word_share(self.words, frozenset(_index_tokens(c.row.content)))
+        share = c.word_share if c.word_share is not None else word_share(self.words, frozenset(index_tokens(c.row.content)))
         return max(c.cosine or 0.0, share) >= self.rules.floor
 
     def heading_share(self, heading_path: str) -> float:
         """The share of the query's words, each weighed by its rarity, that a heading path holds:
         the project's name in every page title counts for little, the section's subject for much."""
-        tokens = _heading_tokens(heading_path)
+        tokens = heading_tokens(heading_path)
         total = sum(self.rarity)
         return sum(r for w, r in zip(self.words, self.rarity, strict=True) if w.tokens & tokens) / total if total else 0.0
 
@@ -475,7 +426,7 @@ class Recaller:
         """Each shared memory's row, file and index tokens, made again only when a folder changed."""
         generation = self.graveyard.shared.generation
         if self._shared_index[0] != generation:
-            entries = [(row, path, frozenset(_index_tokens(row.content)))
+            entries = [(row, path, frozenset(index_tokens(row.content)))
                        for state in self.graveyard.shared.states() for row, path in state.memory_rows()]
             live = {row.content_hash for row, _, _ in entries}
             self._shared_vectors = {h: v for h, v in self._shared_vectors.items() if h in live}
@@ -501,18 +452,18 @@ class Recaller:
             self._shared_vectors.update((row.content_hash, v) for row, v in zip(missing, embedded, strict=True))
         vector = self._embed_query(query)
         return [_Candidate(row, cosine=float(np.dot(self._shared_vectors[row.content_hash], vector)),
-                           word_share=_word_share(reading.words, tokens), shared_path=path)
+                           word_share=word_share(reading.words, tokens), shared_path=path)
                 for row, path, tokens in entries]
 
     # --- lanes -----------------------------------------------------------------------------------
 
     def _exact(self, query: str, scope: Scope, k: int) -> list[_Candidate]:
         needle = query.strip()
-        tokens = _WORD.findall(needle)
+        tokens = WORD.findall(needle)
         found: dict[int, _Candidate] = {}
         with self.ctx.store.read() as conn:
             if tokens:
-                phrase = " ".join(_fts_quote(t) for t in tokens)
+                phrase = " ".join(fts_quote(t) for t in tokens)
                 hits = memories.fts_search(conn, f"content : ({phrase})", scope, max(200, k * 10))
                 rows = memories.by_row_ids(conn, [rid for rid, _ in hits])
                 for rid, score in hits:
@@ -544,7 +495,7 @@ class Recaller:
                     if scoped:
                         hits = self._scoped_bm25(conn, terms, scope, pool, reading.windows(), total, in_scope)
                     else:
-                        expression = " OR ".join(_fts_quote(t) for t in terms)
+                        expression = " OR ".join(fts_quote(t) for t in terms)
                         documents = list(terms.values())
                         hits = memories.fts_search(conn, expression, scope, pool, documents=documents)
                         # A period the query names also draws its own matches, which the
@@ -591,8 +542,8 @@ class Recaller:
         scores: dict[int, float] = {}
         valid_from: dict[int, str] = {}
         for term, everywhere in terms.items():
-            match = _fts_quote(term)
-            if len(_index_tokens(term)) > 1:  # a phrase: the rows holding it, not its tokens' sum
+            match = fts_quote(term)
+            if len(index_tokens(term)) > 1:  # a phrase: the rows holding it, not its tokens' sum
                 everywhere = memories.matching_rows(conn, match)
             store_idf = memories.idf(total, everywhere)
             hits = memories.fts_term_hits(conn, match, scope, store_idf)
@@ -636,7 +587,7 @@ class Recaller:
     def _fts_terms(self, query: str, notices: list[str], reading: _Reading) -> dict[str, int]:
         """The query's search terms, each with the rows of the whole index that hold its tokens."""
         stop_words = query_stop_words()
-        words = [w for w in (w.lower() for w in _WORD.findall(query)) if w not in stop_words]
+        words = [w for w in (w.lower() for w in WORD.findall(query)) if w not in stop_words]
         # Lemmas of the kept words only: a stop word's lemma ("does" → "doe") is no search term.
         lemmas = self.ctx.analyzer.lemmas(" ".join(words)).split()
         terms = list(dict.fromkeys(t for t in [*words, *lemmas] if t not in stop_words and t.strip("_")))
@@ -644,7 +595,7 @@ class Recaller:
             return {}
         # FTS5 reads a term as the tokens its tokenizer makes of it ("staging_database" is the
         # phrase "staging database"): a term costs the rows of all its tokens.
-        tokens = {term: _index_tokens(term) for term in terms}
+        tokens = {term: index_tokens(term) for term in terms}
         with self.ctx.store.read() as conn:
             per_token = reading.rows_holding(conn, {t for parts in tokens.values() for t in parts})
         documents = {term: sum(per_token[t] for t in parts) for term, parts in tokens.items()}
@@ -670,7 +621,7 @@ class Recaller:
         with self.ctx.store.read() as conn:
             held = reading.rows_holding(conn, tokens)
             missing = [w for w in words if not any(held[t] for t in w.tokens)]
-            stems = {w.typed: _stem(w.typed) for w in missing}
+            stems = {w.typed: stem(w.typed) for w in missing}
             begun = memories.indexed_prefixes(conn, sorted({s for s in stems.values() if s})) if missing else set()
         shared = frozenset().union(*(t for _, _, t in self._shared_entries())) if missing else frozenset()
         return list(dict.fromkeys(w.typed for w in missing if stems[w.typed] not in begun and not w.tokens & shared))
