@@ -51,6 +51,19 @@ async function textRect(page, needle) {
   }, needle);
 }
 
+/** `textRect` once the line holds still: an edit above it, or a lens drawn over it, moves it
+ *  down a moment later, and a click on the old place lands on another line. */
+async function settledTextRect(page, needle) {
+  let rect = await textRect(page, needle);
+  for (let i = 0; i < 12; i++) {
+    await page.waitForTimeout(250);
+    const now = await textRect(page, needle);
+    if (rect && now && now.y === rect.y && now.x === rect.x) return now;
+    rect = now;
+  }
+  return rect;
+}
+
 /** Who made each recall of `query`, from the store's recall log. */
 function recallActors(query) {
   const python = path.join(path.dirname(process.env.CENOTAPH), 'python');
@@ -565,7 +578,7 @@ async function runCommand(page, title) {
       await page.mouse.click(top.x, top.y + top.height / 2);
       await page.keyboard.press('Home');
       await page.keyboard.press('Enter');
-      const anchoredAt = await textRect(page, 'session = ort.InferenceSession');
+      const anchoredAt = await settledTextRect(page, 'session = ort.InferenceSession');
       await page.mouse.click(anchoredAt.x, anchoredAt.y + anchoredAt.height / 2);
       await page.keyboard.press('End');
       for (const _ of '.onnx")') await page.keyboard.press('ArrowLeft');
