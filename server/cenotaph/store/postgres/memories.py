@@ -40,15 +40,14 @@ def _row_counts(conn: Any, lookups: Sequence[tuple[str, str]]) -> list[int]:
 
 
 def indexed_prefixes(conn: Any, prefixes: Sequence[str]) -> set[str]:
-    """Those of `prefixes` that begin a word of some row's `fts` (a prefix tsquery)."""
-    found = set()
+    """Those of `prefixes` that begin a word of some row's `fts` (a prefix tsquery), in one statement."""
+    single = [(prefix, words[0]) for prefix in prefixes if len(words := fulltext.words(prefix)) == 1]
+    if not single:
+        return set()
+    exists = ", ".join("EXISTS (SELECT 1 FROM memories WHERE fts @@ ?::tsquery)" for _ in single)
     with _by_index(conn):
-        for prefix in prefixes:
-            words = fulltext.words(prefix)
-            if len(words) == 1 and conn.execute("SELECT EXISTS (SELECT 1 FROM memories WHERE fts @@ ?::tsquery)",
-                                                 (f"'{words[0]}':*",)).fetchone()[0]:
-                found.add(prefix)
-    return found
+        held = conn.execute(f"SELECT {exists}", [f"'{word}':*" for _, word in single]).fetchone()
+    return {prefix for (prefix, _), found in zip(single, held, strict=True) if found}
 
 
 @contextmanager
