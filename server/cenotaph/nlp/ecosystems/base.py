@@ -21,8 +21,8 @@ from cenotaph.nlp.names import fold
 
 MentionKind = Literal["import", "declaration", "mention"]
 # The description types are named tuples, not dataclasses: an agent's hook imports this module on
-# every tool call, and making a frozen dataclass costs ≈ 0.5 ms (seven of them, and the
-# dataclasses module itself, were a tenth of a hook's decision).
+# every tool call, and making a frozen dataclass costs ≈ 0.5 ms (these and the dataclasses module
+# itself were most of the 10 ms a pass lost in the hook's round 5, docs/benchmarks.md).
 EMPTY: Mapping[str, str] = MappingProxyType({})
 
 # What a compiled pattern is used for here: LazyPattern takes them from it at first use.
