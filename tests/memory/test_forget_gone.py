@@ -112,6 +112,8 @@ def test_upgrading_an_old_store_scrubs_what_its_forget_left_and_the_chain_still_
         patched.setattr(concepts, "expansions", lambda *_: {})
         patched.setattr(store_concepts, "forget_memory", lambda *_: None)
         patched.setattr(lifecycle, "restore_summarised", lambda *_, **__: [])
+        from cenotaph.store import vectors  # nor the vector log
+        patched.setattr(vectors, "log_change", lambda *_: None)
         old = Store(db_path)
         old.conn.execute("PRAGMA secure_delete = OFF")
         memory = Memory(Context(store=old, embedder=embedder, analyzer=analyzer, clock=clock))

@@ -21,7 +21,7 @@ EXPECTED_TABLES = {
     "schema_migrations", "memory_substrings", "mining_cursors", "candidate_dismissals",
     "document_chunks", "feeds", "feed_entries", "event_scrubs", "blessings", "summary_sources",
     "memory_concepts", "concept_pairs", "concept_aliases", "concept_removals", "concept_dismissals", "anchors",
-    "concept_counts",
+    "concept_counts", "vector_log",
 }
 EXPECTED_TRIGGERS = {"memories_fts_insert", "memories_fts_delete", "memories_fts_update", "events_no_update",
                      "events_no_delete", "memories_substrings_insert", "memories_substrings_delete",
@@ -46,7 +46,8 @@ def test_empty_database_migrates_to_the_expected_schema(tmp_path: Path):
     assert recorded == [(1, "m0001_initial"), (2, "m0002_binary_vector_index"), (3, "m0003_substring_index"),
                         (4, "m0004_mining"), (5, "m0005_documents_and_feeds"), (6, "m0006_forgotten_means_gone"),
                         (7, "m0007_blessings"), (8, "m0008_compaction"), (9, "m0009_concepts"), (10, "m0010_anchors"),
-                        (11, "m0011_newest_rows"), (12, "m0012_concept_counts")]
+                        (11, "m0011_newest_rows"), (12, "m0012_concept_counts"),
+                        (13, "m0013_vector_log")]
     columns = {r[1] for r in store.conn.execute("PRAGMA table_info(memories)")}
     assert {"valid_from", "valid_to", "recorded_at", "superseded_at", "trust", "state", "effort", "outcome"} <= columns
 
@@ -369,8 +370,9 @@ def test_a_schema_11_store_gets_its_concepts_counted(tmp_path: Path):
     for trigger in ("linked", "unlinked", "row_left", "row_came", "row_deleted"):
         store.conn.execute(f"DROP TRIGGER concept_counts_{trigger}")
     store.conn.execute("DROP TABLE concept_counts")
-    store.conn.execute("DELETE FROM schema_migrations WHERE version = 12")
+    store.conn.execute("DROP TABLE vector_log")  # and what later migrations made
+    store.conn.execute("DELETE FROM schema_migrations WHERE version >= 12")
     store.close()
     store = Store(tmp_path / "s.db")
-    assert store.schema_version == 12
+    assert store.schema_version == len(migrations.MIGRATIONS)
     assert concepts.top(store.conn, "p", 10) == [("pool", "phrase", 1), ("redis", "package", 1)]

@@ -168,6 +168,16 @@ def _check_header(b: Binding, conn: Any, path: Path | str) -> None:
 class Binding:
     module: ModuleType
     name: str
+    connection: type  # the binding's Connection, able to carry a copy of the vector signs
+
+
+def _connection_class(module: ModuleType) -> type:
+    class Connection(module.Connection):  # type: ignore[name-defined,misc]
+        """A connection that keeps its own copy of the vector table's signs (store/sign_index.py)."""
+
+        sign_index: Any = None
+
+    return Connection
 
 
 def _load_sqlite_vec(conn: Any) -> None:
@@ -210,7 +220,7 @@ def binding() -> Binding:
             continue
     for name, module in candidates:
         if _can_load_extensions(module):
-            _binding = Binding(module=module, name=name)
+            _binding = Binding(module=module, name=name, connection=_connection_class(module))
             if "logging" in sys.modules:  # the CLI and the servers set it up; an agent's hook does not import it
                 _log().debug("using SQLite binding %s", name)
             return _binding
@@ -239,7 +249,8 @@ def _open(b: Binding, path: Path | str, readonly: bool, create_folder: bool) -> 
     if str(path) != ":memory:":
         check_address(path)
         check_file(Path(path), create_folder=create_folder)
-    conn = b.module.connect(str(path), isolation_level=None, check_same_thread=False, timeout=timeout_ms / 1000)
+    conn = b.module.connect(str(path), isolation_level=None, check_same_thread=False, timeout=timeout_ms / 1000,
+                            factory=b.connection)
     try:
         _check_header(b, conn, path)
         _configure(conn, path, timeout_ms, readonly)

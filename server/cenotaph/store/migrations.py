@@ -653,10 +653,26 @@ def _m0012_concept_counts(conn: Any) -> None:
     )
 
 
+def _m0013_vector_log(conn: Any) -> None:
+    """Each connection keeps a copy of the vectors' signs and searches it with numpy (vec0's own
+    search slows with every neighbour asked for): a log of the row ids whose vector was written or
+    deleted tells the copies what changed (store/sign_index.py). A random token in each row tells a
+    copy that the row it last applied was rolled back or pruned."""
+    conn.execute("CREATE TABLE vector_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, row_id INTEGER NOT NULL, "
+                 "token INTEGER NOT NULL DEFAULT (random()))")
+    conn.execute("INSERT INTO vector_log (row_id) VALUES (0)")
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'memories_vec_delete'").fetchone():
+        conn.execute("DROP TRIGGER memories_vec_delete")
+        conn.execute("CREATE TRIGGER IF NOT EXISTS memories_vec_delete AFTER DELETE ON memories BEGIN "
+                     "DELETE FROM memory_vectors WHERE row_id = old.id; "
+                     "INSERT INTO vector_log (row_id) VALUES (old.id); END")
+
+
 MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_binary_vector_index, _m0003_substring_index,
                                      _m0004_mining, _m0005_documents_and_feeds, _m0006_forgotten_means_gone,
                                      _m0007_blessings, _m0008_compaction, _m0009_concepts,
-                                     _m0010_anchors, _m0011_newest_rows, _m0012_concept_counts)
+                                     _m0010_anchors, _m0011_newest_rows, _m0012_concept_counts,
+                                     _m0013_vector_log)
 
 
 def schema_version(conn: Any) -> int:

@@ -58,9 +58,11 @@ TABLES: tuple[Table, ...] = (
 # Not copied as rows: the schema's own record (each side migrates itself with its own numbered
 # migrations), what the target's triggers fill from the rows (SQLite's full-text and substring
 # indexes, PostgreSQL's `event_head`, the highest event number, and `fts_totals`, its full-text
-# index's row and token counts, and both stores' `concept_counts`), and the vectors (copied apart).
+# index's row and token counts, and both stores' `concept_counts`), and the vectors (copied apart,
+# with SQLite's `vector_log` of their writes).
 SCHEMA_TABLE = "schema_migrations"
-DERIVED = frozenset({"memory_fts", "memory_substrings", "memory_vectors", "event_head", "fts_totals", "concept_counts"})
+DERIVED = frozenset({"memory_fts", "memory_substrings", "memory_vectors", "event_head", "fts_totals", "concept_counts",
+                     "vector_log"})
 
 
 @per_dialect

@@ -40,6 +40,10 @@ def drop(conn: Any) -> None:
     conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
 
 
+def log_change(conn: Any, row_id: int) -> None:
+    """Nothing to note: PostgreSQL's KNN scans the stored signs itself (no copy to keep current)."""
+
+
 def insert(conn: Any, row_id: int, project: str, vector: np.ndarray) -> None:
     conn.execute(f"INSERT INTO {TABLE} (row_id, project, embedding) VALUES (?, ?, ?)",
                  (row_id, project, np.asarray(vector, dtype=np.float32)))
