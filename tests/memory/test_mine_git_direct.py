@@ -93,13 +93,16 @@ source = { registry = "https://pypi.org/simple" }
 """
 
 
-def test_a_name_still_resolved_in_a_lock_file_at_head_is_in_use(memory, tmp_path):
+def test_a_name_still_resolved_in_a_lock_file_at_head_counts_against_it(memory, tmp_path):
+    """A lock file at HEAD that still resolves a name dropped without a word is evidence it is still
+    in use (`locked`), not a verdict: a direct dependency given up is often still some other
+    package's. A commit that says only the direct dependency went keeps it in use."""
     repo = GitRepo(tmp_path / "repo")
     repo.commit("Start", {
         "pyproject.toml": '[project]\nname = "flask"\ndependencies = ["werkzeug", "blinker", "itsdangerous"]\n',
         "web/package.json": '{"dependencies": {"chalk": "^4", "left-pad": "^1"}}',
     }, at=day(1))
-    repo.commit("Trim the direct dependencies", {
+    repo.commit("Trim the manifests", {
         "pyproject.toml": '[project]\nname = "flask"\ndependencies = ["werkzeug"]\n',
         "web/package.json": '{"dependencies": {}}',
         "uv.lock": UV_LOCK,  # blinker is still resolved (werkzeug needs it); itsdangerous is not
@@ -127,8 +130,13 @@ def test_a_name_still_resolved_in_a_lock_file_at_head_is_in_use(memory, tmp_path
         "pyproject.toml": '[project]\nname = "flask"\ndependencies = ["werkzeug", "httpx", "mkdocs-material"]\n'},
         at=day(7))
     report, found = mine(memory, repo)
-    assert set(found) == {"itsdangerous", "left-pad", "requests", "typing-extensions"}
+    assert set(found) == {"itsdangerous", "left-pad", "requests", "typing-extensions", "blinker", "chalk"}
     assert report.history.locked_at_head == ["blinker", "chalk", "mkdocs"]  # not dropped by a commit naming them
+    locked = "a lock file at HEAD still resolves it"
+    for name in ("blinker", "chalk"):
+        assert any(locked in g for g in found[name]["grounds"])
+        assert found[name]["confidence"] < found["itsdangerous"]["confidence"]
+    assert not any(locked in g for g in found["itsdangerous"]["grounds"] + found["requests"]["grounds"])
     assert found["requests"]["replacement"] == "httpx"
     assert found["requests"]["reason"].endswith("a lock file at HEAD still resolves it, for another package")
 
@@ -584,11 +592,14 @@ def test_a_rewrite_that_takes_the_projects_files_away_takes_its_dependencies_wit
     }, at=day(4))
     report, found = mine(memory, repo)
     # template/ is no member of the workspace the rewrite made, and nothing builds it.
-    assert set(found) == {"lodash", "debug"}
+    assert set(found) == {"lodash", "debug", "koa", "ora"}
     assert "template/package.json" in report.history.outside_build
+    # A rewrite that names no successor is evidence against (it may have swapped libraries too).
     rewrite = "a dependency of package.json, dropped by a commit that deleted or moved 4 of the 5 files of its " \
-              "project: a rewrite, no choice about each dependency"
-    assert report.history.passed_over == {"koa": rewrite, "ora": rewrite}
+              "project: a rewrite"
+    for name in ("koa", "ora"):
+        assert any(rewrite in g for g in found[name]["grounds"]) and found[name]["confidence"] < 0.5
+    assert not any("a rewrite" in g for g in found["lodash"]["grounds"] + found["debug"]["grounds"])
 
 
 def test_a_package_moved_into_a_script_that_installs_it_is_not_dropped(memory, tmp_path):
@@ -633,8 +644,9 @@ def test_what_made_something_work_in_a_dropped_tool_goes_with_it(memory, tmp_pat
 
 def test_a_dependency_whose_only_code_the_commit_deleted_went_with_it(memory, tmp_path):
     """A commit that deletes every file of code using a module (an obsolete Go package, with no
-    manifest of its own) and says nothing of it dropped no choice; a module whose code was
-    rewritten instead, by a commit as silent, is still proposed."""
+    manifest of its own) and says nothing of it likely dropped no choice (`with_code`, evidence
+    against: the code may be what a successor replaced); a module whose code was rewritten
+    instead, by a commit as silent, has no such evidence."""
     repo = GitRepo(tmp_path / "repo")
     table, termenv = "github.com/olekukonko/tablewriter", "github.com/muesli/termenv"
 
@@ -652,9 +664,10 @@ def test_a_dependency_whose_only_code_the_commit_deleted_went_with_it(memory, tm
                                                      "pkg/output/logger.go": None}, at=day(1))
     repo.commit("Tidy up main", {"go.mod": go_mod(), "main.go": "package main\n"}, at=day(2))
     report, found = mine(memory, repo)
-    assert set(found) == {termenv}
-    assert report.history.passed_over == {
-        table: "used only by code the commit deleted (pkg/output/table.go): it went with its code"}
+    assert set(found) == {termenv, table}
+    assert "used only by code the commit deleted (pkg/output/table.go)" in " ".join(found[table]["grounds"])
+    assert not any("code the commit deleted" in g for g in found[termenv]["grounds"])
+    assert found[table]["confidence"] < found[termenv]["confidence"]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,9 +20,9 @@ from cenotaph.memory.graveyard.approaches import Graveyard
 from cenotaph.memory.mining import build as builds
 from cenotaph.memory.mining import candidates
 from cenotaph.memory.mining.candidates import Evidence, ProposeReport
-from cenotaph.memory.mining.evidence import CHANGELOG_BYTES, Changelogs, changelog_paths
+from cenotaph.memory.mining.evidence import CHANGELOG_BYTES, Changelogs, Ground, changelog_paths
 from cenotaph.memory.mining.history import Repository
-from cenotaph.memory.mining.judge import candidate_for, dropped_by_name, passed_over
+from cenotaph.memory.mining.judge import candidate_for, dropped_by_name, passed_over, still_used, went_with, with_ground
 from cenotaph.memory.mining.walk import (
     EMPTY,
     SOURCE,
@@ -168,14 +168,21 @@ def mine(repo: Repository, cursor: str | None, *, since: str | None = None,
         last = walk.episodes[key][-1]
         if key in locked and not dropped_by_name(last, candidate, walk):
             mining.locked_at_head.append(candidate.name)
-            continue
-        if key in locked:
+            if still_used(last):
+                continue
+            # Otherwise evidence against, not a verdict: the judged corpus shows a lock resolving a
+            # direct dependency given up (log for tracing) about as often as one still in use.
+            candidate = with_ground(candidate, Ground("locked", "dropped without a word of it, and a lock file at "
+                                                                "HEAD still resolves it"))
+        elif key in locked:
             candidate = replace(candidate, reason=f"{candidate.reason}; a lock file at HEAD still resolves it, "
                                                   "for another package")
         if why := passed_over(walk, key, candidate, last):
             mining.passed_over[candidate.name] = why
-        else:
-            mining.candidates.append(candidate)
+            continue
+        for ground in went_with(walk, candidate, last):
+            candidate = with_ground(candidate, ground)
+        mining.candidates.append(candidate)
     mining.locked_at_head.sort()
     if limited:
         return _Mined(mining, declared_at_head, None)

@@ -3,6 +3,7 @@ and confidence), or why it is passed over."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -167,6 +168,13 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
                      features=tuple(ground.feature for ground in grounds))
 
 
+def with_ground(candidate: Candidate, ground: Ground) -> Candidate:
+    """The candidate with one more ground, and its confidence computed again."""
+    features = (*candidate.features, ground.feature)
+    return dataclasses.replace(candidate, grounds=(*candidate.grounds, str(ground)), features=features,
+                               confidence=confidence(Ground(feature, "") for feature in features))
+
+
 # A revert of an addition made fewer days before than this undoes an experiment: no decision about
 # the name, which was tried and taken back.
 EXPERIMENT_DAYS = 7
@@ -210,7 +218,7 @@ def dropped_by_name(last: Episode, candidate: Candidate | None = None, walk: Wal
     ("Remove unused windows dependencies") or names what it switched to and declared ("Switch to
     'ignore'"), and not as a direct dependency only: a lock file at HEAD that still resolves it
     does so for another package."""
-    if _DIRECT_ONLY.search(last.message) or names_part_of(last.message, last.name):
+    if still_used(last):
         return False
     # The switch speaks for this name when the commit dropped no other name of its ecosystem.
     alone = walk is not None and last.removed_in is not None and \
@@ -218,6 +226,12 @@ def dropped_by_name(last: Episode, candidate: Candidate | None = None, walk: Wal
         if candidate is not None else False
     switched = alone and candidate is not None and "replaced_message" in candidate.features
     return speaks_of(last.message, last.name) or says_unused(last.message, last.name) is not None or switched
+
+
+def still_used(last: Episode) -> bool:
+    """The removing commit says the name stays in use: it dropped only the direct dependency, or
+    replaced only a package inside the module."""
+    return bool(_DIRECT_ONLY.search(last.message)) or names_part_of(last.message, last.name)
 
 
 def _next_major(walk: Walk, key: Key, last: Episode) -> str | None:
@@ -229,6 +243,23 @@ def _next_major(walk: Walk, key: Key, last: Episode) -> str | None:
     others = {*walk.declared_at_head, *(added[0] for added in walk.added_by_commit[last.removed_in])}
     return next((walk.episodes[other][-1].name for other in sorted(others) if other[0] == ecosystem
                  and other != key and walk.episodes[other] and ecosystems.lineage(other[1], ecosystem) == lineage), None)
+
+
+def went_with(walk: Walk, candidate: Candidate, last: Episode) -> list[Ground]:
+    """Evidence that the name went with code the commit took away, not by a choice of its own: a
+    rewrite of its project (most of its files deleted or moved) that names no successor, or every
+    file that used it deleted. Evidence, not a verdict: such a rewrite also swaps libraries one by
+    one (a Python engine for a Rust one), and the code deleted may be what a successor replaced.
+    Asked of the names `passed_over` kept (each question reads trees or greps)."""
+    named = names_package(last.message, last.name, scope=False)
+    said_replacement = not {"replaced_message", "replaced_shared"}.isdisjoint(candidate.features)
+    if not named and (gone := walk.project_gone(last)) and not gone.whole:
+        return [] if said_replacement else [Ground("rewrite", gone.why)]
+    if named or said_replacement or candidate.replacement or candidate.revert or SIGNAL_WORDS.search(last.message):
+        return []
+    # The subproject rule's kin for code without a manifest of its own (a Go package, a script).
+    users = walk.users_deleted(last)
+    return [Ground("with_code", f"used only by code the commit deleted ({users})")] if users else []
 
 
 def _family(name: str) -> str:
@@ -295,18 +326,16 @@ def passed_over(walk: Walk, key: Key, candidate: Candidate, last: Episode) -> st
     named = names_package(last.message, last.name, scope=False)
     # A successor the message names, for this name or for the several the commit dropped.
     said_replacement = not {"replaced_message", "replaced_shared"}.isdisjoint(candidate.features)
-    if not named and (project_gone := walk.project_gone(last)) and \
-            not (said_replacement and _framework_of(walk, key, last)):
-        # Like a deleted Dockerfile's base image: the (sub)project went, its dependencies with it;
-        # but for the framework a rewrite swapped for the one its message names.
-        return project_gone
+    if not named and (gone := walk.project_gone(last)) and \
+            (gone.whole or said_replacement and not _framework_of(walk, key, last)):
+        # Like a deleted Dockerfile's base image: the subproject went, its dependencies with it; and
+        # a rewrite that swapped its framework for the one its message names chose that framework,
+        # its plugins and the pages' libraries went with it.
+        return gone.why
     if not named and (bridged := _bridged(walk, key, last)):
         return f"made something work in {bridged}, dropped with it: no choice of its own"
     if candidate.revert or named or said_replacement or SIGNAL_WORDS.search(last.message):
         return None
-    if candidate.replacement is None and (users := walk.users_deleted(last)):
-        # The subproject rule's kin for code without a manifest of its own (a Go package, a script).
-        return f"used only by code the commit deleted ({users}): it went with its code"
     if last.turned_indirect:
         return "still required for a dependency's sake (`// indirect`), in a commit that says nothing of it"
     if last.added is not None:

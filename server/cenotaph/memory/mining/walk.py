@@ -10,6 +10,7 @@ from collections import defaultdict
 from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
+from typing import NamedTuple
 
 from cenotaph.memory.mining.build import shell_lines
 from cenotaph.memory.mining.candidates import Candidate, Evidence
@@ -71,6 +72,14 @@ class Parsed:
 
 
 EMPTY = Parsed({}, {})
+
+
+class ProjectGone(NamedTuple):
+    """Why a removing commit took a name's project with it: deleted whole (no choice about the
+    name), or most of its files deleted or moved (a rewrite, which may have chosen too)."""
+
+    why: str
+    whole: bool
 
 
 @dataclass(slots=True)
@@ -145,6 +154,9 @@ class Walk:
         self.trees: dict[str, set[str]] = {}  # sha -> the paths of its files
         self.diffs: dict[str, dict[str, Diff]] = {}  # sha -> path -> the lines it removed and added there
         self.departures: dict[str, dict[str, str | None]] = {}  # sha -> its files deleted or moved, and where
+        # (sha, manifest, deleted) -> whether that commit took the manifest's project away: asked for
+        # each name the manifest lost, and each such question reads the whole tree.
+        self.projects_gone: dict[tuple[str, str, bool], ProjectGone | None] = {}
         # Read once the walk is done, for the candidates' evidence (`mine`):
         self.changelogs = Changelogs(())
         self.outside: Mapping[str, str] = mining.outside_build
@@ -269,15 +281,22 @@ class Walk:
         self.commits.append(commit)
 
 
-    def project_gone(self, episode: Episode) -> str | None:
+    def project_gone(self, episode: Episode) -> ProjectGone | None:
         """Why the commit that removed the name took its project away with it, or None: for every
         manifest that lost it, the project the manifest's folder holds went too."""
         if episode.source is None or not episode.lost:
             return None
-        reasons = [self._project_gone(episode.source, path, deleted) for path, deleted in episode.lost]
-        return reasons[0] if all(reasons) else None
+        gone = []
+        for path, deleted in episode.lost:
+            asked = (episode.source.sha, path, deleted)
+            if asked not in self.projects_gone:
+                self.projects_gone[asked] = self._project_gone(episode.source, path, deleted)
+            gone.append(self.projects_gone[asked])
+        if not all(gone):
+            return None
+        return ProjectGone(gone[0].why, all(g.whole for g in gone))  # type: ignore[union-attr]
 
-    def _project_gone(self, commit: Commit, path: str, deleted: bool) -> str | None:
+    def _project_gone(self, commit: Commit, path: str, deleted: bool) -> ProjectGone | None:
         """Whether `commit` deleted, or moved away, more than half of the files of the project of
         `path`: those of its folder that are no manifests (its code, an action's metadata; a folder
         of requirement files holds none) and belong to no deeper manifest's folder (a monorepo's
@@ -285,7 +304,7 @@ class Walk:
         repository."""
         if not commit.parents:
             return None
-        whole = f"a dependency of {path}, deleted whole with its folder"
+        whole = ProjectGone(f"a dependency of {path}, deleted whole with its folder", True)
         gone = self._gone(commit)
         if deleted and path not in gone:
             # Deleted earlier on the branch a merge brings: what its other manifests show.
@@ -303,8 +322,8 @@ class Walk:
         if deleted and code_gone == len(code):
             return whole
         if code_gone * 2 > len(code):
-            return (f"a dependency of {path}, dropped by a commit that deleted or moved {code_gone} of the {len(code)} "
-                    "files of its project: a rewrite, no choice about each dependency")
+            return ProjectGone(f"a dependency of {path}, dropped by a commit that deleted or moved {code_gone} of the "
+                               f"{len(code)} files of its project: a rewrite", False)
         return None
 
     def diff(self, commit: Commit) -> dict[str, Diff]:
