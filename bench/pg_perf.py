@@ -9,6 +9,7 @@ The SQLite stores are bench/perf.py's (built once by the import verb, cached); e
 a fresh PostgreSQL database by `migrate-store`, so both hold the same rows and vectors. The server is
 the one at --url, else a local one started by scripts/pg.sh (as `make pg-up`) on its own port.
 Usage: python bench/pg_perf.py [--sizes 10000,100000] [--runs N] [--url postgresql://…] [--out figures.json]
+       [--sqlite-store PATH --sizes N]  (a store built elsewhere, of N memories)
 """
 
 from __future__ import annotations
@@ -97,9 +98,10 @@ def statements_per_recall(memory: Memory, queries: list[str]) -> dict[str, float
     return {"median": statistics.median(counts), "max": max(counts)}
 
 
-def bench_size(size: int, runs: int, server: str, embedder: Embedder, analyzer: Analyzer, workdir: Path) -> dict:
+def bench_size(size: int, runs: int, server: str, embedder: Embedder, analyzer: Analyzer, workdir: Path,
+               source: Path | None = None) -> dict:
     path = workdir / f"run-{size}.db"
-    snapshot(cached_store(size, embedder, analyzer), path)
+    snapshot(source or cached_store(size, embedder, analyzer), path)
     url = new_database(server, str(size))
     memories = {"sqlite": Memory(Context(store=open_store(path), embedder=embedder, analyzer=analyzer))}
     target = open_store(url)
@@ -208,6 +210,8 @@ def main() -> None:
     parser.add_argument("--editor-runs", type=int, default=40, help="0: leave the two editors out")
     parser.add_argument("--url", help="a PostgreSQL server (URL without a database) whose user may create databases")
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
+    parser.add_argument("--sqlite-store", type=Path, help="measure this SQLite store (one size: its own) instead of "
+                        "bench/perf.py's, e.g. the synthetic 100,000 of `bench/console_perf.py --synthetic --store`")
     args = parser.parse_args()
     server = args.url or local_server()
     embedder, analyzer = Embedder(), Analyzer()
@@ -219,7 +223,7 @@ def main() -> None:
         report["pgvector"] = conn.execute("SELECT default_version FROM pg_available_extensions "
                                           "WHERE name = 'vector'").fetchone()[0]
     for size in (int(s) for s in args.sizes.split(",")):
-        figures = bench_size(size, args.runs, server, embedder, analyzer, workdir)
+        figures = bench_size(size, args.runs, server, embedder, analyzer, workdir, args.sqlite_store)
         report["sizes"].append(figures)
         print(json.dumps(figures), flush=True)
     if args.editor_runs:

@@ -288,7 +288,9 @@ def _undo_anchors_and_roles(conn) -> None:
 
 def _undo_signs_index(conn) -> None:
     """Back to schema 11's layout: the project's index without the row ids and signs, the
-    postings' key without the frequency."""
+    postings' key without the frequency, and no vector log (migration 13)."""
+    conn.execute("DROP FUNCTION cenotaph_vector_log() CASCADE")
+    conn.execute("DROP TABLE vector_log")
     if conn.execute("SELECT to_regclass('memory_postings')").fetchone()[0] is not None:
         conn.execute("ALTER TABLE memory_postings DROP CONSTRAINT memory_postings_pkey, ADD PRIMARY KEY (lexeme, row_id)")
     if conn.execute("SELECT to_regclass('memory_vectors')").fetchone()[0] is not None:
@@ -345,6 +347,62 @@ def test_a_schema_11_store_gets_knn_and_postings_read_from_their_indexes_alone(u
         assert found[0][0] == ids[7] and len(found) == 3
     finally:
         store.close()
+
+
+def _exact_nearest(conn, project: str, query: np.ndarray, wanted: int) -> list[int]:
+    """The SQL scan of the stored signs, as KNN ran it before each connection kept a copy."""
+    return [r[0] for r in conn.execute(
+        f"SELECT row_id FROM memory_vectors WHERE project = ? ORDER BY signs <~> binary_quantize(?::vector)::bit({len(query)}), "
+        "row_id LIMIT ?", (project, query, wanted))]
+
+
+def test_each_connection_searches_its_copy_of_the_signs_and_follows_every_writer(url):
+    """store/sign_index.py on PostgreSQL: the copy is read from the stored signs and draws the SQL
+    scan's candidates; the table's triggers log every write, so another connection's inserts and
+    deletes, a rolled-back write and a rebuilt table all reach the copy."""
+    rng = np.random.default_rng(13)
+    block = rng.normal(size=(260, 128)).astype(np.float32)
+    store, other = open_store(url), open_store(url)
+    try:
+        with store.write() as conn:
+            vectors.create(conn, 128)
+            ids = [memories.insert(conn, _row("p" if n % 4 else "q")) for n in range(200)]
+            for n, row in enumerate(ids):
+                vectors.insert(conn, row, "p" if n % 4 else "q", block[n])
+        with store.read() as conn:
+            for query in block[200:210]:
+                for project in ("p", "q"):
+                    assert vectors._nearest_signs(conn, project, query, 30) == _exact_nearest(conn, project, query, 30)
+            assert conn.sign_index is not None  # the copy, not the SQL scan
+            copy = conn.sign_index
+            copied = vectors.knn(conn, "p", block[5], 3)
+        assert copied[0][0] == ids[5] and copied[0][1] == pytest.approx(1.0)
+        with other.write() as conn:  # another machine's writes
+            added = [memories.insert(conn, _row("p")) for _ in range(3)]
+            for row, v in zip(added, block[200:203], strict=True):
+                vectors.insert(conn, row, "p", v)
+            conn.execute("DELETE FROM memories WHERE id = ?", (ids[5],))  # its vector goes by the cascade
+        with pytest.raises(RuntimeError), other.write() as conn:
+            ghost = memories.insert(conn, _row("p"))
+            vectors.insert(conn, ghost, "p", block[210])
+            raise RuntimeError("rolled back")
+        with store.read() as conn:
+            assert conn.sign_index is copy  # the same pooled connection, its copy followed the log
+            assert vectors._nearest_signs(conn, "p", block[201], 1) == [added[1]]
+            assert ids[5] not in vectors._nearest_signs(conn, "p", block[5], 200)
+            assert ghost not in vectors._nearest_signs(conn, "p", block[210], 200)
+            assert ids[9] in vectors._nearest_signs(conn, "p", block[9], 200)  # positive control
+            for query in block[210:215]:
+                assert vectors._nearest_signs(conn, "p", query, 40) == _exact_nearest(conn, "p", query, 40)
+        with other.write() as conn:  # a reindex: the table rebuilt
+            vectors.drop(conn)
+            vectors.create(conn, 128)
+            vectors.insert(conn, ids[1], "p", block[1])
+        with store.read() as conn:
+            assert vectors._nearest_signs(conn, "p", block[9], 10) == [ids[1]]
+    finally:
+        store.close()
+        other.close()
 
 
 def _undo_postings(conn) -> None:

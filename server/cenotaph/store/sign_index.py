@@ -6,10 +6,11 @@ nearest by scanning the chunk again for each one: at 100,000 vectors 2.3 ms for 
 4.3 ms for 30, 15 ms for 160. The same scan as numpy popcounts over the signs held in memory takes
 0.9 ms whatever k is (docs/benchmarks-history.md, "The vector scan in memory").
 
-The copy is read once from vec0's own chunk tables (≈ 2 ms at 100,000; `SELECT bits` through the
-virtual table takes 880 ms) and then follows `vector_log`: every write to the vector table adds a
-row naming the row id it touched (store/vectors.py and the `memories` delete trigger), with a random
-token. Before a search the copy reads the log from the last row it applied; if that row is gone or
+The copy is read once — on SQLite from vec0's own chunk tables (≈ 2 ms at 100,000; `SELECT bits`
+through the virtual table takes 880 ms), on PostgreSQL from the signs its KNN index holds
+(store/postgres/sign_index.py) — and then follows `vector_log`: every write to the vector table adds
+a row naming the row id it touched (SQLite: store/vectors.py and the `memories` delete trigger;
+PostgreSQL: triggers on the table), with a random token. Before a search the copy reads the log from the last row it applied; if that row is gone or
 holds another token (a transaction it saw rolled back, the log pruned, the table rebuilt, another
 database behind a reused connection) it reads everything again, else it refetches the rows named
 since. A connection searches its own snapshot, uncommitted writes of its transaction included."""
@@ -17,6 +18,8 @@ since. A connection searches its own snapshot, uncommitted writes of its transac
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from cenotaph.store.dialect import per_dialect
 
 if TYPE_CHECKING:
     import numpy as np
@@ -110,11 +113,13 @@ class SignIndex:
 
         try:
             self._follow(conn)
-        except Exception as exc:  # noqa: BLE001 - the binding's OperationalError, whichever binding
+            signs = self._projects.get(project)
+            if signs is None:
+                signs = self._projects[project] = _ProjectSigns(*project_signs(conn, self.table, project, self.words))
+        except CopyUnavailable:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the driver's OperationalError, whichever driver
             raise CopyUnavailable(str(exc)) from exc
-        signs = self._projects.get(project)
-        if signs is None:
-            signs = self._projects[project] = self._read_project(conn, project)
         query_words = np.packbits(np.asarray(query) > 0, bitorder="little").view(np.uint64)
         return signs.nearest(query_words, wanted)
 
@@ -129,7 +134,7 @@ class SignIndex:
                     self._seq, self._token = tail[-1][0], tail[-1][2]
                     return
         # First use, or the log no longer runs on from what this copy saw: start over. The log's
-        # head is read before the chunks, so a write between the two is applied again, not lost.
+        # head is read before the signs, so a write between the two is applied again, not lost.
         head = conn.execute(f"SELECT seq, token FROM {LOG} ORDER BY seq DESC LIMIT 1").fetchone()
         self._seq, self._token = head if head else (None, None)
         self._projects.clear()
@@ -138,34 +143,38 @@ class SignIndex:
         import numpy as np
 
         for row_id in row_ids:
-            found = conn.execute(f"SELECT project, bits FROM {self.table} WHERE row_id = ?", (row_id,)).fetchone()
+            found = row_signs(conn, self.table, row_id)
             for project, signs in self._projects.items():
                 if found is not None and project == found[0]:
                     signs.put(row_id, np.frombuffer(found[1], dtype=np.uint64))
                 else:
                     signs.remove(row_id)
 
-    def _read_project(self, conn: Any, project: str) -> _ProjectSigns:
-        """Every live row of one partition, from vec0's chunk tables (the validity bitmap, the row
-        ids and the packed signs of each chunk of up to 1,024 rows)."""
-        import numpy as np
 
-        try:
-            chunks = conn.execute(
-                f"SELECT c.validity, c.rowids, v.vectors FROM {self.table}_chunks c "
-                f"JOIN {self.table}_vector_chunks00 v ON v.rowid = c.chunk_id WHERE c.partition00 = ? "
-                "ORDER BY c.chunk_id", (project,)).fetchall()
-        except Exception as exc:  # noqa: BLE001 - the binding's OperationalError, whichever binding
-            raise CopyUnavailable(str(exc)) from exc
-        ids: list[np.ndarray] = []
-        words: list[np.ndarray] = []
-        for validity, rowids, vectors in chunks:
-            slots = np.frombuffer(rowids, dtype=np.int64)
-            if not slots.size or len(vectors) % slots.size or len(validity) * 8 != slots.size:
-                raise CopyUnavailable("a chunk's sizes do not agree")
-            live = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little").astype(bool)
-            ids.append(slots[live])
-            words.append(np.frombuffer(vectors, dtype=np.uint64).reshape(slots.size, -1)[live])
-        if not ids:
-            return _ProjectSigns(np.zeros(0, dtype=np.int64), np.zeros((0, self.words), dtype=np.uint64))
-        return _ProjectSigns(np.concatenate(ids), np.concatenate(words))
+@per_dialect
+def row_signs(conn: Any, table: str, row_id: int) -> tuple[str, bytes] | None:
+    """(project, packed signs: dimension i is bit i % 8 of byte i // 8) of one row, or None."""
+    return conn.execute(f"SELECT project, bits FROM {table} WHERE row_id = ?", (row_id,)).fetchone()
+
+
+@per_dialect
+def project_signs(conn: Any, table: str, project: str, words: int) -> tuple[np.ndarray, np.ndarray]:
+    """(row ids, signs: one row a row id, `words` 64-bit words each) of every live row of one
+    partition, from vec0's chunk tables (each chunk's validity bitmap, row ids and packed signs, up
+    to 1,024 rows a chunk)."""
+    import numpy as np
+
+    chunks = conn.execute(
+        f"SELECT c.validity, c.rowids, v.vectors FROM {table}_chunks c "
+        f"JOIN {table}_vector_chunks00 v ON v.rowid = c.chunk_id WHERE c.partition00 = ? "
+        "ORDER BY c.chunk_id", (project,)).fetchall()
+    ids: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
+    signs: list[np.ndarray] = [np.zeros((0, words), dtype=np.uint64)]
+    for validity, rowids, vectors in chunks:
+        slots = np.frombuffer(rowids, dtype=np.int64)
+        if len(validity) * 8 != slots.size or len(vectors) != slots.size * words * 8:
+            raise CopyUnavailable("a chunk's sizes do not agree")
+        live = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little").astype(bool)
+        ids.append(slots[live])
+        signs.append(np.frombuffer(vectors, dtype=np.uint64).reshape(slots.size, words)[live])
+    return np.concatenate(ids), np.concatenate(signs)

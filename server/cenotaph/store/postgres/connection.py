@@ -68,6 +68,7 @@ class PgConnection(psycopg.Connection):
     """The connection the store modules are handed on PostgreSQL (`dialect` tells them apart)."""
 
     dialect = POSTGRES
+    sign_index: Any = None  # its copy of the vectors' signs (store/sign_index.py)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -732,11 +732,41 @@ def _m0012_index_only_reads(conn: Any) -> None:
     conn.execute("CREATE INDEX memory_vectors_project ON memory_vectors (project) INCLUDE (row_id, signs)")
 
 
+def _m0013_vector_log(conn: Any) -> None:
+    """Each connection keeps a copy of the vectors' signs and searches it with numpy (the exact scan
+    of a project's signs grows with the project): a log of the row ids whose vector was written or
+    deleted, kept by statement triggers, tells the copies what changed (store/sign_index.py). A
+    random token in each row tells a copy that the row it last applied was rolled back or pruned;
+    the log keeps its newest 4,096 rows."""
+    conn.execute("CREATE TABLE vector_log (seq BIGSERIAL PRIMARY KEY, row_id BIGINT NOT NULL, "
+                 "token BIGINT NOT NULL DEFAULT (random() * 9.2e18)::bigint)")
+    conn.execute("INSERT INTO vector_log (row_id) VALUES (0)")
+    conn.execute(
+        """CREATE FUNCTION cenotaph_vector_log() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP IN ('INSERT', 'UPDATE') THEN
+                    INSERT INTO vector_log (row_id) SELECT row_id FROM added ORDER BY row_id;
+                END IF;
+                IF TG_OP IN ('DELETE', 'UPDATE') THEN
+                    INSERT INTO vector_log (row_id) SELECT row_id FROM removed ORDER BY row_id;
+                END IF;
+                DELETE FROM vector_log WHERE seq <= (SELECT max(seq) FROM vector_log) - 4096;
+                RETURN NULL;
+            END $$"""
+    )
+    if conn.execute("SELECT to_regclass('memory_vectors')").fetchone()[0] is None:
+        return  # a store without the vector table gets the triggers with it
+    for event, tables in (("INSERT", "NEW TABLE AS added"), ("DELETE", "OLD TABLE AS removed"),
+                          ("UPDATE", "OLD TABLE AS removed NEW TABLE AS added")):
+        conn.execute(f"CREATE TRIGGER memory_vectors_logged_{event.lower()} AFTER {event} ON memory_vectors "
+                     f"REFERENCING {tables} FOR EACH STATEMENT EXECUTE FUNCTION cenotaph_vector_log()")
+
+
 MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_compaction_and_concepts, _m0003_folded_full_text,
                                      _m0004_bm25_statistics, _m0005_stored_vector_signs,
                                      _m0006_phrase_counts_set_wise, _m0007_postings, _m0008_anchors,
                                      _m0009_team_roles, _m0010_newest_rows, _m0011_concept_counts,
-                                     _m0012_index_only_reads)
+                                     _m0012_index_only_reads, _m0013_vector_log)
 
 
 def schema_version(conn: Any) -> int:

@@ -29,6 +29,12 @@ def create(conn: Any, dim: int) -> None:
                      )""")
     # Row ids and signs in the project's index: KNN scans the index alone (migration 12).
     conn.execute(f"CREATE INDEX {TABLE}_project ON {TABLE} (project) INCLUDE (row_id, signs)")
+    # Every write noted for the connections' copies of the signs (migration 13 made the function).
+    for event, tables in (("INSERT", "NEW TABLE AS added"), ("DELETE", "OLD TABLE AS removed"),
+                          ("UPDATE", "OLD TABLE AS removed NEW TABLE AS added")):
+        conn.execute(f"CREATE TRIGGER {TABLE}_logged_{event.lower()} AFTER {event} ON {TABLE} REFERENCING {tables} "
+                     "FOR EACH STATEMENT EXECUTE FUNCTION cenotaph_vector_log()")
+    conn.execute("INSERT INTO vector_log (row_id) VALUES (0)")  # every copy of a former table starts over
 
 
 def signs_column(dim: int) -> str:
@@ -38,10 +44,11 @@ def signs_column(dim: int) -> str:
 
 def drop(conn: Any) -> None:
     conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
+    conn.execute("DELETE FROM vector_log")
 
 
 def log_change(conn: Any, row_id: int) -> None:
-    """Nothing to note: PostgreSQL's KNN scans the stored signs itself (no copy to keep current)."""
+    """Nothing to do: the table's triggers write the log (`create`)."""
 
 
 def insert(conn: Any, row_id: int, project: str, vector: np.ndarray) -> None:
@@ -53,9 +60,12 @@ def knn(conn: Any, project: str, vector: np.ndarray, k: int, *,
         least: int = vectors.MIN_CANDIDATES) -> list[tuple[int, float]]:
     """(row id, cosine similarity) of the k nearest rows in one project, nearest first: the same
     candidates as SQLite's binary index (each vector's signs, nearest by Hamming distance, ties to
-    the older row: an exact scan of the project) rescored by the same code, so that both stores
-    give one answer (bench/store_agreement.py)."""
+    the older row: the connection's copy of the signs, else an exact scan of the project) rescored
+    by the same code, so that both stores give one answer (bench/store_agreement.py)."""
     query = np.asarray(vector, dtype=np.float32)
+    copied = vectors.from_copy(conn, project, query, k, least)
+    if copied is not None:
+        return copied
     # The nearest ids first, then their vectors: sorting the whole project with each row's vector
     # (1.5 kB) in tow took twice as long.
     rows = conn.execute(
