@@ -11,7 +11,8 @@ then times:
 - `recall` (k = 10) of the bench's queries;
 - the first KNN of a fresh connection (the copy of the signs read from the chunks, on this tree).
 
-Usage: python bench/remember_scale.py --store /tmp/cc-new-100000.db --against /work/wt/base/server
+The store must be at a schema both commits know (a newer one opens an older store and migrates
+its copy). Usage: python bench/remember_scale.py --store /tmp/cc-new-100000.db --against /work/wt/base/server
        [--rounds 2] [--calls 40] [--out FILE]
 """
 
@@ -75,7 +76,9 @@ def run(server: Path, store: Path, calls: int, workdir: Path) -> dict:
     shutil.copyfile(store, copy)
     env = {**os.environ, "PYTHONPATH": str(server)}
     done = subprocess.run([sys.executable, "-c", CHILD, str(copy), str(HERE), str(calls)], env=env,
-                          capture_output=True, text=True, check=True)
+                          capture_output=True, text=True, check=False)
+    if done.returncode:  # e.g. a store migrated past what the other commit knows
+        raise SystemExit(f"{server}: {done.stderr.strip().splitlines()[-1]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
