@@ -13,6 +13,12 @@ from cenotaph.store import vectors
 TABLE = "memory_vectors"
 
 
+def _binary(conn: Any) -> Any:
+    """A cursor that reads vectors in PostgreSQL's binary format: pgvector's text form, parsed
+    number by number, took 22 ms for 240 vectors of 384 dimensions, the binary one 1.3 ms."""
+    return conn.cursor(binary=True)
+
+
 def dimension(conn: Any) -> int | None:
     found = conn.execute(
         "SELECT atttypmod FROM pg_attribute WHERE attrelid = to_regclass(?) AND attname = 'embedding'", (TABLE,)
@@ -68,7 +74,7 @@ def knn(conn: Any, project: str, vector: np.ndarray, k: int, *,
         return copied
     # The nearest ids first, then their vectors: sorting the whole project with each row's vector
     # (1.5 kB) in tow took twice as long.
-    rows = conn.execute(
+    rows = _binary(conn).execute(
         f"SELECT v.row_id, v.embedding FROM (SELECT row_id, signs <~> binary_quantize(?::vector)::bit({len(query)}) "
         f"AS distance FROM {TABLE} WHERE project = ? ORDER BY distance, row_id LIMIT ?) AS nearest "
         f"JOIN {TABLE} v USING (row_id) ORDER BY nearest.distance, nearest.row_id",
@@ -78,7 +84,7 @@ def knn(conn: Any, project: str, vector: np.ndarray, k: int, *,
 
 
 def get(conn: Any, row_id: int) -> np.ndarray | None:
-    found = conn.execute(f"SELECT embedding FROM {TABLE} WHERE row_id = ?", (row_id,)).fetchone()
+    found = _binary(conn).execute(f"SELECT embedding FROM {TABLE} WHERE row_id = ?", (row_id,)).fetchone()
     if not found:
         return None
     stored = found[0]  # pgvector's Vector
@@ -86,7 +92,7 @@ def get(conn: Any, row_id: int) -> np.ndarray | None:
 
 
 def all_rows(conn: Any, batch: int = 1000):
-    cursor = conn.execute(f"SELECT row_id, project, embedding FROM {TABLE}")
+    cursor = _binary(conn).execute(f"SELECT row_id, project, embedding FROM {TABLE}")
     while rows := cursor.fetchmany(batch):
         yield [(row_id, project, vector.to_numpy().astype(np.float32, copy=False)) for row_id, project, vector in rows]
 
@@ -95,6 +101,7 @@ def embeddings(conn: Any, row_ids: list[int], batch: int = 500) -> dict[int, np.
     found: dict[int, np.ndarray] = {}
     for start in range(0, len(row_ids), batch):
         chunk = row_ids[start:start + batch]
-        for row_id, vector in conn.execute(f"SELECT row_id, embedding FROM {TABLE} WHERE row_id = ANY(?)", (chunk,)):
+        for row_id, vector in _binary(conn).execute(f"SELECT row_id, embedding FROM {TABLE} WHERE row_id = ANY(?)",
+                                                    (chunk,)):
             found[row_id] = vector.to_numpy().astype(np.float32, copy=False)
     return found
