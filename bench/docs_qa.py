@@ -55,9 +55,11 @@ FOLDS = [["attrs", "tox"], ["pytest", "nox"], ["cli", "pip"], ["poetry", "mkdocs
 # The rules studied across folds, their values chosen together on the training projects: the
 # relevance floor (recall.Rules.floor, the least cosine or share of the query's words a result
 # needs); the cosine a document chunk needs when a query word is in no stored text (−1: no such
-# rule); a changelog chunk's factor; the weight of the query's words in a chunk's headings.
+# rule); a changelog chunk's factor; the weight of the query's words in a chunk's headings; the
+# share of the query's words a chunk needs below cosine 0.7 (0: no such rule).
 STUDY: dict[str, list[object]] = {"floor": [0.3, 0.4, 0.5, 0.6], "unknown_word_cosine": [-1.0, 0.65, 0.7],
-                                  "changelog_factor": [1.0, 0.8], "heading_weight": [0.0, 0.05, 0.1, 0.15, 0.2]}
+                                  "changelog_factor": [1.0, 0.8], "heading_weight": [0.0, 0.05, 0.1, 0.15, 0.2],
+                                  "document_share": [0.0, 0.5, 0.6, 0.67]}
 # What ingesting depends on: a store built before any of these changed is built again.
 INGEST_CODE = [HERE.parent / "server" / "cenotaph" / p for p in
                ("nlp/chunks.py", "memory/knowledge/documents.py", "nlp/embedder.py")]
@@ -203,7 +205,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--projects", help="comma-separated (default: every file in bench/docs_questions)")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "cenotaph-docs-qa")
-    parser.add_argument("--cv", action="store_true", help="also the k-fold split by project, rule by rule")
+    parser.add_argument("--cv", action="store_true", help="also the k-fold split by project, the studied rules chosen together")
     parser.add_argument("--study", help="with --cv: only these rules, comma-separated (default: all; the others "
                                             "keep recall's values)")
     parser.add_argument("--misses", action="store_true", help="print the questions missed at rank 1")
