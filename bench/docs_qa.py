@@ -20,7 +20,8 @@ Figures, per question, over `recall` as shipped (k = 5):
 together on the other six projects and scored on the two held out, as bench/locomo.py does per
 conversation.
 
-Usage: python bench/docs_qa.py [--projects a,b] [--cache DIR] [--cv] [--out figures.json]
+Usage: python bench/docs_qa.py [--projects a,b] [--cache DIR] [--cv [--study RULES]] [--misses]
+                              [--out figures.json]
 """
 
 from __future__ import annotations
@@ -54,9 +55,11 @@ FOLDS = [["attrs", "tox"], ["pytest", "nox"], ["cli", "pip"], ["poetry", "mkdocs
 # The rules studied across folds, their values chosen together on the training projects: the
 # relevance floor (recall.Rules.floor, the least cosine or share of the query's words a result
 # needs); the cosine a document chunk needs when a query word is in no stored text (−1: no such
-# rule); a changelog chunk's factor; the weight of the query's words in a chunk's headings.
+# rule); a changelog chunk's factor; the weight of the query's words in a chunk's headings; the
+# share of the query's words a chunk needs below cosine 0.7 (0: no such rule).
 STUDY: dict[str, list[object]] = {"floor": [0.3, 0.4, 0.5, 0.6], "unknown_word_cosine": [-1.0, 0.65, 0.7],
-                                  "changelog_factor": [1.0, 0.8], "heading_weight": [0.0, 0.05, 0.1, 0.15, 0.2]}
+                                  "changelog_factor": [1.0, 0.8], "heading_weight": [0.0, 0.05, 0.1, 0.15, 0.2],
+                                  "document_share": [0.0, 0.5, 0.6, 0.67]}
 # What ingesting depends on: a store built before any of these changed is built again.
 INGEST_CODE = [HERE.parent / "server" / "cenotaph" / p for p in
                ("nlp/chunks.py", "memory/knowledge/documents.py", "nlp/embedder.py")]
@@ -128,24 +131,30 @@ def _inside(result: object, question: dict) -> bool:
     return where is not None and where.path == question["file"] and where.start_line <= end and where.end_line >= start
 
 
-def score(memory: Memory, name: str, questions: list[dict], rules: Rules) -> list[dict]:
-    memory.recaller.rules = rules
-    rows = []
+def score(memory: Memory, name: str, questions: list[dict], variants: list[Rules]) -> dict[Rules, list[dict]]:
+    """Each question under every variant in turn: the recaller embeds a query once for them all."""
+    rows: dict[Rules, list[dict]] = {rules: [] for rules in variants}
     for q in questions:
-        response = memory.recall(ACTOR, q["question"], project=name, k=K, log=False)
-        results = [r for r in response.results if r.result_type == "memory"]
-        row = {"project": name, "question": q["question"], "returned": len(results),
-               "top": [f"{r.location.path}:{r.location.start_line}-{r.location.end_line}" if r.location else f"#{r.id}"
-                       for r in results], "scores": [r.score for r in results]}
-        if q.get("unanswerable"):
-            row["unanswerable"] = True
-            row["confident"] = bool(results)
-        else:
-            row["hit@1"] = bool(results) and _inside(results[0], q)
-            row["hit@5"] = any(_inside(r, q) for r in results[:5])
-            row["fact@1"] = bool(results) and _folded(q["fact"]) in _folded(results[0].content)
-        rows.append(row)
+        for rules in variants:
+            memory.recaller.rules = rules
+            rows[rules].append(_row(memory, name, q))
     return rows
+
+
+def _row(memory: Memory, name: str, q: dict) -> dict:
+    response = memory.recall(ACTOR, q["question"], project=name, k=K, log=False)
+    results = [r for r in response.results if r.result_type == "memory"]
+    row = {"project": name, "question": q["question"], "returned": len(results),
+           "top": [f"{r.location.path}:{r.location.start_line}-{r.location.end_line}" if r.location else f"#{r.id}"
+                   for r in results], "scores": [r.score for r in results]}
+    if q.get("unanswerable"):
+        row["unanswerable"] = True
+        row["confident"] = bool(results)
+    else:
+        row["hit@1"] = bool(results) and _inside(results[0], q)
+        row["hit@5"] = any(_inside(r, q) for r in results[:5])
+        row["fact@1"] = bool(results) and _folded(q["fact"]) in _folded(results[0].content)
+    return row
 
 
 def summarize(rows: list[dict]) -> dict:
@@ -169,24 +178,25 @@ def objective(rows: list[dict]) -> float:
             - sum(r["confident"] for r in unanswerable) / max(len(unanswerable), 1))
 
 
-def grid(base: Rules) -> list[Rules]:
+def grid(base: Rules, study: dict[str, list[object]]) -> list[Rules]:
     """Every combination of the studied rules' values, in STUDY's order."""
-    return [replace(base, **dict(zip(STUDY, values, strict=True))) for values in itertools.product(*STUDY.values())]
+    return [replace(base, **dict(zip(study, values, strict=True))) for values in itertools.product(*study.values())]
 
 
-def cross_validate(rank: dict[tuple[str, Rules], list[dict]], projects: list[str], base: Rules) -> dict:
+def cross_validate(rank: dict[tuple[str, Rules], list[dict]], projects: list[str], base: Rules,
+                   study: dict[str, list[object]]) -> dict:
     """The studied rules' values chosen together on the training projects (the first combination
     wins a tie), scored on the held-out ones."""
     folds = [[p for p in fold if p in projects] for fold in FOLDS]
     folds = [f for f in folds if f]
     chosen: dict[str, dict[str, object]] = {}
     held_out: list[dict] = []
-    combinations = grid(base)
+    combinations = grid(base, study)
     for fold in folds:
         train = [p for p in projects if p not in fold]
         rules = max(combinations, key=lambda c: (objective([r for p in train for r in rank[(p, c)]]),
                                                  -combinations.index(c)))
-        chosen["+".join(fold)] = {name: getattr(rules, name) for name in STUDY}
+        chosen["+".join(fold)] = {name: getattr(rules, name) for name in study}
         held_out += [r for p in fold for r in rank[(p, rules)]]
     return {"chosen": chosen, "held_out": summarize(held_out)}
 
@@ -195,31 +205,38 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--projects", help="comma-separated (default: every file in bench/docs_questions)")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "cenotaph-docs-qa")
-    parser.add_argument("--cv", action="store_true", help="also the k-fold split by project, rule by rule")
+    parser.add_argument("--cv", action="store_true", help="also the k-fold split by project, the studied rules chosen together")
+    parser.add_argument("--study", help="with --cv: only these rules, comma-separated (default: all; the others "
+                                            "keep recall's values)")
     parser.add_argument("--misses", action="store_true", help="print the questions missed at rank 1")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     names = args.projects.split(",") if args.projects else sorted(p.stem for p in QUESTIONS.glob("*.jsonl"))
     embedder, analyzer = Embedder(), Analyzer()
     base = Rules()
+    study = STUDY
+    if args.study:
+        if unknown := set(args.study.split(",")) - set(STUDY):
+            parser.error(f"--study: no rule named {', '.join(sorted(unknown))}; known: {', '.join(STUDY)}")
+        study = {name: STUDY[name] for name in args.study.split(",")}
     variants = [base]
     if args.cv:
-        variants += grid(base)
+        variants += grid(base, study)
     rank: dict[tuple[str, Rules], list[dict]] = {}
     ingests = {}
     for name in names:
         header, questions = load(name)
         memory, ingests[name] = store_for(name, header, args.cache, embedder, analyzer)
-        for rules in dict.fromkeys(variants):
-            rank[(name, rules)] = score(memory, name, questions, rules)
+        for rules, rows in score(memory, name, questions, list(dict.fromkeys(variants))).items():
+            rank[(name, rules)] = rows
         memory.close()
     shipped = [r for name in names for r in rank[(name, base)]]
     figures: dict = {"k": K, "shipped": summarize(shipped),
                      "per_project": {name: summarize(rank[(name, base)]) for name in names}, "ingest": ingests}
     if args.cv:
-        figures["cv"] = cross_validate(rank, names, base)
+        figures["cv"] = cross_validate(rank, names, base, study)
         figures["cv"]["whole_split"] = {f"{name}={v}": summarize([r for p in names for r in rank[(p, replace(base, **{name: v}))]])
-                                        for name, values in STUDY.items() for v in values}
+                                        for name, values in study.items() for v in values}
     if args.misses:
         for r in shipped:
             if not r.get("unanswerable") and not r["hit@1"] or r.get("confident"):

@@ -10,6 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from cenotaph.mcp.tools.results import recall_reply
+from cenotaph.memory.core import chunk_ranking
+from cenotaph.memory.core.query_words import heading_tokens, query_words
 from cenotaph.memory.models import nothing_else
 from cenotaph.nlp import chunks
 from tests.conftest import CENOTAPH, HUMAN, cli_memory
@@ -221,7 +223,9 @@ def test_a_chunk_found_by_its_words_alone_is_scored_with_its_own_cosine_whatever
     word lane only, and is scored with its own vector, not the farthest neighbour's."""
     for n in range(70):
         write(tmp_path, f"docs/page{n:02}.md", f"# Widget {n}\n\nThe dashboard paints widget {n} teal. {INTRO}\n")
-    write(tmp_path, "docs/zz.md", f"# Billing\n\nThe invoice job retries at night (its code name: quuxbar). {INTRO}\n")
+    # The chunk holds two of the query's three words: enough to be an answer at any cosine.
+    write(tmp_path, "docs/zz.md", f"# Billing\n\nThe invoice job retries at night (its code name: quuxbar; no "
+                                  f"widget shows it). {INTRO}\n")
     memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
     query = "which widget is quuxbar teal"
     by_k = {k: {r.content: r for r in memory.recall(HUMAN, query, project=P, k=k).results} for k in (5, 20)}
@@ -282,7 +286,8 @@ def test_a_note_is_still_an_answer_when_a_query_word_is_unknown(memory, tmp_path
     response = memory.recall(HUMAN, "Where is the proxy password read from in Kubernetes?", project=P, k=5, log=False)
     assert response.unknown_words == ["kubernetes"]
     assert [r.id for r in response.results] == [note]
-    memory.recaller.rules = replace(memory.recaller.rules, unknown_word_cosine=-1.0)  # the rule off: the chunk too
+    # The rule off (and the share of the query's words a chunk needs): the chunk too.
+    memory.recaller.rules = replace(memory.recaller.rules, unknown_word_cosine=-1.0, document_share=0.0)
     assert [r.kind for r in memory.recall(HUMAN, "Where is the proxy password read from in Kubernetes?", project=P,
                                           k=5, log=False).results] == ["note", "document"]
 
@@ -365,3 +370,47 @@ def test_a_subsection_whose_heading_names_the_subject_ranks_above_its_parents_in
     assert [r.location.heading for r in first] == ["Configuration › Cache location", "Configuration"]
     memory.recaller.rules = replace(memory.recaller.rules, heading_weight=0.0)
     assert memory.recall(HUMAN, query, project=P, k=2, log=False).results[0].location.heading == "Configuration"
+
+
+def test_a_heading_matches_the_query_in_another_inflection(memory, tmp_path, monkeypatch):
+    """"Loading plugins" is about how plugins are loaded: a heading is read with its lemmas, as a query
+    word is, and its section comes before a neighbour a little closer in meaning. The control: read
+    as typed, the heading holds "plugins" alone and the neighbour is first."""
+    write(tmp_path, "docs/plugins.md", "# Plugins\n\n## Writing plugins\n\nA plugin is a module with hook "
+                                       "functions; tool imports each one at start.\n\n"
+                                       "## Loading plugins\n\nEntry points of the group `tool` are read at start, "
+                                       "in the order they were installed.\n")
+    for n in range(12):
+        write(tmp_path, f"docs/page{n:02}.md", f"# Widget {n}\n\nThe dashboard paints widget {n} teal. {INTRO}\n")
+    memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    query = "how are plugins loaded"
+    words = query_words(query, memory.ctx.analyzer)
+    assert "load" in chunk_ranking.heading_forms("Plugins › Loading plugins", words, memory.ctx.analyzer)
+    # The neighbour holds one of the query's two words: ranked, not left out.
+    memory.recaller.rules = replace(memory.recaller.rules, document_share=0.0)
+    results = memory.recall(HUMAN, query, project=P, k=2, log=False).results
+    assert [r.location.heading for r in results] == ["Plugins › Loading plugins", "Plugins › Writing plugins"]
+    monkeypatch.setattr(chunk_ranking, "heading_forms", lambda path, words, analyzer: heading_tokens(path))
+    assert memory.recall(HUMAN, query, project=P, k=2, log=False).results[0].location.heading == \
+        "Plugins › Writing plugins"
+
+
+def test_a_chunk_holding_few_of_the_questions_words_is_no_answer_unless_it_means_the_same(memory, tmp_path):
+    """Every word of the question is in some page, none is unknown, yet no chunk holds more than
+    two of its five: nothing answers. The controls: a question whose words the backups section
+    holds gets it; and without the rule the music question is answered with the backups page."""
+    write(tmp_path, "docs/storage.md", "# Storage\n\n## Backups\n\nNightly backups copy the store into the backups "
+                                       "folder; seven copies are kept.\n")
+    write(tmp_path, "docs/media.md", "# Media\n\nThe dashboard can play a sound when a widget turns red; music is "
+                                     "never played.\n")
+    write(tmp_path, "docs/files.md", "# Files\n\nEvery file the dashboard writes is listed in its log.\n")
+    for n in range(8):
+        write(tmp_path, f"docs/page{n:02}.md", f"# Widget {n}\n\nThe dashboard paints widget {n} teal. {INTRO}\n")
+    memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    music = "How do I play music files from the nightly backups?"
+    response = memory.recall(HUMAN, music, project=P, k=5, log=False)
+    assert response.unknown_words == [] and response.results == []
+    answered = memory.recall(HUMAN, "How are the nightly backups kept?", project=P, k=5, log=False).results
+    assert answered and answered[0].location.heading == "Storage › Backups"
+    memory.recaller.rules = replace(memory.recaller.rules, document_share=0.0)
+    assert memory.recall(HUMAN, music, project=P, k=5, log=False).results

@@ -35,9 +35,8 @@ import numpy as np
 
 from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import TIME_FORMAT, Context, parse_time
-from cenotaph.memory.core import concepts
-from cenotaph.memory.core.query_words import (WORD, QueryWord, fts_quote, heading_tokens, index_tokens, query_words,
-                                              stem, word_share)
+from cenotaph.memory.core import chunk_ranking, concepts
+from cenotaph.memory.core.query_words import WORD, QueryWord, fts_quote, index_tokens, query_words, stem, word_share
 from cenotaph.memory.core.recorder import Recorder
 from cenotaph.memory.core.remember import SITTING_MINUTES
 from cenotaph.memory.graveyard.approaches import Graveyard, spelling_pattern
@@ -87,15 +86,6 @@ FLOOR = 0.3
 # name it): the documents do not speak of it, so a document chunk is an answer only when it means
 # the same in other words, a cosine at least this high (bench/docs_qa.py --cv; docs/knowledge.md).
 UNKNOWN_WORD_COSINE = 0.7
-# A changelog's entry names the feature its page explains, in fewer words: the page ranks first.
-CHANGELOG_FACTOR = 0.8
-# A section's headings say what it is about in a few words: a document chunk gains this much
-# relevance × the share of the query's words (weighed by IDF) its heading path holds
-# (bench/docs_qa.py --cv: 0.15 in three folds of four).
-HEADING_WEIGHT = 0.15
-# A page whose outermost heading says it is a changelog or release notes.
-_CHANGELOG = re.compile(r"(?:change ?log|changes\b|release (?:notes|history|announcements?)|history$|news$|what'?s new)",
-                        re.IGNORECASE)
 RECENCY_HALF_LIFE_DAYS = 90
 RECALL_LOG_DAYS = 30
 
@@ -132,8 +122,9 @@ class Rules:
     memory_dates: bool = True  # the dates a memory names, relative ones read from its valid time
     floor: float = FLOOR  # the least evidence (cosine or word share) a memory is returned on
     unknown_word_cosine: float = UNKNOWN_WORD_COSINE  # a document chunk's, when a query word is in no text
-    changelog_factor: float = CHANGELOG_FACTOR  # a document chunk's relevance in a changelog
-    heading_weight: float = HEADING_WEIGHT  # × the share of the query's words in a chunk's headings
+    changelog_factor: float = chunk_ranking.CHANGELOG_FACTOR  # a document chunk's relevance in a changelog
+    heading_weight: float = chunk_ranking.HEADING_WEIGHT  # × the share of the query's words in its headings
+    document_share: float = chunk_ranking.DOCUMENT_SHARE  # of the query's words a chunk needs below cosine 0.7
 
 _SYNTAX = re.compile(
     r"""(?:[\w.-]*/[\w./-]+)                                  # a path
@@ -238,12 +229,13 @@ class _Reading:
     # and the full-text terms (on PostgreSQL a count is an index scan).
     term_rows: dict[str, int] = field(default_factory=dict)
     rarity: list[float] = field(default_factory=list)  # each query word's IDF over the whole index
+    analyzer: Any = None  # a document chunk's headings are read with their lemmas
 
     @classmethod
     def of(cls, query: str, now: datetime, active: bool, rules: Rules, analyzer: Any) -> _Reading:
         return cls(now=now, lowered=query.lower(), active=active, rules=rules,
                    periods=dates.periods(query, now.date(), anchored=rules.anchored_dates) if active else [],
-                   asks_when=active and dates.asks_when(query), words=query_words(query, analyzer))
+                   asks_when=active and dates.asks_when(query), words=query_words(query, analyzer), analyzer=analyzer)
 
     def evidence(self, c: _Candidate, components: ScoreComponents) -> bool:
         """Whether the query gave `c` evidence enough to be an answer: a cosine or a share of the
@@ -251,17 +243,13 @@ class _Reading:
         asks about."""
         if self.unknown and c.row.kind == "document" and (c.cosine or 0.0) < self.rules.unknown_word_cosine:
             return False
+        if c.row.kind == "document" and (c.cosine or 0.0) < UNKNOWN_WORD_COSINE \
+                and chunk_ranking.held_share(self.words, c.row, self.analyzer) < self.rules.document_share:
+            return False
         if c.exact or c.concept_share > 0 or c.passed_on > 0 or components.temporal_boost > 1:
             return True
         share = c.word_share if c.word_share is not None else word_share(self.words, frozenset(index_tokens(c.row.content)))
         return max(c.cosine or 0.0, share) >= self.rules.floor
-
-    def heading_share(self, heading_path: str) -> float:
-        """The share of the query's words, each weighed by its rarity, that a heading path holds:
-        the project's name in every page title counts for little, the section's subject for much."""
-        tokens = heading_tokens(heading_path)
-        total = sum(self.rarity)
-        return sum(r for w, r in zip(self.words, self.rarity, strict=True) if w.tokens & tokens) / total if total else 0.0
 
     def rows_holding(self, conn: Any, tokens: Iterable[str]) -> dict[str, int]:
         wanted = set(tokens)
@@ -676,9 +664,10 @@ class Recaller:
             if reading.active and _asks(row):
                 relevance *= reading.rules.question_factor
             if reading.active and row.kind == "document":
-                if _CHANGELOG.match(row.context.split(" › ")[0].strip()):
-                    relevance *= reading.rules.changelog_factor
-                relevance += reading.rules.heading_weight * reading.heading_share(row.context)
+                rules = reading.rules
+                relevance = chunk_ranking.relevance(relevance, row, reading.words, reading.rarity, reading.analyzer,
+                                                    changelog_factor=rules.changelog_factor,
+                                                    heading_weight=rules.heading_weight)
         concept = CONCEPT_WEIGHT * c.concept_share
         relevance += concept
         age_days = max(0.0, (reading.now - datetime.fromisoformat(row.recorded_at)).total_seconds() / 86400)
