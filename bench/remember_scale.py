@@ -12,7 +12,8 @@ then times:
 - the first KNN of a fresh connection (the copy of the signs read from the chunks, on this tree).
 
 The store must be at a schema both commits know (a newer one opens an older store and migrates
-its copy). Usage: python bench/remember_scale.py --store /tmp/cc-new-100000.db --against /work/wt/base/server
+its copy). Usage (another commit's tree from `git worktree add /tmp/base <commit>`):
+       python bench/remember_scale.py --store STORE.db --against /tmp/base/server
        [--rounds 2] [--calls 40] [--out FILE]
 """
 
