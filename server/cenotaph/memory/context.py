@@ -53,6 +53,8 @@ class Context:
     # Reads costly at scale, kept while the event log's head stays where it was: every write appends
     # an event in its own transaction, so a write by any process (or door) moves the head.
     _by_head: dict[Any, tuple[int, Any]] = field(default_factory=dict)
+    # The vector table, once seen, stays: a reindex drops and makes it again in one transaction.
+    _vectors_made: bool = False
 
     def now(self) -> str:
         return format_time(self.clock())
@@ -83,15 +85,20 @@ class Context:
 
     def ensure_vectors(self) -> None:
         """Create the vec0 table for the configured model on a new store. A store built with
-        another model keeps its vectors until `cenotaph reindex`; recall notes the mismatch."""
+        another model keeps its vectors until `cenotaph reindex`; recall notes the mismatch. Asked
+        once a process (a read of its own on every remember: four round trips on PostgreSQL)."""
+        if self._vectors_made:
+            return
         with self.store.read() as conn:
             if vectors.dimension(conn) is not None:
+                self._vectors_made = True
                 return
         with self.store.write() as conn:
             if vectors.dimension(conn) is None:
                 vectors.create(conn, self.embedder.dim)
                 self.store.set_meta(conn, "embedding_model", self.embedder.model_name)
                 self.store.set_meta(conn, "embedding_dim", str(self.embedder.dim))
+        self._vectors_made = True
 
     def embed(self, text: str):
         try:
