@@ -248,7 +248,7 @@ class _Reading:
             return False
         if c.exact or c.concept_share > 0 or c.passed_on > 0 or components.temporal_boost > 1:
             return True
-        share = c.word_share if c.word_share is not None else word_share(self.words, frozenset(index_tokens(c.row.content)))
+        share = c.word_share if c.word_share is not None else word_share(self.words, chunk_ranking.text_tokens(c.row.content))
         return max(c.cosine or 0.0, share) >= self.rules.floor
 
     def rows_holding(self, conn: Any, tokens: Iterable[str]) -> dict[str, int]:
