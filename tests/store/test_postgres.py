@@ -239,6 +239,7 @@ def test_a_store_made_before_the_stored_signs_gets_them_and_loses_the_unused_hns
             vectors.insert(conn, row, "p", v)
     store.close()
     with psycopg.connect(url, autocommit=True) as conn:  # back to schema 4's layout
+        _undo_phrase_occurrences(conn)
         conn.execute("ALTER TABLE memory_vectors DROP COLUMN signs")
         conn.execute("CREATE INDEX memory_vectors_hnsw ON memory_vectors USING hnsw (embedding vector_cosine_ops)")
         conn.execute("CREATE FUNCTION cenotaph_phrase_frequency(tsvector, text[], text) RETURNS float8 "
@@ -286,6 +287,22 @@ def _undo_anchors_and_roles(conn) -> None:
     conn.execute("CREATE INDEX memory_concepts_concept ON memory_concepts (concept, memory_row)")
 
 
+def _undo_phrase_occurrences(conn) -> None:
+    """Back to schema 13's layout: the `fts` column as migration 3 computed it (a column's words
+    right after the previous column's), the postings without their occurrences (migrations 7 and 12)."""
+    _undo_postings(conn)
+    conn.execute("DROP INDEX memories_fts")
+    conn.execute("ALTER TABLE memories DROP COLUMN fts")
+    conn.execute("DROP FUNCTION cenotaph_spaced_words(text)")
+    conn.execute("ALTER TABLE memories ADD COLUMN fts tsvector GENERATED ALWAYS AS ("
+                 + " || ".join(f"setweight(to_tsvector('simple'::regconfig, cenotaph_folded_words({column})), '{label}')"
+                               for column, label in fulltext.COLUMN_WEIGHTS.items())
+                 + ") STORED, ALTER COLUMN fts SET STORAGE MAIN")
+    conn.execute("CREATE INDEX memories_fts ON memories USING gin (fts)")
+    migrations._m0007_postings(conn)
+    migrations._m0012_index_only_reads(conn)
+
+
 def _undo_signs_index(conn) -> None:
     """Back to schema 11's layout: the project's index without the row ids and signs, the
     postings' key without the frequency, and no vector log (migration 13)."""
@@ -330,6 +347,7 @@ def test_a_schema_11_store_gets_knn_and_postings_read_from_their_indexes_alone(u
         register_vector(conn)
         knn, postings = plans(conn)  # a new store's indexes
         assert "Index Only Scan using memory_vectors_project" in knn and "Index Only Scan" in postings
+        _undo_phrase_occurrences(conn)
         _undo_signs_index(conn)
         conn.execute("DELETE FROM schema_migrations WHERE version >= 12")
         knn, postings = plans(conn)  # positive control: schema 11 reads the tables
@@ -449,8 +467,9 @@ def test_a_schema_6_store_gets_postings_that_writes_keep_and_the_search_reads(ur
         before = memories.fts_search(conn, '"deploy" OR "script"', scope, 5)
     store.close()
     with psycopg.connect(url, autocommit=True) as conn:
+        _undo_phrase_occurrences(conn)  # the migrations after 7
         _undo_postings(conn)
-        _undo_anchors_and_roles(conn)  # the migrations after 7
+        _undo_anchors_and_roles(conn)
         conn.execute("DELETE FROM schema_migrations WHERE version >= 7")
     store = open_store(url)
     try:
@@ -472,6 +491,70 @@ def test_a_schema_6_store_gets_postings_that_writes_keep_and_the_search_reads(ur
             assert conn.execute(postings, (fresh,)).fetchall() == [("deploy", 1.0)]
     finally:
         store.close()
+
+
+# Rows whose phrases stand in one column, across two, twice in a row, with a word repeated.
+_PHRASED = [("deploy the staging database now", "deploy stage database", "staging"),
+            ("staging database staging database", "", "the staging database"),
+            ("the staging", "database staging", "database note"),  # "staging database" across columns only
+            ("database staging deploy deploy deploy", "deploy", "deploy deploy"),
+            ("nothing here", "", "")]
+_PHRASES = ['"staging database"', '"staging database" OR "deploy"', 'content : "staging database"',
+            'context : "staging database"', '"deploy deploy"', 'content : "deploy"',
+            '"staging database" AND "now"', '"the staging database"', 'context : "staging" OR "nothing"']
+
+
+def test_a_schema_13_store_gets_each_words_occurrences_and_phrases_score_as_fts5_scores_them(url, tmp_path):
+    """Migration 14: each posting keeps its word's occurrences (position × 4 + column), from which a
+    phrase's count in a row is found: phrases in one column, in some columns only, across a column's
+    end (no match) and repeated words rank and score as FTS5's bm25() does on SQLite, after the
+    migration and after a rewrite."""
+    sqlite, store = open_store(tmp_path / "s.db"), open_store(url)
+
+    def insert(target) -> list[int]:
+        with target.write() as conn:
+            return [memories.insert(conn, replace(_row("p"), content=c, lemmas=lemma, context=context))
+                    for c, lemma, context in _PHRASED]
+
+    def searched(target) -> dict[str, list[tuple[int, float]]]:
+        with target.read() as conn:
+            return {phrase: memories.fts_search(conn, phrase, Scope(projects=("p",)), 10) for phrase in _PHRASES}
+
+    def alike(ours, theirs) -> None:
+        for phrase in _PHRASES:
+            assert [rid for rid, _ in ours[phrase]] == [rid for rid, _ in theirs[phrase]], phrase
+            assert [score for _, score in ours[phrase]] == pytest.approx([score for _, score in theirs[phrase]]), phrase
+
+    try:
+        ids = insert(store)
+        assert insert(sqlite) == ids
+        on_sqlite = searched(sqlite)
+        assert [rid for rid, _ in on_sqlite['"staging database"']] == [ids[1], ids[0]]  # the control: two matches
+        assert on_sqlite['content : "staging database"'] and on_sqlite['context : "staging database"']
+        alike(searched(store), on_sqlite)
+        store.close()
+        with psycopg.connect(url, autocommit=True) as conn:  # back to schema 13's layout
+            _undo_phrase_occurrences(conn)
+            conn.execute("DELETE FROM schema_migrations WHERE version >= 14")
+            across = conn.execute("SELECT id FROM memories WHERE fts @@ 'staging <-> database'::tsquery ORDER BY id")
+            assert [r[0] for r in across] == sorted(ids[:3])  # the control: schema 13 matched across columns
+        store = open_store(url)
+        assert store.schema_version == len(migrations.MIGRATIONS)
+        occurrences = "SELECT occurrences FROM memory_postings WHERE row_id = ? AND lexeme = ?"
+        with store.read() as conn:
+            # deploy at content positions 3, 4 and 5 (A), lemmas 7 (B), context 9 and 10 (C): each column
+            # a position after the previous one's last word
+            assert conn.execute(occurrences, (ids[3], "deploy")).fetchone()[0] == [12, 16, 20, 29, 38, 42]
+        alike(searched(store), on_sqlite)
+        for target in (store, sqlite):
+            with target.write() as conn:
+                conn.execute("UPDATE memories SET content = 'nothing', context = 'the staging database' WHERE id = ?",
+                             (ids[4],))
+        alike(searched(store), searched(sqlite))
+        assert ids[4] in [rid for rid, _ in searched(store)['context : "staging database"']]
+    finally:
+        store.close()
+        sqlite.close()
 
 
 def _row(project: str):

@@ -11,11 +11,10 @@ from typing import Any
 from cenotaph.store.memories import BM25_WEIGHTS, Scope, idf
 from cenotaph.store.postgres import fulltext
 
-# A phrase occurrence's weight: bm25()'s for its column's label (content A, lemmas B, context C).
-_LABELS = tuple(fulltext.COLUMN_WEIGHTS.values())
-_WEIGHT = "CASE o1.weight {} ELSE {}::float8 END".format(
-    " ".join(f"WHEN '{label}' THEN {weight}::float8"
-             for label, weight in zip(_LABELS[:-1], BM25_WEIGHTS[:-1], strict=True)), BM25_WEIGHTS[-1])
+# A phrase occurrence's weight: bm25()'s for its column's label (content A, lemmas B, context C), read
+# from an occurrence as migration 14 keeps it (position × 4 + the label's number).
+_WEIGHT = "CASE a & 3 {} ELSE {}::float8 END".format(
+    " ".join(f"WHEN {number} THEN {weight}::float8" for number, weight in enumerate(BM25_WEIGHTS[:-1])), BM25_WEIGHTS[-1])
 
 
 def term_documents(conn: Any, terms: Sequence[str]) -> dict[str, int]:
@@ -94,43 +93,36 @@ def fts_search(conn: Any, match: str, scope: Scope, limit: int,
 def _scored(query: fulltext.Query, idfs: Sequence[float], average: float, where: str, params: Sequence[Any],
             extra: str = "") -> tuple[str, list[Any]]:
     """The statement giving each matching row in scope (`hit.id`, its `score`, then the column
-    `extra` names) and its parameters. A single word's weighted count in a row over all three
-    columns is looked up (migration 7's postings); any other phrase's is found set-wise: each
-    row's `tsvector` narrowed to the query's words, their occurrences joined word after word at
-    consecutive positions of one column, and summed in position order as FTS5 sums them; each
-    phrase's BM25 is then added in the expression's order, as bm25() adds them. (A per-row SQL
-    function counting a phrase, which unnested the row's whole vector once per phrase, took 30 to
-    40 times SQLite's time at 10,000 memories.)"""
-    looked_up = [len(p.words) == 1 and p.labels == fulltext.ALL_COLUMNS for p in query.phrases]
-    words = sorted({w for p, up in zip(query.phrases, looked_up, strict=True) if not up for w in p.words})
+    `extra` names) and its parameters. A phrase's weighted count in a row is read from its words'
+    postings (migrations 7 and 14): a single word's over all three columns is kept; any other
+    phrase's sums, in position order as FTS5 sums them, the weights of its first word's
+    occurrences in the phrase's columns that each later word follows at the next position of the
+    same column. Each phrase's BM25 is then added in the expression's order, as bm25() adds them.
+    (Narrowing each matching row's `tsvector` to the query's words instead cost ≈ 9 µs a row; a
+    per-row SQL function, 30 to 40 times SQLite's time at 10,000 memories.)"""
     branches, branch_params = [], []
     for i, phrase in enumerate(query.phrases):
-        if looked_up[i]:  # its count in each row, kept by migration 7's triggers
-            branches.append(f"SELECT {i} AS phrase, p.row_id AS id, p.frequency FROM memory_postings p "
-                            "WHERE p.lexeme = ?")
+        if len(phrase.words) == 1 and phrase.labels == fulltext.ALL_COLUMNS:  # its count in each row, kept
+            branches.append(f"SELECT {i} AS phrase, p1.row_id AS id, p1.frequency FROM memory_postings p1 "
+                            "WHERE p1.lexeme = ?")
             branch_params.append(phrase.words[0])
             continue
-        joins = " ".join(f"JOIN occ o{k} ON o{k}.id = o1.id AND o{k}.lexeme = ? "
-                         f"AND o{k}.position = o1.position + {k - 1} AND o{k}.weight = o1.weight"
+        joins = " ".join(f"JOIN memory_postings p{k} ON p{k}.row_id = p1.row_id AND p{k}.lexeme = ?"
                          for k in range(2, len(phrase.words) + 1))
-        branches.append(f"SELECT {i} AS phrase, o1.id, sum({_WEIGHT} ORDER BY o1.position) AS frequency "
-                        f"FROM occ o1 {joins} WHERE o1.lexeme = ? AND strpos(?::text, o1.weight) > 0 GROUP BY o1.id")
-        branch_params += [*phrase.words[1:], phrase.words[0], phrase.labels]
+        follows = "".join(f" AND a + {4 * (k - 1)} = ANY(p{k}.occurrences)" for k in range(2, len(phrase.words) + 1))
+        branches.append(f"SELECT {i} AS phrase, p1.row_id AS id, (SELECT sum({_WEIGHT} ORDER BY a) "
+                        f"FROM unnest(p1.occurrences) AS a WHERE strpos(?, chr(65 + (a & 3))) > 0{follows}) AS frequency "
+                        f"FROM memory_postings p1 {joins} WHERE p1.lexeme = ?")
+        branch_params += [phrase.labels, *phrase.words[1:], phrase.words[0]]
     score = " + ".join(f"cenotaph_bm25(coalesce(max(f.frequency) FILTER (WHERE f.phrase = {i}), 0::float8), "
                        "hit.fts_tokens, ?, ?)" for i in range(len(query.phrases)))
     picked, carried = (f", m.{extra}", f", hit.{extra}") if extra else ("", "")
-    narrowed, occurrences, narrow_params = "", "", []
-    if words:
-        narrowed = ", ts_delete(m.fts, tsvector_to_array(ts_delete(m.fts, ?::text[]))) AS narrowed"
-        occurrences = ("occ AS MATERIALIZED (SELECT hit.id, l.lexeme, o.position, o.weight FROM hit, "
-                       "unnest(hit.narrowed) AS l, unnest(l.positions, l.weights) AS o(position, weight)), ")
-        narrow_params = [words]
-    sql = (f"WITH hit AS MATERIALIZED (SELECT m.id, m.fts_tokens{picked}{narrowed} "
-           f"FROM memories m WHERE m.fts @@ ?::tsquery AND {where}), {occurrences}"
+    sql = (f"WITH hit AS MATERIALIZED (SELECT m.id, m.fts_tokens{picked} "
+           f"FROM memories m WHERE m.fts @@ ?::tsquery AND {where}), "
            f"frequency AS ({' UNION ALL '.join(branches)}) "
            f"SELECT hit.id, {score} AS score{carried} "
            f"FROM hit LEFT JOIN frequency f ON f.id = hit.id GROUP BY hit.id, hit.fts_tokens{carried}")
-    return sql, [*narrow_params, query.whole, *params, *branch_params, *(v for n in idfs for v in (n, average))]
+    return sql, [query.whole, *params, *branch_params, *(v for n in idfs for v in (n, average))]
 
 
 def _totals(conn: Any) -> tuple[int, float]:
