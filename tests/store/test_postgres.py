@@ -25,6 +25,7 @@ from cenotaph.memory.service import Memory
 from cenotaph.store import approaches, events, memories, vectors
 from cenotaph.store.memories import Scope
 from cenotaph.store.migrations import SchemaTooNew
+from cenotaph.store.postgres import db as pgdb
 from cenotaph.store.postgres import fulltext, migrations
 from cenotaph.store.postgres.db import (
     CONNECT_TIMEOUT_S,
@@ -132,6 +133,35 @@ def test_a_connection_dropped_during_a_write_rolls_it_back_and_the_pool_recovers
         assert store.get_meta("whole") == "yes"
         with store.read() as conn:
             assert [e.seq for e in events.since(conn, 0)] == [1]
+    finally:
+        store.close()
+
+
+def test_a_connection_reused_at_once_goes_unchecked_and_one_idle_longer_is_checked(url, monkeypatch):
+    """The pool's check (a round trip) is skipped for a connection handed back within
+    UNCHECKED_REUSE_S: one lost meanwhile fails that one transaction, told plainly, and the pool
+    replaces it; one idle longer is checked and replaced before anyone sees it."""
+    monkeypatch.setattr(pgdb, "UNCHECKED_REUSE_S", 0.5)
+    store = PostgresStore(url)
+
+    def terminate(conn) -> None:
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (conn.info.backend_pid,))
+
+    try:
+        with store.read() as conn:
+            pooled = conn
+        terminate(pooled)
+        with pytest.raises(PostgresUnavailable), store.read() as conn:  # handed out again unchecked
+            assert conn is pooled
+            conn.execute("SELECT 1")
+        with store.read() as conn:  # the pool replaced it
+            assert conn is not pooled and conn.execute("SELECT 1").fetchone() == (1,)
+            replaced = conn
+        terminate(replaced)
+        time.sleep(0.6)
+        with store.read() as conn:  # idle longer: checked, and replaced before use
+            assert conn is not replaced and conn.execute("SELECT 1").fetchone() == (1,)
     finally:
         store.close()
 

@@ -272,7 +272,8 @@ class Memory:
     def _vocabulary(self) -> frozenset[str]:
         """Names entity extraction must recognise: the graveyard's, and every recall-suppressed one
         (a suppression reaches memories written after it too)."""
-        return self.graveyard.vocabulary() | frozenset(self.graveyard.index().recall_suppressions)
+        index = self.graveyard.index()  # once: each asks the store for the log's head
+        return index.vocabulary | frozenset(index.recall_suppressions)
 
     # --- reads -----------------------------------------------------------------------------------
 

@@ -167,22 +167,22 @@ class Graveyard:
         # The shared folders as last checked: the edges check them on each refresh (the language
         # server's live refresh, each MCP tool call; a CLI command reads them at its start).
         generation = self.shared.generation
+        # One read for the check and the rebuild (two cost eight round trips on PostgreSQL). The
+        # store's lock first, as every writer takes it (a write transaction may read the graveyard):
+        # taking them in the other order here could deadlock two threads.
         with self.ctx.store.read() as conn:
             seq = events.last_seq(conn)
-        current = self._index
-        if current is not None and current.seq == seq and current.shared_generation == generation:
-            return current
-        # The store's lock first, as every writer takes it (a write transaction may read the
-        # graveyard): taking them in the other order here could deadlock two threads.
-        with self.ctx.store.read() as conn, self._lock:
-            seq = events.last_seq(conn)
-            if self._index is not None and self._index.shared_generation == generation and \
-                    not events.touches_since(conn, self._index.seq, GRAVEYARD_TARGETS):
-                # Only memories changed: the graveyard is as it was.
-                self._index = self._index._replace(seq=seq)
-                return self._index
-            self._index = build_index(seq, approaches.all_rows(conn), suppressions.active(conn),
-                                      shared_approaches(self.shared), generation)
+            current = self._index
+            if current is not None and current.seq == seq and current.shared_generation == generation:
+                return current
+            with self._lock:
+                if self._index is not None and self._index.shared_generation == generation and \
+                        not events.touches_since(conn, self._index.seq, GRAVEYARD_TARGETS):
+                    # Only memories changed: the graveyard is as it was.
+                    self._index = self._index._replace(seq=seq)
+                    return self._index
+                self._index = build_index(seq, approaches.all_rows(conn), suppressions.active(conn),
+                                          shared_approaches(self.shared), generation)
         return self._index
 
     def forget_cache(self) -> None:

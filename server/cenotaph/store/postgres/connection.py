@@ -69,6 +69,7 @@ class PgConnection(psycopg.Connection):
 
     dialect = POSTGRES
     sign_index: Any = None  # its copy of the vectors' signs (store/sign_index.py)
+    returned_at = 0.0  # when it last went back to the pool (time.monotonic(); store/postgres/db.py)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

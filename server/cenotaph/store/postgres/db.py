@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -31,6 +32,16 @@ RECONNECT_TIMEOUT_S = CONNECT_TIMEOUT_S
 # IMMEDIATE: the domain's read-then-write steps (the next memory id, the event chain's head) stay
 # atomic across every process on every machine.
 WRITE_LOCK = 0x63656E6F_00000002
+# A connection handed back this recently is handed out again without the pool's check (an empty
+# statement: a round trip, 5 of a remember's 28). A server gone meanwhile fails that transaction,
+# which rolls back and is told as any connection lost mid-transaction is (PostgresUnavailable); the
+# pool replaces the connection.
+UNCHECKED_REUSE_S = 1.0
+
+
+def _check(conn: PgConnection) -> None:
+    if time.monotonic() - conn.returned_at > UNCHECKED_REUSE_S:
+        ConnectionPool.check_connection(conn)
 
 
 class PostgresUnavailable(StoreUnavailable):
@@ -87,7 +98,7 @@ class PostgresStore(MetaMixin):
         self._pool = ConnectionPool(
             url, min_size=1, max_size=pool_size, connection_class=PgConnection, configure=register_vector,
             kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
-            check=ConnectionPool.check_connection, timeout=CONNECT_TIMEOUT_S * 2, name="cenotaph", open=False,
+            check=_check, timeout=CONNECT_TIMEOUT_S * 2, name="cenotaph", open=False,
             reconnect_timeout=RECONNECT_TIMEOUT_S,
         )
         self._pool.open(wait=True, timeout=CONNECT_TIMEOUT_S * 2)
@@ -152,13 +163,16 @@ class PostgresStore(MetaMixin):
                         if writing:
                             # Bounded, as SQLite's busy timeout bounds its writers.
                             # (0 would mean no limit: a wait of 0 is the shortest one instead.)
-                            conn.execute(f"SET LOCAL lock_timeout = {max(1, int(waited * 1000))}")
-                            with self._waiting():
+                            with self._waiting(), conn.pipeline():  # one round trip
+                                conn.execute(f"SET LOCAL lock_timeout = {max(1, int(waited * 1000))}")
                                 conn.execute("SELECT pg_advisory_xact_lock(?)", (WRITE_LOCK,))
-                            conn.execute("SET LOCAL lock_timeout = 0")
+                                conn.execute("SET LOCAL lock_timeout = 0")
                         yield conn
                     finally:
                         local.conn = None
+                # Not the pool's `reset` callback, which hands a connection back from a worker
+                # thread: the next caller would find none ready and the pool would open another.
+                conn.returned_at = time.monotonic()
                 if local.vacuum:
                     self._vacuum(conn)
         except psycopg.errors.LockNotAvailable:

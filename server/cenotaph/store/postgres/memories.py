@@ -4,8 +4,7 @@ substring lane (pg_trgm)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from collections.abc import Sequence
 from typing import Any
 
 from cenotaph.store.memories import BM25_WEIGHTS, Scope, idf
@@ -34,8 +33,10 @@ def _row_counts(conn: Any, lookups: Sequence[tuple[str, str]]) -> list[int]:
         return []
     counts = ", ".join("(SELECT count(*) FROM memory_postings WHERE lexeme = ?)" if kind == "word"
                        else "(SELECT count(*) FROM memories WHERE fts @@ ?::tsquery)" for kind, _ in lookups)
-    with _by_index(conn) if any(kind != "word" for kind, _ in lookups) else nullcontext():
-        return list(conn.execute(f"SELECT {counts}", [value for _, value in lookups]).fetchone())
+    sql, params = f"SELECT {counts}", [value for _, value in lookups]
+    if all(kind == "word" for kind, _ in lookups):
+        return list(conn.execute(sql, params).fetchone())
+    return list(_by_index(conn, sql, params))
 
 
 def indexed_prefixes(conn: Any, prefixes: Sequence[str]) -> set[str]:
@@ -44,21 +45,22 @@ def indexed_prefixes(conn: Any, prefixes: Sequence[str]) -> set[str]:
     if not single:
         return set()
     exists = ", ".join("EXISTS (SELECT 1 FROM memories WHERE fts @@ ?::tsquery)" for _ in single)
-    with _by_index(conn):
-        held = conn.execute(f"SELECT {exists}", [f"'{word}':*" for _, word in single]).fetchone()
+    held = _by_index(conn, f"SELECT {exists}", [f"'{word}':*" for _, word in single])
     return {prefix for (prefix, _), found in zip(single, held, strict=True) if found}
 
 
-@contextmanager
-def _by_index(conn: Any) -> Iterator[None]:
-    """The counts inside find their rows through the full-text index. The planner prices a
-    sequential scan below it for a common word, but matching a row there reads its vector out of
-    line (TOAST), while the index counts a word's rows without reading them: 10 times faster at
-    10,000 memories. Set for the transaction, then set back."""
-    (setting,) = conn.execute("SELECT current_setting('enable_seqscan')").fetchone()
-    conn.execute("SELECT set_config('enable_seqscan', 'off', true)")
-    yield
-    conn.execute("SELECT set_config('enable_seqscan', ?, true)", (setting,))
+def _by_index(conn: Any, sql: str, params: Sequence[Any]) -> tuple[Any, ...]:
+    """The one row of `sql`, whose counts find their rows through the full-text index. The planner
+    prices a sequential scan below it for a common word, but matching a row there reads its vector
+    out of line (TOAST), while the index counts a word's rows without reading them: 10 times
+    faster at 10,000 memories. Set for the transaction, then set back; the four statements in one
+    round trip (a pipeline), the setting kept meanwhile in one of the session's own."""
+    with conn.pipeline():
+        conn.execute("SELECT set_config('cenotaph.enable_seqscan', current_setting('enable_seqscan'), true)")
+        conn.execute("SELECT set_config('enable_seqscan', 'off', true)")
+        found = conn.execute(sql, params)
+        conn.execute("SELECT set_config('enable_seqscan', current_setting('cenotaph.enable_seqscan'), true)")
+    return found.fetchone()
 
 
 def fts_search(conn: Any, match: str, scope: Scope, limit: int,
