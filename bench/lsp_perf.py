@@ -90,6 +90,7 @@ class _Discard:
 def server_side(memory: Memory, folder: Path, texts: dict[str, str], runs: int) -> dict:
     ls = build(memory)
     ls.protocol.set_writer(_Discard())
+    ls.protocol.client_capabilities = types.ClientCapabilities()  # as `initialize` leaves them (the lenses ask)
     ls.protocol._workspace = Workspace(folder.as_uri(), types.TextDocumentSyncKind.Incremental,
                                        [types.WorkspaceFolder(uri=folder.as_uri(), name="app")])
     ls.refresh_folders()
