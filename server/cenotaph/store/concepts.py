@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from cenotaph.store.dialect import batched
 from cenotaph.store.memories import Scope
 
 # The memories a concept counts in: current, not forgotten or archived.
@@ -21,12 +22,13 @@ def _marks(values: Sequence[Any]) -> str:
 
 def link(conn: Any, row_id: int, concepts: Iterable[tuple[str, str]], pairs: Iterable[tuple[str, str]]) -> None:
     """Replace the links and pairs of one memory row with these (value, kind) and (low, high)."""
-    conn.execute("DELETE FROM memory_concepts WHERE memory_row = ?", (row_id,))
-    conn.execute("DELETE FROM concept_pairs WHERE memory_row = ?", (row_id,))
-    conn.executemany("INSERT INTO memory_concepts (memory_row, concept, kind) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                     [(row_id, value, kind) for value, kind in concepts])
-    conn.executemany("INSERT INTO concept_pairs (memory_row, low, high) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                     [(row_id, low, high) for low, high in pairs])
+    with batched(conn):
+        conn.execute("DELETE FROM memory_concepts WHERE memory_row = ?", (row_id,))
+        conn.execute("DELETE FROM concept_pairs WHERE memory_row = ?", (row_id,))
+        conn.executemany("INSERT INTO memory_concepts (memory_row, concept, kind) VALUES (?, ?, ?) "
+                         "ON CONFLICT DO NOTHING", [(row_id, value, kind) for value, kind in concepts])
+        conn.executemany("INSERT INTO concept_pairs (memory_row, low, high) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                         [(row_id, low, high) for low, high in pairs])
 
 
 def copy(conn: Any, from_row: int, to_row: int) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import importlib
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -22,6 +23,12 @@ POSTGRES = "postgres"
 def is_postgres(conn: Any) -> bool:
     # sqlite3's connections carry no `dialect`; the PostgreSQL connection class does.
     return getattr(conn, "dialect", None) == POSTGRES
+
+
+def batched(conn: Any) -> AbstractContextManager[Any]:
+    """Statements sent together: on PostgreSQL a pipeline, one round trip until a result is read
+    (an error is raised at the latest when the block ends, inside the caller's transaction)."""
+    return conn.pipeline() if is_postgres(conn) else nullcontext()
 
 
 def per_dialect(func: F) -> F:

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cenotaph.store.dialect import per_dialect
+from cenotaph.store.dialect import batched, per_dialect
 from cenotaph.store.records import MemoryRow
 
 COLUMNS = (
@@ -255,10 +255,11 @@ def live_with_hash(conn: Any, project: str, kind: str, content_hash: str) -> int
 
 
 def replace_entities(conn: Any, row_id: int, values: Iterable[str]) -> None:
-    conn.execute("DELETE FROM memory_entities WHERE memory_row = ?", (row_id,))
-    conn.executemany(
-        "INSERT OR IGNORE INTO memory_entities (memory_row, value) VALUES (?, ?)", [(row_id, v) for v in values]
-    )
+    with batched(conn):
+        conn.execute("DELETE FROM memory_entities WHERE memory_row = ?", (row_id,))
+        conn.executemany(
+            "INSERT OR IGNORE INTO memory_entities (memory_row, value) VALUES (?, ?)", [(row_id, v) for v in values]
+        )
 
 
 def rows_with_entities(conn: Any, row_ids: Sequence[int], values: Sequence[str]) -> set[int]:

@@ -19,8 +19,10 @@ def _insert_statement(conn: Any) -> str:
 
 
 def _head(conn: Any) -> str:
-    conn.execute("SELECT pg_advisory_xact_lock(?)", (CHAIN_LOCK,))
-    last = conn.execute("SELECT hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+    with conn.pipeline():  # one round trip
+        conn.execute("SELECT pg_advisory_xact_lock(?)", (CHAIN_LOCK,))
+        found = conn.execute("SELECT hash FROM events ORDER BY seq DESC LIMIT 1")
+    last = found.fetchone()
     return last[0] if last else GENESIS
 
 
