@@ -29,7 +29,7 @@ DOCUMENT_SHARE = 0.6
 # not answer finds a crowd of chunks each about as near as the next. When the best document cosine
 # lies less than DOCUMENT_STANDOUT above the STANDOUT_RANK-th best, a chunk is an answer only at the
 # cosine an unknown word asks for (recall.UNKNOWN_WORD_COSINE). On the docs-QA benchmark the
-# answering questions' margin was 0.047 at the least (5th percentile 0.07), the unanswerable ones'
+# answering questions' margin was 0.047 at the least (5th percentile 0.066), the unanswerable ones'
 # 0.02–0.17 (bench/docs_qa.py --cv: 0.04 in all four folds).
 DOCUMENT_STANDOUT = 0.04
 STANDOUT_RANK = 10
