@@ -56,10 +56,12 @@ FOLDS = [["attrs", "tox"], ["pytest", "nox"], ["cli", "pip"], ["poetry", "mkdocs
 # relevance floor (recall.Rules.floor, the least cosine or share of the query's words a result
 # needs); the cosine a document chunk needs when a query word is in no stored text (−1: no such
 # rule); a changelog chunk's factor; the weight of the query's words in a chunk's headings; the
-# share of the query's words a chunk needs below cosine 0.7 (0: no such rule).
+# share of the query's words a chunk needs below cosine 0.7 (0: no such rule); how far the best document
+# cosine must stand above the 10th best for a chunk below cosine 0.7 to answer (0: no such rule).
 STUDY: dict[str, list[object]] = {"floor": [0.3, 0.4, 0.5, 0.6], "unknown_word_cosine": [-1.0, 0.65, 0.7],
                                   "changelog_factor": [1.0, 0.8], "heading_weight": [0.0, 0.05, 0.1, 0.15, 0.2],
-                                  "document_share": [0.0, 0.5, 0.6, 0.67]}
+                                  "document_share": [0.0, 0.5, 0.6, 0.67],
+                                  "document_standout": [0.0, 0.04]}
 # What ingesting depends on: a store built before any of these changed is built again.
 INGEST_CODE = [HERE.parent / "server" / "cenotaph" / p for p in
                ("nlp/chunks.py", "memory/knowledge/documents.py", "nlp/embedder.py")]

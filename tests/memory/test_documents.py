@@ -223,10 +223,13 @@ def test_a_chunk_found_by_its_words_alone_is_scored_with_its_own_cosine_whatever
     word lane only, and is scored with its own vector, not the farthest neighbour's."""
     for n in range(70):
         write(tmp_path, f"docs/page{n:02}.md", f"# Widget {n}\n\nThe dashboard paints widget {n} teal. {INTRO}\n")
-    # The chunk holds two of the query's three words: enough to be an answer at any cosine.
+    # The chunk holds two of the query's three words: enough for the share rule at any cosine.
     write(tmp_path, "docs/zz.md", f"# Billing\n\nThe invoice job retries at night (its code name: quuxbar; no "
                                   f"widget shows it). {INTRO}\n")
     memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    # Seventy widget pages make a crowd that no chunk stands out from in meaning: the standout rule
+    # (test_no_chunk_standing_out_…) would leave nothing, and this test is about the scores.
+    memory.recaller.rules = replace(memory.recaller.rules, document_standout=0.0)
     query = "which widget is quuxbar teal"
     by_k = {k: {r.content: r for r in memory.recall(HUMAN, query, project=P, k=k).results} for k in (5, 20)}
     for k, found in by_k.items():
@@ -414,3 +417,33 @@ def test_a_chunk_holding_few_of_the_questions_words_is_no_answer_unless_it_means
     assert answered and answered[0].location.heading == "Storage › Backups"
     memory.recaller.rules = replace(memory.recaller.rules, document_share=0.0)
     assert memory.recall(HUMAN, music, project=P, k=5, log=False).results
+
+
+def test_no_chunk_standing_out_from_the_crowd_nearest_the_question_is_no_answer(memory, tmp_path):
+    """Twelve widget pages, each about as near the question as the next and none saying how many
+    widgets there can be: nothing answers. The controls: without the rule the widget pages are
+    listed; and in the same folder, once a palette page is written, a question it answers stands
+    out from the widget pages and is answered below cosine 0.7."""
+    for n in range(12):
+        write(tmp_path, f"docs/page{n:02}.md", f"# Widget {n}\n\nThe dashboard paints widget {n} teal. {INTRO}\n")
+    memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    query = "How many widgets can the dashboard paint?"
+    response = memory.recall(HUMAN, query, project=P, k=5, log=False)
+    assert response.unknown_words == [] and response.results == [] and response.below_floor > 0
+    memory.recaller.rules = replace(memory.recaller.rules, document_standout=0.0)
+    crowd = memory.recall(HUMAN, query, project=P, k=12, log=False).results
+    assert crowd and all(r.location.heading.startswith("Widget") for r in crowd)
+    cosines = [r.components.cosine for r in crowd]
+    assert len(cosines) >= 10 and max(cosines) < 0.7 and chunk_ranking.standout(cosines) < chunk_ranking.DOCUMENT_STANDOUT
+    memory.recaller.rules = replace(memory.recaller.rules, document_standout=chunk_ranking.DOCUMENT_STANDOUT)
+    write(tmp_path, "docs/palette.md", "# Palette\n\nThe dashboard can paint a widget in any of twelve colours; teal is "
+                                       "the default.\n")
+    memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    answered = memory.recall(HUMAN, "Which colour is the default for a widget?", project=P, k=5, log=False).results
+    assert answered[0].location.heading == "Palette" and answered[0].components.cosine < 0.7
+
+
+def test_the_standout_is_measured_against_the_tenth_nearest_chunk():
+    """Best minus tenth best; fewer than ten chunks make no crowd, and the rule does not apply."""
+    assert chunk_ranking.standout([0.5] * 9) == float("inf")
+    assert abs(chunk_ranking.standout([0.8, 0.6, *([0.5] * 8), 0.1]) - 0.3) < 1e-9

@@ -1,11 +1,13 @@
 """How a document chunk is read beyond its cosine and BM25 (document chunks only: notes and
 conversations rank as before): a changelog ranks below the page it announces; a chunk's headings say
-what its section is about, read in the query's inflections as well as their own; and a chunk that
-holds few of the question's words answers it only when it says the same in other words."""
+what its section is about, read in the query's inflections as well as their own; a chunk that
+holds few of the question's words answers it only when it says the same in other words; and when
+no chunk stands out from the crowd nearest the question, none answers it but in other words."""
 
 from __future__ import annotations
 
 import functools
+import math
 import re
 from typing import Any
 
@@ -23,6 +25,14 @@ HEADING_WEIGHT = 0.15
 # no page answers found a chunk sharing half their words, the answering chunks hold most of theirs
 # (bench/docs_qa.py --cv).
 DOCUMENT_SHARE = 0.6
+# A question the documents answer has a chunk that stands out from the others nearest it; one they do
+# not answer finds a crowd of chunks each about as near as the next. When the best document cosine
+# lies less than DOCUMENT_STANDOUT above the STANDOUT_RANK-th best, a chunk is an answer only at the
+# cosine an unknown word asks for (recall.UNKNOWN_WORD_COSINE). On the docs-QA benchmark the
+# answering questions' margin was 0.047 at the least (5th percentile 0.066), the unanswerable ones'
+# 0.02–0.17 (bench/docs_qa.py --cv: 0.04 in all four folds).
+DOCUMENT_STANDOUT = 0.04
+STANDOUT_RANK = 10
 # A page whose outermost heading says it is a changelog or release notes.
 _CHANGELOG = re.compile(r"(?:change ?log|changes\b|release (?:notes|history|announcements?)|history$|news$|what'?s new)",
                         re.IGNORECASE)
@@ -64,6 +74,15 @@ def relevance(relevance: float, row: MemoryRow, words: list[QueryWord], rarity: 
         relevance *= changelog_factor
     relevance += heading_weight * weighted_share(words, rarity, heading_forms(row.context, words, analyzer))
     return relevance
+
+
+def standout(cosines: list[float]) -> float:
+    """How far the best of the document chunks' cosines lies above the STANDOUT_RANK-th best; with
+    fewer chunks than that there is no crowd to stand out from (infinity)."""
+    if len(cosines) < STANDOUT_RANK:
+        return math.inf
+    best = sorted(cosines, reverse=True)
+    return best[0] - best[STANDOUT_RANK - 1]
 
 
 def held_share(words: list[QueryWord], row: MemoryRow, analyzer: Any) -> float:

@@ -125,6 +125,8 @@ class Rules:
     changelog_factor: float = chunk_ranking.CHANGELOG_FACTOR  # a document chunk's relevance in a changelog
     heading_weight: float = chunk_ranking.HEADING_WEIGHT  # × the share of the query's words in its headings
     document_share: float = chunk_ranking.DOCUMENT_SHARE  # of the query's words a chunk needs below cosine 0.7
+    # how far the best document cosine must lie above the 10th best for a chunk below cosine 0.7 to answer
+    document_standout: float = chunk_ranking.DOCUMENT_STANDOUT
 
 _SYNTAX = re.compile(
     r"""(?:[\w.-]*/[\w./-]+)                                  # a path
@@ -230,6 +232,8 @@ class _Reading:
     term_rows: dict[str, int] = field(default_factory=dict)
     rarity: list[float] = field(default_factory=list)  # each query word's IDF over the whole index
     analyzer: Any = None  # a document chunk's headings are read with their lemmas
+    # How far the best document chunk's cosine lies above the crowd's (chunk_ranking.standout).
+    standout: float = math.inf
 
     @classmethod
     def of(cls, query: str, now: datetime, active: bool, rules: Rules, analyzer: Any) -> _Reading:
@@ -245,6 +249,9 @@ class _Reading:
             return False
         if c.row.kind == "document" and (c.cosine or 0.0) < UNKNOWN_WORD_COSINE \
                 and chunk_ranking.held_share(self.words, c.row, self.analyzer) < self.rules.document_share:
+            return False
+        if c.row.kind == "document" and self.standout < self.rules.document_standout \
+                and (c.cosine or 0.0) < UNKNOWN_WORD_COSINE:
             return False
         if c.exact or c.concept_share > 0 or c.passed_on > 0 or components.temporal_boost > 1:
             return True
@@ -636,6 +643,8 @@ class Recaller:
                 scored = self._pass_to_answers(scored, scale, scope, project, reading)
         below = 0
         if reading.active:
+            reading.standout = chunk_ranking.standout([c.cosine for c in candidates
+                                                       if c.row.kind == "document" and c.cosine is not None])
             kept = [s for s in scored if s[2].pinned or reading.evidence(s[1], s[2])]
             below = min(len(scored), k) - min(len(kept), k)
             scored = kept
