@@ -215,3 +215,52 @@ def test_a_name_a_build_file_still_installs_at_head_is_in_use(tmp_path):
     assert "tox" not in by_key
     assert "installed at HEAD by .github/workflows/ci.yml" in found.passed_over["tox"]
     assert "releases" in by_key  # the same commit's other drop, which nothing installs
+
+
+def test_a_drop_whose_commit_took_its_use_out_of_the_code_or_scripts_has_that_as_evidence(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    package = '{"name": "app", "dependencies": {%s}, "devDependencies": {%s}, "scripts": {"test": "%s"}}'
+    repo.commit("Start", {
+        "requirements.txt": "flask\npython-dateutil\nujson\nattrs\n",
+        "app/main.py": "import flask\nfrom dateutil import parser\nimport ujson\n",
+        "app/util.py": "import ujson\nimport attrs\n",
+        "web/package.json": package % ('"kleur": "1", "chalk": "4"', '"ava": "3", "c8": "7"', "c8 ava"),
+        "web/index.js": "import kleur from 'kleur'\nimport chalk from 'chalk'\n",
+        "Cargo.toml": crate('lazy_static = "1"\nonce_cell = "1"'),
+        "src/lib.rs": "use lazy_static::lazy_static;\nuse once_cell::sync::Lazy;\n",
+    }, at="2023-06-01T10:00:00+00:00")
+    repo.commit("Tidy the parsing", {
+        # Its import went with its declaration (an import name that is not the package's).
+        "requirements.txt": "flask\nujson\nattrs\n",
+        "app/main.py": "import flask\nimport ujson\n",
+    }, at=day(2))
+    repo.commit("Clean up", {
+        # The declaration went, the code still imports it elsewhere: no use was taken out.
+        "requirements.txt": "flask\nujson\n",
+        "app/util.py": "import ujson\nimport attrs  # still\n",
+    }, at=day(3))
+    repo.commit("Rework the output", {
+        # kleur's import went; chalk's declaration went while its import stayed.
+        "web/package.json": package % ("", '"ava": "3", "c8": "7"', "c8 ava"),
+        "web/index.js": "import colors from './colors.js'\nimport chalk from 'chalk'\n",
+    }, at=day(4))
+    repo.commit("Simplify the tests", {
+        # ava left the test script; c8 stays in it.
+        "web/package.json": package % ("", '"c8": "7"', "c8 node --test"),
+    }, at=day(5))
+    repo.commit("Clean up the crate", {
+        "Cargo.toml": crate('once_cell = "1"'),
+        "src/lib.rs": "use std::sync::LazyLock;\nuse once_cell::sync::Lazy;\n",
+    }, at=day(6))
+    repo.commit("Move things around", {
+        "Cargo.toml": crate(""),
+        "src/other.rs": "use once_cell::sync::Lazy;\n",
+        "src/lib.rs": "use std::sync::LazyLock;\nmod other;\n",
+    }, at=day(7))
+    _, by_key = history(repo)
+    taken_out = {key for key, c in by_key.items() if "use_dropped" in c.features}
+    assert taken_out == {"python-dateutil", "kleur", "ava", "lazy-static"}
+    assert "app/main.py" in next(g for g in by_key["python-dateutil"].grounds if "took its use out" in g)
+    # The use moved (once_cell to another file) or stayed (attrs, chalk): no such evidence.
+    assert {"attrs", "chalk", "once-cell"} <= set(by_key)
+    assert by_key["kleur"].confidence > by_key["chalk"].confidence

@@ -114,6 +114,8 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
         grounds.append(Ground("replaced_usage", f"replaced by {replacement}: the commit runs it where it ran {last.name}"))
     elif replacement:
         grounds.append(Ground("replaced_commit", f"replaced by {replacement}, the one name of its role the commit added"))
+    if used_in := walk.use_dropped(key, last):
+        grounds.append(Ground("use_dropped", f"the removing commit took its use out of {used_in}"))
     if entry := walk.changelogs.entry(last.name):
         grounds.append(Ground("changelog", f"the changelog: \"{shorten(entry, 100)}\""))
     if not replacement and (pin := pin_note(last.name, walk.removed_texts.get(key, ""), last.message)):

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from cenotaph.memory.mining.build import shell_lines
 from cenotaph.memory.mining.candidates import Candidate, Evidence
-from cenotaph.memory.mining.evidence import Changelogs
+from cenotaph.memory.mining.evidence import Changelogs, is_changelog
 from cenotaph.memory.mining.history import Change, Commit, Diff, Repository
 from cenotaph.nlp import ecosystems
 from cenotaph.nlp.detect import declarations
@@ -154,6 +154,7 @@ class Walk:
         self.trees: dict[str, set[str]] = {}  # sha -> the paths of its files
         self.diffs: dict[str, dict[str, Diff]] = {}  # sha -> path -> the lines it removed and added there
         self.departures: dict[str, dict[str, str | None]] = {}  # sha -> its files deleted or moved, and where
+        self.usage_diffs: dict[str, list[tuple[str, str, Diff]]] = {}  # sha -> `_usage_diffs`
         # (sha, manifest, deleted) -> whether that commit took the manifest's project away: asked for
         # each name the manifest lost, and each such question reads the whole tree.
         self.projects_gone: dict[tuple[str, str, bool], ProjectGone | None] = {}
@@ -418,6 +419,47 @@ class Walk:
         users = {path for path in self.repo.grep(commit.parents[0], spellings) if is_code(path)}
         return ", ".join(sorted(users)[:3]) + (" …" if len(users) > 3 else "") if users and users <= deleted else None
 
+    def use_dropped(self, key: Key, episode: Episode) -> str | None:
+        """The file from which the commit that removed the name took out a line that used it — an
+        import in code (`uses`), its command or its name in a script, a workflow, a configuration
+        file or a package.json script — when the commit put no such line back anywhere: the code
+        stopped using it in the commit that stopped declaring it. None otherwise (a declaration
+        dropped while the code kept or had no use of it, a use moved to another file or spelling)."""
+        commit = episode.source
+        if commit is None or not commit.parents:
+            return None
+        in_code = uses(episode.name, key[0])
+        word = episode.name.rsplit("/", 1)[-1] if key[0] == "go" else episode.name
+        named = re.compile(rf"(?<![\w@/.-]){re.escape(word)}(?![\w-])", re.IGNORECASE)
+        # In package.json, a value that names it ("test": "c8 ava", "preset": "ts-jest"), not its
+        # declaration's key.
+        in_value = re.compile(rf'"[^"\n]*"\s*:\s*"[^"\n]*(?<![\w@/.-]){re.escape(episode.name)}(?![\w-])')
+        found = None
+        for path, kind, diff in self._usage_diffs(commit):
+            pattern = in_code if kind == "code" else in_value if kind == "package.json" else named
+            if pattern is None:
+                continue
+            if pattern.search(diff.added):
+                return None
+            if found is None and pattern.search(diff.removed):
+                found = path
+        return found
+
+    def _usage_diffs(self, commit: Commit) -> list[tuple[str, str, Diff]]:
+        """The files whose changed lines may use a package (code, package.json, and whatever is no
+        manifest, lock file or changelog), each with its kind: "code", "package.json" or "other"."""
+        if commit.sha not in self.usage_diffs:
+            found = []
+            for path, diff in self.diff(commit).items():
+                if is_code(path):
+                    found.append((path, "code", diff))
+                elif path.rsplit("/", 1)[-1] == "package.json":
+                    found.append((path, "package.json", diff))
+                elif not is_manifest(path) and not is_changelog(path) and not excluded(path):
+                    found.append((path, "other", diff))
+            self.usage_diffs[commit.sha] = found
+        return self.usage_diffs[commit.sha]
+
     def _gone(self, commit: Commit) -> dict[str, str | None]:
         if commit.sha not in self.departures:
             self.departures[commit.sha] = self.repo.departures(commit.parents[0], commit.sha)
@@ -433,6 +475,24 @@ class Walk:
 def _code_kinds() -> frozenset[str]:
     return frozenset(document.kind for document in ecosystems.documents()
                      if not document.manifest and not document.prose)
+
+
+def uses(name: str, ecosystem: str) -> re.Pattern[str] | None:
+    """A line of code that uses the package `name` of `ecosystem`: imports it (Python's import
+    names, a JavaScript specifier, a Go path under the module), or a Rust path through the crate."""
+    if ecosystem == "npm":
+        return re.compile(r"""['"`]""" + re.escape(name) + r"""(?:/[^'"`\s]*)?['"`]""")
+    if ecosystem == "go":
+        return re.compile(r"""["`]""" + re.escape(name) + r"""(?:/[^"`\s]*)?["`]""")
+    if ecosystem == "cargo":
+        crate = re.escape(name.replace("-", "_"))
+        return re.compile(rf"\b(?:use|extern\s+crate)\s+(?:::)?{crate}\b|(?<![\w:]){crate}::")
+    if ecosystem in ("pypi", "conda"):
+        modules = ecosystems.modules(ecosystems.normalize(name, "pypi"), "pypi") or \
+            (name.replace("-", "_").replace(".", "_"),)
+        alternatives = "|".join(re.escape(module) for module in modules)
+        return re.compile(rf"^\s*(?:from|import)\s+(?:{alternatives})\b", re.MULTILINE)
+    return None
 
 
 def _runs(word: str) -> re.Pattern[str]:
