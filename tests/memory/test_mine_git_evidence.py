@@ -264,3 +264,25 @@ def test_a_drop_whose_commit_took_its_use_out_of_the_code_or_scripts_has_that_as
     # The use moved (once_cell to another file) or stayed (attrs, chalk): no such evidence.
     assert {"attrs", "chalk", "once-cell"} <= set(by_key)
     assert by_key["kleur"].confidence > by_key["chalk"].confidence
+
+
+def test_a_lock_that_still_resolves_a_name_whose_use_the_commit_took_out_is_no_evidence_against_it(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    lock = '\n'.join(f'[[package]]\nname = "{name}"\nversion = "1.0"\n' for name in ("werkzeug", "blinker", "click"))
+    repo.commit("Start", {
+        "pyproject.toml": '[project]\nname = "app"\ndependencies = ["werkzeug", "blinker", "click"]\n',
+        "app/signals.py": "import blinker\n",
+        "app/cli.py": "import click\n",
+        "uv.lock": lock,
+    }, at="2023-06-01T10:00:00+00:00")
+    # Both are still resolved by the lock (for werkzeug's sake); the code stopped using blinker in
+    # the same commit, and kept using click.
+    repo.commit("Rework the events", {
+        "pyproject.toml": '[project]\nname = "app"\ndependencies = ["werkzeug"]\n',
+        "app/signals.py": "from app import events\n",
+    }, at=day(1))
+    _, by_key = history(repo)
+    assert "locked" not in by_key["blinker"].features and "use_dropped" in by_key["blinker"].features
+    assert by_key["blinker"].reason.endswith("a lock file at HEAD still resolves it, for another package")
+    assert "locked" in by_key["click"].features and "use_dropped" not in by_key["click"].features
+    assert by_key["blinker"].confidence > by_key["click"].confidence

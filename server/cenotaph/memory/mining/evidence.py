@@ -19,41 +19,41 @@ from cenotaph.nlp.names import fold
 # regularized logistic regression on the blind judged corpus (bench/mining_blind_fit.py prints them
 # and the cross-validated figures), so that a confidence is the share of such candidates that were
 # decisions. Each feature is one ground a candidate can rest on (`Ground.feature`).
-INTERCEPT = -0.41
+INTERCEPT = -0.42
 WEIGHTS: dict[str, float] = {
     "revert": 1.0,  # its removal reverts its addition
-    "experiment": -1.25,  # an addition reverted within days
-    "named": 0.86,  # the removing commit names it
-    "signal": 0.76,  # ... says drop, replace, deprecated, slow ...
+    "experiment": -1.28,  # an addition reverted within days
+    "named": 0.87,  # the removing commit names it
+    "signal": 0.8,  # ... says drop, replace, deprecated, slow ...
     "unused": 0.41,  # ... says it was unused or unnecessary
-    "same_package": -1.71,  # the same package under a new name, taken without a word
-    "replaced_message": 1.43,  # a replacement the message names, added or declared
-    "replaced_usage": 1.34,  # the tool the commit runs where it ran this one
-    "replaced_commit": 0.37,  # the one name of its role the commit added
+    "same_package": -1.7,  # the same package under a new name, taken without a word
+    "replaced_message": 1.44,  # a replacement the message names, added or declared
+    "replaced_usage": 1.32,  # the tool the commit runs where it ran this one
+    "replaced_commit": 0.38,  # the one name of its role the commit added
     "replaced_shared": 0.91,  # a replacement the message names, credited to other names it dropped, not this
-    "use_dropped": 0.5,  # the removing commit took its use out of the code, scripts or configuration
-    "changelog": 0.83,  # a changelog line at HEAD says it was dropped or replaced
+    "use_dropped": 0.43,  # the removing commit took its use out of the code, scripts or configuration
+    "changelog": 0.84,  # a changelog line at HEAD says it was dropped or replaced
     "pin": -1.69,  # a pin kept for a while or for another package's sake
     "system": -1.47,  # an apt/apk package or a base image
     "system_chosen": -0.34,  # ... that the message names, or whose successor it names
-    "runtime": 0.09,  # a runtime dependency
+    "runtime": 0.1,  # a runtime dependency
     "same_day": -0.64,  # added and removed the same day
-    "short_silent": -0.43,  # declared under 30 days, dropped without a word
+    "short_silent": -0.41,  # declared under 30 days, dropped without a word
     "short": -0.01,  # declared under 30 days
-    "long": 0.07,  # declared 30 days or more
-    "churn": -0.27,  # one of many names the commit dropped, not named
-    "build": -0.34,  # only ever in [build-system] requires
-    "subproject": -1.04,  # its manifest deleted whole
+    "long": 0.06,  # declared 30 days or more
+    "churn": -0.26,  # one of many names the commit dropped, not named
+    "build": -0.35,  # only ever in [build-system] requires
+    "subproject": -1.05,  # its manifest deleted whole
     "moved_out": -1.4,  # its own folder deleted: it moved to another repository
     "dev": -0.34,  # a development tool
     "backport": -0.73,  # a backport of a newer standard library
-    "compat": -0.92,  # dropped unnamed, without successor, by a floor rise
-    "direct_only": -1.24,  # only the direct dependency went
-    "vendored": -1.25,  # its code vendored
-    "floor": -1.43,  # a backport retired when the floor rose
+    "compat": -0.91,  # dropped unnamed, without successor, by a floor rise
+    "direct_only": -1.23,  # only the direct dependency went
+    "vendored": -1.24,  # its code vendored
+    "floor": -1.42,  # a backport retired when the floor rose
     "rewrite": -0.91,  # dropped by a rewrite of its project
-    "with_code": -0.42,  # every file that used it deleted by the same commit
-    "locked": -0.95,  # dropped without a word, a lock file at HEAD still resolves it
+    "with_code": -0.41,  # every file that used it deleted by the same commit
+    "locked": -1.33,  # dropped without a word, a lock file at HEAD still resolves it
 }
 FLOOR, CEILING = 0.05, 0.95
 
