@@ -286,3 +286,27 @@ def test_a_lock_that_still_resolves_a_name_whose_use_the_commit_took_out_is_no_e
     assert by_key["blinker"].reason.endswith("a lock file at HEAD still resolves it, for another package")
     assert "locked" in by_key["click"].features and "use_dropped" not in by_key["click"].features
     assert by_key["blinker"].confidence > by_key["click"].confidence
+
+
+def test_the_one_name_of_its_role_the_commit_added_replaces_a_name_whose_imports_it_took_out_only_where_they_were(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {
+        "requirements.txt": "flask\nujson\ndateparser\n",
+        "app/codec.py": "import ujson\n",
+        "app/dates.py": "import dateparser\n",
+    }, at="2023-06-01T10:00:00+00:00")
+    # orjson's import comes in where ujson's went: a swap.
+    repo.commit("Faster encoding", {
+        "requirements.txt": "flask\norjson\ndateparser\n",
+        "app/codec.py": "import orjson\n",
+    }, at=day(1))
+    # dateparser's import went; the one name added is imported elsewhere, for something else.
+    repo.commit("Parse dates correctly, add a debug flag", {
+        "requirements.txt": "flask\norjson\nrich\n",
+        "app/dates.py": "from datetime import datetime\n",
+        "app/debug.py": "import rich\n",
+    }, at=day(2))
+    _, by_key = history(repo)
+    assert by_key["ujson"].replacement == "orjson" and "replaced_commit" in by_key["ujson"].features
+    assert by_key["dateparser"].replacement is None and "replaced_commit" not in by_key["dateparser"].features
+    assert "use_dropped" in by_key["dateparser"].features

@@ -424,7 +424,9 @@ def _replacement(walk: Walk, key: Key, episode: Episode) -> tuple[str | None, st
     dropped_same_role = [k for k in dropped if _role(walk.episodes[k][-1].groups) == role]
     if len(same_role) == 1 and dropped_same_role == [key] and says_unused(message, episode.name) is None:
         other_change = speaks_of(message, same_role[0]) and not speaks_of(f"{subject}\n{mentions}", same_role[0])
-        if not other_change:
+        # When the commit took the name's imports out of the code, its successor's come in where they
+        # were ("remove jotframe" adding xxhash for another use is no swap).
+        if not other_change and walk.code_swapped(key, episode, same_role[0]) is not False:
             return same_role[0], "commit"
     # The subject speaks for every name the commit dropped when it names none of them ("use uv").
     about_all = "" if said or any(speaks_of(subject, walk.episodes[k][-1].name) for k in walk.removed_by_commit[index]) \

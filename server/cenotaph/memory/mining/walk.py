@@ -445,6 +445,16 @@ class Walk:
                 found = path
         return found
 
+    def code_swapped(self, key: Key, episode: Episode, successor: str) -> bool | None:
+        """Whether a file of code from which the commit that removed the name took its imports out
+        got `successor`'s (of the same ecosystem) instead; None when the commit took none out."""
+        commit = episode.source
+        old, new = uses(episode.name, key[0]), uses(successor, key[0])
+        if commit is None or not commit.parents or old is None or new is None:
+            return None
+        lost = [diff for _, kind, diff in self._usage_diffs(commit) if kind == "code" and old.search(diff.removed)]
+        return any(new.search(diff.added) for diff in lost) if lost else None
+
     def _usage_diffs(self, commit: Commit) -> list[tuple[str, str, Diff]]:
         """The files whose changed lines may use a package (code, package.json, and whatever is no
         manifest, lock file or changelog), each with its kind: "code", "package.json" or "other"."""
