@@ -310,3 +310,24 @@ def test_the_one_name_of_its_role_the_commit_added_replaces_a_name_whose_imports
     assert by_key["ujson"].replacement == "orjson" and "replaced_commit" in by_key["ujson"].features
     assert by_key["dateparser"].replacement is None and "replaced_commit" not in by_key["dateparser"].features
     assert "use_dropped" in by_key["dateparser"].features
+
+
+def test_types_the_commit_added_are_no_command_that_took_a_tools_place(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    package = '{"name": "app", "scripts": {"test": "%s", "lint": "%s"}, "devDependencies": {%s}}'
+    repo.commit("Start", {
+        "package.json": package % ("yarn lint && jest", "tslint src", '"jest": "27", "tslint": "6"'),
+    }, at="2023-06-01T10:00:00+00:00")
+    # mocha's types came with it: mocha alone took jest's place.
+    repo.commit("Update the tests", {
+        "package.json": package % ("yarn build && mocha test", "tslint src",
+                                   '"mocha": "9", "@types/mocha": "9", "chai": "4", "tslint": "6"'),
+    }, at=day(1))
+    # Two tools, each run where tslint ran: neither is its successor.
+    repo.commit("Lint differently", {
+        "package.json": package % ("yarn build && mocha test", "eslint src && biome check src",
+                                   '"mocha": "9", "@types/mocha": "9", "chai": "4", "eslint": "8", "@biomejs/biome": "1"'),
+    }, at=day(2))
+    _, by_key = history(repo)
+    assert by_key["jest"].replacement == "mocha" and "replaced_usage" in by_key["jest"].features
+    assert by_key["tslint"].replacement is None

@@ -388,7 +388,9 @@ class Walk:
         assert episode.removed_in is not None
         # Only what the commit declared: a command of a name declared already may be another
         # program's (`docker compose` runs Docker, not the `docker` library on PyPI).
-        added = [name for k, name, _, _ in self.added_by_commit[episode.removed_in] if k[0] == ecosystem and k != key]
+        # Types for a package (`@types/mocha`) are no command of their own: they come with it.
+        added = [name for k, name, _, _ in self.added_by_commit[episode.removed_in] if k[0] == ecosystem and k != key
+                 and not ecosystems.is_type_stubs(k[1])]
         swapped = {name for name in added for diff in left
                    if (new := _runs(name.rsplit("/", 1)[-1])).search(diff.added) and not new.search(diff.removed)}
         return swapped.pop() if len(swapped) == 1 else None  # several took its place: none is its replacement
