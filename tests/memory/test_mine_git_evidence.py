@@ -331,3 +331,19 @@ def test_types_the_commit_added_are_no_command_that_took_a_tools_place(tmp_path)
     _, by_key = history(repo)
     assert by_key["jest"].replacement == "mocha" and "replaced_usage" in by_key["jest"].features
     assert by_key["tslint"].replacement is None
+
+
+def test_a_crates_procedural_macros_dropped_while_the_crate_stays_are_the_same_package(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {
+        "Cargo.toml": crate('serde = "1"\nserde_derive = "1"\nstrum_macros = "0.24"\ntokio = "1"'),
+        "src/lib.rs": "#[macro_use]\nextern crate serde_derive;\nuse strum_macros::Display;\n",
+    }, at="2023-06-01T10:00:00+00:00")
+    # serde re-exports its derive macros (its `derive` feature); strum, which would, is not declared.
+    repo.commit("Unify serde and serde_derive using the derive feature; drop the strum macros", {
+        "Cargo.toml": crate('serde = { version = "1", features = ["derive"] }\ntokio = "1"'),
+        "src/lib.rs": "use serde::Serialize;\n",
+    }, at=day(1))
+    found, by_key = history(repo)
+    assert "serde-derive" not in by_key and "re-exports them" in found.passed_over["serde_derive"]
+    assert "strum-macros" in by_key

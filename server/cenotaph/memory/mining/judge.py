@@ -247,6 +247,21 @@ def _next_major(walk: Walk, key: Key, last: Episode) -> str | None:
                  and other != key and walk.episodes[other] and ecosystems.lineage(other[1], ecosystem) == lineage), None)
 
 
+# A Rust crate's procedural macros, published apart (`serde_derive`, `tokio-macros`, `thiserror-impl`).
+_MACRO_CRATE = re.compile(r"^(?P<parent>.+)[-_](?:derive|macros|impl)$")
+
+
+def _macro_parent(walk: Walk, key: Key) -> str | None:
+    """The crate whose macros the Cargo name is, when HEAD still declares it: it re-exports them
+    (serde's `derive` feature), so dropping the macro crate is no choice of its own."""
+    ecosystem, name = key
+    found = _MACRO_CRATE.match(name) if ecosystem == "cargo" else None
+    if found is None:
+        return None
+    parent = (ecosystem, ecosystems.normalize(found["parent"], ecosystem))
+    return walk.episodes[parent][-1].name if parent in walk.declared_at_head and walk.episodes.get(parent) else None
+
+
 def went_with(walk: Walk, candidate: Candidate, last: Episode) -> list[Ground]:
     """Evidence that the name went with code the commit took away, not by a choice of its own: a
     rewrite of its project (most of its files deleted or moved) that names no successor, or every
@@ -303,6 +318,8 @@ def passed_over(walk: Walk, key: Key, candidate: Candidate, last: Episode) -> st
     assert last.removed is not None
     if next_major := _next_major(walk, key, last):
         return f"upgraded to its next major version, {next_major}"
+    if parent := _macro_parent(walk, key):
+        return f"the procedural macros of {parent}, which HEAD still declares and re-exports them: the same package"
     if installed_in := walk.installed_elsewhere(key, last):
         return f"moved from {last.removed.path} into {installed_in}, which installs it: not dropped"
     if installed_in := walk.installed_at_head.get(key):
