@@ -347,3 +347,32 @@ def test_a_crates_procedural_macros_dropped_while_the_crate_stays_are_the_same_p
     found, by_key = history(repo)
     assert "serde-derive" not in by_key and "re-exports them" in found.passed_over["serde_derive"]
     assert "strum-macros" in by_key
+
+
+def test_no_successor_by_role_alone_for_a_system_package_or_a_library_brought_in_for_a_use_of_its_own(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    docker = "FROM ubuntu:22.04\nRUN apt-get update && apt-get install -y %s\n"
+    repo.commit("Start", {
+        "Dockerfile": docker % "curl libsecret-1-dev",
+        "requirements.txt": "flask\nujson\n",
+        "requirements-dev.txt": "pytest-cov\n",
+        "app/codec.py": "import ujson\n",
+    }, at="2023-06-01T10:00:00+00:00")
+    # An apt package went and another came: each for a need of its own.
+    repo.commit("Rebase to focal", {"Dockerfile": docker % "curl python3"}, at=day(1))
+    # A base image swapped for one other: its successor (the control).
+    repo.commit("Use Debian", {"Dockerfile": "FROM debian:12\nRUN apt-get update && apt-get install -y curl python3\n"},
+                at=day(2))
+    # pytest-cov went; the one name of its role added came into the code for a use of its own.
+    repo.commit("Add a serializer parameter", {
+        "requirements.txt": "flask\nujson\n",
+        "requirements-dev.txt": "simplejson\n",
+        "app/serialize.py": "import simplejson\n",
+    }, at=day(3))
+    # ujson's import went and orjson's came where it was (the control).
+    repo.commit("Faster encoding", {"requirements.txt": "flask\norjson\n", "app/codec.py": "import orjson\n"}, at=day(4))
+    _, by_key = history(repo)
+    assert by_key["libsecret-1-dev"].replacement is None
+    assert by_key["ubuntu"].replacement == "debian"
+    assert by_key["pytest-cov"].replacement is None
+    assert by_key["ujson"].replacement == "orjson"

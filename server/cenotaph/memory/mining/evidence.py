@@ -19,7 +19,7 @@ from cenotaph.nlp.names import fold
 # regularized logistic regression on the blind judged corpus (bench/mining_blind_fit.py prints them
 # and the cross-validated figures), so that a confidence is the share of such candidates that were
 # decisions. Each feature is one ground a candidate can rest on (`Ground.feature`).
-INTERCEPT = -0.4
+INTERCEPT = -0.39
 WEIGHTS: dict[str, float] = {
     "revert": 1.0,  # its removal reverts its addition
     "experiment": -1.28,  # an addition reverted within days
@@ -31,10 +31,10 @@ WEIGHTS: dict[str, float] = {
     "replaced_usage": 1.34,  # the tool the commit runs where it ran this one
     "replaced_commit": 0.32,  # the one name of its role the commit added
     "replaced_shared": 0.91,  # a replacement the message names, credited to other names it dropped, not this
-    "use_dropped": 0.45,  # the removing commit took its use out of the code, scripts or configuration
+    "use_dropped": 0.44,  # the removing commit took its use out of the code, scripts or configuration
     "changelog": 0.84,  # a changelog line at HEAD says it was dropped or replaced
     "pin": -1.7,  # a pin kept for a while or for another package's sake
-    "system": -1.47,  # an apt/apk package or a base image
+    "system": -1.46,  # an apt/apk package or a base image
     "system_chosen": -0.34,  # ... that the message names, or whose successor it names
     "runtime": 0.12,  # a runtime dependency
     "same_day": -0.64,  # added and removed the same day

@@ -439,10 +439,15 @@ def _replacement(walk: Walk, key: Key, episode: Episode) -> tuple[str | None, st
     if len(used) == 1 and not mentions:
         return used[0], "message"
     dropped_same_role = [k for k in dropped if _role(walk.episodes[k][-1].groups) == role]
-    if len(same_role) == 1 and dropped_same_role == [key] and says_unused(message, episode.name) is None:
+    # A system package's list (apt, apk) gains and loses names for needs of their own: the one added
+    # beside a drop is no successor by that alone (an image's is).
+    listed = key[0] in SYSTEM_ECOSYSTEMS and key[0] != "container"
+    if len(same_role) == 1 and dropped_same_role == [key] and says_unused(message, episode.name) is None \
+            and not listed:
         other_change = speaks_of(message, same_role[0]) and not speaks_of(f"{subject}\n{mentions}", same_role[0])
         # When the commit took the name's imports out of the code, its successor's come in where they
-        # were ("remove jotframe" adding xxhash for another use is no swap).
+        # were ("remove jotframe" adding xxhash for another use is no swap); when it took none out, a
+        # successor imported anew was brought in for a use of its own.
         if not other_change and walk.code_swapped(key, episode, same_role[0]) is not False:
             return same_role[0], "commit"
     # The subject speaks for every name the commit dropped when it names none of them ("use uv").

@@ -449,13 +449,20 @@ class Walk:
 
     def code_swapped(self, key: Key, episode: Episode, successor: str) -> bool | None:
         """Whether a file of code from which the commit that removed the name took its imports out
-        got `successor`'s (of the same ecosystem) instead; None when the commit took none out."""
+        got `successor`'s (of the same ecosystem) instead; when it took none out, False if the
+        successor's imports came into the code all the same (brought in for a use of its own) and the
+        commit deleted or moved no code, else None."""
         commit = episode.source
         old, new = uses(episode.name, key[0]), uses(successor, key[0])
         if commit is None or not commit.parents or old is None or new is None:
             return None
-        lost = [diff for _, kind, diff in self._usage_diffs(commit) if kind == "code" and old.search(diff.removed)]
-        return any(new.search(diff.added) for diff in lost) if lost else None
+        code = [diff for _, kind, diff in self._usage_diffs(commit) if kind == "code"]
+        lost = [diff for diff in code if old.search(diff.removed)]
+        if lost:
+            return any(new.search(diff.added) for diff in lost)
+        # Unless it deleted or moved code (`check-size.js` → `check-size.mjs`), whose imports no diff shows.
+        moved = any(is_code(path) for path in self._gone(commit))
+        return False if not moved and any(new.search(diff.added) for diff in code) else None
 
     def _usage_diffs(self, commit: Commit) -> list[tuple[str, str, Diff]]:
         """The files whose changed lines may use a package (code, package.json, and whatever is no
