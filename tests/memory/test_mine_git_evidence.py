@@ -3,6 +3,7 @@ rule in a real history built here, beside a drop of the same shape that the rule
 
 from __future__ import annotations
 
+import json
 import math
 
 from cenotaph.cli.commands.mining import DEFAULT_MIN_CONFIDENCE
@@ -376,3 +377,27 @@ def test_no_successor_by_role_alone_for_a_system_package_or_a_library_brought_in
     assert by_key["ubuntu"].replacement == "debian"
     assert by_key["pytest-cov"].replacement is None
     assert by_key["ujson"].replacement == "orjson"
+
+
+def test_in_package_json_a_tools_successor_runs_in_the_script_it_ran_in_or_one_that_script_now_runs(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+
+    def package(scripts: dict[str, str], tools: list[str]) -> str:
+        return json.dumps({"name": "app", "scripts": scripts, "devDependencies": dict.fromkeys(tools, "1")}, indent=2)
+
+    repo.commit("Start", {
+        "package.json": package({"test": "c8 tap", "check": "tsc && jest"}, ["c8", "tap", "jest"]),
+    }, at="2023-06-01T10:00:00+00:00")
+    # tap measures coverage itself: c8 left the test script, and tshy came in for another script.
+    repo.commit("Move to the new test runner", {
+        "package.json": package({"test": "tap", "prepare": "tshy", "check": "tsc && jest"},
+                                ["tap", "tshy", "prettier", "jest"]),
+    }, at=day(1))
+    # jest's script now runs another, which runs ava.
+    repo.commit("Migrate the checks", {
+        "package.json": package({"test": "tap", "prepare": "tshy", "check": "tsc && pnpm run check-only",
+                                 "check-only": "ava test/"}, ["tap", "tshy", "prettier", "ava", "eslint"]),
+    }, at=day(2))
+    _, by_key = history(repo)
+    assert by_key["c8"].replacement is None
+    assert by_key["jest"].replacement == "ava" and "replaced_usage" in by_key["jest"].features

@@ -380,11 +380,15 @@ class Walk:
             return None
         ecosystem = key[0]
         old = _runs(episode.name.rsplit("/", 1)[-1])
-        left = [diff for path, diff in self.diff(commit).items()
+        left = [(path, diff) for path, diff in self.diff(commit).items()
                 if not is_code(path) and (not is_manifest(path) or path.rsplit("/", 1)[-1] == "package.json")
                 and old.search(diff.removed)]
         if not left:
             return None
+        # In package.json, the script it ran in: `"test": "c8 tap"` → `"test": "tap"` swaps nothing
+        # in for c8 when the commit also adds `"prepare": "tshy"`.
+        left = [Diff(diff.removed, _same_scripts(diff, old) if path.rsplit("/", 1)[-1] == "package.json" else diff.added)
+                for path, diff in left]
         assert episode.removed_in is not None
         # Only what the commit declared: a command of a name declared already may be another
         # program's (`docker compose` runs Docker, not the `docker` library on PyPI).
@@ -494,6 +498,19 @@ class Walk:
 def _code_kinds() -> frozenset[str]:
     return frozenset(document.kind for document in ecosystems.documents()
                      if not document.manifest and not document.prose)
+
+
+_JSON_PAIR = re.compile(r'"((?:[^"\\\n]|\\.)+)"\s*:\s*"((?:[^"\\\n]|\\.)*)"')
+_RUNS_SCRIPT = re.compile(r"\b(?:npm|pnpm|yarn|bun)\s+(?:run(?:-script)?\s+)?([\w:.-]+)")
+
+
+def _same_scripts(diff: Diff, old: re.Pattern[str]) -> str:
+    """The values package.json gained under the keys whose values it lost ran `old`, and under the
+    scripts those values now run (`"test": "pnpm run test-only"`)."""
+    keys = {key for key, value in _JSON_PAIR.findall(diff.removed) if old.search(f'": "{value}"')}
+    added = _JSON_PAIR.findall(diff.added)
+    keys |= {script for key, value in added if key in keys for script in _RUNS_SCRIPT.findall(value)}
+    return "\n".join(f'"{key}": "{value}"' for key, value in added if key in keys)
 
 
 def uses(name: str, ecosystem: str) -> re.Pattern[str] | None:
