@@ -401,3 +401,28 @@ def test_in_package_json_a_tools_successor_runs_in_the_script_it_ran_in_or_one_t
     _, by_key = history(repo)
     assert by_key["c8"].replacement is None
     assert by_key["jest"].replacement == "ava" and "replaced_usage" in by_key["jest"].features
+
+
+def test_a_name_a_workspace_declared_for_a_member_deleted_whole_went_with_that_subproject(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    root = ('[package]\nname = "app"\nversion = "0.1.0"\n[workspace]\nmembers = ["xtask"]\n'
+            '[workspace.dependencies]\nanyhow = "1"\nignore = "0.4"\n[dependencies]\nanyhow.workspace = true\n')
+    repo.commit("Start", {
+        "Cargo.toml": root,
+        "src/main.rs": "fn main() {}\n",
+        "xtask/Cargo.toml": '[package]\nname = "xtask"\nversion = "0.1.0"\n[dependencies]\nignore.workspace = true\n',
+        "xtask/src/main.rs": "use ignore::Walk;\nfn main() {}\n",
+        "setup.py": "from setuptools import setup\nsetup(name='tool', install_requires=['click', 'attrs'])\n",
+        "pyproject.toml": '[project]\nname = "tool"\ndependencies = ["click", "attrs"]\n',
+    }, at="2023-06-01T10:00:00+00:00")
+    repo.commit("Replace xtask with a justfile", {
+        "Cargo.toml": '[package]\nname = "app"\nversion = "0.1.0"\n[dependencies]\nanyhow = "1"\n',
+        "xtask/Cargo.toml": None, "xtask/src/main.rs": None, "justfile": "lint:\n\tcargo clippy\n",
+    }, at=day(1))
+    # setup.py deleted beside the pyproject.toml that also lost attrs: no subproject went.
+    repo.commit("Drop attrs, move to pyproject only", {
+        "setup.py": None, "pyproject.toml": '[project]\nname = "tool"\ndependencies = ["click"]\n',
+    }, at=day(2))
+    _, by_key = history(repo)
+    assert "subproject" in by_key["ignore"].classes
+    assert "subproject" not in by_key["attrs"].classes

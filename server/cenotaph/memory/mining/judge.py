@@ -503,11 +503,22 @@ def _classes(key: Key, episode: Episode) -> tuple[str, ...]:
         classes.append("build")
     if ecosystems.get(ecosystem).is_backport(name):
         classes.append("backport")
-    if episode.manifest_deleted:
+    if episode.manifest_deleted or _member_deleted(episode.lost):
         classes.append("subproject")
     if _moved_out(name, episode.deleted_trees):
         classes.append("moved-out")
     return tuple(classes)
+
+
+def _member_deleted(lost: Iterable[tuple[str, bool]]) -> bool:
+    """Whether the name went with a member's manifest deleted whole, the others that lost it being in
+    folders above that one (a workspace's root declaring it for the member: Cargo's
+    `[workspace.dependencies]`), not beside it (setup.py deleted for the pyproject.toml next to it)."""
+    lost = list(lost)
+    deleted = [path.rpartition("/")[0] for path, gone in lost if gone]
+    kept = [path.rpartition("/")[0] for path, gone in lost if not gone]
+    return bool(deleted) and bool(kept) and all(
+        any(folder != root and (not root or folder.startswith(f"{root}/")) for folder in deleted) for root in kept)
 
 
 def _moved_out(name: str, deleted_trees: Iterable[str]) -> bool:
