@@ -426,3 +426,18 @@ def test_a_name_a_workspace_declared_for_a_member_deleted_whole_went_with_that_s
     _, by_key = history(repo)
     assert "subproject" in by_key["ignore"].classes
     assert "subproject" not in by_key["attrs"].classes
+
+
+def test_a_message_names_a_package_by_its_projects_language_affix(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {
+        "Cargo.toml": crate('websocket = "0.17"\nhyper = "0.9"\nclap = "2"'),
+        "src/main.rs": "fn main() {}\n",
+    }, at="2023-06-01T10:00:00+00:00")
+    repo.commit("Switch from rust-websocket to ws-rs", {"Cargo.toml": crate('ws = "0.5"\nhyper = "0.9"\nclap = "2"')},
+                at=day(1))
+    # "hyperlinks" and "clap-rsx" are other words: neither names a package.
+    repo.commit("Render hyperlinks, drop clap-rsx notes", {"Cargo.toml": crate('ws = "0.5"')}, at=day(2))
+    _, by_key = history(repo)
+    assert "named" in by_key["websocket"].features
+    assert "named" not in by_key["hyper"].features and "named" not in by_key["clap"].features
