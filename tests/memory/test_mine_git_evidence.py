@@ -3,6 +3,7 @@ rule in a real history built here, beside a drop of the same shape that the rule
 
 from __future__ import annotations
 
+import json
 import math
 
 from cenotaph.cli.commands.mining import DEFAULT_MIN_CONFIDENCE
@@ -215,3 +216,228 @@ def test_a_name_a_build_file_still_installs_at_head_is_in_use(tmp_path):
     assert "tox" not in by_key
     assert "installed at HEAD by .github/workflows/ci.yml" in found.passed_over["tox"]
     assert "releases" in by_key  # the same commit's other drop, which nothing installs
+
+
+def test_a_drop_whose_commit_took_its_use_out_of_the_code_or_scripts_has_that_as_evidence(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    package = '{"name": "app", "dependencies": {%s}, "devDependencies": {%s}, "scripts": {"test": "%s"}}'
+    repo.commit("Start", {
+        "requirements.txt": "flask\npython-dateutil\nujson\nattrs\n",
+        "app/main.py": "import flask\nfrom dateutil import parser\nimport ujson\n",
+        "app/util.py": "import ujson\nimport attrs\n",
+        "web/package.json": package % ('"kleur": "1", "chalk": "4"', '"ava": "3", "c8": "7"', "c8 ava"),
+        "web/index.js": "import kleur from 'kleur'\nimport chalk from 'chalk'\n",
+        "Cargo.toml": crate('lazy_static = "1"\nonce_cell = "1"'),
+        "src/lib.rs": "use lazy_static::lazy_static;\nuse once_cell::sync::Lazy;\n",
+    }, at="2023-06-01T10:00:00+00:00")
+    repo.commit("Tidy the parsing", {
+        # Its import went with its declaration (an import name that is not the package's).
+        "requirements.txt": "flask\nujson\nattrs\n",
+        "app/main.py": "import flask\nimport ujson\n",
+    }, at=day(2))
+    repo.commit("Clean up", {
+        # The declaration went, the code still imports it elsewhere: no use was taken out.
+        "requirements.txt": "flask\nujson\n",
+        "app/util.py": "import ujson\nimport attrs  # still\n",
+    }, at=day(3))
+    repo.commit("Rework the output", {
+        # kleur's import went; chalk's declaration went while its import stayed.
+        "web/package.json": package % ("", '"ava": "3", "c8": "7"', "c8 ava"),
+        "web/index.js": "import colors from './colors.js'\nimport chalk from 'chalk'\n",
+    }, at=day(4))
+    repo.commit("Simplify the tests", {
+        # ava left the test script; c8 stays in it.
+        "web/package.json": package % ("", '"c8": "7"', "c8 node --test"),
+    }, at=day(5))
+    repo.commit("Clean up the crate", {
+        "Cargo.toml": crate('once_cell = "1"'),
+        "src/lib.rs": "use std::sync::LazyLock;\nuse once_cell::sync::Lazy;\n",
+    }, at=day(6))
+    repo.commit("Move things around", {
+        "Cargo.toml": crate(""),
+        "src/other.rs": "use once_cell::sync::Lazy;\n",
+        "src/lib.rs": "use std::sync::LazyLock;\nmod other;\n",
+    }, at=day(7))
+    _, by_key = history(repo)
+    taken_out = {key for key, c in by_key.items() if "use_dropped" in c.features}
+    assert taken_out == {"python-dateutil", "kleur", "ava", "lazy-static"}
+    assert "app/main.py" in next(g for g in by_key["python-dateutil"].grounds if "took its use out" in g)
+    # The use moved (once_cell to another file) or stayed (attrs, chalk): no such evidence.
+    assert {"attrs", "chalk", "once-cell"} <= set(by_key)
+    assert by_key["kleur"].confidence > by_key["chalk"].confidence
+
+
+def test_a_lock_that_still_resolves_a_name_whose_use_the_commit_took_out_is_no_evidence_against_it(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    lock = '\n'.join(f'[[package]]\nname = "{name}"\nversion = "1.0"\n' for name in ("werkzeug", "blinker", "click"))
+    repo.commit("Start", {
+        "pyproject.toml": '[project]\nname = "app"\ndependencies = ["werkzeug", "blinker", "click"]\n',
+        "app/signals.py": "import blinker\n",
+        "app/cli.py": "import click\n",
+        "uv.lock": lock,
+    }, at="2023-06-01T10:00:00+00:00")
+    # Both are still resolved by the lock (for werkzeug's sake); the code stopped using blinker in
+    # the same commit, and kept using click.
+    repo.commit("Rework the events", {
+        "pyproject.toml": '[project]\nname = "app"\ndependencies = ["werkzeug"]\n',
+        "app/signals.py": "from app import events\n",
+    }, at=day(1))
+    _, by_key = history(repo)
+    assert "locked" not in by_key["blinker"].features and "use_dropped" in by_key["blinker"].features
+    assert by_key["blinker"].reason.endswith("a lock file at HEAD still resolves it, for another package")
+    assert "locked" in by_key["click"].features and "use_dropped" not in by_key["click"].features
+    assert by_key["blinker"].confidence > by_key["click"].confidence
+
+
+def test_the_one_name_of_its_role_the_commit_added_replaces_a_name_whose_imports_it_took_out_only_where_they_were(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {
+        "requirements.txt": "flask\nujson\ndateparser\n",
+        "app/codec.py": "import ujson\n",
+        "app/dates.py": "import dateparser\n",
+    }, at="2023-06-01T10:00:00+00:00")
+    # orjson's import comes in where ujson's went: a swap.
+    repo.commit("Faster encoding", {
+        "requirements.txt": "flask\norjson\ndateparser\n",
+        "app/codec.py": "import orjson\n",
+    }, at=day(1))
+    # dateparser's import went; the one name added is imported elsewhere, for something else.
+    repo.commit("Parse dates correctly, add a debug flag", {
+        "requirements.txt": "flask\norjson\nrich\n",
+        "app/dates.py": "from datetime import datetime\n",
+        "app/debug.py": "import rich\n",
+    }, at=day(2))
+    _, by_key = history(repo)
+    assert by_key["ujson"].replacement == "orjson" and "replaced_commit" in by_key["ujson"].features
+    assert by_key["dateparser"].replacement is None and "replaced_commit" not in by_key["dateparser"].features
+    assert "use_dropped" in by_key["dateparser"].features
+
+
+def test_types_the_commit_added_are_no_command_that_took_a_tools_place(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    package = '{"name": "app", "scripts": {"test": "%s", "lint": "%s"}, "devDependencies": {%s}}'
+    repo.commit("Start", {
+        "package.json": package % ("yarn lint && jest", "tslint src", '"jest": "27", "tslint": "6"'),
+    }, at="2023-06-01T10:00:00+00:00")
+    # mocha's types came with it: mocha alone took jest's place.
+    repo.commit("Update the tests", {
+        "package.json": package % ("yarn build && mocha test", "tslint src",
+                                   '"mocha": "9", "@types/mocha": "9", "chai": "4", "tslint": "6"'),
+    }, at=day(1))
+    # Two tools, each run where tslint ran: neither is its successor.
+    repo.commit("Lint differently", {
+        "package.json": package % ("yarn build && mocha test", "eslint src && biome check src",
+                                   '"mocha": "9", "@types/mocha": "9", "chai": "4", "eslint": "8", "@biomejs/biome": "1"'),
+    }, at=day(2))
+    _, by_key = history(repo)
+    assert by_key["jest"].replacement == "mocha" and "replaced_usage" in by_key["jest"].features
+    assert by_key["tslint"].replacement is None
+
+
+def test_a_crates_procedural_macros_dropped_while_the_crate_stays_are_the_same_package(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {
+        "Cargo.toml": crate('serde = "1"\nserde_derive = "1"\nstrum_macros = "0.24"\ntokio = "1"'),
+        "src/lib.rs": "#[macro_use]\nextern crate serde_derive;\nuse strum_macros::Display;\n",
+    }, at="2023-06-01T10:00:00+00:00")
+    # serde re-exports its derive macros (its `derive` feature); strum, which would, is not declared.
+    repo.commit("Unify serde and serde_derive using the derive feature; drop the strum macros", {
+        "Cargo.toml": crate('serde = { version = "1", features = ["derive"] }\ntokio = "1"'),
+        "src/lib.rs": "use serde::Serialize;\n",
+    }, at=day(1))
+    found, by_key = history(repo)
+    assert "serde-derive" not in by_key and "re-exports them" in found.passed_over["serde_derive"]
+    assert "strum-macros" in by_key
+
+
+def test_no_successor_by_role_alone_for_a_system_package_or_a_library_brought_in_for_a_use_of_its_own(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    docker = "FROM ubuntu:22.04\nRUN apt-get update && apt-get install -y %s\n"
+    repo.commit("Start", {
+        "Dockerfile": docker % "curl libsecret-1-dev",
+        "requirements.txt": "flask\nujson\n",
+        "requirements-dev.txt": "pytest-cov\n",
+        "app/codec.py": "import ujson\n",
+    }, at="2023-06-01T10:00:00+00:00")
+    # An apt package went and another came: each for a need of its own.
+    repo.commit("Rebase to focal", {"Dockerfile": docker % "curl python3"}, at=day(1))
+    # A base image swapped for one other: its successor (the control).
+    repo.commit("Use Debian", {"Dockerfile": "FROM debian:12\nRUN apt-get update && apt-get install -y curl python3\n"},
+                at=day(2))
+    # pytest-cov went; the one name of its role added came into the code for a use of its own.
+    repo.commit("Add a serializer parameter", {
+        "requirements.txt": "flask\nujson\n",
+        "requirements-dev.txt": "simplejson\n",
+        "app/serialize.py": "import simplejson\n",
+    }, at=day(3))
+    # ujson's import went and orjson's came where it was (the control).
+    repo.commit("Faster encoding", {"requirements.txt": "flask\norjson\n", "app/codec.py": "import orjson\n"}, at=day(4))
+    _, by_key = history(repo)
+    assert by_key["libsecret-1-dev"].replacement is None
+    assert by_key["ubuntu"].replacement == "debian"
+    assert by_key["pytest-cov"].replacement is None
+    assert by_key["ujson"].replacement == "orjson"
+
+
+def test_in_package_json_a_tools_successor_runs_in_the_script_it_ran_in_or_one_that_script_now_runs(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+
+    def package(scripts: dict[str, str], tools: list[str]) -> str:
+        return json.dumps({"name": "app", "scripts": scripts, "devDependencies": dict.fromkeys(tools, "1")}, indent=2)
+
+    repo.commit("Start", {
+        "package.json": package({"test": "c8 tap", "check": "tsc && jest"}, ["c8", "tap", "jest"]),
+    }, at="2023-06-01T10:00:00+00:00")
+    # tap measures coverage itself: c8 left the test script, and tshy came in for another script.
+    repo.commit("Move to the new test runner", {
+        "package.json": package({"test": "tap", "prepare": "tshy", "check": "tsc && jest"},
+                                ["tap", "tshy", "prettier", "jest"]),
+    }, at=day(1))
+    # jest's script now runs another, which runs ava.
+    repo.commit("Migrate the checks", {
+        "package.json": package({"test": "tap", "prepare": "tshy", "check": "tsc && pnpm run check-only",
+                                 "check-only": "ava test/"}, ["tap", "tshy", "prettier", "ava", "eslint"]),
+    }, at=day(2))
+    _, by_key = history(repo)
+    assert by_key["c8"].replacement is None
+    assert by_key["jest"].replacement == "ava" and "replaced_usage" in by_key["jest"].features
+
+
+def test_a_name_a_workspace_declared_for_a_member_deleted_whole_went_with_that_subproject(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    root = ('[package]\nname = "app"\nversion = "0.1.0"\n[workspace]\nmembers = ["xtask"]\n'
+            '[workspace.dependencies]\nanyhow = "1"\nignore = "0.4"\n[dependencies]\nanyhow.workspace = true\n')
+    repo.commit("Start", {
+        "Cargo.toml": root,
+        "src/main.rs": "fn main() {}\n",
+        "xtask/Cargo.toml": '[package]\nname = "xtask"\nversion = "0.1.0"\n[dependencies]\nignore.workspace = true\n',
+        "xtask/src/main.rs": "use ignore::Walk;\nfn main() {}\n",
+        "setup.py": "from setuptools import setup\nsetup(name='tool', install_requires=['click', 'attrs'])\n",
+        "pyproject.toml": '[project]\nname = "tool"\ndependencies = ["click", "attrs"]\n',
+    }, at="2023-06-01T10:00:00+00:00")
+    repo.commit("Replace xtask with a justfile", {
+        "Cargo.toml": '[package]\nname = "app"\nversion = "0.1.0"\n[dependencies]\nanyhow = "1"\n',
+        "xtask/Cargo.toml": None, "xtask/src/main.rs": None, "justfile": "lint:\n\tcargo clippy\n",
+    }, at=day(1))
+    # setup.py deleted beside the pyproject.toml that also lost attrs: no subproject went.
+    repo.commit("Drop attrs, move to pyproject only", {
+        "setup.py": None, "pyproject.toml": '[project]\nname = "tool"\ndependencies = ["click"]\n',
+    }, at=day(2))
+    _, by_key = history(repo)
+    assert "subproject" in by_key["ignore"].classes
+    assert "subproject" not in by_key["attrs"].classes
+
+
+def test_a_message_names_a_package_by_its_projects_language_affix(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {
+        "Cargo.toml": crate('websocket = "0.17"\nhyper = "0.9"\nclap = "2"'),
+        "src/main.rs": "fn main() {}\n",
+    }, at="2023-06-01T10:00:00+00:00")
+    repo.commit("Switch from rust-websocket to ws-rs", {"Cargo.toml": crate('ws = "0.5"\nhyper = "0.9"\nclap = "2"')},
+                at=day(1))
+    # "hyperlinks" and "clap-rsx" are other words: neither names a package.
+    repo.commit("Render hyperlinks, drop clap-rsx notes", {"Cargo.toml": crate('ws = "0.5"')}, at=day(2))
+    _, by_key = history(repo)
+    assert "named" in by_key["websocket"].features
+    assert "named" not in by_key["hyper"].features and "named" not in by_key["clap"].features

@@ -114,6 +114,8 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
         grounds.append(Ground("replaced_usage", f"replaced by {replacement}: the commit runs it where it ran {last.name}"))
     elif replacement:
         grounds.append(Ground("replaced_commit", f"replaced by {replacement}, the one name of its role the commit added"))
+    if used_in := walk.use_dropped(key, last):
+        grounds.append(Ground("use_dropped", f"the removing commit took its use out of {used_in}"))
     if entry := walk.changelogs.entry(last.name):
         grounds.append(Ground("changelog", f"the changelog: \"{shorten(entry, 100)}\""))
     if not replacement and (pin := pin_note(last.name, walk.removed_texts.get(key, ""), last.message)):
@@ -245,6 +247,21 @@ def _next_major(walk: Walk, key: Key, last: Episode) -> str | None:
                  and other != key and walk.episodes[other] and ecosystems.lineage(other[1], ecosystem) == lineage), None)
 
 
+# A Rust crate's procedural macros, published apart (`serde_derive`, `tokio-macros`, `thiserror-impl`).
+_MACRO_CRATE = re.compile(r"^(?P<parent>.+)[-_](?:derive|macros|impl)$")
+
+
+def _macro_parent(walk: Walk, key: Key) -> str | None:
+    """The crate whose macros the Cargo name is, when HEAD still declares it: it re-exports them
+    (serde's `derive` feature), so dropping the macro crate is no choice of its own."""
+    ecosystem, name = key
+    found = _MACRO_CRATE.match(name) if ecosystem == "cargo" else None
+    if found is None:
+        return None
+    parent = (ecosystem, ecosystems.normalize(found["parent"], ecosystem))
+    return walk.episodes[parent][-1].name if parent in walk.declared_at_head and walk.episodes.get(parent) else None
+
+
 def went_with(walk: Walk, candidate: Candidate, last: Episode) -> list[Ground]:
     """Evidence that the name went with code the commit took away, not by a choice of its own: a
     rewrite of its project (most of its files deleted or moved) that names no successor, or every
@@ -301,6 +318,8 @@ def passed_over(walk: Walk, key: Key, candidate: Candidate, last: Episode) -> st
     assert last.removed is not None
     if next_major := _next_major(walk, key, last):
         return f"upgraded to its next major version, {next_major}"
+    if parent := _macro_parent(walk, key):
+        return f"the procedural macros of {parent}, which HEAD still declares and re-exports them: the same package"
     if installed_in := walk.installed_elsewhere(key, last):
         return f"moved from {last.removed.path} into {installed_in}, which installs it: not dropped"
     if installed_in := walk.installed_at_head.get(key):
@@ -420,9 +439,16 @@ def _replacement(walk: Walk, key: Key, episode: Episode) -> tuple[str | None, st
     if len(used) == 1 and not mentions:
         return used[0], "message"
     dropped_same_role = [k for k in dropped if _role(walk.episodes[k][-1].groups) == role]
-    if len(same_role) == 1 and dropped_same_role == [key] and says_unused(message, episode.name) is None:
+    # A system package's list (apt, apk) gains and loses names for needs of their own: the one added
+    # beside a drop is no successor by that alone (an image's is).
+    listed = key[0] in SYSTEM_ECOSYSTEMS and key[0] != "container"
+    if len(same_role) == 1 and dropped_same_role == [key] and says_unused(message, episode.name) is None \
+            and not listed:
         other_change = speaks_of(message, same_role[0]) and not speaks_of(f"{subject}\n{mentions}", same_role[0])
-        if not other_change:
+        # When the commit took the name's imports out of the code, its successor's come in where they
+        # were ("remove jotframe" adding xxhash for another use is no swap); when it took none out, a
+        # successor imported anew was brought in for a use of its own.
+        if not other_change and walk.code_swapped(key, episode, same_role[0]) is not False:
             return same_role[0], "commit"
     # The subject speaks for every name the commit dropped when it names none of them ("use uv").
     about_all = "" if said or any(speaks_of(subject, walk.episodes[k][-1].name) for k in walk.removed_by_commit[index]) \
@@ -477,11 +503,22 @@ def _classes(key: Key, episode: Episode) -> tuple[str, ...]:
         classes.append("build")
     if ecosystems.get(ecosystem).is_backport(name):
         classes.append("backport")
-    if episode.manifest_deleted:
+    if episode.manifest_deleted or _member_deleted(episode.lost):
         classes.append("subproject")
     if _moved_out(name, episode.deleted_trees):
         classes.append("moved-out")
     return tuple(classes)
+
+
+def _member_deleted(lost: Iterable[tuple[str, bool]]) -> bool:
+    """Whether the name went with a member's manifest deleted whole, the others that lost it being in
+    folders above that one (a workspace's root declaring it for the member: Cargo's
+    `[workspace.dependencies]`), not beside it (setup.py deleted for the pyproject.toml next to it)."""
+    lost = list(lost)
+    deleted = [path.rpartition("/")[0] for path, gone in lost if gone]
+    kept = [path.rpartition("/")[0] for path, gone in lost if not gone]
+    return bool(deleted) and bool(kept) and all(
+        any(folder != root and (not root or folder.startswith(f"{root}/")) for folder in deleted) for root in kept)
 
 
 def _moved_out(name: str, deleted_trees: Iterable[str]) -> bool:

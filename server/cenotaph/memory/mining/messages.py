@@ -115,7 +115,15 @@ def names_package(message: str, name: str, *, scope: bool = True) -> bool:
     candidate, not to keep one that went with its project."""
     product = product_of(name) or (name[1:].split("/", 1)[0] if scope and name.startswith("@") and "/" in name else None)
     return (speaks_of(message, name) and not names_part_of(message, name)) or \
-        (product is not None and speaks_of(message, product))
+        (product is not None and speaks_of(message, product)) or _affixed(name).search(message) is not None
+
+
+def _affixed(name: str) -> re.Pattern[str]:
+    """The package named as its project is, by its language ("Switch from rust-websocket to ws-rs"
+    names the crate `websocket`; `node-X`, `X.js`, `py-X`, `X-go` likewise)."""
+    escaped = re.escape(name)
+    return re.compile(rf"(?<![\w.-])(?:(?:rust|node|py|python|go)-{escaped}|{escaped}(?:-(?:rs|js|py|go)|\.(?:rs|js|py)))"
+                      r"(?![\w-])", re.IGNORECASE)
 
 
 def instead_of(name: str) -> re.Pattern[str]:

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from cenotaph.memory.mining.build import shell_lines
 from cenotaph.memory.mining.candidates import Candidate, Evidence
-from cenotaph.memory.mining.evidence import Changelogs
+from cenotaph.memory.mining.evidence import Changelogs, is_changelog
 from cenotaph.memory.mining.history import Change, Commit, Diff, Repository
 from cenotaph.nlp import ecosystems
 from cenotaph.nlp.detect import declarations
@@ -154,6 +154,7 @@ class Walk:
         self.trees: dict[str, set[str]] = {}  # sha -> the paths of its files
         self.diffs: dict[str, dict[str, Diff]] = {}  # sha -> path -> the lines it removed and added there
         self.departures: dict[str, dict[str, str | None]] = {}  # sha -> its files deleted or moved, and where
+        self.usage_diffs: dict[str, list[tuple[str, str, Diff]]] = {}  # sha -> `_usage_diffs`
         # (sha, manifest, deleted) -> whether that commit took the manifest's project away: asked for
         # each name the manifest lost, and each such question reads the whole tree.
         self.projects_gone: dict[tuple[str, str, bool], ProjectGone | None] = {}
@@ -379,15 +380,21 @@ class Walk:
             return None
         ecosystem = key[0]
         old = _runs(episode.name.rsplit("/", 1)[-1])
-        left = [diff for path, diff in self.diff(commit).items()
+        left = [(path, diff) for path, diff in self.diff(commit).items()
                 if not is_code(path) and (not is_manifest(path) or path.rsplit("/", 1)[-1] == "package.json")
                 and old.search(diff.removed)]
         if not left:
             return None
+        # In package.json, the script it ran in: `"test": "c8 tap"` → `"test": "tap"` swaps nothing
+        # in for c8 when the commit also adds `"prepare": "tshy"`.
+        left = [Diff(diff.removed, _same_scripts(diff, old) if path.rsplit("/", 1)[-1] == "package.json" else diff.added)
+                for path, diff in left]
         assert episode.removed_in is not None
         # Only what the commit declared: a command of a name declared already may be another
         # program's (`docker compose` runs Docker, not the `docker` library on PyPI).
-        added = [name for k, name, _, _ in self.added_by_commit[episode.removed_in] if k[0] == ecosystem and k != key]
+        # Types for a package (`@types/mocha`) are no command of their own: they come with it.
+        added = [name for k, name, _, _ in self.added_by_commit[episode.removed_in] if k[0] == ecosystem and k != key
+                 and not ecosystems.is_type_stubs(k[1])]
         swapped = {name for name in added for diff in left
                    if (new := _runs(name.rsplit("/", 1)[-1])).search(diff.added) and not new.search(diff.removed)}
         return swapped.pop() if len(swapped) == 1 else None  # several took its place: none is its replacement
@@ -418,6 +425,64 @@ class Walk:
         users = {path for path in self.repo.grep(commit.parents[0], spellings) if is_code(path)}
         return ", ".join(sorted(users)[:3]) + (" …" if len(users) > 3 else "") if users and users <= deleted else None
 
+    def use_dropped(self, key: Key, episode: Episode) -> str | None:
+        """The file from which the commit that removed the name took out a line that used it — an
+        import in code (`uses`), its command or its name in a script, a workflow, a configuration
+        file or a package.json script — when the commit put no such line back anywhere: the code
+        stopped using it in the commit that stopped declaring it. None otherwise (a declaration
+        dropped while the code kept or had no use of it, a use moved to another file or spelling)."""
+        commit = episode.source
+        if commit is None or not commit.parents:
+            return None
+        in_code = uses(episode.name, key[0])
+        word = episode.name.rsplit("/", 1)[-1] if key[0] == "go" else episode.name
+        named = re.compile(rf"(?<![\w@/.-]){re.escape(word)}(?![\w-])", re.IGNORECASE)
+        # In package.json, a value that names it ("test": "c8 ava", "preset": "ts-jest"), not its
+        # declaration's key.
+        in_value = re.compile(rf'"[^"\n]*"\s*:\s*"[^"\n]*(?<![\w@/.-]){re.escape(episode.name)}(?![\w-])')
+        found = None
+        for path, kind, diff in self._usage_diffs(commit):
+            pattern = in_code if kind == "code" else in_value if kind == "package.json" else named
+            if pattern is None:
+                continue
+            if pattern.search(diff.added):
+                return None
+            if found is None and pattern.search(diff.removed):
+                found = path
+        return found
+
+    def code_swapped(self, key: Key, episode: Episode, successor: str) -> bool | None:
+        """Whether a file of code from which the commit that removed the name took its imports out
+        got `successor`'s (of the same ecosystem) instead; when it took none out, False if the
+        successor's imports came into the code all the same (brought in for a use of its own) and the
+        commit deleted or moved no code, else None."""
+        commit = episode.source
+        old, new = uses(episode.name, key[0]), uses(successor, key[0])
+        if commit is None or not commit.parents or old is None or new is None:
+            return None
+        code = [diff for _, kind, diff in self._usage_diffs(commit) if kind == "code"]
+        lost = [diff for diff in code if old.search(diff.removed)]
+        if lost:
+            return any(new.search(diff.added) for diff in lost)
+        # Unless it deleted or moved code (`check-size.js` → `check-size.mjs`), whose imports no diff shows.
+        moved = any(is_code(path) for path in self._gone(commit))
+        return False if not moved and any(new.search(diff.added) for diff in code) else None
+
+    def _usage_diffs(self, commit: Commit) -> list[tuple[str, str, Diff]]:
+        """The files whose changed lines may use a package (code, package.json, and whatever is no
+        manifest, lock file or changelog), each with its kind: "code", "package.json" or "other"."""
+        if commit.sha not in self.usage_diffs:
+            found = []
+            for path, diff in self.diff(commit).items():
+                if is_code(path):
+                    found.append((path, "code", diff))
+                elif path.rsplit("/", 1)[-1] == "package.json":
+                    found.append((path, "package.json", diff))
+                elif not is_manifest(path) and not is_changelog(path) and not excluded(path):
+                    found.append((path, "other", diff))
+            self.usage_diffs[commit.sha] = found
+        return self.usage_diffs[commit.sha]
+
     def _gone(self, commit: Commit) -> dict[str, str | None]:
         if commit.sha not in self.departures:
             self.departures[commit.sha] = self.repo.departures(commit.parents[0], commit.sha)
@@ -433,6 +498,37 @@ class Walk:
 def _code_kinds() -> frozenset[str]:
     return frozenset(document.kind for document in ecosystems.documents()
                      if not document.manifest and not document.prose)
+
+
+_JSON_PAIR = re.compile(r'"((?:[^"\\\n]|\\.)+)"\s*:\s*"((?:[^"\\\n]|\\.)*)"')
+_RUNS_SCRIPT = re.compile(r"\b(?:npm|pnpm|yarn|bun)\s+(?:run(?:-script)?\s+)?([\w:.-]+)")
+
+
+def _same_scripts(diff: Diff, old: re.Pattern[str]) -> str:
+    """The values package.json gained under the keys whose values it lost ran `old`, and under the
+    scripts those values now run (`"test": "pnpm run test-only"`)."""
+    keys = {key for key, value in _JSON_PAIR.findall(diff.removed) if old.search(f'": "{value}"')}
+    added = _JSON_PAIR.findall(diff.added)
+    keys |= {script for key, value in added if key in keys for script in _RUNS_SCRIPT.findall(value)}
+    return "\n".join(f'"{key}": "{value}"' for key, value in added if key in keys)
+
+
+def uses(name: str, ecosystem: str) -> re.Pattern[str] | None:
+    """A line of code that uses the package `name` of `ecosystem`: imports it (Python's import
+    names, a JavaScript specifier, a Go path under the module), or a Rust path through the crate."""
+    if ecosystem == "npm":
+        return re.compile(r"""['"`]""" + re.escape(name) + r"""(?:/[^'"`\s]*)?['"`]""")
+    if ecosystem == "go":
+        return re.compile(r"""["`]""" + re.escape(name) + r"""(?:/[^"`\s]*)?["`]""")
+    if ecosystem == "cargo":
+        crate = re.escape(name.replace("-", "_"))
+        return re.compile(rf"\b(?:use|extern\s+crate)\s+(?:::)?{crate}\b|(?<![\w:]){crate}::")
+    if ecosystem in ("pypi", "conda"):
+        modules = ecosystems.modules(ecosystems.normalize(name, "pypi"), "pypi") or \
+            (name.replace("-", "_").replace(".", "_"),)
+        alternatives = "|".join(re.escape(module) for module in modules)
+        return re.compile(rf"^\s*(?:from|import)\s+(?:{alternatives})\b", re.MULTILINE)
+    return None
 
 
 def _runs(word: str) -> re.Pattern[str]:
