@@ -27,6 +27,7 @@ from cenotaph.store.memories import Scope
 from cenotaph.store.migrations import SchemaTooNew
 from cenotaph.store.postgres import db as pgdb
 from cenotaph.store.postgres import fulltext, migrations
+from cenotaph.store.postgres import memories as pg_memories
 from cenotaph.store.postgres.db import (
     CONNECT_TIMEOUT_S,
     PostgresStore,
@@ -347,7 +348,7 @@ def _undo_signs_index(conn) -> None:
 
 _KNN_PLAN = ("EXPLAIN SELECT row_id, signs <~> binary_quantize(%s::vector)::bit(384) AS distance FROM memory_vectors "
              "WHERE project = %s ORDER BY distance, row_id LIMIT 30")
-_POSTINGS_PLAN = "EXPLAIN SELECT row_id, frequency FROM memory_postings WHERE lexeme = %s"
+_POSTINGS_PLAN = "EXPLAIN SELECT row_id, frequency FROM memory_postings p WHERE " + pg_memories._postings("p", "deploy")
 
 
 def test_a_schema_11_store_gets_knn_and_postings_read_from_their_indexes_alone(url):
@@ -371,7 +372,7 @@ def test_a_schema_11_store_gets_knn_and_postings_read_from_their_indexes_alone(u
             conn.execute("SET LOCAL enable_seqscan = off")
             conn.execute("SET LOCAL enable_bitmapscan = off")
             return ("\n".join(r[0] for r in conn.execute(_KNN_PLAN, (block[0], "p"))),
-                    "\n".join(r[0] for r in conn.execute(_POSTINGS_PLAN, ("deploy",))))
+                    "\n".join(r[0] for r in conn.execute(_POSTINGS_PLAN.replace("?", "%s"), ("deploy",))))
 
     with psycopg.connect(url, autocommit=True) as conn:
         register_vector(conn)
@@ -582,6 +583,23 @@ def test_a_schema_13_store_gets_each_words_occurrences_and_phrases_score_as_fts5
                              (ids[4],))
         alike(searched(store), searched(sqlite))
         assert ids[4] in [rid for rid, _ in searched(store)['context : "staging database"']]
+        long_word = "x" * 500  # beyond the covering index's words: found through the other one
+        for target in (store, sqlite):
+            with target.write() as conn:
+                memories.insert(conn, replace(_row("p"), content=f"{long_word} staging {long_word} database"))
+        for phrase in (f'"{long_word}"', f'"staging {long_word}"', f'"{long_word} database"'):
+            with store.read() as conn, sqlite.read() as lite:
+                ours, theirs = (memories.fts_search(c, phrase, Scope(projects=("p",)), 5) for c in (conn, lite))
+            assert len(ours) == 1 and [r for r, _ in ours] == [r for r, _ in theirs], phrase
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("VACUUM (ANALYZE) memory_postings")  # index-only scans need all-visible pages
+            with conn.transaction():
+                conn.execute("SET LOCAL enable_seqscan = off")
+                conn.execute("SET LOCAL enable_bitmapscan = off")
+                query = fulltext.read('"staging database"')
+                sql, params = pg_memories._scored(query, [1.0], 5.0, "m.project = ?", ["p"])
+                plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + sql.replace("?", "%s"), params))
+        assert plan.count("Index Only Scan using memory_postings_words") == 2, plan
     finally:
         store.close()
         sqlite.close()

@@ -16,6 +16,18 @@ _WEIGHT = "CASE a & 3 {} ELSE {}::float8 END".format(
     " ".join(f"WHEN {number} THEN {weight}::float8" for number, weight in enumerate(BM25_WEIGHTS[:-1])), BM25_WEIGHTS[-1])
 
 
+# Migration 14 indexes a word's postings by its length: up to this many bytes with its occurrences
+# (read from the index alone), longer ones apart. A lookup names its side, the partial index's own
+# condition, so that the planner may read that index.
+_SHORT_WORD_BYTES = 400
+
+
+def _postings(alias: str, word: str) -> str:
+    """The condition finding `word`'s postings in `memory_postings {alias}` (one `?`: the word)."""
+    side = "<=" if len(word.encode()) <= _SHORT_WORD_BYTES else ">"
+    return f"{alias}.lexeme = ? AND octet_length({alias}.lexeme) {side} {_SHORT_WORD_BYTES}"
+
+
 def term_documents(conn: Any, terms: Sequence[str]) -> dict[str, int]:
     """How many rows (any project, any column) hold each term, in one statement."""
     counted = [(term, words) for term in terms if (words := fulltext.words(term))]  # no words: in no row
@@ -31,8 +43,8 @@ def _row_counts(conn: Any, lookups: Sequence[tuple[str, str]]) -> list[int]:
     full-text index (a phrase of several words, or a word in one column)."""
     if not lookups:
         return []
-    counts = ", ".join("(SELECT count(*) FROM memory_postings WHERE lexeme = ?)" if kind == "word"
-                       else "(SELECT count(*) FROM memories WHERE fts @@ ?::tsquery)" for kind, _ in lookups)
+    counts = ", ".join(f"(SELECT count(*) FROM memory_postings p WHERE {_postings('p', value)})" if kind == "word"
+                       else "(SELECT count(*) FROM memories WHERE fts @@ ?::tsquery)" for kind, value in lookups)
     sql, params = f"SELECT {counts}", [value for _, value in lookups]
     if all(kind == "word" for kind, _ in lookups):
         return list(conn.execute(sql, params).fetchone())
@@ -106,15 +118,15 @@ def _scored(query: fulltext.Query, idfs: Sequence[float], average: float, where:
     for i, phrase in enumerate(query.phrases):
         if len(phrase.words) == 1 and phrase.labels == fulltext.ALL_COLUMNS:  # its count in each row, kept
             branches.append(f"SELECT {i} AS phrase, p1.row_id AS id, p1.frequency FROM memory_postings p1 "
-                            "WHERE p1.lexeme = ?")
+                            f"WHERE {_postings('p1', phrase.words[0])}")
             branch_params.append(phrase.words[0])
             continue
-        joins = " ".join(f"JOIN memory_postings p{k} ON p{k}.row_id = p1.row_id AND p{k}.lexeme = ?"
-                         for k in range(2, len(phrase.words) + 1))
+        joins = " ".join(f"JOIN memory_postings p{k} ON p{k}.row_id = p1.row_id AND {_postings(f'p{k}', word)}"
+                         for k, word in enumerate(phrase.words[1:], start=2))
         follows = "".join(f" AND a + {4 * (k - 1)} = ANY(p{k}.occurrences)" for k in range(2, len(phrase.words) + 1))
         branches.append(f"SELECT {i} AS phrase, p1.row_id AS id, (SELECT sum({_WEIGHT} ORDER BY a) "
                         f"FROM unnest(p1.occurrences) AS a WHERE strpos(?, chr(65 + (a & 3))) > 0{follows}) AS frequency "
-                        f"FROM memory_postings p1 {joins} WHERE p1.lexeme = ?")
+                        f"FROM memory_postings p1 {joins} WHERE {_postings('p1', phrase.words[0])}")
         branch_params += [phrase.labels, *phrase.words[1:], phrase.words[0]]
     score = " + ".join(f"cenotaph_bm25(coalesce(max(f.frequency) FILTER (WHERE f.phrase = {i}), 0::float8), "
                        "hit.fts_tokens, ?, ?)" for i in range(len(query.phrases)))
