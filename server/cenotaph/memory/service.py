@@ -271,9 +271,8 @@ class Memory:
 
     def _vocabulary(self) -> frozenset[str]:
         """Names entity extraction must recognise: the graveyard's, and every recall-suppressed one
-        (a suppression reaches memories written after it too)."""
-        index = self.graveyard.index()  # once: each asks the store for the log's head
-        return index.vocabulary | frozenset(index.recall_suppressions)
+        (a suppression reaches memories written after it too); the index read once (a store read)."""
+        return (index := self.graveyard.index()).vocabulary | frozenset(index.recall_suppressions)
 
     # --- reads -----------------------------------------------------------------------------------
 
