@@ -1,0 +1,253 @@
+"""PostgreSQL's migrations of the full-text index (the `fts` column, FTS5's BM25 statistics, the
+postings), numbered among the others in store/postgres/migrations.py, which applies them in order.
+A released migration is never edited."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _m0003_folded_full_text(conn: Any) -> None:
+    """The full-text column folds diacritics as SQLite's tokenizer does (`unicode61
+    remove_diacritics 2`): "cafe" finds "café" on both stores. No extension (`unaccent` is not on
+    every server): the Latin letters that decompose into a base letter and accents, written out
+    (store/postgres/fulltext.py folds a query's words by the same table)."""
+    conn.execute(
+        """
+        CREATE FUNCTION cenotaph_folded_words(body text) RETURNS text
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURN translate(cenotaph_words(body),
+                'ÀÁÂÃÄÅÇÈÉÊËÌÍÎÏÑÒÓÔÕÖÙÚÛÜÝàáâãäåçèéêëìíîïñòóôõöùúûüýÿĀāĂăĄąĆćĈĉĊċČčĎďĒēĔĕĖėĘęĚěĜĝĞğĠġĢģĤĥĨĩĪīĬĭĮįİĴĵĶķĹĺĻļĽľŃńŅņŇňŌōŎŏŐőŔŕŖŗŘřŚśŜŝŞşŠšŢţŤťŨũŪūŬŭŮůŰűŲųŴŵŶŷŸŹźŻżŽžſƠơƯưǍǎǏǐǑǒǓǔǕǖǗǘǙǚǛǜǞǟǠǡǦǧǨǩǪǫǬǭǰǴǵǸǹǺǻȀȁȂȃȄȅȆȇȈȉȊȋȌȍȎȏȐȑȒȓȔȕȖȗȘșȚțȞȟȦȧȨȩȪȫȬȭȮȯȰȱȲȳ',
+                'aaaaaaceeeeiiiinooooouuuuyaaaaaaceeeeiiiinooooouuuuyyaaaaaaccccccccddeeeeeeeeeegggggggghhiiiiiiiiijjkkllllllnnnnnnoooooorrrrrrssssssssttttuuuuuuuuuuuuwwyyyzzzzzzsoouuaaiioouuuuuuuuuuaaaaggkkoooojggnnaaaaaaeeeeiiiioooorrrruuuusstthhaaeeooooooooyy');
+        DROP INDEX memories_fts;
+        ALTER TABLE memories DROP COLUMN fts;
+        ALTER TABLE memories ADD COLUMN fts tsvector GENERATED ALWAYS AS (
+            setweight(to_tsvector('simple'::regconfig, cenotaph_folded_words(content)), 'A') ||
+            setweight(to_tsvector('simple'::regconfig, cenotaph_folded_words(lemmas)), 'B') ||
+            setweight(to_tsvector('simple'::regconfig, cenotaph_folded_words(context)), 'C')) STORED;
+        CREATE INDEX memories_fts ON memories USING gin (fts);
+        """
+    )
+
+
+def _m0004_bm25_statistics(conn: Any) -> None:
+    """What FTS5's bm25() reads, kept here so that both stores rank with one formula
+    (store/postgres/memories.py): each row's length in tokens (all three columns, as unicode61 counts
+    them), and the index's row and token totals, kept by statement triggers under the writers'
+    lock. A phrase's weighted count in a row is read from the row's `tsvector`."""
+    conn.execute(
+        """
+        CREATE FUNCTION cenotaph_word_count(body text) RETURNS integer
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE
+            RETURN coalesce(array_length(string_to_array(btrim(cenotaph_words(body)), ' '), 1), 0);
+        ALTER TABLE memories ADD COLUMN fts_tokens integer GENERATED ALWAYS AS (
+            cenotaph_word_count(content) + cenotaph_word_count(lemmas) + cenotaph_word_count(context)) STORED;
+
+        CREATE TABLE fts_totals (
+            only_row BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (only_row),
+            rows     BIGINT NOT NULL,
+            tokens   BIGINT NOT NULL
+        );
+        INSERT INTO fts_totals (rows, tokens) SELECT count(*), coalesce(sum(fts_tokens), 0) FROM memories;
+        CREATE FUNCTION cenotaph_fts_totals() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP <> 'DELETE' THEN
+                    UPDATE fts_totals SET rows = rows + (SELECT count(*) FROM added),
+                                          tokens = tokens + (SELECT coalesce(sum(fts_tokens), 0) FROM added);
+                END IF;
+                IF TG_OP <> 'INSERT' THEN
+                    UPDATE fts_totals SET rows = rows - (SELECT count(*) FROM removed),
+                                          tokens = tokens - (SELECT coalesce(sum(fts_tokens), 0) FROM removed);
+                END IF;
+                RETURN NULL;
+            END $$;
+        CREATE TRIGGER memories_fts_totals_insert AFTER INSERT ON memories REFERENCING NEW TABLE AS added
+            FOR EACH STATEMENT EXECUTE FUNCTION cenotaph_fts_totals();
+        CREATE TRIGGER memories_fts_totals_update AFTER UPDATE ON memories
+            REFERENCING OLD TABLE AS removed NEW TABLE AS added
+            FOR EACH STATEMENT EXECUTE FUNCTION cenotaph_fts_totals();
+        CREATE TRIGGER memories_fts_totals_delete AFTER DELETE ON memories REFERENCING OLD TABLE AS removed
+            FOR EACH STATEMENT EXECUTE FUNCTION cenotaph_fts_totals();
+
+        -- A phrase's occurrences in a row, each weighing its column's weight (bm25()'s 1, 0.6 and
+        -- 0.25 for content A, lemmas B, context C), in the columns `labels` names: FTS5's weighted
+        -- term frequency. A phrase's words stand at consecutive positions of one column.
+        CREATE FUNCTION cenotaph_phrase_frequency(vector tsvector, phrase text[], labels text) RETURNS float8
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE
+            RETURN (SELECT coalesce(sum(CASE head.weight WHEN 'A' THEN 1.0::float8 WHEN 'B' THEN 0.6::float8
+                                                         ELSE 0.25::float8 END), 0::float8)
+                    FROM unnest(vector) AS lexeme, unnest(lexeme.positions, lexeme.weights) AS head(position, weight)
+                    WHERE lexeme.lexeme = phrase[1] AND strpos(labels, head.weight) > 0
+                      AND NOT EXISTS (
+                          SELECT FROM generate_series(2, cardinality(phrase)) AS k
+                          WHERE NOT EXISTS (
+                              SELECT FROM unnest(vector) AS later, unnest(later.positions, later.weights) AS word(position, weight)
+                              WHERE later.lexeme = phrase[k] AND word.position = head.position + k - 1
+                                AND word.weight = head.weight)));
+        -- Okapi BM25 of one phrase in one row, term by term as FTS5's bm25() computes it in double
+        -- precision (k1 = 1.2, b = 0.75).
+        CREATE FUNCTION cenotaph_bm25(frequency float8, tokens integer, idf float8, average float8) RETURNS float8
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE
+            RETURN idf * ((frequency * (1.2::float8 + 1.0::float8))
+                          / (frequency + 1.2::float8 * (1::float8 - 0.75::float8 + 0.75::float8 * tokens::float8 / average)));
+        """
+    )
+
+
+def _m0006_phrase_counts_set_wise(conn: Any) -> None:
+    """A phrase's count in a row is found set-wise by the search itself (store/postgres/memories.py):
+    migration 4's per-row function, 30 to 40 times slower, has no caller left. That search reads
+    each matching row's `tsvector`; kept in the row (compressed if need be) rather than out of line,
+    where a read costs a TOAST lookup, it takes half the time. The rows already there are
+    rewritten once (an update that changes nothing recomputes the column), as long as rewriting
+    the table takes."""
+    conn.execute("DROP FUNCTION cenotaph_phrase_frequency(tsvector, text[], text)")
+    conn.execute("ALTER TABLE memories ALTER COLUMN fts SET STORAGE MAIN")
+    conn.execute("UPDATE memories SET content = content")
+
+
+def _m0007_postings(conn: Any) -> None:
+    """Each row's words with their weighted count (FTS5's term frequency over the three columns,
+    summed in position order as bm25() sums it), kept by statement triggers under the writers'
+    lock: a single-word phrase's count in a row is then a lookup (store/postgres/memories.py)
+    instead of narrowing every matching row's `tsvector` (≈ 2.5× faster at 10,000 memories). An
+    update that leaves the text alone (recall's counters, a state change) does not touch them."""
+    conn.execute(
+        """
+        CREATE TABLE memory_postings (
+            lexeme    TEXT NOT NULL,
+            row_id    BIGINT NOT NULL,
+            frequency FLOAT8 NOT NULL,
+            PRIMARY KEY (lexeme, row_id)
+        );
+        CREATE INDEX memory_postings_row ON memory_postings (row_id);
+        CREATE FUNCTION cenotaph_postings(vector tsvector) RETURNS TABLE (lexeme text, frequency float8)
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+            SELECT l.lexeme, (SELECT sum(CASE o.weight WHEN 'A' THEN 1.0::float8 WHEN 'B' THEN 0.6::float8
+                                                       ELSE 0.25::float8 END ORDER BY o.position)
+                              FROM unnest(l.positions, l.weights) AS o(position, weight))
+            FROM unnest(vector) AS l $$;
+        CREATE FUNCTION cenotaph_postings_kept() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP <> 'INSERT' THEN
+                    DELETE FROM memory_postings p USING removed r WHERE p.row_id = r.id;
+                END IF;
+                IF TG_OP <> 'DELETE' THEN
+                    INSERT INTO memory_postings (lexeme, row_id, frequency)
+                        SELECT w.lexeme, a.id, w.frequency FROM added a, cenotaph_postings(a.fts) AS w;
+                END IF;
+                RETURN NULL;
+            END $$;
+        CREATE TRIGGER memories_postings_insert AFTER INSERT ON memories REFERENCING NEW TABLE AS added
+            FOR EACH STATEMENT EXECUTE FUNCTION cenotaph_postings_kept();
+        -- Row by row for updates: a statement trigger cannot both name columns and see the rows.
+        CREATE FUNCTION cenotaph_postings_rewritten() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                DELETE FROM memory_postings WHERE row_id = OLD.id;
+                INSERT INTO memory_postings (lexeme, row_id, frequency)
+                    SELECT w.lexeme, NEW.id, w.frequency FROM cenotaph_postings(NEW.fts) AS w;
+                RETURN NULL;
+            END $$;
+        CREATE TRIGGER memories_postings_update AFTER UPDATE ON memories
+            FOR EACH ROW WHEN (OLD.fts IS DISTINCT FROM NEW.fts OR OLD.id <> NEW.id)
+            EXECUTE FUNCTION cenotaph_postings_rewritten();
+        CREATE TRIGGER memories_postings_delete AFTER DELETE ON memories REFERENCING OLD TABLE AS removed
+            FOR EACH STATEMENT EXECUTE FUNCTION cenotaph_postings_kept();
+        INSERT INTO memory_postings (lexeme, row_id, frequency)
+            SELECT w.lexeme, m.id, w.frequency FROM memories m, cenotaph_postings(m.fts) AS w;
+        ANALYZE memory_postings;
+        """
+    )
+
+
+def _m0014_phrase_occurrences(conn: Any) -> None:
+    """Phrases inside one column, found from the postings.
+
+    Each column's words start a position after the previous column's last, so that a phrase
+    (`'a' <-> 'b'`) no longer matches a column's last word followed by the next column's first,
+    which FTS5 never matches: such a row was counted in the phrase's rows (its IDF) and listed at
+    score 0. The `fts` column is computed again (kept in the row, as migration 6 set it).
+
+    Each posting also holds its word's occurrences in the row, each as position × 4 + its column's
+    label (A 0, B 1, C 2), in position order: a phrase's count in a row is then found from its
+    words' postings (word k at the head's occurrence + 4 × (k - 1): the next position, same column)
+    instead of narrowing every matching row's `tsvector`, which cost ≈ 9 µs a row (18 of an
+    exact-lane recall's 37 ms at 10,000 memories; store/postgres/memories.py). The table is built
+    again from the rows, with its functions and triggers, and read from its indexes alone."""
+    conn.execute(
+        """
+        DROP TRIGGER memories_postings_insert ON memories;
+        DROP TRIGGER memories_postings_update ON memories;
+        DROP TRIGGER memories_postings_delete ON memories;
+        DROP FUNCTION cenotaph_postings_kept(), cenotaph_postings_rewritten(), cenotaph_postings(tsvector);
+        DROP TABLE memory_postings;
+
+        -- A column's words from position 2: 'cenotaph.gap' is one token of the parser's (a host
+        -- name) and no folded word holds a dot.
+        CREATE FUNCTION cenotaph_spaced_words(body text) RETURNS tsvector
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE
+            RETURN ts_delete(to_tsvector('simple'::regconfig, 'cenotaph.gap ' || cenotaph_folded_words(body)),
+                             'cenotaph.gap'::text);
+        DROP INDEX memories_fts;
+        ALTER TABLE memories DROP COLUMN fts;
+        -- One statement: the table is rewritten once, after the column's storage is set.
+        ALTER TABLE memories ADD COLUMN fts tsvector GENERATED ALWAYS AS (
+                setweight(to_tsvector('simple'::regconfig, cenotaph_folded_words(content)), 'A') ||
+                setweight(cenotaph_spaced_words(lemmas), 'B') ||
+                setweight(cenotaph_spaced_words(context), 'C')) STORED,
+            ALTER COLUMN fts SET STORAGE MAIN;
+        CREATE INDEX memories_fts ON memories USING gin (fts);
+
+        CREATE TABLE memory_postings (
+            lexeme      TEXT NOT NULL,
+            row_id      BIGINT NOT NULL,
+            frequency   FLOAT8 NOT NULL,
+            occurrences INTEGER[] NOT NULL
+        );
+        CREATE FUNCTION cenotaph_postings(vector tsvector)
+            RETURNS TABLE (lexeme text, frequency float8, occurrences integer[])
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+            SELECT l.lexeme, o.frequency, o.occurrences FROM unnest(vector) AS l,
+                LATERAL (SELECT sum(CASE o.weight WHEN 'A' THEN 1.0::float8 WHEN 'B' THEN 0.6::float8
+                                                  ELSE 0.25::float8 END ORDER BY o.position) AS frequency,
+                                array_agg(o.position * 4 + ascii(o.weight::text) - 65 ORDER BY o.position) AS occurrences
+                         FROM unnest(l.positions, l.weights) AS o(position, weight)) AS o $$;
+        CREATE FUNCTION cenotaph_postings_kept() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP <> 'INSERT' THEN
+                    DELETE FROM memory_postings p USING removed r WHERE p.row_id = r.id;
+                END IF;
+                IF TG_OP <> 'DELETE' THEN
+                    INSERT INTO memory_postings (lexeme, row_id, frequency, occurrences)
+                        SELECT w.lexeme, a.id, w.frequency, w.occurrences FROM added a, cenotaph_postings(a.fts) AS w;
+                END IF;
+                RETURN NULL;
+            END $$;
+        CREATE TRIGGER memories_postings_insert AFTER INSERT ON memories REFERENCING NEW TABLE AS added
+            FOR EACH STATEMENT EXECUTE FUNCTION cenotaph_postings_kept();
+        CREATE FUNCTION cenotaph_postings_rewritten() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                DELETE FROM memory_postings WHERE row_id = OLD.id;
+                INSERT INTO memory_postings (lexeme, row_id, frequency, occurrences)
+                    SELECT w.lexeme, NEW.id, w.frequency, w.occurrences FROM cenotaph_postings(NEW.fts) AS w;
+                RETURN NULL;
+            END $$;
+        CREATE TRIGGER memories_postings_update AFTER UPDATE ON memories
+            FOR EACH ROW WHEN (OLD.fts IS DISTINCT FROM NEW.fts OR OLD.id <> NEW.id)
+            EXECUTE FUNCTION cenotaph_postings_rewritten();
+        CREATE TRIGGER memories_postings_delete AFTER DELETE ON memories REFERENCING OLD TABLE AS removed
+            FOR EACH STATEMENT EXECUTE FUNCTION cenotaph_postings_kept();
+        INSERT INTO memory_postings (lexeme, row_id, frequency, occurrences)
+            SELECT w.lexeme, m.id, w.frequency, w.occurrences FROM memories m, cenotaph_postings(m.fts) AS w;
+        -- A word's postings are read from an index alone, its frequency and occurrences beside the
+        -- key: read from the table, each sat on a page of its own (a common word's 25,000 rows at
+        -- 100,000 memories, ≈ 110 ms). An entry stays within a B-tree's limit (2,704 bytes) with a
+        -- word of up to 400 bytes and its 256 positions at most; the rare longer word is found
+        -- through the other index (store/postgres/memories.py names the side in each lookup).
+        CREATE INDEX memory_postings_words ON memory_postings (lexeme, row_id) INCLUDE (frequency, occurrences)
+            WHERE octet_length(lexeme) <= 400;
+        CREATE INDEX memory_postings_long_words ON memory_postings (lexeme, row_id) INCLUDE (frequency)
+            WHERE octet_length(lexeme) > 400;
+        CREATE INDEX memory_postings_row ON memory_postings (row_id);
+        ANALYZE memory_postings;
+        """
+    )
