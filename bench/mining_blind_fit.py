@@ -44,7 +44,7 @@ _HAND = {"revert": 0.25, "experiment": -0.3, "named": 0.2, "signal": 0.15, "unus
          "dev": -0.1, "backport": -0.1, "compat": -0.2, "direct_only": -0.3, "vendored": -0.3, "floor": -0.3,
          "locked": -0.3, "rewrite": -0.3, "with_code": -0.2}
 # Evidence that had no weight of its own before the fit: pulled toward nothing.
-_NEW = ("use_dropped",)
+_NEW = ("use_dropped", "plugin")
 PRIOR = {feature: 4 * weight for feature, weight in _HAND.items()} | dict.fromkeys(_NEW, 0.0)
 PRIOR_INTERCEPT = math.log(0.35 / 0.65)
 FEATURES = sorted(PRIOR)

@@ -491,3 +491,28 @@ def test_a_major_version_dropped_while_another_stays_declared_past_the_commit_is
     for name, kept in (("gopkg.in/yaml.v2", "gopkg.in/yaml.v3"), ("github.com/acme/thing", "github.com/acme/thing/v2")):
         assert name not in by_key and found.passed_over[name] == f"upgraded to its next major version, {kept}", name
     assert {"gopkg.in/yaml.v3", "github.com/acme/thing/v2"} <= set(by_key)
+
+
+def test_a_tools_plugin_dropped_unnamed_with_no_use_taken_out_has_that_as_evidence(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    dev = '{"name": "app", "devDependencies": {%s}, "scripts": {"test": "%s"}}'
+    tools = ("eslint", "eslint-plugin-import", "eslint-config-acme", "eslint-plugin-jsdoc", "rollup", "rollup-plugin-cleanup",
+             "tap")
+    repo.commit("Start", {"package.json": dev % (", ".join(f'"{n}": "1"' for n in tools), "tap && rollup-plugin-cleanup"),
+                          ".eslintrc.json": '{"extends": "acme", "plugins": ["import"]}'},
+                at="2023-06-01T10:00:00+00:00")
+    # The linter's setup changed: its plugin and shared configuration went, unnamed.
+    repo.commit("Switch from the old lint setup to flat config", {
+        "package.json": dev % (('"eslint": "9", "eslint-plugin-jsdoc": "1", "rollup": "1", "rollup-plugin-cleanup": "1", '
+                                '"tap": "1"'), "tap && rollup-plugin-cleanup"),
+        ".eslintrc.json": None, "eslint.config.js": "export default []\n"}, at=day(2))
+    # The positive controls: a plugin whose use the commit took out of a script, and one it names.
+    repo.commit("Tidy the build", {"package.json": dev % ('"eslint": "9", "eslint-plugin-jsdoc": "1", "rollup": "1", "tap": "1"',
+                                                          "tap")}, at=day(3))
+    repo.commit("Drop eslint-plugin-jsdoc, too noisy", {"package.json": dev % ('"eslint": "9", "rollup": "1", "tap": "1"', "tap")},
+                at=day(4))
+    _, by_key = history(repo)
+    plugins = {key for key, c in by_key.items() if "plugin" in c.features}
+    assert plugins == {"eslint-plugin-import", "eslint-config-acme"}
+    assert "use_dropped" in by_key["rollup-plugin-cleanup"].features
+    assert "plugin" not in by_key["eslint-plugin-jsdoc"].features

@@ -117,6 +117,10 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
         grounds.append(Ground("replaced_commit", f"replaced by {replacement}, the one name of its role the commit added"))
     if used_in := walk.use_dropped(key, last):
         grounds.append(Ground("use_dropped", f"the removing commit took its use out of {used_in}"))
+    elif not named and ecosystem not in SYSTEM_ECOSYSTEMS and (word := _PLUGIN.search(last.name)):
+        # A tool's plugin or shared configuration, unnamed, no use of it taken out: it went with a
+        # change of the tooling's setup ("Switch from StandardJS to ESLint"), not by a choice of its own.
+        grounds.append(Ground("plugin", f"a tool's {word[0].lower()}, unnamed, and no use of it taken out"))
     if entry := walk.changelogs.entry(last.name):
         grounds.append(Ground("changelog", f"the changelog: \"{shorten(entry, 100)}\""))
     if not replacement and (pin := pin_note(last.name, walk.removed_texts.get(key, ""), last.message)):
@@ -539,6 +543,11 @@ def _classes(key: Key, episode: Episode) -> tuple[str, ...]:
     if _moved_out(name, episode.deleted_trees):
         classes.append("moved-out")
     return tuple(classes)
+
+
+# A tool's plugin, preset or shared configuration by its name (`eslint-plugin-import`,
+# `@babel/preset-env`, `jest-environment-jsdom`, `eslint-config-standard`).
+_PLUGIN = re.compile(r"(?<![a-z])(?:plugins?|preset|config|environment|loader|reporter|contrib)(?![a-z])", re.IGNORECASE)
 
 
 def _member_deleted(lost: Iterable[tuple[str, bool]]) -> bool:
