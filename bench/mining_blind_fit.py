@@ -15,9 +15,10 @@ scores the miner — the default list (confidence >= 0.5) and every candidate �
 The strength of the pull toward PRIOR is chosen by leave-one-repository-out over a small grid: the one
 whose default list's precision and recall come nearest their goals (the worse of the two ratios).
 
-Usage: python bench/mining_blind_fit.py [--rows FILE] [--write-rows FILE] [NAME=CLONE …]
+Usage: python bench/mining_blind_fit.py [--rows FILE] [--write-rows FILE] [--strength S] [NAME=CLONE …]
 (default clones: /tmp/blind/<name>, as the scorer; --rows reads rows saved by --write-rows instead of
-mining again)
+mining again; --strength fixes the pull instead of choosing it, for the rotations, the cuts and the
+weights to ship)
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ _HAND = {"revert": 0.25, "experiment": -0.3, "named": 0.2, "signal": 0.15, "unus
          "dev": -0.1, "backport": -0.1, "compat": -0.2, "direct_only": -0.3, "vendored": -0.3, "floor": -0.3,
          "locked": -0.3, "rewrite": -0.3, "with_code": -0.2}
 # Evidence that had no weight of its own before the fit: pulled toward nothing.
-_NEW = ("use_dropped",)
+_NEW = ("use_dropped", "plugin")
 PRIOR = {feature: 4 * weight for feature, weight in _HAND.items()} | dict.fromkeys(_NEW, 0.0)
 PRIOR_INTERCEPT = math.log(0.35 / 0.65)
 FEATURES = sorted(PRIOR)
@@ -141,6 +142,7 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", help="read the rows saved by --write-rows instead of mining")
     parser.add_argument("--write-rows", help="save the mined rows here")
+    parser.add_argument("--strength", type=float, help="the pull toward PRIOR, instead of the one LORO chooses")
     parser.add_argument("clones", nargs="*", help="NAME=CLONE")
     args = parser.parse_args(argv)
     split = json.loads((LABELS / "SPLIT.json").read_text(encoding="utf-8"))
@@ -162,6 +164,9 @@ def main(argv: list[str]) -> None:
     # judged by the figure furthest from its goal: a sum would trade the one still short for the other.
     strength = max(STRENGTHS, key=lambda s: (min(loro[s]["shown_right"] / max(1, loro[s]["shown"]) / GOALS[0],
                                                  loro[s]["recall_default"] / GOALS[1]), -s))
+    if args.strength is not None:
+        strength = args.strength
+        loro.setdefault(strength, score(rows, held_out(rows, labels, by_repository, strength)[0], labels, names))
     # What another cut would give, out of fold: the price of precision in recall.
     loro_confidences = held_out(rows, labels, by_repository, strength)[0]
     cuts = {cut: score(rows, loro_confidences, labels, names, cut) for cut in (0.4, 0.5, 0.6, 0.7, 0.8)}

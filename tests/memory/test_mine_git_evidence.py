@@ -441,3 +441,78 @@ def test_a_message_names_a_package_by_its_projects_language_affix(tmp_path):
     _, by_key = history(repo)
     assert "named" in by_key["websocket"].features
     assert "named" not in by_key["hyper"].features and "named" not in by_key["clap"].features
+
+
+def test_a_scope_dropped_or_a_condas_python_name_is_the_same_package(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    dev = '{"name": "app", "devDependencies": {%s}}'
+    env = "channels:\n  - conda-forge\ndependencies:\n{}"
+    repo.commit("Start", {"package.json": dev % '"@wessberg/rollup-plugin-ts": "1", "@acme/left-pad": "1"',
+                          "environment.yml": env.format("  - duckdb\n  - numpy\n"),
+                          "build.js": "import ts from '@wessberg/rollup-plugin-ts'\nimport pad from '@acme/left-pad'\n"},
+                at="2023-06-01T10:00:00+00:00")
+    repo.commit("Fix the build", {"package.json": dev % '"rollup-plugin-ts": "2", "@acme/left-pad": "1"',
+                                  "build.js": "import ts from 'rollup-plugin-ts'\nimport pad from '@acme/left-pad'\n"},
+                at=day(2))
+    repo.commit("Use python-duckdb for the test environment", {"environment.yml": env.format("  - python-duckdb\n  - numpy\n")},
+                at=day(3))
+    # The positive controls: a scoped name replaced by other words, a conda package by another.
+    repo.commit("Fix the padding", {"package.json": dev % '"rollup-plugin-ts": "2", "pad-start": "1"',
+                                    "build.js": "import ts from 'rollup-plugin-ts'\nimport pad from 'pad-start'\n"},
+                at=day(4))
+    repo.commit("Use polars for the test environment", {"environment.yml": env.format("  - python-duckdb\n  - polars\n")},
+                at=day(5))
+    _, by_key = history(repo)
+    for key, successor in (("@wessberg/rollup-plugin-ts", "rollup-plugin-ts"), ("duckdb", "python-duckdb")):
+        assert by_key[key].replacement == successor, key
+        assert "same_package" in by_key[key].features, key
+    for key, successor in (("@acme/left-pad", "pad-start"), ("numpy", "polars")):
+        assert by_key[key].replacement == successor, key
+        assert "same_package" not in by_key[key].features, key
+
+
+def test_a_major_version_dropped_while_another_stays_declared_past_the_commit_is_an_upgrade(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    mod = "module example.com/app\n\nrequire (\n{})\n"
+    reqs = {"yaml2": "\tgopkg.in/yaml.v2 v2.4.0\n", "yaml3": "\tgopkg.in/yaml.v3 v3.0.1\n",
+            "new": "\tgo.yaml.in/yaml/v3 v3.0.4\n", "thing": "\tgithub.com/acme/thing v1.2.0\n",
+            "thing2": "\tgithub.com/acme/thing/v2 v2.0.0\n"}
+    repo.commit("Start", {"go.mod": mod.format("".join(reqs[k] for k in ("yaml2", "yaml3", "thing", "thing2"))),
+                          "main.go": "package main\n"}, at="2023-06-01T10:00:00+00:00")
+    # v3 stays past the commit that drops v2 (HEAD no longer declares it: it moved to a new path later).
+    repo.commit("feat!: drop yaml v2 support", {"go.mod": mod.format("".join(reqs[k] for k in ("yaml3", "thing", "thing2")))},
+                at=day(2))
+    repo.commit("Switch to the YAML org's go-yaml", {"go.mod": mod.format("".join(reqs[k] for k in ("new", "thing", "thing2")))},
+                at=day(3))
+    # The positive control: v2 dropped after v1 had gone, no version of it left.
+    repo.commit("Drop thing v1", {"go.mod": mod.format("".join(reqs[k] for k in ("new", "thing2")))}, at=day(4))
+    repo.commit("Remove thing, unmaintained", {"go.mod": mod.format(reqs["new"])}, at=day(5))
+    found, by_key = history(repo)
+    for name, kept in (("gopkg.in/yaml.v2", "gopkg.in/yaml.v3"), ("github.com/acme/thing", "github.com/acme/thing/v2")):
+        assert name not in by_key and found.passed_over[name] == f"upgraded to its next major version, {kept}", name
+    assert {"gopkg.in/yaml.v3", "github.com/acme/thing/v2"} <= set(by_key)
+
+
+def test_a_tools_plugin_dropped_unnamed_with_no_use_taken_out_has_that_as_evidence(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    dev = '{"name": "app", "devDependencies": {%s}, "scripts": {"test": "%s"}}'
+    tools = ("eslint", "eslint-plugin-import", "eslint-config-acme", "eslint-plugin-jsdoc", "rollup", "rollup-plugin-cleanup",
+             "tap")
+    repo.commit("Start", {"package.json": dev % (", ".join(f'"{n}": "1"' for n in tools), "tap && rollup-plugin-cleanup"),
+                          ".eslintrc.json": '{"extends": "acme", "plugins": ["import"]}'},
+                at="2023-06-01T10:00:00+00:00")
+    # The linter's setup changed: its plugin and shared configuration went, unnamed.
+    repo.commit("Switch from the old lint setup to flat config", {
+        "package.json": dev % (('"eslint": "9", "eslint-plugin-jsdoc": "1", "rollup": "1", "rollup-plugin-cleanup": "1", '
+                                '"tap": "1"'), "tap && rollup-plugin-cleanup"),
+        ".eslintrc.json": None, "eslint.config.js": "export default []\n"}, at=day(2))
+    # The positive controls: a plugin whose use the commit took out of a script, and one it names.
+    repo.commit("Tidy the build", {"package.json": dev % ('"eslint": "9", "eslint-plugin-jsdoc": "1", "rollup": "1", "tap": "1"',
+                                                          "tap")}, at=day(3))
+    repo.commit("Drop eslint-plugin-jsdoc, too noisy", {"package.json": dev % ('"eslint": "9", "rollup": "1", "tap": "1"', "tap")},
+                at=day(4))
+    _, by_key = history(repo)
+    plugins = {key for key, c in by_key.items() if "plugin" in c.features}
+    assert plugins == {"eslint-plugin-import", "eslint-config-acme"}
+    assert "use_dropped" in by_key["rollup-plugin-cleanup"].features
+    assert "plugin" not in by_key["eslint-plugin-jsdoc"].features

@@ -96,7 +96,8 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
     unused = says_unused(last.message, last.name)
     if unused:
         grounds.append(Ground("unused", f"the removing commit says it was {unused}"))
-    same_package = bool(replacement) and renamed(last.name, replacement, last.message)
+    same_package = bool(replacement) and (renamed(last.name, replacement, last.message) or
+                                          _channel_alias(ecosystem, last.name, replacement))
     # "Replace eslint with prettier" dropping eslint's plugins too: the successor the message names
     # is credited to each, but it replaces the one the message is about, not those that went with it.
     # A rewrite's framework is the one the message is about (`_framework_of`).
@@ -116,6 +117,10 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
         grounds.append(Ground("replaced_commit", f"replaced by {replacement}, the one name of its role the commit added"))
     if used_in := walk.use_dropped(key, last):
         grounds.append(Ground("use_dropped", f"the removing commit took its use out of {used_in}"))
+    elif not named and ecosystem not in SYSTEM_ECOSYSTEMS and (word := _PLUGIN.search(last.name)):
+        # A tool's plugin or shared configuration, unnamed, no use of it taken out: it went with a
+        # change of the tooling's setup ("Switch from StandardJS to ESLint"), not by a choice of its own.
+        grounds.append(Ground("plugin", f"a tool's {word[0].lower()}, unnamed, and no use of it taken out"))
     if entry := walk.changelogs.entry(last.name):
         grounds.append(Ground("changelog", f"the changelog: \"{shorten(entry, 100)}\""))
     if not replacement and (pin := pin_note(last.name, walk.removed_texts.get(key, ""), last.message)):
@@ -206,6 +211,16 @@ def _shares_replacement(walk: Walk, key: Key, last: Episode, replacement: str | 
     return False
 
 
+def _channel_alias(ecosystem: str, name: str, successor: str) -> bool:
+    """Whether a conda successor is the same package under the channel's name for its Python
+    binding (`duckdb` → `python-duckdb`), whatever the subject says of it: the channel's naming,
+    not a choice of another package."""
+    if ecosystem != "conda":
+        return False
+    old, new = fold(name), fold(successor)
+    return old != new and (new == fold(f"python-{name}") or old == fold(f"python-{successor}"))
+
+
 def _replacement_cached(walk: Walk, key: Key, episode: Episode) -> tuple[str | None, str | None]:
     """`_replacement`, read once per name and removing commit (its siblings ask for it too)."""
     found = walk.replacements.get((key, episode.removed_in))
@@ -243,8 +258,28 @@ def _next_major(walk: Walk, key: Key, last: Episode) -> str | None:
     ecosystem, name = key
     lineage = ecosystems.lineage(name, ecosystem)
     others = {*walk.declared_at_head, *(added[0] for added in walk.added_by_commit[last.removed_in])}
-    return next((walk.episodes[other][-1].name for other in sorted(others) if other[0] == ecosystem
-                 and other != key and walk.episodes[other] and ecosystems.lineage(other[1], ecosystem) == lineage), None)
+    found = next((walk.episodes[other][-1].name for other in sorted(others) if other[0] == ecosystem
+                  and other != key and walk.episodes[other] and ecosystems.lineage(other[1], ecosystem) == lineage), None)
+    return found or _major_kept(walk, key, last, lineage)
+
+
+def _major_kept(walk: Walk, key: Key, last: Episode, lineage: str) -> str | None:
+    """Another major version of the package that stayed declared past the removing commit, though
+    HEAD no longer declares it ("drop yaml v2 support" while `yaml.v3` stays, itself moved later):
+    only one of its versions went."""
+    assert last.removed is not None
+    ecosystem, _ = key
+    at = _instant(last.removed.at)
+    for other, episodes in walk.episodes.items():
+        # Every major version's key starts with the lineage (Go's `mod` → `mod/v2`): the cheap test first.
+        if other[0] != ecosystem or other == key or not other[1].startswith(lineage) or \
+                ecosystems.lineage(other[1], ecosystem) != lineage:
+            continue
+        for episode in episodes:
+            if episode.removed_in is not None and episode.removed_in > last.removed_in and \
+                    (episode.added is None or _instant(episode.added.at) <= at):
+                return episode.name
+    return None
 
 
 # A Rust crate's procedural macros, published apart (`serde_derive`, `tokio-macros`, `thiserror-impl`).
@@ -510,6 +545,11 @@ def _classes(key: Key, episode: Episode) -> tuple[str, ...]:
     return tuple(classes)
 
 
+# A tool's plugin, preset or shared configuration by its name (`eslint-plugin-import`,
+# `@babel/preset-env`, `jest-environment-jsdom`, `eslint-config-standard`).
+_PLUGIN = re.compile(r"(?<![a-z])(?:plugins?|preset|config|environment|loader|reporter|contrib)(?![a-z])", re.IGNORECASE)
+
+
 def _member_deleted(lost: Iterable[tuple[str, bool]]) -> bool:
     """Whether the name went with a member's manifest deleted whole, the others that lost it being in
     folders above that one (a workspace's root declaring it for the member: Cargo's
@@ -542,7 +582,7 @@ def _is_dev_group(group: str) -> bool:
 
 
 def _instant(iso: str) -> datetime:
-    return datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    return datetime.fromisoformat(iso)
 
 
 def _days_between(start: str, end: str) -> int:

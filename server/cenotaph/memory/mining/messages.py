@@ -172,7 +172,8 @@ def versioned(name: str, successor: str) -> bool:
 def renamed(name: str, successor: str, message: str) -> bool:
     """Whether `successor` is `name` published again under a new name (`dirs` → `dirs-next`,
     `jemallocator` → `tikv-jemallocator`), or folded back into the package it was a variant of
-    (`cross-spawn-async` → `cross-spawn`, the image `archlinux/base` → `archlinux`): one name holds
+    (`cross-spawn-async` → `cross-spawn`, the image `archlinux/base` → `archlinux`), or published
+    without its owner's scope (`@wessberg/rollup-plugin-ts` → `rollup-plugin-ts`): one name holds
     the other whole (the old one but for one last part), and the commit's subject chooses nothing
     (no "replace", "switch", "instead") nor says what was wrong with the old one (unmaintained,
     deprecated, a vulnerability); or it is the same name at another version (`versioned`) and the
@@ -182,13 +183,15 @@ def renamed(name: str, successor: str, message: str) -> bool:
     chooses = _CHOOSES.search(subject) is not None and speaks_of(subject, successor)
     if versioned(name, successor):
         return not chooses
+    # The owner's scope dropped, the same words: `@wessberg/rollup-plugin-ts` → `rollup-plugin-ts`.
+    unscoped = name.startswith("@") and not successor.startswith("@") and name.partition("/")[2].lower() == successor.lower()
     if successor.startswith("@") and not name.startswith("@"):
         return False  # a scope is an owner of its own: `@clack/prompts` is not `prompts` again
     old, new = _parts(name), _parts(successor)
-    if not old or not new or old == new:
+    if not unscoped and (not old or not new or old == new):
         return False
     folded_back = len(old) == len(new) + 1 and old[:len(new)] == new
-    if not folded_back and (len(new) <= len(old) or
+    if not unscoped and not folded_back and (len(new) <= len(old) or
                             not any(new[i:i + len(old)] == old for i in range(len(new) - len(old) + 1))):
         return False
     return not SIGNAL_WORDS.search(subject) and not _WHY_WORDS.search(subject) and not chooses \
