@@ -45,6 +45,11 @@ class Phrase:
     labels: str
 
     @property
+    def single_word(self) -> bool:
+        """One word searched in every column: its count in each row is kept in the postings."""
+        return len(self.words) == 1 and self.labels == ALL_COLUMNS
+
+    @property
     def tsquery(self) -> str:
         label = "" if self.labels == ALL_COLUMNS else f":{self.labels}"
         return " <-> ".join(f"'{w}'{label}" for w in self.words)

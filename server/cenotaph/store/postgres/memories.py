@@ -38,8 +38,8 @@ def term_documents(conn: Any, terms: Sequence[str]) -> dict[str, int]:
 
 
 def _row_counts(conn: Any, lookups: Sequence[tuple[str, str]]) -> list[int]:
-    """How many rows hold each lookup, in one statement: ("word", w) from w's postings (migration
-    7 keeps a row per word and row: the key's index counts them alone), ("tsquery", q) through the
+    """How many rows hold each lookup, in one statement: ("word", w) from w's postings (a row per
+    word and row, migrations 7 and 14: their index counts them alone), ("tsquery", q) through the
     full-text index (a phrase of several words, or a word in one column)."""
     if not lookups:
         return []
@@ -93,7 +93,7 @@ def fts_search(conn: Any, match: str, scope: Scope, limit: int,
     phrases = query.phrases
     given = documents if documents is not None and len(documents) == len(phrases) else [None] * len(phrases)
     # The caller's counts are a word's over all columns; any other phrase is counted here, all at once.
-    word = [len(p.words) == 1 and p.labels == fulltext.ALL_COLUMNS for p in phrases]
+    word = [p.single_word for p in phrases]
     missing = [i for i, (n, whole) in enumerate(zip(given, word, strict=True)) if n is None or not whole]
     lookups = [("word", phrases[i].words[0]) if word[i] else ("tsquery", phrases[i].tsquery) for i in missing]
     counted = dict(zip(missing, _row_counts(conn, lookups), strict=True))
@@ -116,7 +116,7 @@ def _scored(query: fulltext.Query, idfs: Sequence[float], average: float, where:
     per-row SQL function, 30 to 40 times SQLite's time at 10,000 memories.)"""
     branches, branch_params = [], []
     for i, phrase in enumerate(query.phrases):
-        if len(phrase.words) == 1 and phrase.labels == fulltext.ALL_COLUMNS:  # its count in each row, kept
+        if phrase.single_word:
             branches.append(f"SELECT {i} AS phrase, p1.row_id AS id, p1.frequency FROM memory_postings p1 "
                             f"WHERE {_postings('p1', phrase.words[0])}")
             branch_params.append(phrase.words[0])
