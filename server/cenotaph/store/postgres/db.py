@@ -154,22 +154,29 @@ class PostgresStore(MetaMixin):
         try:
             with self._pool.connection() as conn:
                 # A read is one snapshot for the whole read, as SQLite's read transaction is:
-                # counts and rows read apart must agree (recall's IDF divides them). Its BEGIN says
-                # so itself (setting the level here sends nothing to the server).
-                conn.isolation_level = None if writing else psycopg.IsolationLevel.REPEATABLE_READ
-                with conn.transaction():
-                    local.conn, local.writing = conn, writing
+                # counts and rows read apart must agree (recall's IDF divides them).
+                conn.begin("BEGIN" if writing else "BEGIN ISOLATION LEVEL REPEATABLE READ")
+                local.conn, local.writing = conn, writing
+                try:
+                    if writing:
+                        # Bounded, as SQLite's busy timeout bounds its writers; the lock taken with
+                        # the BEGIN, in one round trip. (0 would mean no limit: a wait of 0 is the
+                        # shortest one instead.)
+                        with self._waiting():
+                            conn.execute("SELECT set_config('lock_timeout', ?, true), pg_advisory_xact_lock(?), "
+                                         "set_config('lock_timeout', '0', true)",
+                                         (str(max(1, int(waited * 1000))), WRITE_LOCK))
+                    yield conn
+                except BaseException:
                     try:
-                        if writing:
-                            # Bounded, as SQLite's busy timeout bounds its writers.
-                            # (0 would mean no limit: a wait of 0 is the shortest one instead.)
-                            with self._waiting(), conn.pipeline():  # one round trip
-                                conn.execute(f"SET LOCAL lock_timeout = {max(1, int(waited * 1000))}")
-                                conn.execute("SELECT pg_advisory_xact_lock(?)", (WRITE_LOCK,))
-                                conn.execute("SET LOCAL lock_timeout = 0")
-                        yield conn
-                    finally:
-                        local.conn = None
+                        conn.end(commit=False)
+                    except psycopg.Error:  # the connection is lost: the server rolled back; the pool replaces it
+                        pass
+                    raise
+                else:
+                    conn.end(commit=True)
+                finally:
+                    local.conn = None
                 # Not the pool's `reset` callback, which hands a connection back from a worker
                 # thread: the next caller would find none ready and the pool would open another.
                 conn.returned_at = time.monotonic()
