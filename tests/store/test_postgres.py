@@ -213,6 +213,27 @@ def test_a_read_sees_one_snapshot_while_another_machine_writes(url):
     assert (reading, writing) == ("repeatable read", "read committed")
 
 
+def test_a_transactions_begin_goes_with_its_first_statement_and_an_empty_one_sends_nothing(url):
+    """BEGIN is not a round trip of its own: it is sent with the transaction's first statement, and a
+    transaction that reads nothing sends neither BEGIN nor COMMIT. A failing statement still rolls
+    back everything before it, and the connection serves the next transaction."""
+    idle, open_ = psycopg.pq.TransactionStatus.IDLE, psycopg.pq.TransactionStatus.INTRANS
+    with closing(PostgresStore(url)) as store:
+        with store.read() as conn:
+            assert conn.info.transaction_status == idle  # nothing sent yet
+        assert conn.info.transaction_status == idle and conn.pending_begin is None
+        with store.read() as conn:
+            level = conn.execute("SHOW transaction_isolation").fetchone()[0]
+            assert conn.info.transaction_status == open_  # positive control: the statement opened it
+        assert level == "repeatable read" and conn.info.transaction_status == idle
+        with pytest.raises(psycopg.errors.UndefinedTable), store.write() as conn:
+            store.set_meta(conn, "half", "written")
+            conn.execute("SELECT * FROM no_such_table")
+        with store.write() as conn:
+            store.set_meta(conn, "whole", "yes")
+        assert store.get_meta("half") is None and store.get_meta("whole") == "yes"
+
+
 def test_a_rolled_back_append_leaves_no_gap_in_the_chain(url):
     store = PostgresStore(url)
     try:
