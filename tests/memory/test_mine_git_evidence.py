@@ -516,3 +516,32 @@ def test_a_tools_plugin_dropped_unnamed_with_no_use_taken_out_has_that_as_eviden
     assert plugins == {"eslint-plugin-import", "eslint-config-acme"}
     assert "use_dropped" in by_key["rollup-plugin-cleanup"].features
     assert "plugin" not in by_key["eslint-plugin-jsdoc"].features
+
+
+def test_a_use_taken_out_of_code_is_read_by_the_import_scanners_a_go_block_and_a_comment_too(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    gomod = "module example.com/app\n\ngo 1.21\n\nrequire (\n%s)\n"
+    mods = ("github.com/pkg/errors", "github.com/fatih/color", "github.com/spf13/pflag")
+    main = 'package main\n\nimport (\n\t"fmt"\n%s)\n\nfunc main() { fmt.Println() }\n'
+    repo.commit("Start", {
+        "go.mod": gomod % "".join(f"\t{m} v1.0.0\n" for m in mods),
+        "main.go": main % "".join(f'\t"{m}"\n' for m in mods),
+        "package.json": '{"name": "web", "dependencies": {"kleur": "1", "chalk": "4"}}',
+        "index.js": "// const kleur = require('kleur')\nimport chalk from 'chalk'\n",
+    }, at="2023-06-01T10:00:00+00:00")
+    # One line of the import block goes (the diff holds no `import (`): its use was taken out.
+    repo.commit("Tidy the errors", {
+        "go.mod": gomod % "".join(f"\t{m} v1.0.0\n" for m in mods[1:]),
+        "main.go": main % "".join(f'\t"{m}"\n' for m in mods[1:]),
+    }, at=day(2))
+    # The control: a declaration dropped while the import block keeps the path.
+    repo.commit("Tidy the module", {"go.mod": gomod % f"\t{mods[2]} v1.0.0\n"}, at=day(3))
+    # A commented-out require is no use; the control is an import taken out.
+    repo.commit("Rework the output", {
+        "package.json": '{"name": "web", "dependencies": {}}',
+        "index.js": "const x = 1\n",
+    }, at=day(4))
+    _, by_key = history(repo)
+    taken_out = {key for key, c in by_key.items() if "use_dropped" in c.features}
+    assert taken_out == {"github.com/pkg/errors", "chalk"}
+    assert {"github.com/fatih/color", "kleur"} <= set(by_key)
