@@ -550,7 +550,7 @@ def _classes(key: Key, episode: Episode) -> tuple[str, ...]:
 
 # A tool's plugin or preset by its name (`eslint-plugin-import`, `@babel/preset-env`,
 # `jest-environment-jsdom`). Not a shared configuration (`eslint-config-standard`): a style guide
-# chosen, dropped by a choice of its own (6 of the 7 such candidates over A–G were decisions).
+# chosen, dropped by a choice of its own (5 of the 6 such candidates over A–G were decisions).
 _PLUGIN = re.compile(r"(?<![a-z])(?:plugins?|preset|environment|loader|reporter|contrib)(?![a-z])", re.IGNORECASE)
 
 
