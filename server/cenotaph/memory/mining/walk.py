@@ -543,6 +543,16 @@ def imported(path: str, lines: str) -> frozenset[Key]:
     return frozenset((m.ecosystem, m.key) for m in detect(path, lines) if m.kind == "import")
 
 
+@cache
+def _importing(ecosystem: str) -> str | None:
+    """The ecosystem whose code imports `ecosystem`'s packages: its own when it has code to read
+    (Python, JavaScript, Go, Rust), else a sibling's that has (a conda package is imported as PyPI's);
+    None when no code imports them (a system package, an image)."""
+    def has_code(name: str) -> bool:
+        return any(not document.manifest and not document.prose for document in ecosystems.get(name).documents)
+    return next((name for name in (ecosystem, *ecosystems.get(ecosystem).siblings) if has_code(name)), None)
+
+
 class Imports:
     """What says a line of code uses the package `name` of `ecosystem`: an import of it among those a
     diff's lines import (`imported`: Python's import names, a JavaScript specifier, a Go path under the
@@ -552,9 +562,8 @@ class Imports:
     __slots__ = ("ecosystem", "key", "path")
 
     def __init__(self, name: str, ecosystem: str) -> None:
-        # A conda package is imported by its PyPI name's modules.
-        self.ecosystem = "pypi" if ecosystem == "conda" else ecosystem
-        self.key = ecosystems.normalize(name, self.ecosystem) if ecosystem in ("npm", "go", "cargo", "pypi", "conda") else None
+        self.ecosystem = _importing(ecosystem)
+        self.key = None if self.ecosystem is None else ecosystems.normalize(name, self.ecosystem)
         crate = re.escape(name.replace("-", "_"))
         self.path = re.compile(rf"(?<![\w:]){crate}::") if ecosystem == "cargo" else None
 
