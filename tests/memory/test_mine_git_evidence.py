@@ -513,6 +513,68 @@ def test_a_tools_plugin_dropped_unnamed_with_no_use_taken_out_has_that_as_eviden
                 at=day(4))
     _, by_key = history(repo)
     plugins = {key for key, c in by_key.items() if "plugin" in c.features}
-    assert plugins == {"eslint-plugin-import", "eslint-config-acme"}
+    # A shared configuration is a style guide chosen, no part of the tool's setup.
+    assert plugins == {"eslint-plugin-import"}
+    assert "eslint-config-acme" in by_key and "plugin" not in by_key["eslint-config-acme"].features
     assert "use_dropped" in by_key["rollup-plugin-cleanup"].features
     assert "plugin" not in by_key["eslint-plugin-jsdoc"].features
+
+
+def test_a_use_taken_out_of_code_is_read_by_the_import_scanners_a_go_block_and_a_comment_too(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    gomod = "module example.com/app\n\ngo 1.21\n\nrequire (\n%s)\n"
+    mods = ("github.com/pkg/errors", "github.com/fatih/color", "github.com/spf13/pflag")
+    main = 'package main\n\nimport (\n\t"fmt"\n%s)\n\nfunc main() { fmt.Println() }\n'
+    repo.commit("Start", {
+        "go.mod": gomod % "".join(f"\t{m} v1.0.0\n" for m in mods),
+        "main.go": main % "".join(f'\t"{m}"\n' for m in mods),
+        "package.json": '{"name": "web", "dependencies": {"kleur": "1", "chalk": "4"}}',
+        "index.js": "// const kleur = require('kleur')\nimport chalk from 'chalk'\n",
+    }, at="2023-06-01T10:00:00+00:00")
+    # One line of the import block goes (the diff holds no `import (`): its use was taken out.
+    repo.commit("Tidy the errors", {
+        "go.mod": gomod % "".join(f"\t{m} v1.0.0\n" for m in mods[1:]),
+        "main.go": main % "".join(f'\t"{m}"\n' for m in mods[1:]),
+    }, at=day(2))
+    # The control: a declaration dropped while the import block keeps the path.
+    repo.commit("Tidy the module", {"go.mod": gomod % f"\t{mods[2]} v1.0.0\n"}, at=day(3))
+    # A commented-out require is no use; the control is an import taken out.
+    repo.commit("Rework the output", {
+        "package.json": '{"name": "web", "dependencies": {}}',
+        "index.js": "const x = 1\n",
+    }, at=day(4))
+    _, by_key = history(repo)
+    taken_out = {key for key, c in by_key.items() if "use_dropped" in c.features}
+    assert taken_out == {"github.com/pkg/errors", "chalk"}
+    assert {"github.com/fatih/color", "kleur"} <= set(by_key)
+
+
+def test_a_short_lived_name_whose_use_the_commit_took_out_was_not_dropped_silently(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"requirements.txt": "flask\n", "app/main.py": "import flask\n"}, at=day(1))
+    repo.commit("Handle ports", {"requirements.txt": "flask\nportpicker\nretrying\n",
+                                 "app/main.py": "import flask\nimport portpicker\nimport retrying\n"}, at=day(2))
+    # Its import went with its declaration: the code says it went, though the message does not.
+    repo.commit("Better way of handling ports", {"requirements.txt": "flask\nretrying\n",
+                                                 "app/main.py": "import flask\nimport retrying\n"}, at=day(9))
+    # The control: the declaration went while the code kept its import.
+    repo.commit("Tidy", {"requirements.txt": "flask\n"}, at=day(10))
+    _, by_key = history(repo)
+    assert "short" in by_key["portpicker"].features and "short_silent" not in by_key["portpicker"].features
+    assert "short_silent" in by_key["retrying"].features
+
+
+def test_a_go_module_is_named_by_its_paths_last_word(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    gomod = "module example.com/app\n\ngo 1.21\n\nrequire (\n%s)\n"
+    mods = ("github.com/acme/spinner", "github.com/urfave/cli/v2", "github.com/acme/colorful")
+    repo.commit("Start", {"go.mod": gomod % "".join(f"\t{m} v1.0.0\n" for m in mods)}, at="2023-06-01T10:00:00+00:00")
+    repo.commit("chore(mod): cleanup dependencies\n\nWe do not use spinner anymore.",
+                {"go.mod": gomod % "".join(f"\t{m} v1.0.0\n" for m in mods[1:])}, at=day(2))
+    repo.commit("Move the flags off cli", {"go.mod": gomod % f"\t{mods[2]} v1.0.0\n"}, at=day(3))
+    # The control: a message that names neither the path nor its last word.
+    repo.commit("Tidy the module", {"go.mod": gomod % ""}, at=day(4))
+    _, by_key = history(repo)
+    assert "named" in by_key["github.com/acme/spinner"].features
+    assert "named" in by_key["github.com/urfave/cli/v2"].features
+    assert "named" not in by_key["github.com/acme/colorful"].features

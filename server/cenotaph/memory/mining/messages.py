@@ -115,7 +115,22 @@ def names_package(message: str, name: str, *, scope: bool = True) -> bool:
     candidate, not to keep one that went with its project."""
     product = product_of(name) or (name[1:].split("/", 1)[0] if scope and name.startswith("@") and "/" in name else None)
     return (speaks_of(message, name) and not names_part_of(message, name)) or \
-        (product is not None and speaks_of(message, product)) or _affixed(name).search(message) is not None
+        (product is not None and speaks_of(message, product)) or _affixed(name).search(message) is not None or \
+        ((short := module_word(name)) is not None and not names_part_of(message, name) and
+         re.search(rf"(?<![\w./-]){re.escape(short.lower())}(?![\w/-])", message.lower()) is not None)
+
+
+def module_word(name: str) -> str | None:
+    """The word a Go module path is spoken of by, its last element without a major version
+    ("we do not use spinner anymore" for `github.com/schollz/spinner`; `cli` for
+    `github.com/urfave/cli/v2`, `yaml` for `gopkg.in/yaml.v3`), or None for a name that is no such path.
+    The word alone, not inside a path (`golang.org/x/crypto/ssh` is no mention of `crypto` by that word)."""
+    parts = name.split("/")
+    if len(parts) < 2 or "." not in parts[0] or name.startswith("@"):
+        return None
+    if re.fullmatch(r"v\d+", parts[-1]) and len(parts) > 2:
+        parts = parts[:-1]
+    return re.sub(r"\.v\d+$", "", parts[-1]) or None
 
 
 def _affixed(name: str) -> re.Pattern[str]:

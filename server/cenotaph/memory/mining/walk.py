@@ -17,7 +17,7 @@ from cenotaph.memory.mining.candidates import Candidate, Evidence
 from cenotaph.memory.mining.evidence import Changelogs, is_changelog
 from cenotaph.memory.mining.history import Change, Commit, Diff, Repository
 from cenotaph.nlp import ecosystems
-from cenotaph.nlp.detect import declarations
+from cenotaph.nlp.detect import declarations, detect
 from cenotaph.nlp.ecosystems import shell
 from cenotaph.nlp.names import fold
 
@@ -155,6 +155,8 @@ class Walk:
         self.diffs: dict[str, dict[str, Diff]] = {}  # sha -> path -> the lines it removed and added there
         self.departures: dict[str, dict[str, str | None]] = {}  # sha -> its files deleted or moved, and where
         self.usage_diffs: dict[str, list[tuple[str, str, Diff]]] = {}  # sha -> `_usage_diffs`
+        # (sha, path) -> the packages its removed and added lines of code import (`_code_imports`)
+        self.code_imports: dict[tuple[str, str], tuple[frozenset[Key], frozenset[Key]]] = {}
         # (sha, manifest, deleted) -> whether that commit took the manifest's project away: asked for
         # each name the manifest lost, and each such question reads the whole tree.
         self.projects_gone: dict[tuple[str, str, bool], ProjectGone | None] = {}
@@ -427,14 +429,14 @@ class Walk:
 
     def use_dropped(self, key: Key, episode: Episode) -> str | None:
         """The file from which the commit that removed the name took out a line that used it — an
-        import in code (`uses`), its command or its name in a script, a workflow, a configuration
+        import in code (`Imports`), its command or its name in a script, a workflow, a configuration
         file or a package.json script — when the commit put no such line back anywhere: the code
         stopped using it in the commit that stopped declaring it. None otherwise (a declaration
         dropped while the code kept or had no use of it, a use moved to another file or spelling)."""
         commit = episode.source
         if commit is None or not commit.parents:
             return None
-        in_code = uses(episode.name, key[0])
+        in_code = Imports(episode.name, key[0])
         word = episode.name.rsplit("/", 1)[-1] if key[0] == "go" else episode.name
         named = re.compile(rf"(?<![\w@/.-]){re.escape(word)}(?![\w-])", re.IGNORECASE)
         # In package.json, a value that names it ("test": "c8 ava", "preset": "ts-jest"), not its
@@ -442,9 +444,16 @@ class Walk:
         in_value = re.compile(rf'"[^"\n]*"\s*:\s*"[^"\n]*(?<![\w@/.-]){re.escape(episode.name)}(?![\w-])')
         found = None
         for path, kind, diff in self._usage_diffs(commit):
-            pattern = in_code if kind == "code" else in_value if kind == "package.json" else named
-            if pattern is None:
+            if kind == "code":
+                if not in_code:
+                    continue
+                removed, added = self._code_imports(commit, path, diff)
+                if in_code.found(added, diff.added):
+                    return None
+                if found is None and in_code.found(removed, diff.removed):
+                    found = path
                 continue
+            pattern = in_value if kind == "package.json" else named
             if pattern.search(diff.added):
                 return None
             if found is None and pattern.search(diff.removed):
@@ -457,16 +466,25 @@ class Walk:
         successor's imports came into the code all the same (brought in for a use of its own) and the
         commit deleted or moved no code, else None."""
         commit = episode.source
-        old, new = uses(episode.name, key[0]), uses(successor, key[0])
-        if commit is None or not commit.parents or old is None or new is None:
+        old, new = Imports(episode.name, key[0]), Imports(successor, key[0])
+        if commit is None or not commit.parents or not old or not new:
             return None
-        code = [diff for _, kind, diff in self._usage_diffs(commit) if kind == "code"]
-        lost = [diff for diff in code if old.search(diff.removed)]
+        code = [(self._code_imports(commit, path, diff), diff) for path, kind, diff in self._usage_diffs(commit)
+                if kind == "code"]
+        lost = [(added, diff) for (removed, added), diff in code if old.found(removed, diff.removed)]
         if lost:
-            return any(new.search(diff.added) for diff in lost)
+            return any(new.found(added, diff.added) for added, diff in lost)
         # Unless it deleted or moved code (`check-size.js` → `check-size.mjs`), whose imports no diff shows.
         moved = any(is_code(path) for path in self._gone(commit))
-        return False if not moved and any(new.search(diff.added) for diff in code) else None
+        return False if not moved and any(new.found(added, diff.added) for (_, added), diff in code) else None
+
+    def _code_imports(self, commit: Commit, path: str, diff: Diff) -> tuple[frozenset[Key], frozenset[Key]]:
+        """The packages the lines `commit` removed from the code file `path`, and those it added, import:
+        read once per file and commit."""
+        asked = (commit.sha, path)
+        if asked not in self.code_imports:
+            self.code_imports[asked] = (imported(path, diff.removed), imported(path, diff.added))
+        return self.code_imports[asked]
 
     def _usage_diffs(self, commit: Commit) -> list[tuple[str, str, Diff]]:
         """The files whose changed lines may use a package (code, package.json, and whatever is no
@@ -513,22 +531,50 @@ def _same_scripts(diff: Diff, old: re.Pattern[str]) -> str:
     return "\n".join(f'"{key}": "{value}"' for key, value in added if key in keys)
 
 
-def uses(name: str, ecosystem: str) -> re.Pattern[str] | None:
-    """A line of code that uses the package `name` of `ecosystem`: imports it (Python's import
-    names, a JavaScript specifier, a Go path under the module), or a Rust path through the crate."""
-    if ecosystem == "npm":
-        return re.compile(r"""['"`]""" + re.escape(name) + r"""(?:/[^'"`\s]*)?['"`]""")
-    if ecosystem == "go":
-        return re.compile(r"""["`]""" + re.escape(name) + r"""(?:/[^"`\s]*)?["`]""")
-    if ecosystem == "cargo":
+def imported(path: str, lines: str) -> frozenset[Key]:
+    """The packages that `lines` of the code file `path` import, read by the ecosystems' own import
+    scanners (`detect`), each as (ecosystem, key). A diff's lines of a Go import block lost the
+    block's `import (` line, which the scanner needs: they are read inside one (imports come first
+    in a Go file, so a fragment's import lines are its first)."""
+    if not lines:
+        return frozenset()
+    if path.lower().endswith(".go"):
+        lines = f"import (\n{lines}\n)"
+    return frozenset((m.ecosystem, m.key) for m in detect(path, lines) if m.kind == "import")
+
+
+@cache
+def _importing(ecosystem: str) -> str | None:
+    """The ecosystem whose code imports `ecosystem`'s packages: its own when it has code to read
+    (Python, JavaScript, Go, Rust), else a sibling's that has (a conda package is imported as PyPI's);
+    None when no code imports them (a system package, an image)."""
+    def has_code(name: str) -> bool:
+        return any(not document.manifest and not document.prose for document in ecosystems.get(name).documents)
+    return next((name for name in (ecosystem, *ecosystems.get(ecosystem).siblings) if has_code(name)), None)
+
+
+class Imports:
+    """What says a line of code uses the package `name` of `ecosystem`: an import of it among those a
+    diff's lines import (`imported`: Python's import names, a JavaScript specifier, a Go path under the
+    module, a Rust `use`), or, in Rust, a path through the crate (`serde_json::to_string`), which needs
+    no `use` and no import scanner reads."""
+
+    __slots__ = ("ecosystem", "key", "path")
+
+    def __init__(self, name: str, ecosystem: str) -> None:
+        self.ecosystem = _importing(ecosystem)
+        self.key = None if self.ecosystem is None else ecosystems.normalize(name, self.ecosystem)
         crate = re.escape(name.replace("-", "_"))
-        return re.compile(rf"\b(?:use|extern\s+crate)\s+(?:::)?{crate}\b|(?<![\w:]){crate}::")
-    if ecosystem in ("pypi", "conda"):
-        modules = ecosystems.modules(ecosystems.normalize(name, "pypi"), "pypi") or \
-            (name.replace("-", "_").replace(".", "_"),)
-        alternatives = "|".join(re.escape(module) for module in modules)
-        return re.compile(rf"^\s*(?:from|import)\s+(?:{alternatives})\b", re.MULTILINE)
-    return None
+        self.path = re.compile(rf"(?<![\w:]){crate}::") if ecosystem == "cargo" else None
+
+    def __bool__(self) -> bool:
+        return self.key is not None
+
+    def found(self, keys: frozenset[Key], lines: str) -> bool:
+        if self.ecosystem == "go":
+            return any(ecosystem == "go" and (key == self.key or self.key in ecosystems.enclosing(key, "go"))
+                       for ecosystem, key in keys)
+        return (self.ecosystem, self.key) in keys or (self.path is not None and self.path.search(lines) is not None)
 
 
 def _runs(word: str) -> re.Pattern[str]:
