@@ -1,6 +1,7 @@
 """Recall: the graveyard first, then one of two lanes. A syntax-shaped query (a path, a flag,
 SCREAMING_CASE, `call(`, a dotted name, code operators) goes to the exact lane (full-text
-order, byte-exact matches first, no reranking); anything else to the semantic lane, which
+order, byte-exact matches first, no reranking) when a memory holds it byte for byte; anything
+else to the semantic lane, which
 fuses sqlite-vec KNN and FTS5 BM25: relevance = w·BM25/best BM25 + (1−w)·cosine. Cosine is kept
 as it is (it is already on a fixed scale; min-max would stretch a poor list to 1), BM25 is scaled
 by the query's best match. Then the query is read for time: a date or period it names boosts
