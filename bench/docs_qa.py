@@ -20,8 +20,12 @@ Figures, per question, over `recall` as shipped (k = 5):
 together on the other six projects and scored on the two held out, as bench/locomo.py does per
 conversation.
 
-Usage: python bench/docs_qa.py [--projects a,b] [--cache DIR] [--cv [--study RULES]] [--misses]
-                              [--out figures.json]
+`--against RULES` also scores, in the same run, the split with those studied rules held at their
+first value (a new rule off) and the others chosen as before: the ranking the new rules are
+measured against.
+
+Usage: python bench/docs_qa.py [--projects a,b] [--cache DIR] [--cv [--study RULES] [--against RULES]]
+                              [--misses] [--out figures.json]
 """
 
 from __future__ import annotations
@@ -57,11 +61,16 @@ FOLDS = [["attrs", "tox"], ["pytest", "nox"], ["cli", "pip"], ["poetry", "mkdocs
 # needs); the cosine a document chunk needs when a query word is in no stored text (−1: no such
 # rule); a changelog chunk's factor; the weight of the query's words in a chunk's headings; the
 # share of the query's words a chunk needs below cosine 0.7 (0: no such rule); how far the best document
-# cosine must stand above the 10th best for a chunk below cosine 0.7 to answer (0: no such rule).
+# cosine must stand above the 10th best for a chunk below cosine 0.7 to answer (0: no such rule); and,
+# off or on, only with --study: whether a chunk holding every identifier the question types holds
+# enough of its words, whether a stop word typed as a --flag is a query word, whether a
+# syntax-shaped query without a byte-exact match goes to the semantic lane.
 STUDY: dict[str, list[object]] = {"floor": [0.3, 0.4, 0.5, 0.6], "unknown_word_cosine": [-1.0, 0.65, 0.7],
                                   "changelog_factor": [1.0, 0.8], "heading_weight": [0.0, 0.05, 0.1, 0.15, 0.2],
                                   "document_share": [0.0, 0.5, 0.6, 0.67],
                                   "document_standout": [0.0, 0.04]}
+SWITCHES: dict[str, list[object]] = {"identifier_evidence": [False, True], "flag_words": [False, True],
+                                     "exact_or_semantic": [False, True]}
 # What ingesting depends on: a store built before any of these changed is built again.
 INGEST_CODE = [HERE.parent / "server" / "cenotaph" / p for p in
                ("nlp/chunks.py", "memory/knowledge/documents.py", "nlp/embedder.py")]
@@ -210,6 +219,7 @@ def main() -> None:
     parser.add_argument("--cv", action="store_true", help="also the k-fold split by project, the studied rules chosen together")
     parser.add_argument("--study", help="with --cv: only these rules, comma-separated (default: all; the others "
                                             "keep recall's values)")
+    parser.add_argument("--against", help="with --cv: studied rules held at their first value in a second split")
     parser.add_argument("--misses", action="store_true", help="print the questions missed at rank 1")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
@@ -218,9 +228,10 @@ def main() -> None:
     base = Rules()
     study = STUDY
     if args.study:
-        if unknown := set(args.study.split(",")) - set(STUDY):
-            parser.error(f"--study: no rule named {', '.join(sorted(unknown))}; known: {', '.join(STUDY)}")
-        study = {name: STUDY[name] for name in args.study.split(",")}
+        known = STUDY | SWITCHES
+        if unknown := set(args.study.split(",")) - set(known):
+            parser.error(f"--study: no rule named {', '.join(sorted(unknown))}; known: {', '.join(known)}")
+        study = {name: known[name] for name in args.study.split(",")}
     variants = [base]
     if args.cv:
         variants += grid(base, study)
@@ -237,6 +248,10 @@ def main() -> None:
                      "per_project": {name: summarize(rank[(name, base)]) for name in names}, "ingest": ingests}
     if args.cv:
         figures["cv"] = cross_validate(rank, names, base, study)
+        if args.against:
+            held = {name: study[name][0] for name in args.against.split(",")}
+            figures["cv"]["against"] = {"held": held, **cross_validate(
+                rank, names, replace(base, **held), {n: v for n, v in study.items() if n not in held})}
         figures["cv"]["whole_split"] = {f"{name}={v}": summarize([r for p in names for r in rank[(p, replace(base, **{name: v}))]])
                                         for name, values in study.items() for v in values}
     if args.misses:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from cenotaph.mcp.tools.results import recall_reply
 from cenotaph.memory.core import chunk_ranking
-from cenotaph.memory.core.query_words import heading_tokens, query_words
+from cenotaph.memory.core.query_words import heading_tokens, query_words, search_words
 from cenotaph.memory.models import nothing_else
 from cenotaph.nlp import chunks
 from tests.conftest import CENOTAPH, HUMAN, cli_memory
@@ -447,3 +447,44 @@ def test_the_standout_is_measured_against_the_tenth_nearest_chunk():
     """Best minus tenth best; fewer than ten chunks make no crowd, and the rule does not apply."""
     assert chunk_ranking.standout([0.5] * 9) == float("inf")
     assert abs(chunk_ranking.standout([0.8, 0.6, *([0.5] * 8), 0.1]) - 0.3) < 1e-9
+
+
+def test_a_chunk_holding_every_identifier_the_question_types_holds_enough_of_its_words(memory, tmp_path):
+    """"Why does `__cache_hook__` exist?" has two words, and the hooks section holds one: the one
+    that names its subject, as typed. It answers. The controls: without the rule nothing does; and
+    a page holding the identifier's words but not the identifier ("cache hook") is no answer."""
+    write(tmp_path, "docs/hooks.md", "# Hooks\n\n## Before the cache\n\nDefine `__cache_hook__` on a widget class to "
+                                     "be called before its value is cached, with the value about to be stored.\n")
+    write(tmp_path, "docs/words.md", "# Words\n\nA cache hook runs for every widget of the dashboard.\n")
+    write(tmp_path, "docs/intro.md", f"# Introduction\n\nSeveral dashboards can exist side by side. {INTRO}\n")
+    memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    query = "Why does __cache_hook__ exist?"
+    response = memory.recall(HUMAN, query, project=P, k=5, log=False)
+    assert response.unknown_words == [] and response.results
+    assert response.results[0].location.heading == "Hooks › Before the cache" and response.results[0].components.cosine < 0.7
+    assert "Words" not in [r.location.heading for r in response.results]
+    memory.recaller.rules = replace(memory.recaller.rules, identifier_evidence=False)
+    assert [r for r in memory.recall(HUMAN, query, project=P, k=5, log=False).results
+            if r.location.heading == "Hooks › Before the cache"] == []
+
+
+def test_a_stop_word_typed_as_a_flag_is_a_word_of_the_question(memory, tmp_path):
+    """"--with" and "--only" name options: their words are searched and counted, where "with" in a
+    sentence is a function word. The control: without the rule the question's words are "happens"
+    and "given" alone, and the options section is not found by its words."""
+    assert search_words("What happens to --with and --without when --only is given?") == [
+        "happens", "with", "without", "only", "given"]
+    assert search_words("What happens to --with when --only is given?", flags=False) == ["happens", "given"]
+    assert search_words("Run it with only one worker") == ["run", "one", "worker"]
+    write(tmp_path, "docs/cli.md", "# Commands\n\n## install\n\n### Options\n\n`--only` installs the named groups "
+                                   "alone; `--with` and `--without` are then ignored.\n")
+    write(tmp_path, "docs/events.md", "# Events\n\nWhat happens when a widget is given a new value: the dashboard "
+                                      "paints it again.\n")
+    memory.ingest(HUMAN, [str(tmp_path / "docs")], project=P, root=tmp_path)
+    query = "What happens to --with and --without when --only is given?"
+    response = memory.recall(HUMAN, query, project=P, k=5, log=False)
+    options = [r for r in response.results if r.location.heading == "Commands › install › Options"]
+    assert options and options[0].components.bm25 is not None
+    memory.recaller.rules = replace(memory.recaller.rules, flag_words=False)
+    response = memory.recall(HUMAN, query, project=P, k=5, log=False)
+    assert all(r.components.bm25 is None for r in response.results if r.location.heading.endswith("Options"))

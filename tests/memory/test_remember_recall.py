@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from cenotaph.memory.core.recall import experience_weight, is_syntax_shaped
 from cenotaph.memory.errors import InvalidInput
@@ -41,6 +43,27 @@ def test_the_exact_lane_finds_text_inside_words_through_the_substring_index(memo
     # with `instr` (no exact match: the semantic lane answers).
     assert [r.id for r in memory.recall(HUMAN, "&&", project=P).results] == [inside.id]
     assert memory.recall(HUMAN, "runtime.inferencesession(", project=P).lane == "semantic"
+
+
+def test_a_syntax_shaped_question_that_nothing_holds_byte_for_byte_is_answered_by_the_semantic_lane(memory):
+    """The exact lane promises byte-exact matches first. "What string does db.pool.connect take?" is
+    in no memory as typed: the semantic lane answers, and the note about db.pool.connect comes
+    before the long one that merely holds every word of the question. The controls: a query a
+    memory holds byte for byte stays in the exact lane; without the rule the exact lane's
+    full-text order puts the long note first."""
+    about = memory.remember(HUMAN, "db.pool.connect takes a DSN string, for example postgresql://localhost/app.",
+                            project=P).id
+    memory.remember(HUMAN, "What does the release take? The changelog string, the db version, the pool size "
+                           "and the connect timeout, checked by hand before the tag is pushed.", project=P)
+    query = "What string does db.pool.connect take?"
+    response = memory.recall(HUMAN, query, project=P, log=False)
+    assert response.lane == "semantic" and response.results[0].id == about
+    assert "no exact match; answered from the semantic lane" in response.notices
+    exact = memory.recall(HUMAN, "db.pool.connect", project=P, log=False)
+    assert exact.lane == "exact" and exact.results[0].id == about
+    memory.recaller.rules = replace(memory.recaller.rules, exact_or_semantic=False)
+    response = memory.recall(HUMAN, query, project=P, log=False)
+    assert response.lane == "exact" and response.results[0].id != about
 
 
 @pytest.mark.sqlite_only("damages SQLite's FTS5 trigram table; PostgreSQL's trigram index is a plain index the server keeps")

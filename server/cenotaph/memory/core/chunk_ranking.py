@@ -91,6 +91,17 @@ def held_share(words: list[QueryWord], row: MemoryRow, analyzer: Any) -> float:
     return word_share(words, held)
 
 
+def holds_enough(words: list[QueryWord], identifiers: tuple[str, ...], row: MemoryRow, analyzer: Any,
+                 share: float) -> bool:
+    """Whether a chunk holds enough of the question's words to answer it below the cosine that
+    says the same in other words: `share` of them (`held_share`), or every identifier the question
+    types, as typed ("Why does `__attrs_pre_init__` exist?" holds one word of two, the one that
+    names its subject)."""
+    if identifiers and all(i in row.content.lower() for i in identifiers):
+        return True
+    return held_share(words, row, analyzer) >= share
+
+
 @functools.lru_cache(maxsize=4096)
 def text_tokens(content: str) -> frozenset[str]:
     """A text's index tokens: the same chunks come back across the recalls of a session."""

@@ -13,6 +13,11 @@ from typing import Any
 from cenotaph.nlp.analysis import query_stop_words
 
 WORD = re.compile(r"\w+", re.UNICODE)
+# A word typed as a flag (`--with`, `--only`) names an option, not a function word: it is kept.
+_FLAG = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*")
+# What a question types as code: a --flag, a dotted name (`attrs.define`, `__init__.py`), a name
+# joined by underscores (snake_case, SCREAMING_CASE, __dunder__).
+_IDENTIFIER = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*|\b[A-Za-z_]\w+(?:\.[A-Za-z_]\w*)+\b|\b\w*[A-Za-z]\w*_\w+\b")
 
 
 def index_tokens(term: str) -> list[str]:
@@ -29,11 +34,23 @@ class QueryWord:
     tokens: frozenset[str]  # the index tokens that hold it: its own and its lemma's
 
 
-def query_words(query: str, analyzer: Any) -> list[QueryWord]:
-    """The query's words (stop words left out), each with the index tokens that hold it: its own and
-    its lemma's ("mondays" is found in "Monday")."""
+def search_words(query: str, flags: bool = True) -> list[str]:
+    """The query's words a search reads, lower-cased, stop words left out but (`flags`) those typed
+    as a flag: "What happens to --with when --only is given?" asks about "with" and "only"."""
     stop_words = query_stop_words()
-    words = [w for w in (w.lower() for w in WORD.findall(query)) if w not in stop_words]
+    kept = {w.lower() for flag in _FLAG.findall(query) for w in WORD.findall(flag)} if flags else set()
+    return [w for w in (w.lower() for w in WORD.findall(query)) if w not in stop_words or w in kept]
+
+
+def identifiers(query: str) -> tuple[str, ...]:
+    """The identifiers a query types, lower-cased: `--only`, `__attrs_pre_init__`, `tox.ini`."""
+    return tuple(dict.fromkeys(m.lower() for m in _IDENTIFIER.findall(query)))
+
+
+def query_words(query: str, analyzer: Any, flags: bool = True) -> list[QueryWord]:
+    """The query's words (stop words left out, but not a flag's: `search_words`), each with the index
+    tokens that hold it: its own and its lemma's ("mondays" is found in "Monday")."""
+    words = search_words(query, flags)
     lemmas = analyzer.lemmas(" ".join(words)).split() if words else []
     if len(lemmas) != len(words):  # the lemmatizer split a word: its own tokens only
         lemmas = words

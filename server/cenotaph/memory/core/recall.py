@@ -1,6 +1,7 @@
 """Recall: the graveyard first, then one of two lanes. A syntax-shaped query (a path, a flag,
 SCREAMING_CASE, `call(`, a dotted name, code operators) goes to the exact lane (full-text
-order, byte-exact matches first, no reranking); anything else to the semantic lane, which
+order, byte-exact matches first, no reranking) when a memory holds it byte for byte; anything
+else to the semantic lane, which
 fuses sqlite-vec KNN and FTS5 BM25: relevance = w·BM25/best BM25 + (1−w)·cosine. Cosine is kept
 as it is (it is already on a fixed scale; min-max would stretch a poor list to 1), BM25 is scaled
 by the query's best match. Then the query is read for time: a date or period it names boosts
@@ -36,7 +37,8 @@ import numpy as np
 from cenotaph.memory import secrets, validate
 from cenotaph.memory.context import TIME_FORMAT, Context, parse_time
 from cenotaph.memory.core import chunk_ranking, concepts
-from cenotaph.memory.core.query_words import WORD, QueryWord, fts_quote, index_tokens, query_words, stem, word_share
+from cenotaph.memory.core.query_words import (WORD, QueryWord, fts_quote, identifiers, index_tokens, query_words,
+                                              search_words, stem, word_share)
 from cenotaph.memory.core.recorder import Recorder
 from cenotaph.memory.core.remember import SITTING_MINUTES
 from cenotaph.memory.graveyard.approaches import Graveyard, spelling_pattern
@@ -127,6 +129,9 @@ class Rules:
     document_share: float = chunk_ranking.DOCUMENT_SHARE  # of the query's words a chunk needs below cosine 0.7
     # how far the best document cosine must lie above the 10th best for a chunk below cosine 0.7 to answer
     document_standout: float = chunk_ranking.DOCUMENT_STANDOUT
+    identifier_evidence: bool = True  # a chunk holding every identifier the query types holds its words
+    flag_words: bool = True  # a stop word typed as a flag (`--only`) is a query word
+    exact_or_semantic: bool = True  # a syntax-shaped query with no byte-exact match goes to the semantic lane
 
 _SYNTAX = re.compile(
     r"""(?:[\w.-]*/[\w./-]+)                                  # a path
@@ -234,12 +239,14 @@ class _Reading:
     analyzer: Any = None  # a document chunk's headings are read with their lemmas
     # How far the best document chunk's cosine lies above the crowd's (chunk_ranking.standout).
     standout: float = math.inf
+    identifiers: tuple[str, ...] = ()  # what the query types as code (`--only`, `__attrs_pre_init__`)
 
     @classmethod
     def of(cls, query: str, now: datetime, active: bool, rules: Rules, analyzer: Any) -> _Reading:
         return cls(now=now, lowered=query.lower(), active=active, rules=rules,
                    periods=dates.periods(query, now.date(), anchored=rules.anchored_dates) if active else [],
-                   asks_when=active and dates.asks_when(query), words=query_words(query, analyzer), analyzer=analyzer)
+                   asks_when=active and dates.asks_when(query), words=query_words(query, analyzer, rules.flag_words),
+                   analyzer=analyzer, identifiers=identifiers(query) if rules.identifier_evidence else ())
 
     def evidence(self, c: _Candidate, components: ScoreComponents) -> bool:
         """Whether the query gave `c` evidence enough to be an answer: a cosine or a share of the
@@ -248,7 +255,8 @@ class _Reading:
         if self.unknown and c.row.kind == "document" and (c.cosine or 0.0) < self.rules.unknown_word_cosine:
             return False
         if c.row.kind == "document" and (c.cosine or 0.0) < UNKNOWN_WORD_COSINE \
-                and chunk_ranking.held_share(self.words, c.row, self.analyzer) < self.rules.document_share:
+                and not chunk_ranking.holds_enough(self.words, self.identifiers, c.row, self.analyzer,
+                                                   self.rules.document_share):
             return False
         if c.row.kind == "document" and self.standout < self.rules.document_standout \
                 and (c.cosine or 0.0) < UNKNOWN_WORD_COSINE:
@@ -332,7 +340,7 @@ class Recaller:
             chosen = lane or ("exact" if is_syntax_shaped(query) else "semantic")
             if chosen == "exact":
                 candidates = self._exact(query, scope, k)
-                if not candidates:
+                if not candidates or self.rules.exact_or_semantic and not any(c.exact for c in candidates):
                     notices.append("no exact match; answered from the semantic lane")
                     chosen = "semantic"
             # The bench's single lanes ("bm25", "vector") rank by their own score alone.
@@ -582,10 +590,10 @@ class Recaller:
     def _fts_terms(self, query: str, notices: list[str], reading: _Reading) -> dict[str, int]:
         """The query's search terms, each with the rows of the whole index that hold its tokens."""
         stop_words = query_stop_words()
-        words = [w for w in (w.lower() for w in WORD.findall(query)) if w not in stop_words]
+        words = search_words(query, reading.rules.flag_words)  # a flag's stop word (`--only`) is kept
         # Lemmas of the kept words only: a stop word's lemma ("does" → "doe") is no search term.
-        lemmas = self.ctx.analyzer.lemmas(" ".join(words)).split()
-        terms = list(dict.fromkeys(t for t in [*words, *lemmas] if t not in stop_words and t.strip("_")))
+        lemmas = [t for t in self.ctx.analyzer.lemmas(" ".join(words)).split() if t not in stop_words]
+        terms = list(dict.fromkeys(t for t in [*words, *lemmas] if t.strip("_")))
         if not terms:
             return {}
         # FTS5 reads a term as the tokens its tokenizer makes of it ("staging_database" is the
