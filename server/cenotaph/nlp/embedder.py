@@ -20,11 +20,11 @@ DEFAULT_MODEL = "cenotaph/all-MiniLM-L6-v2-int8"
 DEFAULT_DIM = 384
 # The length the model was trained with (tokenizer_config.json's model_max_length).
 MAX_TOKENS = 256
-# A batch's texts times the square of its longest: 16 texts of 64 tokens, 4 of 128, one of 256.
-# ONNX Runtime's arena keeps the largest batch's buffers for the process's life, so this bounds
-# an ingest's peak (bench/ingest_memory.py on pip's docs: 64×64² peaked at 684 MB, this at 449 MB,
-# with the same vectors and no more CPU time).
-ATTENTION_BUDGET = 16 * 64 * 64
+# A batch's texts times the square of its longest: 8 texts of 64 tokens, 2 of 128, one of 256.
+# ONNX Runtime's arena keeps the largest batch's buffers for the process's life, and ingest runs
+# two batches at once, so this bounds an ingest's peak (bench/ingest_memory.py on a 995-file docs
+# folder: 16×64² peaked at 512–554 MB, this at 433–435 MB, with the same vectors and no more CPU time).
+ATTENTION_BUDGET = 8 * 64 * 64
 
 
 class EmbedderUnavailable(RuntimeError):
