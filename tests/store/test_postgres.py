@@ -341,7 +341,9 @@ def _undo_anchors_and_roles(conn) -> None:
 
 def _undo_phrase_occurrences(conn) -> None:
     """Back to schema 13's layout: the `fts` column as migration 3 computed it (a column's words
-    right after the previous column's), the postings without their occurrences (migrations 7 and 12)."""
+    right after the previous column's), the postings without their occurrences (migrations 7 and 12),
+    and no index of the live rows (migration 15)."""
+    conn.execute("DROP INDEX memories_live")
     _undo_postings(conn)
     conn.execute("DROP INDEX memories_fts")
     conn.execute("ALTER TABLE memories DROP COLUMN fts")
@@ -618,9 +620,10 @@ def test_a_schema_13_store_gets_each_words_occurrences_and_phrases_score_as_fts5
                 conn.execute("SET LOCAL enable_seqscan = off")
                 conn.execute("SET LOCAL enable_bitmapscan = off")
                 query = fulltext.read('"staging database"')
-                sql, params = pg_memories._scored(query, [1.0], 5.0, "m.project = ?", ["p"])
+                sql, params = pg_memories._scored(query, [1.0], 5.0, *Scope(projects=("p",)).where())
                 plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + sql.replace("?", "%s"), params))
         assert plan.count("Index Only Scan using memory_postings_words") == 2, plan
+        assert "Index Only Scan using memories_live" in plan, plan  # one phrase: the rows' scope from migration 15's index
     finally:
         store.close()
         sqlite.close()

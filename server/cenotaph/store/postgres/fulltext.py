@@ -69,6 +69,13 @@ class Query:
     def whole(self) -> str:
         return " | ".join(f"( {b} )" for b in self.branches)
 
+    @property
+    def any_phrase(self) -> bool:
+        """Each branch is one phrase: a row matches when one of the phrases is in it. (A kept
+        branch holds a phrase at least, and a branch dropped for a phrase without words keeps the
+        others it read among the phrases: the counts agree only when each branch is one.)"""
+        return len(self.branches) == len(self.phrases)
+
 
 class _Parser:
     def __init__(self, text: str) -> None:

@@ -251,3 +251,12 @@ def _m0014_phrase_occurrences(conn: Any) -> None:
         ANALYZE memory_postings;
         """
     )
+
+
+def _m0015_live_rows_index(conn: Any) -> None:
+    """The live rows' scope and length, from an index alone. A query whose branches are each one
+    phrase (the semantic lane's words) finds its rows from the postings, then each row's scope
+    and token count here: testing each row's `tsvector` against the query instead read the whole
+    table (its vectors are kept in the rows), 12 of the statement's 20 ms at 10,000 memories."""
+    conn.execute("CREATE INDEX memories_live ON memories (id) "
+                 "INCLUDE (fts_tokens, project, state, trust, kind, valid_from) WHERE superseded_at IS NULL")

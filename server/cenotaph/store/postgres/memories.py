@@ -100,13 +100,13 @@ def fts_search(conn: Any, match: str, scope: Scope, limit: int,
     counts = [counted.get(i, n) for i, n in enumerate(given)]
     total, average = _totals(conn)
     sql, sql_params = _scored(query, [idf(total, n) for n in counts], average, where, params)
-    rows = conn.execute(f"{sql} ORDER BY score DESC, hit.id LIMIT ?", [*sql_params, limit])
+    rows = conn.execute(f"{sql} ORDER BY score DESC, id LIMIT ?", [*sql_params, limit])
     return [(r[0], float(r[1])) for r in rows]
 
 
 def _scored(query: fulltext.Query, idfs: Sequence[float], average: float, where: str, params: Sequence[Any],
             extra: str = "") -> tuple[str, list[Any]]:
-    """The statement giving each matching row in scope (`hit.id`, its `score`, then the column
+    """The statement giving each matching row in scope (its `id`, its `score`, then the column
     `extra` names) and its parameters. A phrase's weighted count in a row is read from its words'
     postings (migrations 7 and 14): a single word's over all three columns is kept; any other
     phrase's sums, in position order as FTS5 sums them, the weights of its first word's
@@ -128,6 +128,20 @@ def _scored(query: fulltext.Query, idfs: Sequence[float], average: float, where:
                         f"FROM unnest(p1.occurrences) AS a WHERE strpos(?, chr(65 + (a & 3))) > 0{follows}) AS frequency "
                         f"FROM memory_postings p1 {joins} WHERE {_postings('p1', phrase.words[0])}")
         branch_params += [phrase.labels, *phrase.words[1:], phrase.words[0]]
+    scores = [v for n in idfs for v in (n, average)]
+    if query.any_phrase:
+        # The rows the phrases' postings find are the matching rows: their scope and length are read
+        # for them alone (migration 15's index of live rows), not by testing every row's `tsvector`
+        # against the query, which reads the whole table. A phrase of more words, or in some
+        # columns, has no count in a row whose occurrences do not qualify: such rows are left out
+        # after grouping (a condition on the count before it computes the count twice).
+        score = " + ".join(f"cenotaph_bm25(coalesce(max(f.frequency) FILTER (WHERE f.phrase = {i}), 0::float8), "
+                           "m.fts_tokens, ?, ?)" for i in range(len(query.phrases)))
+        picked = f", m.{extra}" if extra else ""
+        sql = (f"WITH frequency AS ({' UNION ALL '.join(branches)}) "
+               f"SELECT m.id, {score} AS score{picked} FROM frequency f JOIN memories m ON m.id = f.id "
+               f"WHERE {where} GROUP BY m.id, m.fts_tokens{picked} HAVING count(f.frequency) > 0")
+        return sql, [*branch_params, *scores, *params]
     score = " + ".join(f"cenotaph_bm25(coalesce(max(f.frequency) FILTER (WHERE f.phrase = {i}), 0::float8), "
                        "hit.fts_tokens, ?, ?)" for i in range(len(query.phrases)))
     picked, carried = (f", m.{extra}", f", hit.{extra}") if extra else ("", "")
@@ -136,7 +150,7 @@ def _scored(query: fulltext.Query, idfs: Sequence[float], average: float, where:
            f"frequency AS ({' UNION ALL '.join(branches)}) "
            f"SELECT hit.id, {score} AS score{carried} "
            f"FROM hit LEFT JOIN frequency f ON f.id = hit.id GROUP BY hit.id, hit.fts_tokens{carried}")
-    return sql, [query.whole, *params, *branch_params, *(v for n in idfs for v in (n, average))]
+    return sql, [query.whole, *params, *branch_params, *scores]
 
 
 def _totals(conn: Any) -> tuple[int, float]:
