@@ -28,6 +28,7 @@ from cenotaph.store.migrations import SchemaTooNew
 from cenotaph.store.postgres import db as pgdb
 from cenotaph.store.postgres import fulltext, migrations
 from cenotaph.store.postgres import memories as pg_memories
+from cenotaph.store.postgres.connection import PgCursor
 from cenotaph.store.postgres.db import (
     CONNECT_TIMEOUT_S,
     PostgresStore,
@@ -342,8 +343,9 @@ def _undo_anchors_and_roles(conn) -> None:
 def _undo_phrase_occurrences(conn) -> None:
     """Back to schema 13's layout: the `fts` column as migration 3 computed it (a column's words
     right after the previous column's), the postings without their occurrences (migrations 7 and 12),
-    and no index of the live rows (migration 15)."""
+    and no index of the live rows nor counting functions (migration 15)."""
     conn.execute("DROP INDEX memories_live")
+    conn.execute("DROP FUNCTION cenotaph_rows_matching(tsquery), cenotaph_any_row_matching(tsquery)")
     _undo_postings(conn)
     conn.execute("DROP INDEX memories_fts")
     conn.execute("ALTER TABLE memories DROP COLUMN fts")
@@ -624,6 +626,17 @@ def test_a_schema_13_store_gets_each_words_occurrences_and_phrases_score_as_fts5
                 plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + sql.replace("?", "%s"), params))
         assert plan.count("Index Only Scan using memory_postings_words") == 2, plan
         assert "Index Only Scan using memories_live" in plan, plan  # one phrase: the rows' scope from migration 15's index
+        with psycopg.connect(url, autocommit=True) as conn:
+            # A phrase's rows are counted through the full-text index: migration 15's functions plan without
+            # sequential scans, which the planner prefers for a common word (the control: the same count planned
+            # plainly on this store).
+            settings = dict(conn.execute("SELECT proname, proconfig FROM pg_proc WHERE proname IN "
+                                         "('cenotaph_rows_matching', 'cenotaph_any_row_matching')").fetchall())
+            plain = "\n".join(r[0] for r in conn.execute("EXPLAIN SELECT count(*) FROM memories WHERE fts @@ "
+                                                          "'staging <-> database'::tsquery"))
+        assert settings == {"cenotaph_rows_matching": ["enable_seqscan=off"],
+                            "cenotaph_any_row_matching": ["enable_seqscan=off"]}
+        assert "Seq Scan on memories" in plain, plain
     finally:
         store.close()
         sqlite.close()
@@ -761,3 +774,34 @@ def test_a_recall_reads_in_one_transaction_on_one_pooled_connection(url, embedde
         assert len(checkouts) == 3  # the control: the read, then the log's write
     finally:
         memory.close()
+
+
+def test_a_read_reads_the_logs_head_once_and_the_next_read_sees_a_write(url):
+    """The log's head is read once per read transaction (its snapshot holds still); a write after
+    it is seen by the next read, and a write opened inside a read reads the head again."""
+    store = open_store(url)
+    sent: list[str] = []
+    execute = PgCursor.execute
+
+    def counted(self, query, params=None, **kwargs):
+        sent.append(str(query))
+        return execute(self, query, params, **kwargs)
+
+    try:
+        with store.write() as conn:
+            first = _event(conn, 1)
+        PgCursor.execute = counted
+        with store.read() as conn:
+            heads = [events.last_seq(conn), events.last_seq(conn), events.last_seq(conn)]
+        assert heads == [first] * 3 and sum("MAX(seq)" in q for q in sent) == 1
+        PgCursor.execute = execute
+        with store.write() as conn:
+            second = _event(conn, 2)
+        with store.read() as conn:
+            assert events.last_seq(conn) == second > first  # a new read, a new snapshot
+            with store.write() as inner:  # the read's own connection, writing now: read again
+                third = _event(inner, 3)
+                assert events.last_seq(inner) == third
+    finally:
+        PgCursor.execute = execute
+        store.close()

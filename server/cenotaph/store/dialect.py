@@ -31,6 +31,19 @@ def batched(conn: Any) -> AbstractContextManager[Any]:
     return conn.pipeline() if is_postgres(conn) else nullcontext()
 
 
+def in_snapshot(conn: Any, key: str, read: Callable[[], Any]) -> Any:
+    """`read()`, once per read transaction on PostgreSQL: its snapshot holds still (REPEATABLE
+    READ, and nothing written in it), so a value read twice costs a second round trip for the
+    same answer (the log's head and the full-text totals: read by several steps of a recall).
+    SQLite's reads are calls in the process: each is read."""
+    memo = getattr(conn, "snapshot_memo", None)
+    if memo is None:
+        return read()
+    if key not in memo:
+        memo[key] = read()
+    return memo[key]
+
+
 def per_dialect(func: F) -> F:
     """Send calls made with a PostgreSQL connection (the first argument) to the PostgreSQL twin."""
     module = func.__module__.rsplit(".", 1)[1]

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from cenotaph.store.dialect import per_dialect
+from cenotaph.store.dialect import in_snapshot, per_dialect
 
 if TYPE_CHECKING:
     from cenotaph.store.records import EventRow
@@ -76,7 +76,8 @@ def append_many(conn: Any, entries: Sequence[dict[str, Any]]) -> None:
 
 
 def last_seq(conn: Any) -> int:
-    return conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
+    return in_snapshot(conn, "events.last_seq",
+                       lambda: conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
 
 
 def get(conn: Any, seq: int) -> EventRow | None:

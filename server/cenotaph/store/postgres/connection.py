@@ -76,20 +76,24 @@ class PgConnection(psycopg.Connection):
     returned_at = 0.0  # when it last went back to the pool (time.monotonic(); store/postgres/db.py)
     # The BEGIN of a transaction opened and not yet sent (`begin`): it goes with the first statement.
     pending_begin: str | None = None
+    snapshot_memo: dict[str, Any] | None = None  # a read transaction's values read once (`begin`)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.cursor_factory = PgCursor
 
-    def begin(self, statement: str) -> None:
+    def begin(self, statement: str, *, snapshot: bool = False) -> None:
         """Open a transaction (on this autocommit connection) with `statement` (a BEGIN), sent in
         the same round trip as the transaction's first statement, not in one of its own: a
         recall's or a remember's transactions each cost one round trip less, and one in which
-        nothing is read costs none."""
+        nothing is read costs none. A `snapshot` (a read: one snapshot, nothing written) keeps
+        what `dialect.in_snapshot` reads until it ends."""
         self.pending_begin = statement
+        self.snapshot_memo = {} if snapshot else None
 
     def end(self, commit: bool) -> None:
         """COMMIT (or ROLLBACK) the transaction `begin` opened, if any statement was sent in it."""
+        self.snapshot_memo = None
         if self.pending_begin is not None:
             self.pending_begin = None
             return

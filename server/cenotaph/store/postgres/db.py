@@ -147,6 +147,7 @@ class PostgresStore(MetaMixin):
             if writing and not local.writing:
                 conn.execute("SELECT pg_advisory_xact_lock(?)", (WRITE_LOCK,))
                 local.writing = True
+                conn.snapshot_memo = None  # what is written next would leave it stale
             yield conn
             return
         local.vacuum = False
@@ -155,7 +156,7 @@ class PostgresStore(MetaMixin):
             with self._pool.connection() as conn:
                 # A read is one snapshot for the whole read, as SQLite's read transaction is:
                 # counts and rows read apart must agree (recall's IDF divides them).
-                conn.begin("BEGIN" if writing else "BEGIN ISOLATION LEVEL REPEATABLE READ")
+                conn.begin("BEGIN" if writing else "BEGIN ISOLATION LEVEL REPEATABLE READ", snapshot=not writing)
                 local.conn, local.writing = conn, writing
                 try:
                     if writing:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from cenotaph.store.dialect import in_snapshot
 from cenotaph.store.memories import BM25_WEIGHTS, Scope, idf
 from cenotaph.store.postgres import fulltext
 
@@ -40,15 +41,12 @@ def term_documents(conn: Any, terms: Sequence[str]) -> dict[str, int]:
 def _row_counts(conn: Any, lookups: Sequence[tuple[str, str]]) -> list[int]:
     """How many rows hold each lookup, in one statement: ("word", w) from w's postings (a row per
     word and row, migrations 7 and 14: their index counts them alone), ("tsquery", q) through the
-    full-text index (a phrase of several words, or a word in one column)."""
+    full-text index (a phrase of several words, or a word in one column; migration 15's function)."""
     if not lookups:
         return []
     counts = ", ".join(f"(SELECT count(*) FROM memory_postings p WHERE {_postings('p', value)})" if kind == "word"
-                       else "(SELECT count(*) FROM memories WHERE fts @@ ?::tsquery)" for kind, value in lookups)
-    sql, params = f"SELECT {counts}", [value for _, value in lookups]
-    if all(kind == "word" for kind, _ in lookups):
-        return list(conn.execute(sql, params).fetchone())
-    return list(_by_index(conn, sql, params))
+                       else "cenotaph_rows_matching(?::tsquery)" for kind, value in lookups)
+    return list(conn.execute(f"SELECT {counts}", [value for _, value in lookups]).fetchone())
 
 
 def indexed_prefixes(conn: Any, prefixes: Sequence[str]) -> set[str]:
@@ -56,23 +54,9 @@ def indexed_prefixes(conn: Any, prefixes: Sequence[str]) -> set[str]:
     single = [(prefix, words[0]) for prefix in prefixes if len(words := fulltext.words(prefix)) == 1]
     if not single:
         return set()
-    exists = ", ".join("EXISTS (SELECT 1 FROM memories WHERE fts @@ ?::tsquery)" for _ in single)
-    held = _by_index(conn, f"SELECT {exists}", [f"'{word}':*" for _, word in single])
+    exists = ", ".join("cenotaph_any_row_matching(?::tsquery)" for _ in single)
+    held = conn.execute(f"SELECT {exists}", [f"'{word}':*" for _, word in single]).fetchone()
     return {prefix for (prefix, _), found in zip(single, held, strict=True) if found}
-
-
-def _by_index(conn: Any, sql: str, params: Sequence[Any]) -> tuple[Any, ...]:
-    """The one row of `sql`, whose counts find their rows through the full-text index. The planner
-    prices a sequential scan below it for a common word, but matching a row there reads its vector
-    out of line (TOAST), while the index counts a word's rows without reading them: 10 times
-    faster at 10,000 memories. Set for the transaction, then set back; the four statements in one
-    round trip (a pipeline), the setting kept meanwhile in one of the session's own."""
-    with conn.pipeline():
-        conn.execute("SELECT set_config('cenotaph.enable_seqscan', current_setting('enable_seqscan'), true)")
-        conn.execute("SELECT set_config('enable_seqscan', 'off', true)")
-        found = conn.execute(sql, params)
-        conn.execute("SELECT set_config('enable_seqscan', current_setting('cenotaph.enable_seqscan'), true)")
-    return found.fetchone()
 
 
 def fts_search(conn: Any, match: str, scope: Scope, limit: int,
@@ -155,7 +139,7 @@ def _scored(query: fulltext.Query, idfs: Sequence[float], average: float, where:
 
 def _totals(conn: Any) -> tuple[int, float]:
     """The index's rows and their average length in tokens (FTS5's N and avgdl)."""
-    rows, tokens = conn.execute("SELECT rows, tokens FROM fts_totals").fetchone()
+    rows, tokens = in_snapshot(conn, "fts_totals", lambda: conn.execute("SELECT rows, tokens FROM fts_totals").fetchone())
     return rows, (tokens / rows if rows else 0.0)
 
 
