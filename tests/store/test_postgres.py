@@ -557,14 +557,16 @@ _PHRASED = [("deploy the staging database now", "deploy stage database", "stagin
             ("nothing here", "", "")]
 _PHRASES = ['"staging database"', '"staging database" OR "deploy"', 'content : "staging database"',
             'context : "staging database"', '"deploy deploy"', 'content : "deploy"',
-            '"staging database" AND "now"', '"the staging database"', 'context : "staging" OR "nothing"']
+            '"staging database" AND "now"', '"the staging database"', 'context : "staging" OR "nothing"',
+            'content : ("staging_database" "deploy")', '"staging database" "now" OR "deploy"']
 
 
 def test_a_schema_13_store_gets_each_words_occurrences_and_phrases_score_as_fts5_scores_them(url, tmp_path):
     """Migration 14: each posting keeps its word's occurrences (position × 4 + column), from which a
     phrase's count in a row is found: phrases in one column, in some columns only, across a column's
     end (no match) and repeated words rank and score as FTS5's bm25() does on SQLite, after the
-    migration and after a rewrite."""
+    migration and after a rewrite; so do expressions whose rows are found from the postings alone
+    (phrases OR-ed, or AND-ed in one branch: migration 15) and one mixing both (the full-text index)."""
     sqlite, store = open_store(tmp_path / "s.db"), open_store(url)
 
     def insert(target) -> list[int]:
@@ -587,6 +589,7 @@ def test_a_schema_13_store_gets_each_words_occurrences_and_phrases_score_as_fts5
         on_sqlite = searched(sqlite)
         assert [rid for rid, _ in on_sqlite['"staging database"']] == [ids[1], ids[0]]  # the control: two matches
         assert on_sqlite['content : "staging database"'] and on_sqlite['context : "staging database"']
+        assert on_sqlite['content : ("staging_database" "deploy")'] and on_sqlite['"staging database" "now" OR "deploy"']
         alike(searched(store), on_sqlite)
         store.close()
         with psycopg.connect(url, autocommit=True) as conn:  # back to schema 13's layout
@@ -622,7 +625,7 @@ def test_a_schema_13_store_gets_each_words_occurrences_and_phrases_score_as_fts5
                 conn.execute("SET LOCAL enable_seqscan = off")
                 conn.execute("SET LOCAL enable_bitmapscan = off")
                 query = fulltext.read('"staging database"')
-                sql, params = pg_memories._scored(query, [1.0], 5.0, *Scope(projects=("p",)).where())
+                sql, params = pg_memories._scored(query, [1.0], (10, 5.0), *Scope(projects=("p",)).where())
                 plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + sql.replace("?", "%s"), params))
         assert plan.count("Index Only Scan using memory_postings_words") == 2, plan
         assert "Index Only Scan using memories_live" in plan, plan  # one phrase: the rows' scope from migration 15's index

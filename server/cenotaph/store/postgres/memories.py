@@ -76,26 +76,33 @@ def fts_search(conn: Any, match: str, scope: Scope, limit: int,
         params = [*params, *valid_from_between]
     phrases = query.phrases
     given = documents if documents is not None and len(documents) == len(phrases) else [None] * len(phrases)
-    # The caller's counts are a word's over all columns; any other phrase is counted here, all at once.
+    # The caller's counts are a word's over all columns; any other phrase is counted here: in the
+    # statement, from the postings it reads, when each branch is one phrase; else all at once before.
     word = [p.single_word for p in phrases]
-    missing = [i for i, (n, whole) in enumerate(zip(given, word, strict=True)) if n is None or not whole]
-    lookups = [("word", phrases[i].words[0]) if word[i] else ("tsquery", phrases[i].tsquery) for i in missing]
-    counted = dict(zip(missing, _row_counts(conn, lookups), strict=True))
-    counts = [counted.get(i, n) for i, n in enumerate(given)]
-    total, average = _totals(conn)
-    sql, sql_params = _scored(query, [idf(total, n) for n in counts], average, where, params)
+    known = [n if n is not None and whole else None for n, whole in zip(given, word, strict=True)]
+    totals = _totals(conn)
+    if not query.any_phrase:
+        missing = [i for i, n in enumerate(known) if n is None]
+        lookups = [("word", phrases[i].words[0]) if word[i] else ("tsquery", phrases[i].tsquery) for i in missing]
+        counted = dict(zip(missing, _row_counts(conn, lookups), strict=True))
+        known = [counted.get(i, n) for i, n in enumerate(known)]
+    sql, sql_params = _scored(query, [None if n is None else idf(totals[0], n) for n in known], totals, where, params)
     rows = conn.execute(f"{sql} ORDER BY score DESC, id LIMIT ?", [*sql_params, limit])
     return [(r[0], float(r[1])) for r in rows]
 
 
-def _scored(query: fulltext.Query, idfs: Sequence[float], average: float, where: str, params: Sequence[Any],
-            extra: str = "") -> tuple[str, list[Any]]:
+def _scored(query: fulltext.Query, idfs: Sequence[float | None], totals: tuple[int, float], where: str,
+            params: Sequence[Any], extra: str = "") -> tuple[str, list[Any]]:
     """The statement giving each matching row in scope (its `id`, its `score`, then the column
     `extra` names) and its parameters. A phrase's weighted count in a row is read from its words'
     postings (migrations 7 and 14): a single word's over all three columns is kept; any other
     phrase's sums, in position order as FTS5 sums them, the weights of its first word's
     occurrences in the phrase's columns that each later word follows at the next position of the
     same column. Each phrase's BM25 is then added in the expression's order, as bm25() adds them.
+    A phrase's IDF not given (None; only when each branch is one phrase) is found from the rows
+    holding it among those postings, as `idf` finds it from the index's `totals` (rows, average
+    length): counted apart through the full-text index, a phrase's rows were read again (≈ 1.7 ms
+    at 10,000 memories, and a round trip).
     (Narrowing each matching row's `tsvector` to the query's words instead cost ≈ 9 µs a row; a
     per-row SQL function, 30 to 40 times SQLite's time at 10,000 memories.)"""
     branches, branch_params = [], []
@@ -112,20 +119,29 @@ def _scored(query: fulltext.Query, idfs: Sequence[float], average: float, where:
                         f"FROM unnest(p1.occurrences) AS a WHERE strpos(?, chr(65 + (a & 3))) > 0{follows}) AS frequency "
                         f"FROM memory_postings p1 {joins} WHERE {_postings('p1', phrase.words[0])}")
         branch_params += [phrase.labels, *phrase.words[1:], phrase.words[0]]
-    scores = [v for n in idfs for v in (n, average)]
+    total, average = totals
     if query.any_phrase:
         # The rows the phrases' postings find are the matching rows: their scope and length are read
         # for them alone (migration 15's index of live rows), not by testing every row's `tsvector`
         # against the query, which reads the whole table. A phrase of more words, or in some
         # columns, has no count in a row whose occurrences do not qualify: such rows are left out
-        # after grouping (a condition on the count before it computes the count twice).
-        score = " + ".join(f"cenotaph_bm25(coalesce(max(f.frequency) FILTER (WHERE f.phrase = {i}), 0::float8), "
-                           "m.fts_tokens, ?, ?)" for i in range(len(query.phrases)))
+        # after grouping (a condition on the count before it computes the count twice). (Phrases
+        # AND-ed were slower so: the full-text index finds the few rows holding all of them, while
+        # the postings give every row holding each.)
+        terms, scores = [], []
+        for i, known in enumerate(idfs):
+            weight = "?" if known is not None else (
+                "(SELECT greatest(ln((?::float8 - n + 0.5) / (n + 0.5)), 1e-6) FROM (SELECT count(*)::float8 AS n "
+                f"FROM frequency WHERE phrase = {i} AND frequency IS NOT NULL) AS holding)")
+            terms.append(f"cenotaph_bm25(coalesce(max(f.frequency) FILTER (WHERE f.phrase = {i}), 0::float8), "
+                         f"m.fts_tokens, {weight}, ?)")
+            scores += [total if known is None else known, average]
         picked = f", m.{extra}" if extra else ""
         sql = (f"WITH frequency AS ({' UNION ALL '.join(branches)}) "
-               f"SELECT m.id, {score} AS score{picked} FROM frequency f JOIN memories m ON m.id = f.id "
+               f"SELECT m.id, {' + '.join(terms)} AS score{picked} FROM frequency f JOIN memories m ON m.id = f.id "
                f"WHERE {where} GROUP BY m.id, m.fts_tokens{picked} HAVING count(f.frequency) > 0")
         return sql, [*branch_params, *scores, *params]
+    scores = [v for n in idfs for v in (n, average)]
     score = " + ".join(f"cenotaph_bm25(coalesce(max(f.frequency) FILTER (WHERE f.phrase = {i}), 0::float8), "
                        "hit.fts_tokens, ?, ?)" for i in range(len(query.phrases)))
     picked, carried = (f", m.{extra}", f", hit.{extra}") if extra else ("", "")
@@ -151,8 +167,7 @@ def fts_term_hits(conn: Any, match: str, scope: Scope, store_idf: float) -> list
     if query is None:
         return []
     where, params = scope.where()
-    _, average = _totals(conn)
-    sql, sql_params = _scored(query, [store_idf], average, where, params, extra="valid_from")
+    sql, sql_params = _scored(query, [store_idf], _totals(conn), where, params, extra="valid_from")
     return [(r[0], float(r[1]), r[2]) for r in conn.execute(sql, sql_params)]
 
 
