@@ -808,3 +808,42 @@ def test_a_read_reads_the_logs_head_once_and_the_next_read_sees_a_write(url):
     finally:
         PgCursor.execute = execute
         store.close()
+
+
+def test_an_or_of_phrases_found_from_the_postings_keeps_each_scope_as_sqlite_does(url, tmp_path):
+    """The rows an OR of phrases finds from the postings (migration 15) are narrowed by the read's
+    scope as the full-text index's rows are: record time (an old version), valid time, kinds,
+    refuted trust and projects rank and score alike on both stores."""
+    sqlite, store = open_store(tmp_path / "s.db"), open_store(url)
+    rows = [replace(_row("p"), content="deploy the staging database", kind="note", recorded_at="2026-01-01",
+                    superseded_at="2026-03-01", valid_from="2026-01-01"),
+            replace(_row("p"), content="deploy staging", kind="decision", recorded_at="2026-03-01",
+                    valid_from="2026-03-01", valid_to="2026-06-01"),
+            replace(_row("q"), content="staging database deploy", recorded_at="2026-03-01"),
+            replace(_row("p"), content="deploy deploy", trust="refuted", recorded_at="2026-03-01"),
+            replace(_row("p"), content="the staging database again", recorded_at="2026-04-01", valid_from="2026-05-15")]
+    scopes = {"now": Scope(projects=("p",)), "as of February": Scope(projects=("p",), as_of="2026-02-01"),
+              "valid in May": Scope(projects=("p",), valid_at="2026-05-01"),
+              "decisions": Scope(projects=("p",), kinds=("decision",)),
+              "refuted too": Scope(projects=("p", "q"), include_refuted=True)}
+    expression = '"deploy" OR "staging database"'
+    try:
+        found = {}
+        for target in (sqlite, store):
+            with target.write() as conn:
+                ids = [memories.insert(conn, row) for row in rows]
+            with target.read() as conn:
+                found[target] = {name: memories.fts_search(conn, expression, scope, 10) for name, scope in scopes.items()}
+        on_sqlite, on_postgres = found[sqlite], found[store]
+        # The controls: each scope keeps and drops what it should on SQLite.
+        assert [r for r, _ in on_sqlite["as of February"]] == [ids[0]]
+        assert ids[0] not in [r for r, _ in on_sqlite["now"]] and ids[4] in [r for r, _ in on_sqlite["now"]]
+        assert [r for r, _ in on_sqlite["decisions"]] == [ids[1]]
+        assert {ids[2], ids[3]} <= {r for r, _ in on_sqlite["refuted too"]}
+        assert ids[1] in [r for r, _ in on_sqlite["valid in May"]] and ids[4] not in [r for r, _ in on_sqlite["valid in May"]]
+        for name in scopes:
+            assert [r for r, _ in on_postgres[name]] == [r for r, _ in on_sqlite[name]], name
+            assert [s for _, s in on_postgres[name]] == pytest.approx([s for _, s in on_sqlite[name]]), name
+    finally:
+        store.close()
+        sqlite.close()
