@@ -343,7 +343,8 @@ def _undo_anchors_and_roles(conn) -> None:
 def _undo_phrase_occurrences(conn) -> None:
     """Back to schema 13's layout: the `fts` column as migration 3 computed it (a column's words
     right after the previous column's), the postings without their occurrences (migrations 7 and 12),
-    and no index of the live rows nor counting functions (migration 15)."""
+    and no index of the live rows nor counting functions (migration 15), nor words' row counts (16)."""
+    conn.execute("DROP TABLE word_rows")
     conn.execute("DROP INDEX memories_live")
     conn.execute("DROP FUNCTION cenotaph_rows_matching(tsquery), cenotaph_any_row_matching(tsquery)")
     _undo_postings(conn)
@@ -847,3 +848,30 @@ def test_an_or_of_phrases_found_from_the_postings_keeps_each_scope_as_sqlite_doe
     finally:
         store.close()
         sqlite.close()
+
+
+def test_each_words_rows_are_counted_as_rows_are_written_rewritten_and_deleted(url):
+    """Migration 16: the rows holding each word are counted by the postings' triggers, on insert, on
+    a rewrite of a row's text and on delete, and agree with the postings themselves; a word's
+    document count for its IDF reads them."""
+    store = open_store(url)
+    counted = "SELECT lexeme, rows FROM word_rows WHERE rows > 0 ORDER BY lexeme"
+    truth = "SELECT lexeme, count(*) FROM memory_postings GROUP BY lexeme ORDER BY lexeme"
+    try:
+        with store.write() as conn:
+            ids = [memories.insert(conn, replace(_row("p"), content=text, lemmas="", context=""))
+                   for text in ("deploy the staging database", "deploy again", "staging only")]
+        with store.read() as conn:
+            first = conn.execute(counted).fetchall()
+        assert dict(first)["deploy"] == 2 and dict(first)["staging"] == 2  # the control: counted at all
+        with store.write() as conn:
+            conn.execute("UPDATE memories SET content = 'rollback the database' WHERE id = ?", (ids[1],))
+            conn.execute("DELETE FROM memories WHERE id = ?", (ids[2],))
+        with store.read() as conn:
+            after, postings = conn.execute(counted).fetchall(), conn.execute(truth).fetchall()
+            documents = memories.term_documents(conn, ["deploy", "database", "only", "staging database"])
+        assert after == postings and dict(after)["deploy"] == 1 and dict(after)["rollback"] == 1
+        assert "only" not in dict(after)  # its only row deleted
+        assert documents == {"deploy": 1, "database": 2, "only": 0, "staging database": 1}
+    finally:
+        store.close()

@@ -276,3 +276,43 @@ def _m0015_live_rows_index(conn: Any) -> None:
             AS $$ SELECT EXISTS (SELECT 1 FROM memories WHERE fts @@ query) $$;
         """
     )
+
+
+def _m0016_word_rows(conn: Any) -> None:
+    """How many rows hold each word, kept by the postings' own triggers: a word's IDF was its
+    postings counted at each search, an index-only count of every row holding it (4–15 ms for a
+    common word at 100,000 memories, 13 of a recall's 28 ms); now it is one row read. Every write
+    already holds the store's write lock, so one counter a word serializes nothing new."""
+    conn.execute(
+        """
+        CREATE TABLE word_rows (lexeme TEXT PRIMARY KEY, rows BIGINT NOT NULL);
+        INSERT INTO word_rows (lexeme, rows) SELECT lexeme, count(*) FROM memory_postings GROUP BY lexeme;
+        CREATE OR REPLACE FUNCTION cenotaph_postings_kept() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP <> 'INSERT' THEN
+                    WITH gone AS (DELETE FROM memory_postings p USING removed r WHERE p.row_id = r.id RETURNING p.lexeme)
+                    UPDATE word_rows w SET rows = w.rows - g.n
+                        FROM (SELECT lexeme, count(*) AS n FROM gone GROUP BY lexeme) AS g WHERE w.lexeme = g.lexeme;
+                END IF;
+                IF TG_OP <> 'DELETE' THEN
+                    WITH kept AS (INSERT INTO memory_postings (lexeme, row_id, frequency, occurrences)
+                                  SELECT w.lexeme, a.id, w.frequency, w.occurrences
+                                  FROM added a, cenotaph_postings(a.fts) AS w RETURNING lexeme)
+                    INSERT INTO word_rows (lexeme, rows) SELECT lexeme, count(*) FROM kept GROUP BY lexeme
+                        ON CONFLICT (lexeme) DO UPDATE SET rows = word_rows.rows + excluded.rows;
+                END IF;
+                RETURN NULL;
+            END $$;
+        CREATE OR REPLACE FUNCTION cenotaph_postings_rewritten() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                WITH gone AS (DELETE FROM memory_postings WHERE row_id = OLD.id RETURNING lexeme)
+                UPDATE word_rows w SET rows = w.rows - 1 FROM gone g WHERE w.lexeme = g.lexeme;
+                WITH kept AS (INSERT INTO memory_postings (lexeme, row_id, frequency, occurrences)
+                              SELECT w.lexeme, NEW.id, w.frequency, w.occurrences FROM cenotaph_postings(NEW.fts) AS w
+                              RETURNING lexeme)
+                INSERT INTO word_rows (lexeme, rows) SELECT lexeme, 1 FROM kept
+                    ON CONFLICT (lexeme) DO UPDATE SET rows = word_rows.rows + 1;
+                RETURN NULL;
+            END $$;
+        """
+    )

@@ -39,12 +39,12 @@ def term_documents(conn: Any, terms: Sequence[str]) -> dict[str, int]:
 
 
 def _row_counts(conn: Any, lookups: Sequence[tuple[str, str]]) -> list[int]:
-    """How many rows hold each lookup, in one statement: ("word", w) from w's postings (a row per
-    word and row, migrations 7 and 14: their index counts them alone), ("tsquery", q) through the
-    full-text index (a phrase of several words, or a word in one column; migration 15's function)."""
+    """How many rows hold each lookup, in one statement: ("word", w) as the postings' triggers keep
+    it (migration 16), ("tsquery", q) through the full-text index (a phrase of several words, or a
+    word in one column; migration 15's function)."""
     if not lookups:
         return []
-    counts = ", ".join(f"(SELECT count(*) FROM memory_postings p WHERE {_postings('p', value)})" if kind == "word"
+    counts = ", ".join("coalesce((SELECT rows FROM word_rows WHERE lexeme = ?), 0)" if kind == "word"
                        else "cenotaph_rows_matching(?::tsquery)" for kind, value in lookups)
     return list(conn.execute(f"SELECT {counts}", [value for _, value in lookups]).fetchone())
 
