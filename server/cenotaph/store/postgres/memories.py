@@ -133,8 +133,7 @@ def _scored(query: fulltext.Query, idfs: Sequence[float | None], totals: tuple[i
             weight = "?" if known is not None else (
                 "(SELECT greatest(ln((?::float8 - n + 0.5) / (n + 0.5)), 1e-6) FROM (SELECT count(*)::float8 AS n "
                 f"FROM frequency WHERE phrase = {i} AND frequency IS NOT NULL) AS holding)")
-            terms.append(f"cenotaph_bm25(coalesce(max(f.frequency) FILTER (WHERE f.phrase = {i}), 0::float8), "
-                         f"m.fts_tokens, {weight}, ?)")
+            terms.append(_bm25(i, "m", weight))
             scores += [total if known is None else known, average]
         picked = f", m.{extra}" if extra else ""
         sql = (f"WITH frequency AS ({' UNION ALL '.join(branches)}) "
@@ -142,8 +141,7 @@ def _scored(query: fulltext.Query, idfs: Sequence[float | None], totals: tuple[i
                f"WHERE {where} GROUP BY m.id, m.fts_tokens{picked} HAVING count(f.frequency) > 0")
         return sql, [*branch_params, *scores, *params]
     scores = [v for n in idfs for v in (n, average)]
-    score = " + ".join(f"cenotaph_bm25(coalesce(max(f.frequency) FILTER (WHERE f.phrase = {i}), 0::float8), "
-                       "hit.fts_tokens, ?, ?)" for i in range(len(query.phrases)))
+    score = " + ".join(_bm25(i, "hit") for i in range(len(query.phrases)))
     picked, carried = (f", m.{extra}", f", hit.{extra}") if extra else ("", "")
     sql = (f"WITH hit AS MATERIALIZED (SELECT m.id, m.fts_tokens{picked} "
            f"FROM memories m WHERE m.fts @@ ?::tsquery AND {where}), "
@@ -151,6 +149,13 @@ def _scored(query: fulltext.Query, idfs: Sequence[float | None], totals: tuple[i
            f"SELECT hit.id, {score} AS score{carried} "
            f"FROM hit LEFT JOIN frequency f ON f.id = hit.id GROUP BY hit.id, hit.fts_tokens{carried}")
     return sql, [query.whole, *params, *branch_params, *scores]
+
+
+def _bm25(phrase: int, rows: str, idf: str = "?") -> str:
+    """Phrase `phrase`'s BM25 in a row of `rows` grouped with its frequencies (`f`): its `idf`
+    (an expression), then the average length as a parameter."""
+    return (f"cenotaph_bm25(coalesce(max(f.frequency) FILTER (WHERE f.phrase = {phrase}), 0::float8), "
+            f"{rows}.fts_tokens, {idf}, ?)")
 
 
 def _totals(conn: Any) -> tuple[int, float]:
