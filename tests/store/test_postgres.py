@@ -510,6 +510,39 @@ def test_a_words_documents_are_counted_from_its_postings_as_the_full_text_index_
         store.close()
 
 
+def test_a_phrases_rows_are_counted_from_its_postings_as_the_full_text_index_counts_them(url):
+    """A phrase of several words, or a word in one column, is counted from its words' postings:
+    the first word's first four occurrences tested one by one, the rest in a subquery. The same
+    counts as the full-text index gives for each: a phrase starting only at its first word's
+    sixth occurrence, in one column and across a column's end (no match), three words, a word
+    longer than the covering index takes."""
+    long_word = "y" * 450
+    rows = [("go go go go go stop go", "", ""),                       # "go stop" from the fifth go only
+            ("stop go", "go stop", "go go stop"),                       # in lemmas and context
+            ("the staging database now", "", ""),
+            ("staging", "database staging", "database"),                # "staging database" across ends only
+            (f"{long_word} staging {long_word} database", "", ""),
+            ("nothing", "", "")]
+    phrases = [(("go", "stop"), "ABC"), (("go", "stop"), "A"), (("go", "stop"), "B"), (("go", "stop"), "C"),
+               (("go", "go", "stop"), "ABC"), (("go", "go", "stop"), "A"), (("stop",), "A"), (("stop",), "C"),
+               (("staging", "database"), "ABC"), (("database", "staging"), "B"), (("staging", "database", "now"), "A"),
+               ((long_word, "staging"), "ABC"), (("staging", long_word), "A"), (("absent", "go"), "ABC")]
+    store = open_store(url)
+    try:
+        with store.write() as conn:
+            for content, lemmas, context in rows:
+                memories.insert(conn, replace(_row("p"), content=content, lemmas=lemmas, context=context))
+        with store.read() as conn:
+            counted = pg_memories._row_counts(conn, [fulltext.Phrase(words, labels) for words, labels in phrases])
+            by_index = [conn.execute("SELECT count(*) FROM memories WHERE fts @@ ?::tsquery",
+                                     (fulltext.Phrase(words, labels).tsquery,)).fetchone()[0] for words, labels in phrases]
+        assert counted == by_index
+        assert counted[:6] == [2, 1, 1, 1, 2, 1]  # the control: the fifth go's phrase counted, each column apart
+        assert counted[8:10] == [1, 1] and counted[11:] == [1, 1, 0]
+    finally:
+        store.close()
+
+
 def test_a_schema_6_store_gets_postings_that_writes_keep_and_the_search_reads(url):
     """Migration 7 on a store as schema 6 left it: the rows already there get their postings, each
     word's weighted count over the three columns in position order; an insert, a rewrite and a
