@@ -343,7 +343,10 @@ def _undo_anchors_and_roles(conn) -> None:
 def _undo_phrase_occurrences(conn) -> None:
     """Back to schema 13's layout: the `fts` column as migration 3 computed it (a column's words
     right after the previous column's), the postings without their occurrences (migrations 7 and 12),
-    and no index of the live rows nor counting functions (migration 15), nor words' row counts (16)."""
+    and no index of the live rows nor counting functions (migration 15), nor words' row counts (16),
+    nor the marked substrings' index (17)."""
+    conn.execute("DROP INDEX memories_marked_substrings")
+    conn.execute("DROP FUNCTION cenotaph_marked(text)")
     conn.execute("DROP TABLE word_rows")
     conn.execute("DROP INDEX memories_live")
     conn.execute("DROP FUNCTION cenotaph_rows_matching(tsquery), cenotaph_any_row_matching(tsquery)")
@@ -541,6 +544,44 @@ def test_a_phrases_rows_are_counted_from_its_postings_as_the_full_text_index_cou
         assert counted[8:10] == [1, 1] and counted[11:] == [1, 1, 0]
     finally:
         store.close()
+
+
+def test_a_needle_holding_punctuation_is_found_through_the_marked_trigrams_as_sqlite_finds_it(url, tmp_path):
+    """Migration 17: a needle with punctuation is looked for through the index whose trigrams hold
+    the marks (a rune standing for each), the plain LIKE beside it; the rows found are SQLite's for
+    needles with and without marks, LIKE's own wildcards and a rune in a memory."""
+    texts = ["the staging_database.py script", "the staging database py notes", "mystaging_database.pyc cache",
+             "staging-database.py", "100% of runs: a\\b", "ᚪ rune and staging_database", "stagingᚺdatabase.py, runes for marks",
+             "nothing here"]
+    needles = ["staging_database.py", "staging_database", "staging database", "-database.", "100%", "a\\b",
+               "ᚪ", "_", "absent_file.py"]
+    sqlite, store = open_store(tmp_path / "s.db"), open_store(url)
+    try:
+        for target in (sqlite, store):
+            with target.write() as conn:
+                for text in texts:
+                    memories.insert(conn, replace(_row("p"), content=text))
+        scope = Scope(projects=("p",))
+        with sqlite.read() as lite, store.read() as conn:
+            found = {n: sorted(memories.substring_search(conn, n, scope, 10)) for n in needles}
+            expected = {n: sorted(memories.substring_search(lite, n, scope, 10)) for n in needles}
+            marked_in_sql = conn.execute("SELECT cenotaph_marked(?)", (fulltext.PUNCTUATION + " a_b ᚠ",)).fetchone()[0]
+        assert found == expected
+        assert [len(found[n]) for n in ("staging_database.py", "staging_database", "_", "absent_file.py")] == [2, 3, 3, 0]
+        assert marked_in_sql == fulltext.marked(fulltext.PUNCTUATION + " a_b ᚠ") == fulltext.PUNCTUATION_MARKS + " aᚺb ᚠ"
+        with psycopg.connect(url, autocommit=True) as conn, conn.transaction():
+            conn.execute("SET LOCAL enable_seqscan = off")
+            plans = {needle: "\n".join(r[0] for r in conn.execute(
+                "EXPLAIN SELECT id FROM memories m WHERE " + condition, patterns))
+                for needle, condition, patterns in (
+                    ("marked", "cenotaph_marked(m.content) LIKE %s AND m.content LIKE %s",
+                     [f"%{fulltext.marked('staging_database.py')}%", "%staging\\_database.py%"]),
+                    ("plain", "m.content LIKE %s", ["%staging database%"]))}
+        assert "memories_marked_substrings" in plans["marked"], plans["marked"]
+        assert "memories_substrings" in plans["plain"] and "marked" not in plans["plain"], plans["plain"]
+    finally:
+        store.close()
+        sqlite.close()
 
 
 def test_a_schema_6_store_gets_postings_that_writes_keep_and_the_search_reads(url):

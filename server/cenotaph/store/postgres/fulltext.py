@@ -19,6 +19,11 @@ _TOKEN = re.compile(r'\s*(?:"((?:[^"]|"")*)"|(\w+)|([():,]))')
 _WORDS = re.compile(r"[\W_]+")
 # The `fts` column's weights: content A, lemmas B, context C (store/postgres/migrations.py).
 COLUMN_WEIGHTS = {"content": "A", "lemmas": "B", "context": "C"}
+# The ASCII punctuation marks, and the runic letters that stand for them in the substring lane's
+# marked trigram index (migration 17's `cenotaph_marked`, and `marked` here).
+PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~'
+PUNCTUATION_MARKS = "ᚠᚡᚢᚣᚤᚥᚦᚧᚨᚩᚪᚫᚬᚭᚮᚯᚰᚱᚲᚳᚴᚵᚶᚷᚸᚹᚺᚻᚼᚽᚾᚿ"
+_MARKS = str.maketrans(PUNCTUATION, PUNCTUATION_MARKS)
 
 
 class UnreadableMatch(ValueError):
@@ -30,6 +35,11 @@ class UnreadableMatch(ValueError):
 _FOLD = str.maketrans(
     "ÀÁÂÃÄÅÇÈÉÊËÌÍÎÏÑÒÓÔÕÖÙÚÛÜÝàáâãäåçèéêëìíîïñòóôõöùúûüýÿĀāĂăĄąĆćĈĉĊċČčĎďĒēĔĕĖėĘęĚěĜĝĞğĠġĢģĤĥĨĩĪīĬĭĮįİĴĵĶķĹĺĻļĽľŃńŅņŇňŌōŎŏŐőŔŕŖŗŘřŚśŜŝŞşŠšŢţŤťŨũŪūŬŭŮůŰűŲųŴŵŶŷŸŹźŻżŽžſƠơƯưǍǎǏǐǑǒǓǔǕǖǗǘǙǚǛǜǞǟǠǡǦǧǨǩǪǫǬǭǰǴǵǸǹǺǻȀȁȂȃȄȅȆȇȈȉȊȋȌȍȎȏȐȑȒȓȔȕȖȗȘșȚțȞȟȦȧȨȩȪȫȬȭȮȯȰȱȲȳ",
     "aaaaaaceeeeiiiinooooouuuuyaaaaaaceeeeiiiinooooouuuuyyaaaaaaccccccccddeeeeeeeeeegggggggghhiiiiiiiiijjkkllllllnnnnnnoooooorrrrrrssssssssttttuuuuuuuuuuuuwwyyyzzzzzzsoouuaaiioouuuuuuuuuuaaaaggkkoooojggnnaaaaaaeeeeiiiioooorrrruuuusstthhaaeeooooooooyy")
+
+
+def marked(text: str) -> str:
+    """`text` with each ASCII punctuation mark written as its letter, as `cenotaph_marked` writes it."""
+    return text.translate(_MARKS)
 
 
 def words(text: str) -> list[str]:

@@ -232,12 +232,17 @@ def _like_pattern(needle: str) -> str:
 
 
 def substring_search(conn: Any, needle: str, scope: Scope, limit: int) -> list[int]:
-    """Row ids whose content contains `needle` byte for byte: LIKE, which the trigram index
-    answers for needles of three characters or more."""
+    """Row ids whose content contains `needle` byte for byte: LIKE, which a trigram index answers
+    for needles of three characters or more; for a needle holding punctuation, the marked index
+    (migration 17), whose trigrams hold the marks, finds the candidates (at 100,000 memories
+    `staging_database.py` took 4.7 ms through the plain one, which reads letters and digits only)."""
     where, params = scope.where()
+    marked = fulltext.marked(needle)
+    condition, patterns = ("m.content LIKE ?", [_like_pattern(needle)]) if marked == needle else (
+        "cenotaph_marked(m.content) LIKE ? AND m.content LIKE ?", [_like_pattern(marked), _like_pattern(needle)])
     rows = conn.execute(
-        f"SELECT m.id FROM memories m WHERE m.content LIKE ? AND {where} ORDER BY m.recorded_at DESC LIMIT ?",
-        [_like_pattern(needle), *params, limit],
+        f"SELECT m.id FROM memories m WHERE {condition} AND {where} ORDER BY m.recorded_at DESC LIMIT ?",
+        [*patterns, *params, limit],
     )
     return [r[0] for r in rows]
 
