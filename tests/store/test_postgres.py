@@ -492,8 +492,8 @@ def _undo_postings(conn) -> None:
 
 
 def test_a_words_documents_are_counted_from_its_postings_as_the_full_text_index_counts_them(url):
-    """term_documents reads a word's rows from the postings, a phrase's through the index: the
-    same counts as the index gives, after a rewrite and a delete too."""
+    """term_documents reads a word's rows as the postings' triggers keep them, a phrase's from its
+    words' postings: the same counts as the index gives, after a rewrite and a delete too."""
     store = open_store(url)
     try:
         with store.write() as conn:
@@ -517,7 +517,7 @@ def test_a_phrases_rows_are_counted_from_its_postings_as_the_full_text_index_cou
     """A phrase of several words, or a word in one column, is counted from its words' postings:
     the first word's first four occurrences tested one by one, the rest in a subquery. The same
     counts as the full-text index gives for each: a phrase starting only at its first word's
-    sixth occurrence, in one column and across a column's end (no match), three words, a word
+    fifth occurrence, in one column and across a column's end (no match), three words, a word
     longer than the covering index takes."""
     long_word = "y" * 450
     rows = [("go go go go go stop go", "", ""),                       # "go stop" from the fifth go only
@@ -705,9 +705,9 @@ def test_a_schema_13_store_gets_each_words_occurrences_and_phrases_score_as_fts5
         assert plan.count("Index Only Scan using memory_postings_words") == 2, plan
         assert "Index Only Scan using memories_live" in plan, plan  # one phrase: the rows' scope from migration 15's index
         with psycopg.connect(url, autocommit=True) as conn:
-            # A phrase's rows are counted through the full-text index: migration 15's functions plan without
-            # sequential scans, which the planner prefers for a common word (the control: the same count planned
-            # plainly on this store).
+            # A query's rows are counted (or found at all) through the full-text index: migration 15's
+            # functions plan without sequential scans, which the planner prefers for a common word (the
+            # control: the same count planned plainly on this store).
             settings = dict(conn.execute("SELECT proname, proconfig FROM pg_proc WHERE proname IN "
                                          "('cenotaph_rows_matching', 'cenotaph_any_row_matching')").fetchall())
             plain = "\n".join(r[0] for r in conn.execute("EXPLAIN SELECT count(*) FROM memories WHERE fts @@ "
