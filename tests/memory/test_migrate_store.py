@@ -229,10 +229,10 @@ def test_every_table_of_the_postgresql_schema_is_copied_or_derived(on_postgres, 
         held = {name for (name,) in conn.execute(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()")}
     assert "memories" in held and "memory_vectors" in held
-    # memory_postings and word_rows are PostgreSQL's own, kept by trigger from the memories copied;
-    # vector_log is written by the target's own vector writes.
+    # memory_postings, word_rows and content_pairs are PostgreSQL's own, kept by trigger from the
+    # memories copied; vector_log is written by the target's own vector writes.
     assert held == {t.name for t in transfer.TABLES} | {vectors.TABLE, "event_head", "fts_totals", "memory_postings",
-                                                        "word_rows", "concept_counts", "vector_log",
+                                                        "word_rows", "content_pairs", "concept_counts", "vector_log",
                                                         transfer.SCHEMA_TABLE}
 
 

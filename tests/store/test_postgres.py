@@ -344,7 +344,9 @@ def _undo_phrase_occurrences(conn) -> None:
     """Back to schema 13's layout: the `fts` column as migration 3 computed it (a column's words
     right after the previous column's), the postings without their occurrences (migrations 7 and 12),
     and no index of the live rows nor counting functions (migration 15), nor words' row counts (16),
-    nor the marked substrings' index (17)."""
+    nor the marked substrings' index (17), nor the content's pairs (18)."""
+    conn.execute("DROP TABLE content_pairs")
+    conn.execute("DROP FUNCTION cenotaph_content_pairs(tsvector)")
     conn.execute("DROP INDEX memories_marked_substrings")
     conn.execute("DROP FUNCTION cenotaph_marked(text)")
     conn.execute("DROP TABLE word_rows")
@@ -542,6 +544,65 @@ def test_a_phrases_rows_are_counted_from_its_postings_as_the_full_text_index_cou
         assert counted == by_index
         assert counted[:6] == [2, 1, 1, 1, 2, 1]  # the control: the fifth go's phrase counted, each column apart
         assert counted[8:10] == [1, 1] and counted[11:] == [1, 1, 0]
+    finally:
+        store.close()
+
+
+def test_each_content_pairs_rows_are_kept_as_rows_are_written_rewritten_and_deleted_and_read_for_its_count(url):
+    """Migration 18: the rows holding each two-word phrase of the content are counted by the
+    postings' triggers (on insert, a rewrite, a delete; and for the rows already there when the
+    store is upgraded), as the full-text index counts the phrase: a pair repeated in a row counted
+    once, none across the content's end, none with a word longer than the postings' index takes
+    (such a phrase is counted from the postings). A two-word phrase's count reads them."""
+    long_word = "y" * 450
+    rows = [("deploy the staging database, the staging database", "", ""),   # a pair twice in one row
+            ("staging database again", "", ""),
+            ("old staging", "database staging", "staging database"),         # across the end, and elsewhere
+            (f"staging {long_word} database", "", "")]
+
+    def pairs(conn) -> dict[tuple[str, str], int]:
+        return {(a, b): n for a, b, n in conn.execute("SELECT first, second, rows FROM content_pairs WHERE rows > 0")}
+
+    def by_index(conn) -> dict[tuple[str, str], int]:
+        """Every pair of adjacent words of each row's content, counted through the full-text index."""
+        contents = [content for (content,) in conn.execute("SELECT content FROM memories")]
+        adjacent = {pair for text in contents for pair in zip(fulltext.words(text), fulltext.words(text)[1:])
+                    if long_word not in pair}
+        counted = {pair: conn.execute("SELECT count(*) FROM memories WHERE fts @@ ?::tsquery",
+                                      (fulltext.Phrase(pair, "A").tsquery,)).fetchone()[0] for pair in adjacent}
+        return {pair: n for pair, n in counted.items() if n}
+
+    store = open_store(url)
+    try:
+        with store.write() as conn:
+            ids = [memories.insert(conn, replace(_row("p"), content=c, lemmas=lemmas, context=context))
+                   for c, lemmas, context in rows]
+        with store.read() as conn:
+            first, truth = pairs(conn), by_index(conn)
+            long_phrase = pg_memories._row_counts(conn, [fulltext.Phrase(("staging", long_word), "A")])
+        assert first == truth and first[("staging", "database")] == 2  # the control: counted, once a row
+        assert ("old", "staging") in first and long_phrase == [1]
+        with store.write() as conn:
+            conn.execute("UPDATE memories SET content = 'rollback the staging database' WHERE id = ?", (ids[1],))
+            conn.execute("DELETE FROM memories WHERE id = ?", (ids[2],))
+        with store.read() as conn:
+            after, truth = pairs(conn), by_index(conn)
+        assert after == truth and after[("staging", "database")] == 2 and ("old", "staging") not in after
+        assert ("rollback", "the") in after and ("database", "again") not in after
+        with psycopg.connect(url, autocommit=True) as conn:  # back to schema 17, the rows kept
+            conn.execute("DROP TABLE content_pairs")
+            conn.execute("DROP FUNCTION cenotaph_content_pairs(tsvector)")
+            conn.execute("DELETE FROM schema_migrations WHERE version >= 18")
+        store.close()
+        store = open_store(url)
+        with store.write() as conn:  # the upgrade's count, then read for a phrase's rows
+            conn.execute("UPDATE content_pairs SET rows = 41 WHERE first = 'staging' AND second = 'database'")
+        with store.read() as conn:
+            upgraded = pairs(conn)
+            counted = pg_memories._row_counts(conn, [fulltext.Phrase(("staging", "database"), "A"),
+                                                     fulltext.Phrase(("staging", "database"), "ABC")])
+        assert upgraded == {**truth, ("staging", "database"): 41}
+        assert counted == [41, 2]  # read from the pairs; in every column, from the postings
     finally:
         store.close()
 

@@ -66,6 +66,12 @@ def _postings(alias: str, word: str) -> str:
     return f"{alias}.lexeme = ? AND octet_length({alias}.lexeme) {side} {_SHORT_WORD_BYTES}"
 
 
+def _content_pair(phrase: fulltext.Phrase) -> bool:
+    """Two words in the content, each short enough for migration 18 to count the rows holding them."""
+    return (phrase.labels == fulltext.COLUMN_WEIGHTS["content"] and len(phrase.words) == 2
+            and all(len(word.encode()) <= _SHORT_WORD_BYTES for word in phrase.words))
+
+
 def term_documents(conn: Any, terms: Sequence[str]) -> dict[str, int]:
     """How many rows (any project, any column) hold each term, in one statement."""
     counted = [(term, words) for term in terms if (words := fulltext.words(term))]  # no words: in no row
@@ -75,8 +81,9 @@ def term_documents(conn: Any, terms: Sequence[str]) -> dict[str, int]:
 
 
 def _row_counts(conn: Any, phrases: Sequence[fulltext.Phrase]) -> list[int]:
-    """How many rows hold each phrase, in one statement: a word in any column as the postings'
-    triggers keep it (migration 16), any other phrase counted from its words' postings."""
+    """How many rows hold each phrase, in one statement: a word in any column and two words in
+    the content as the postings' triggers keep them (migrations 16 and 18), any other phrase
+    counted from its words' postings."""
     if not phrases:
         return []
     counts, params = [], []
@@ -84,6 +91,9 @@ def _row_counts(conn: Any, phrases: Sequence[fulltext.Phrase]) -> list[int]:
         if phrase.single_word:
             counts.append("coalesce((SELECT rows FROM word_rows WHERE lexeme = ?), 0)")
             params.append(phrase.words[0])
+        elif _content_pair(phrase):
+            counts.append("coalesce((SELECT rows FROM content_pairs WHERE first = ? AND second = ?), 0)")
+            params += phrase.words
         else:
             count, count_params = _phrase_rows(phrase)
             counts.append(count)

@@ -17,6 +17,7 @@ from cenotaph.store.postgres.fulltext_migrations import (
     _m0014_phrase_occurrences,
     _m0015_live_rows_index,
     _m0016_word_rows,
+    _m0018_content_pairs,
 )
 
 Migration = Callable[[Any], None]
@@ -643,7 +644,8 @@ MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_compaction_and_conce
                                      _m0009_team_roles, _m0010_newest_rows, _m0011_concept_counts,
                                      _m0012_index_only_reads, _m0013_vector_log,
                                      _m0014_phrase_occurrences, _m0015_live_rows_index,
-                                     _m0016_word_rows, _m0017_marked_substrings)
+                                     _m0016_word_rows, _m0017_marked_substrings,
+                                     _m0018_content_pairs)
 
 
 def schema_version(conn: Any) -> int:
