@@ -946,6 +946,59 @@ def test_a_read_reads_the_logs_head_once_and_the_next_read_sees_a_write(url):
         store.close()
 
 
+def test_a_reads_snapshot_values_come_in_one_statement_and_its_signs_are_followed_once(url):
+    """The values a read asks for once (the log's head, the full-text totals, the store's model)
+    come in the one statement sent for the first of them, each the value read alone; the vectors'
+    signs are followed once a read, however many projects it searches, and the next read sees a
+    vector written in between. The vectors a search rescores are read in one row, as stored."""
+    store = open_store(url)
+    sent: list[str] = []
+    execute = PgCursor.execute
+
+    def counted(self, query, params=None, **kwargs):
+        sent.append(str(query))
+        return execute(self, query, params, **kwargs)
+
+    rng = np.random.default_rng(3)
+    block = rng.normal(size=(6, 384)).astype(np.float32)
+    try:
+        with store.write() as conn:
+            vectors.create(conn, 384)
+            _event(conn, 1)
+            store.set_meta(conn, "embedding_model", "a-model")
+            ids = [memories.insert(conn, replace(_row(project), content=f"deploy note {n}"))
+                   for n, project in enumerate("ppqqpq")]
+            for row, project, v in zip(ids[:5], "ppqqp", block, strict=False):
+                vectors.insert(conn, row, project, v)
+        with store.read() as conn:
+            alone = (conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0],
+                     tuple(conn.execute("SELECT rows, tokens FROM fts_totals").fetchone()))
+        PgCursor.execute = counted
+        with store.read() as conn:
+            together = (events.last_seq(conn), pg_memories._totals(conn), store.get_meta("embedding_model"))
+            asked = len(sent)
+            nearest = [vectors.knn(conn, project, block[0], 3) for project in ("p", "q")]
+        assert asked == 1 and together == (alone[0], (alone[1][0], alone[1][1] / alone[1][0]), "a-model")
+        assert sum("vector_log" in q for q in sent) == 1 and nearest[0][0][0] == ids[0]
+        PgCursor.execute = execute
+        with store.write() as conn:
+            vectors.insert(conn, ids[5], "q", block[0])
+        sent.clear()
+        PgCursor.execute = counted
+        with store.read() as conn:
+            nearest = [vectors.knn(conn, project, block[0], 3) for project in ("q", "p")]
+        assert sum("vector_log" in q for q in sent) == 1 and nearest[0][0][0] == ids[5]  # followed: the new one
+        with store.read() as conn:  # read in one row; the statement's own placeholders, its % as written
+            read = vectors.embeddings(conn, [ids[3], 10**9, ids[0]])
+            placeholders = conn.execute("SELECT '100%' || ?, ? LIKE '%s%', ?::int + 1", ("x", "is", 41)).fetchone()
+        assert sorted(read) == sorted([ids[0], ids[3]]) and placeholders == ("100%x", True, 42)
+        assert np.array_equal(read[ids[0]], block[0]) and np.array_equal(read[ids[3]], block[3])
+        assert read[ids[0]].dtype == np.float32
+    finally:
+        PgCursor.execute = execute
+        store.close()
+
+
 def test_an_or_of_phrases_found_from_the_postings_keeps_each_scope_as_sqlite_does(url, tmp_path):
     """The rows an OR of phrases finds from the postings (migration 15) are narrowed by the read's
     scope as the full-text index's rows are: record time (an old version), valid time, kinds,

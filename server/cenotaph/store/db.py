@@ -16,7 +16,7 @@ from cenotaph.store import events, graveyard_file, migrations
 from cenotaph.store.connect import (
     StoreUnavailable, binding, busy_timeout_ms, fault, gone, open_connection, versions,
 )
-from cenotaph.store.dialect import is_postgres_url, redact
+from cenotaph.store.dialect import in_snapshot, is_postgres_url, redact
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +27,11 @@ IDLE_READERS = 4
 _NOTE_WIDTH = 200  # the holder note's bytes (store.holder_note)
 
 
+def _meta_value(conn: Any, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else None
+
+
 class MetaMixin:
     """The `meta` table's key-value reads and writes, the same on every store."""
 
@@ -34,8 +39,7 @@ class MetaMixin:
         # Through read() like every read: a statement left open on the writer's connection while
         # another thread's BEGIN IMMEDIATE runs makes that write fail at once ("database is locked").
         with self.read() as conn:  # type: ignore[attr-defined]
-            row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
+            return in_snapshot(conn, f"meta.{key}", lambda: _meta_value(conn, key))
 
     def set_meta(self, conn: Any, key: str, value: str) -> None:
         conn.execute(

@@ -34,13 +34,14 @@ def batched(conn: Any) -> AbstractContextManager[Any]:
 def in_snapshot(conn: Any, key: str, read: Callable[[], Any]) -> Any:
     """`read()`, once per read transaction on PostgreSQL: its snapshot holds still (REPEATABLE
     READ, and nothing written in it), so a value read twice costs a second round trip for the
-    same answer (the log's head and the full-text totals: read by several steps of a recall).
-    SQLite's reads are calls in the process: each is read."""
+    same answer (the log's head and the full-text totals: read by several steps of a recall). The
+    values the connection reads together (`PgConnection.read_together`) come with the first of
+    them asked for. SQLite's reads are calls in the process: each is read."""
     memo = getattr(conn, "snapshot_memo", None)
     if memo is None:
         return read()
     if key not in memo:
-        memo[key] = read()
+        memo.update(conn.read_together(key) or {key: read()})
     return memo[key]
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cenotaph.store.dialect import per_dialect
+from cenotaph.store.dialect import in_snapshot, per_dialect
 
 if TYPE_CHECKING:
     import numpy as np
@@ -112,7 +112,8 @@ class SignIndex:
         import numpy as np
 
         try:
-            self._follow(conn)
+            # Once a read transaction: its snapshot holds still (a recall searches each project).
+            in_snapshot(conn, f"signs followed: {self.table}", lambda: self._follow(conn))
             signs = self._projects.get(project)
             if signs is None:
                 signs = self._projects[project] = _ProjectSigns(*project_signs(conn, self.table, project, self.words))

@@ -1,10 +1,13 @@
 """psycopg 3 connections that take the store's shared SQL as written for SQLite: `?` placeholders
-become `%s`, `INSERT OR IGNORE` becomes `ON CONFLICT DO NOTHING`, SQLite's index hints (`+column`)
+become PostgreSQL's own (`$1`, `$2`, …, sent as they are: psycopg's cursor parses a statement for
+its `%s` at each call when it is long or has many parameters, 0.3 ms for the full-text lane's),
+`INSERT OR IGNORE` becomes `ON CONFLICT DO NOTHING`, SQLite's index hints (`+column`)
 go, and an INSERT into a table with a generated key returns it as the cursor's `lastrowid`.
 Each statement is translated once (cached)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,6 +28,7 @@ _OR_IGNORE = re.compile(r"^(\s*INSERT)\s+OR\s+IGNORE\b", re.IGNORECASE)
 # SQLite's "do not use an index on this column" (`+project`, `+n.project`): no meaning here.
 _INDEX_HINT = re.compile(r"(?<![\w)\]'\"])\+(?=(?:\w+\.)?project\b)")
 _RETURNING = re.compile(r"\bRETURNING\b", re.IGNORECASE)
+_PLACEHOLDER = re.compile(r"\?")
 
 
 @lru_cache(maxsize=4096)
@@ -39,12 +43,13 @@ def translate(sql: str, with_params: bool = True) -> tuple[str, bool]:
         if not _RETURNING.search(text):
             text = text.rstrip().rstrip(";") + f" RETURNING {GENERATED_KEYS[insert.group(1).lower()]}"
         returning = True
-    if with_params:  # psycopg reads `%` only when parameters are passed
-        text = text.replace("%", "%%").replace("?", "%s")
+    if with_params:
+        numbers = itertools.count(1)
+        text = _PLACEHOLDER.sub(lambda _: f"${next(numbers)}", text)
     return text, returning
 
 
-class PgCursor(psycopg.Cursor):
+class PgCursor(psycopg.RawCursor):
     """A cursor that speaks the store's shared SQL and reports `lastrowid` like sqlite3's."""
 
     lastrowid: int | None = None
@@ -66,6 +71,17 @@ class PgCursor(psycopg.Cursor):
             query, _ = translate(query, True)
         with self.connection.begun():
             super().executemany(query, params_seq, **kwargs)
+
+
+# Values a read transaction asks for once each (`dialect.in_snapshot`), read in one statement when
+# the first of them is asked for: a recall asks for the log's head, the full-text totals and the
+# store's model, three round trips for a few microseconds of work each. Each key's subqueries: one
+# value, or a tuple of them.
+_READ_TOGETHER: dict[str, tuple[str, ...]] = {
+    "events.last_seq": ("SELECT COALESCE(MAX(seq), 0) FROM events",),
+    "fts_totals": ("SELECT rows FROM fts_totals", "SELECT tokens FROM fts_totals"),
+    "meta.embedding_model": ("SELECT value FROM meta WHERE key = 'embedding_model'",),
+}
 
 
 class PgConnection(psycopg.Connection):
@@ -99,6 +115,15 @@ class PgConnection(psycopg.Connection):
             return
         if self.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
             self.execute("COMMIT" if commit else "ROLLBACK")
+
+    def read_together(self, key: str) -> dict[str, Any] | None:
+        """Every value read together with `key`'s, by key (None when `key` is read alone)."""
+        if key not in _READ_TOGETHER:
+            return None
+        values = iter(self.execute("SELECT " + ", ".join(f"({subquery})" for subqueries in _READ_TOGETHER.values()
+                                                         for subquery in subqueries)).fetchone())
+        return {name: next(values) if len(subqueries) == 1 else tuple(next(values) for _ in subqueries)
+                for name, subqueries in _READ_TOGETHER.items()}
 
     @contextmanager
     def begun(self) -> Iterator[None]:
