@@ -111,6 +111,7 @@ def fingerprints(conn: Any, table: Table, names: list[str]) -> dict[tuple, bytes
     return {key(row): digest(row) for batch in rows(conn, table.name, names) for row in batch}
 
 
+@per_dialect
 def insert(conn: Any, table: str, names: list[str], values: list[tuple]) -> None:
     marks = ", ".join("?" for _ in names)
     conn.executemany(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({marks})", values)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import psycopg
+
 from cenotaph.store.postgres.connection import GENERATED_KEYS
 
 
@@ -17,6 +19,21 @@ def columns(conn: Any, table: str) -> list[str]:
 def snapshot(conn: Any) -> None:
     # Must be the transaction's first statement: every table is then read as of the same moment.
     conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+
+
+def insert(conn: Any, table: str, names: list[str], values: list[tuple]) -> None:
+    """A batch of rows in one COPY: a statement's triggers (the postings, the words' and pairs'
+    counts, the full-text totals) run once for the batch, not once a row. Row by row, in the copy's
+    one transaction, each common word's counter and the totals' row took a new version with every
+    memory, and each update walked the versions before it: 10,000 memories took 313 s."""
+    if not values:
+        return
+    if conn.pending_begin is not None:  # sent on its own: COPY cannot go in a pipeline with it
+        psycopg.Cursor.execute(conn.cursor(), conn.pending_begin)
+        conn.pending_begin = None
+    with conn.cursor().copy(f"COPY {table} ({', '.join(names)}) FROM STDIN") as copy:
+        for row in values:
+            copy.write_row(row)
 
 
 def after_copy(conn: Any) -> None:
