@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 
+import numpy as np
 import pytest
 from cenotaph.app import open_store
 from cenotaph.memory.context import Context
@@ -285,10 +286,11 @@ def test_a_copy_into_postgresql_is_analysed_before_it_is_used(memory, on_postgre
 
 
 def test_memories_go_into_postgresql_a_batch_at_a_copy_and_their_counts_are_derived(memory, on_postgres):
-    """Memories are copied into PostgreSQL a batch (`transfer.BATCH` rows) at a COPY, so that the
-    postings' triggers run once a batch: row by row, in the copy's one transaction, each common
-    word's counter took a new version with every memory (10,000 memories took 313 s). The words',
-    the content's pairs' and the totals' counts are then those of the rows copied."""
+    """Memories and their vectors are copied into PostgreSQL a batch (`transfer.BATCH` rows) at a
+    COPY, so that the postings' and the vector log's triggers run once a batch: row by row, in the
+    copy's one transaction, each common word's counter took a new version with every memory (10,000
+    memories took 313 s). The words', the content's pairs' and the totals' counts are then those of
+    the rows copied, and the vectors the source's."""
     from dataclasses import replace
 
     from cenotaph.store import memories
@@ -296,9 +298,13 @@ def test_memories_go_into_postgresql_a_batch_at_a_copy_and_their_counts_are_deri
 
     from tests.store.test_postgres import _row
 
+    rng = np.random.default_rng(9)
+    block = rng.normal(size=(transfer.BATCH + 300, memory.ctx.embedder.dim)).astype(np.float32)
+    memory.ctx.ensure_vectors()
     with memory.ctx.store.write() as conn:
-        for n in range(transfer.BATCH + 300):
-            memories.insert(conn, replace(_row(P), memory_id=n + 1, content=f"deploy the staging database {n % 7}"))
+        for n, vector in enumerate(block):
+            row_id = memories.insert(conn, replace(_row(P), memory_id=n + 1, content=f"deploy the staging database {n % 7}"))
+            vectors.insert(conn, row_id, P, vector)
     copies, inserts = [], []
     copy, executemany = PgCursor.copy, PgCursor.executemany
 
@@ -316,7 +322,8 @@ def test_memories_go_into_postgresql_a_batch_at_a_copy_and_their_counts_are_deri
     finally:
         PgCursor.copy, PgCursor.executemany = copy, executemany
     assert sum(s.startswith("COPY memories ") for s in copies) == 2
-    assert not any("INSERT INTO memories" in q for q in inserts)
+    assert sum(s.startswith(f"COPY {vectors.TABLE} ") for s in copies) == 2
+    assert not any("INSERT INTO memories" in q or f"INSERT INTO {vectors.TABLE}" in q for q in inserts)
     with on_postgres.ctx.store.read() as conn:
         words = conn.execute("SELECT count(*) FROM (SELECT lexeme, count(*) AS n FROM memory_postings GROUP BY lexeme) t "
                              "FULL JOIN word_rows w USING (lexeme) WHERE t.n IS DISTINCT FROM w.rows").fetchone()[0]
@@ -329,3 +336,7 @@ def test_memories_go_into_postgresql_a_batch_at_a_copy_and_their_counts_are_deri
         held = conn.execute("SELECT count(*), sum(fts_tokens) FROM memories").fetchone()
     assert words == 0 and pairs == 0 and staging == transfer.BATCH + 300
     assert tuple(totals) == tuple(held) and held[0] == transfer.BATCH + 300
+    with memory.ctx.store.read() as lite, on_postgres.ctx.store.read() as conn:
+        ids = [row_id for (row_id,) in lite.execute("SELECT id FROM memories ORDER BY id")]
+        source, copied = vectors.embeddings(lite, ids), vectors.embeddings(conn, ids)
+    assert len(copied) == len(ids) and all(np.array_equal(copied[i], source[i]) for i in ids)

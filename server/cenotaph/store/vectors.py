@@ -90,6 +90,13 @@ def insert(conn: Any, row_id: int, project: str, vector: np.ndarray) -> None:
     log_change(conn, row_id)
 
 
+@per_dialect
+def insert_batch(conn: Any, rows: list[tuple[int, str, np.ndarray]]) -> None:
+    """(row id, project, vector) rows, as `insert` writes each."""
+    for row_id, project, vector in rows:
+        insert(conn, row_id, project, vector)
+
+
 def delete(conn: Any, row_id: int) -> None:
     conn.execute(f"DELETE FROM {TABLE} WHERE row_id = ?", (row_id,))
     log_change(conn, row_id)

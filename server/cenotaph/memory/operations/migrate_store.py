@@ -156,12 +156,10 @@ class _Copy:
             vectors.create(self.dst, dim)
         theirs = vectors.row_ids(self.dst)
         for batch in vectors.all_rows(self.src):
-            for row_id, project, vector in batch:
-                if row_id in theirs:
-                    theirs.discard(row_id)
-                else:
-                    vectors.insert(self.dst, row_id, project, vector)
-                    copy.inserted += 1
+            fresh = [row for row in batch if row[0] not in theirs]
+            theirs.difference_update(row_id for row_id, _, _ in batch)
+            vectors.insert_batch(self.dst, fresh)
+            copy.inserted += len(fresh)
             self._advance(len(batch))
         for row_id in theirs:
             vectors.delete(self.dst, row_id)
