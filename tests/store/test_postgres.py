@@ -8,7 +8,8 @@ import json
 import subprocess
 import threading
 import time
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from dataclasses import replace
 from types import SimpleNamespace
 from urllib.parse import urlsplit
@@ -915,10 +916,9 @@ def test_a_recall_reads_in_one_transaction_on_one_pooled_connection(url, embedde
         memory.close()
 
 
-def test_a_read_reads_the_logs_head_once_and_the_next_read_sees_a_write(url):
-    """The log's head is read once per read transaction (its snapshot holds still); a write after
-    it is seen by the next read, and a write opened inside a read reads the head again."""
-    store = open_store(url)
+@contextmanager
+def _statements_sent() -> Iterator[list[str]]:
+    """The statements the store's connections send inside the block, as they are written."""
     sent: list[str] = []
     execute = PgCursor.execute
 
@@ -926,14 +926,23 @@ def test_a_read_reads_the_logs_head_once_and_the_next_read_sees_a_write(url):
         sent.append(str(query))
         return execute(self, query, params, **kwargs)
 
+    PgCursor.execute = counted
+    try:
+        yield sent
+    finally:
+        PgCursor.execute = execute
+
+
+def test_a_read_reads_the_logs_head_once_and_the_next_read_sees_a_write(url):
+    """The log's head is read once per read transaction (its snapshot holds still); a write after
+    it is seen by the next read, and a write opened inside a read reads the head again."""
+    store = open_store(url)
     try:
         with store.write() as conn:
             first = _event(conn, 1)
-        PgCursor.execute = counted
-        with store.read() as conn:
+        with _statements_sent() as sent, store.read() as conn:
             heads = [events.last_seq(conn), events.last_seq(conn), events.last_seq(conn)]
         assert heads == [first] * 3 and sum("MAX(seq)" in q for q in sent) == 1
-        PgCursor.execute = execute
         with store.write() as conn:
             second = _event(conn, 2)
         with store.read() as conn:
@@ -942,7 +951,6 @@ def test_a_read_reads_the_logs_head_once_and_the_next_read_sees_a_write(url):
                 third = _event(inner, 3)
                 assert events.last_seq(inner) == third
     finally:
-        PgCursor.execute = execute
         store.close()
 
 
@@ -952,13 +960,6 @@ def test_a_reads_snapshot_values_come_in_one_statement_and_its_signs_are_followe
     signs are followed once a read, however many projects it searches, and the next read sees a
     vector written in between. The vectors a search rescores are read in one row, as stored."""
     store = open_store(url)
-    sent: list[str] = []
-    execute = PgCursor.execute
-
-    def counted(self, query, params=None, **kwargs):
-        sent.append(str(query))
-        return execute(self, query, params, **kwargs)
-
     rng = np.random.default_rng(3)
     block = rng.normal(size=(6, 384)).astype(np.float32)
     try:
@@ -973,19 +974,15 @@ def test_a_reads_snapshot_values_come_in_one_statement_and_its_signs_are_followe
         with store.read() as conn:
             alone = (conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0],
                      tuple(conn.execute("SELECT rows, tokens FROM fts_totals").fetchone()))
-        PgCursor.execute = counted
-        with store.read() as conn:
+        with _statements_sent() as sent, store.read() as conn:
             together = (events.last_seq(conn), pg_memories._totals(conn), store.get_meta("embedding_model"))
             asked = len(sent)
             nearest = [vectors.knn(conn, project, block[0], 3) for project in ("p", "q")]
         assert asked == 1 and together == (alone[0], (alone[1][0], alone[1][1] / alone[1][0]), "a-model")
         assert sum("vector_log" in q for q in sent) == 1 and nearest[0][0][0] == ids[0]
-        PgCursor.execute = execute
         with store.write() as conn:
             vectors.insert(conn, ids[5], "q", block[0])
-        sent.clear()
-        PgCursor.execute = counted
-        with store.read() as conn:
+        with _statements_sent() as sent, store.read() as conn:
             nearest = [vectors.knn(conn, project, block[0], 3) for project in ("q", "p")]
         assert sum("vector_log" in q for q in sent) == 1 and nearest[0][0][0] == ids[5]  # followed: the new one
         with store.read() as conn:  # read in one row; the statement's own placeholders, its % as written
@@ -995,7 +992,6 @@ def test_a_reads_snapshot_values_come_in_one_statement_and_its_signs_are_followe
         assert np.array_equal(read[ids[0]], block[0]) and np.array_equal(read[ids[3]], block[3])
         assert read[ids[0]].dtype == np.float32
     finally:
-        PgCursor.execute = execute
         store.close()
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
@@ -124,6 +124,16 @@ class PgConnection(psycopg.Connection):
                                                          for subquery in subqueries)).fetchone())
         return {name: next(values) if len(subqueries) == 1 else tuple(next(values) for _ in subqueries)
                 for name, subqueries in _READ_TOGETHER.items()}
+
+    def copy_rows(self, table: str, names: list[str], rows: Iterable[tuple]) -> None:
+        """`rows` into `table`'s columns `names` in one COPY: a statement's triggers run once for
+        them all. A pending BEGIN is sent first, on its own: COPY cannot go in a pipeline."""
+        if self.pending_begin is not None:
+            psycopg.Cursor.execute(self.cursor(), self.pending_begin)
+            self.pending_begin = None
+        with self.cursor().copy(f"COPY {table} ({', '.join(names)}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
 
     @contextmanager
     def begun(self) -> Iterator[None]:

@@ -318,7 +318,6 @@ def _m0016_word_rows(conn: Any) -> None:
     )
 
 
-
 def _m0018_content_pairs(conn: Any) -> None:
     """How many rows hold each two-word phrase in their content, kept by the postings' triggers
     beside the words' counts (migration 16): the exact lane's phrase (`staging_database.py`, two

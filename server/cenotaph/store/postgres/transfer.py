@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import psycopg
-
 from cenotaph.store.postgres.connection import GENERATED_KEYS
 
 
@@ -26,14 +24,8 @@ def insert(conn: Any, table: str, names: list[str], values: list[tuple]) -> None
     counts, the full-text totals) run once for the batch, not once a row. Row by row, in the copy's
     one transaction, each common word's counter and the totals' row took a new version with every
     memory, and each update walked the versions before it: 10,000 memories took 313 s."""
-    if not values:
-        return
-    if conn.pending_begin is not None:  # sent on its own: COPY cannot go in a pipeline with it
-        psycopg.Cursor.execute(conn.cursor(), conn.pending_begin)
-        conn.pending_begin = None
-    with conn.cursor().copy(f"COPY {table} ({', '.join(names)}) FROM STDIN") as copy:
-        for row in values:
-            copy.write_row(row)
+    if values:
+        conn.copy_rows(table, names, values)
 
 
 def after_copy(conn: Any) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import psycopg
 
 from cenotaph.store import vectors
 
@@ -67,14 +66,9 @@ def insert_batch(conn: Any, rows: list[tuple[int, str, np.ndarray]]) -> None:
     """The rows in one COPY: the vector log's statement trigger runs once for them. Row by row, in
     `migrate-store`'s one transaction, each trigger's trim of the log scanned every entry the
     transaction had trimmed before (100,000 vectors: hours)."""
-    if not rows:
-        return
-    if conn.pending_begin is not None:  # sent on its own: COPY cannot go in a pipeline with it
-        psycopg.Cursor.execute(conn.cursor(), conn.pending_begin)
-        conn.pending_begin = None
-    with conn.cursor().copy(f"COPY {TABLE} (row_id, project, embedding) FROM STDIN") as copy:
-        for row_id, project, vector in rows:
-            copy.write_row((row_id, project, np.asarray(vector, dtype=np.float32)))
+    if rows:
+        conn.copy_rows(TABLE, ["row_id", "project", "embedding"],
+                       ((row_id, project, np.asarray(vector, dtype=np.float32)) for row_id, project, vector in rows))
 
 
 def knn(conn: Any, project: str, vector: np.ndarray, k: int, *,
