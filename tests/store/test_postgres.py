@@ -341,11 +341,39 @@ def _undo_anchors_and_roles(conn) -> None:
     conn.execute("CREATE INDEX memory_concepts_concept ON memory_concepts (concept, memory_row)")
 
 
+def _undo_text_kept_by_trigger(conn) -> None:
+    """Back to schema 18's layout: `fts` and `fts_tokens` generated columns (PostgreSQL turns no
+    column back into one: both are added again, what depends on them rebuilt as it was), the
+    totals' update trigger taking whole statements (migration 4)."""
+    rebuilt = [definition for (definition,) in conn.execute(
+        "SELECT pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid = 'memories'::regclass "
+        "AND indexrelid::regclass::text IN ('memories_fts', 'memories_live')")]
+    rebuilt.append(conn.execute("SELECT pg_get_triggerdef(oid) FROM pg_trigger WHERE tgname = 'memories_postings_update'"
+                                ).fetchone()[0])
+    conn.execute("DROP TRIGGER memories_fts_columns ON memories")
+    conn.execute("DROP TRIGGER memories_fts_totals_update ON memories")
+    conn.execute("DROP TRIGGER memories_postings_update ON memories")
+    conn.execute("DROP FUNCTION cenotaph_fts_columns(), cenotaph_fts_tokens_rewritten()")
+    conn.execute("ALTER TABLE memories DROP COLUMN fts_tokens, DROP COLUMN fts")
+    conn.execute("ALTER TABLE memories ADD COLUMN fts_tokens integer GENERATED ALWAYS AS ("
+                 "cenotaph_word_count(content) + cenotaph_word_count(lemmas) + cenotaph_word_count(context)) STORED, "
+                 "ADD COLUMN fts tsvector GENERATED ALWAYS AS ("
+                 "setweight(to_tsvector('simple'::regconfig, cenotaph_folded_words(content)), 'A') || "
+                 "setweight(cenotaph_spaced_words(lemmas), 'B') || setweight(cenotaph_spaced_words(context), 'C')) STORED, "
+                 "ALTER COLUMN fts SET STORAGE MAIN")
+    for definition in rebuilt:
+        conn.execute(definition)
+    conn.execute("CREATE TRIGGER memories_fts_totals_update AFTER UPDATE ON memories REFERENCING OLD TABLE AS removed "
+                 "NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION cenotaph_fts_totals()")
+
+
 def _undo_phrase_occurrences(conn) -> None:
     """Back to schema 13's layout: the `fts` column as migration 3 computed it (a column's words
     right after the previous column's), the postings without their occurrences (migrations 7 and 12),
     and no index of the live rows nor counting functions (migration 15), nor words' row counts (16),
-    nor the marked substrings' index (17), nor the content's pairs (18)."""
+    nor the marked substrings' index (17), nor the content's pairs (18), nor the text's index kept
+    by trigger (19)."""
+    _undo_text_kept_by_trigger(conn)
     conn.execute("DROP TABLE content_pairs")
     conn.execute("DROP FUNCTION cenotaph_content_pairs(tsvector)")
     conn.execute("DROP INDEX memories_marked_substrings")
@@ -591,6 +619,7 @@ def test_each_content_pairs_rows_are_kept_as_rows_are_written_rewritten_and_dele
         assert after == truth and after[("staging", "database")] == 2 and ("old", "staging") not in after
         assert ("rollback", "the") in after and ("database", "again") not in after
         with psycopg.connect(url, autocommit=True) as conn:  # back to schema 17, the rows kept
+            _undo_text_kept_by_trigger(conn)
             conn.execute("DROP TABLE content_pairs")
             conn.execute("DROP FUNCTION cenotaph_content_pairs(tsvector)")
             conn.execute("DELETE FROM schema_migrations WHERE version >= 18")
@@ -606,6 +635,82 @@ def test_each_content_pairs_rows_are_kept_as_rows_are_written_rewritten_and_dele
         assert counted == [41, 2]  # read from the pairs; in every column, from the postings
     finally:
         store.close()
+
+
+def test_a_rows_text_index_is_computed_when_its_text_is_written_and_not_when_its_counters_are(url):
+    """Migration 19: `fts` and `fts_tokens` are computed by a trigger on an insert and on a write
+    of the text, not at every UPDATE as generated columns were: a recall's counters leave them as
+    they are (a tampered vector stays, where a generated one is computed again), a text rewrite
+    computes them again (the control) and the totals' tokens follow it. A store made before the
+    migration keeps its rows' values."""
+    texts = ("deploy the staging database", "roll back the staging database twice")
+
+    def indexed(conn, row_id: int) -> tuple[str, int]:
+        return tuple(conn.execute("SELECT fts::text, fts_tokens FROM memories WHERE id = ?", (row_id,)).fetchone())
+
+    def totals_in_step(conn) -> bool:
+        return (conn.execute("SELECT rows, tokens FROM fts_totals").fetchone()
+                == conn.execute("SELECT count(*), sum(fts_tokens) FROM memories").fetchone())
+
+    store = open_store(url)
+    try:
+        with store.write() as conn:
+            ids = [memories.insert(conn, replace(_row("p"), memory_id=n, content=text, lemmas="deploy stage"))
+                   for n, text in enumerate(texts, start=1)]
+            fresh, second = indexed(conn, ids[0]), indexed(conn, ids[1])
+            conn.execute("UPDATE memories SET fts = 'tampered:1A'::tsvector, fts_tokens = 99 WHERE id = ?", (ids[0],))
+            memories.bump_recalled(conn, [1], "2026-12-07")
+        with store.read() as conn:
+            counted = conn.execute("SELECT recall_count FROM memories WHERE id = ?", (ids[0],)).fetchone()[0]
+            after_counters = indexed(conn, ids[0])
+        assert counted == 1 and after_counters == ("'tampered':1A", 99)
+        assert fresh[1] == 6 and "'staging':3A" in fresh[0]
+        with store.write() as conn:  # the control: the text written, its index computed again
+            conn.execute("UPDATE memories SET fts_tokens = ? WHERE id = ?", (fresh[1], ids[0]))  # the totals' count again
+            conn.execute("UPDATE memories SET content = ? WHERE id = ?", (texts[0], ids[0]))
+            conn.execute("UPDATE memories SET context = 'after the outage' WHERE id = ?", (ids[1],))
+        with store.read() as conn:
+            rewritten, other, in_step = indexed(conn, ids[0]), indexed(conn, ids[1]), totals_in_step(conn)
+            found = memories.fts_search(conn, '"outage"', Scope(projects=("p",)), 5)
+        assert rewritten == fresh and other[1] == 11 and in_step
+        assert [row for row, _ in found] == [ids[1]]
+        with psycopg.connect(url, autocommit=True) as conn:  # back to schema 18, the rows kept
+            _undo_text_kept_by_trigger(conn)
+            conn.execute("DELETE FROM schema_migrations WHERE version >= 19")
+            generated = conn.execute("SELECT count(*) FROM pg_attribute WHERE attrelid = 'memories'::regclass "
+                                     "AND attgenerated = 's'").fetchone()[0]
+        assert generated == 2  # positive control: schema 18's generated columns
+        store.close()
+        store = open_store(url)
+        with store.write() as conn:
+            added = memories.insert(conn, replace(_row("p"), memory_id=3, content=texts[1], lemmas="deploy stage"))
+        with store.read() as conn:
+            generated = conn.execute("SELECT count(*) FROM pg_attribute WHERE attrelid = 'memories'::regclass "
+                                     "AND attgenerated = 's'").fetchone()[0]
+            kept, new, in_step = indexed(conn, ids[0]), indexed(conn, added), totals_in_step(conn)
+        assert generated == 0 and kept == fresh and new == second and in_step
+    finally:
+        store.close()
+
+
+def test_the_postings_words_are_sampled_widely_enough_to_see_a_common_phrase(url):
+    """Migration 20: the planner samples the postings' words with a target of 1,000 (a phrase of two
+    words outside the 100 most common was planned as 19 postings a word, docs/benchmarks-history.md),
+    on a new store and on one made before it (the control: the server's default)."""
+    def target(conn) -> int | None:
+        return conn.execute("SELECT attstattarget FROM pg_attribute WHERE attrelid = 'memory_postings'::regclass "
+                            "AND attname = 'lexeme'").fetchone()[0]
+
+    open_store(url).close()
+    with psycopg.connect(url, autocommit=True) as conn:
+        new = target(conn)
+        conn.execute("ALTER TABLE memory_postings ALTER COLUMN lexeme SET STATISTICS DEFAULT")
+        conn.execute("DELETE FROM schema_migrations WHERE version >= 20")
+        before = target(conn)
+    open_store(url).close()
+    with psycopg.connect(url, autocommit=True) as conn:
+        upgraded = target(conn)
+    assert new == upgraded == 1000 and before is None
 
 
 def test_a_needle_holding_punctuation_is_found_through_the_marked_trigrams_as_sqlite_finds_it(url, tmp_path):

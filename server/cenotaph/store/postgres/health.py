@@ -1,6 +1,7 @@
-"""Checks of the derived indexes on PostgreSQL. The full-text vector is a generated column and the
-trigram index a plain index: the server keeps both in step with the rows, so there is nothing to
-find out of step or to rewrite; the server's own checks (amcheck, `pg_dump`) cover its files."""
+"""Checks of the derived indexes on PostgreSQL. The full-text vector is computed by a trigger
+whenever a row's text is written and the trigram index is a plain index: the server keeps both in
+step with the rows, so there is nothing to find out of step or to rewrite; the server's own checks
+(amcheck, `pg_dump`) cover its files."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Memory rows' statements that differ on PostgreSQL: the full-text lane (a generated `tsvector`
-column with a GIN index, ranked by FTS5's own BM25, so that both stores rank alike) and the
-substring lane (pg_trgm)."""
+"""Memory rows' statements that differ on PostgreSQL: the full-text lane (a `tsvector` column
+kept by trigger, with a GIN index, ranked by FTS5's own BM25, so that both stores rank alike) and
+the substring lane (pg_trgm)."""
 
 from __future__ import annotations
 
@@ -258,7 +258,7 @@ def substring_search(conn: Any, needle: str, scope: Scope, limit: int) -> list[i
 
 
 def fts_rowids(conn: Any) -> set[int]:
-    """Every row is in the full-text index: its vector is a generated column."""
+    """Every row is in the full-text index: its vector is computed whenever its text is written."""
     return {r[0] for r in conn.execute("SELECT id FROM memories")}
 
 

@@ -7,11 +7,15 @@ from typing import Any
 from cenotaph.store.postgres.connection import GENERATED_KEYS
 
 
+# Columns the database computes from a row's others, by trigger (migration 19).
+_COMPUTED = {"memories": ("fts", "fts_tokens")}
+
+
 def columns(conn: Any, table: str) -> list[str]:
-    """The table's columns but the generated ones (`memories.fts`): the target computes those."""
+    """The table's columns but those the target computes (generated, or kept by a trigger)."""
     rows = conn.execute("SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
                         "AND table_name = ? AND is_generated = 'NEVER' ORDER BY ordinal_position", (table,))
-    return [name for (name,) in rows]
+    return [name for (name,) in rows if name not in _COMPUTED.get(table, ())]
 
 
 def snapshot(conn: Any) -> None:
