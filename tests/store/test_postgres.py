@@ -693,24 +693,87 @@ def test_a_rows_text_index_is_computed_when_its_text_is_written_and_not_when_its
         store.close()
 
 
-def test_the_postings_words_are_sampled_widely_enough_to_see_a_common_phrase(url):
-    """Migration 20: the planner samples the postings' words with a target of 1,000 (a phrase of two
-    words outside the 100 most common was planned as 19 postings a word, docs/benchmarks-history.md),
-    on a new store and on one made before it (the control: the server's default)."""
+def _undo_postings_scored_alone(conn) -> None:
+    """Back to schema 19's layout: the postings without their row's length (the covering indexes
+    as migration 14 made them, the triggers' bodies as migration 18 wrote them), sampled as the
+    server's default."""
+    for function in ("cenotaph_postings_kept", "cenotaph_postings_rewritten"):
+        body = conn.execute("SELECT prosrc FROM pg_proc WHERE proname = %s", (function,)).fetchone()[0]
+        body = (body.replace("occurrences, tokens)", "occurrences)").replace(", a.fts_tokens", "")
+                .replace(", NEW.fts_tokens", ""))
+        conn.execute(f"CREATE OR REPLACE FUNCTION {function}() RETURNS trigger LANGUAGE plpgsql AS $body${body}$body$")
+    conn.execute("ALTER TABLE memory_postings DROP COLUMN tokens")  # the covering indexes with it
+    conn.execute("CREATE INDEX memory_postings_words ON memory_postings (lexeme, row_id) INCLUDE (frequency, occurrences) "
+                 "WHERE octet_length(lexeme) <= 400")
+    conn.execute("CREATE INDEX memory_postings_long_words ON memory_postings (lexeme, row_id) INCLUDE (frequency) "
+                 "WHERE octet_length(lexeme) > 400")
+    conn.execute("ALTER TABLE memory_postings ALTER COLUMN lexeme SET STATISTICS DEFAULT")
+
+
+def test_the_postings_carry_their_rows_length_and_their_words_are_sampled_widely(url):
+    """Migration 20: each posting carries its row's length in tokens (an OR of phrases is scored
+    from the postings alone), for the rows a store held before it (rebuilt), and for rows written
+    and rewritten after; the planner samples the postings' words with a target of 1,000 (the
+    control: the server's default before)."""
     def target(conn) -> int | None:
         return conn.execute("SELECT attstattarget FROM pg_attribute WHERE attrelid = 'memory_postings'::regclass "
                             "AND attname = 'lexeme'").fetchone()[0]
 
-    open_store(url).close()
-    with psycopg.connect(url, autocommit=True) as conn:
-        new = target(conn)
-        conn.execute("ALTER TABLE memory_postings ALTER COLUMN lexeme SET STATISTICS DEFAULT")
+    store = open_store(url)
+    with store.write() as conn:
+        before = [memories.insert(conn, replace(_row("p"), memory_id=n, content=text))
+                  for n, text in enumerate(("deploy the staging database", "deploy"), start=1)]
+    store.close()
+    with psycopg.connect(url, autocommit=True) as conn:  # back to schema 19, the rows kept
+        _undo_postings_scored_alone(conn)
         conn.execute("DELETE FROM schema_migrations WHERE version >= 20")
-        before = target(conn)
-    open_store(url).close()
-    with psycopg.connect(url, autocommit=True) as conn:
-        upgraded = target(conn)
-    assert new == upgraded == 1000 and before is None
+        default = target(conn)
+    store = open_store(url)
+    try:
+        with store.write() as conn:
+            memories.insert(conn, replace(_row("p"), memory_id=3, content="deploy it", context="after the outage"))
+            conn.execute("UPDATE memories SET content = 'deploy the staging database again' WHERE id = ?", (before[1],))
+        with store.read() as conn:
+            lengths = conn.execute("SELECT m.id, p.tokens, m.fts_tokens FROM memory_postings p "
+                                   "JOIN memories m ON m.id = p.row_id WHERE p.lexeme = 'deploy' ORDER BY m.id").fetchall()
+            sampled = target(conn)
+            found = memories.fts_search(conn, '"outage" OR "staging database"', Scope(projects=("p",)), 5)
+    finally:
+        store.close()
+    assert [(tokens, length) for _, tokens, length in lengths] == [(4, 4), (5, 5), (5, 5)]  # the second rewritten from 1
+    assert default is None and sampled == 1000
+    assert sorted(row for row, _ in found) == sorted(row for row, _, _ in lengths)
+
+
+def test_the_best_rows_in_scope_fill_the_limit_when_better_ones_are_out_of_it(url, tmp_path):
+    """An OR of phrases scores rows from the postings and checks the scope of the best first (its
+    rows are probed in score order until the limit is filled): rows scoring higher in another
+    project, superseded or refuted are passed over, and the rows given are SQLite's, in its order."""
+    texts = [("q", "outage: staging database outage", None, "confirmed"),   # better, other project
+             ("p", "outage: staging database outage", "2026-02", "confirmed"),  # better, superseded
+             ("p", "outage, staging database, outage", None, "refuted"),   # better, refuted
+             ("p", "the staging database", None, "confirmed"),
+             ("p", "staging database notes for the outage", None, "confirmed"),
+             ("p", "an outage", None, "confirmed"),
+             ("p", "nothing here", None, "confirmed")]
+    sqlite, store = open_store(tmp_path / "s.db"), open_store(url)
+    try:
+        found = {}
+        for name, target in (("sqlite", sqlite), ("postgres", store)):
+            with target.write() as conn:
+                for n, (project, text, superseded, trust) in enumerate(texts, start=1):
+                    memories.insert(conn, replace(_row(project), memory_id=n, content=text, superseded_at=superseded,
+                                                  trust=trust))
+            with target.read() as conn:
+                found[name] = [[row for row, _ in memories.fts_search(conn, '"outage" OR "staging database"', scope, limit)]
+                               for scope, limit in ((Scope(projects=("p",)), 2), (Scope(projects=("p",)), 10),
+                                                    (Scope(projects=("p", "q")), 1))]
+    finally:
+        store.close()
+        sqlite.close()
+    assert found["postgres"] == found["sqlite"]
+    assert found["postgres"][0] == found["postgres"][1][:2] and sorted(found["postgres"][1]) == [4, 5, 6]
+    assert found["postgres"][2] == [1]  # the control: a row out of scope scores above them
 
 
 def test_a_needle_holding_punctuation_is_found_through_the_marked_trigrams_as_sqlite_finds_it(url, tmp_path):

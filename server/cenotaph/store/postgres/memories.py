@@ -137,15 +137,16 @@ def fts_search(conn: Any, match: str, scope: Scope, limit: int,
         missing = [i for i, n in enumerate(known) if n is None]
         counted = dict(zip(missing, _row_counts(conn, [phrases[i] for i in missing]), strict=True))
         known = [counted.get(i, n) for i, n in enumerate(known)]
-    sql, sql_params = _scored(query, [None if n is None else idf(totals[0], n) for n in known], totals, where, params)
-    rows = conn.execute(f"{sql} ORDER BY score DESC, id LIMIT ?", [*sql_params, limit])
-    return [(r[0], float(r[1])) for r in rows]
+    sql, sql_params = _scored(query, [None if n is None else idf(totals[0], n) for n in known], totals, where, params,
+                              limit=limit)
+    return [(r[0], float(r[1])) for r in conn.execute(sql, sql_params)]
 
 
 def _scored(query: fulltext.Query, idfs: Sequence[float | None], totals: tuple[int, float], where: str,
-            params: Sequence[Any], extra: str = "") -> tuple[str, list[Any]]:
+            params: Sequence[Any], *, limit: int | None = None, extra: str = "") -> tuple[str, list[Any]]:
     """The statement giving each matching row in scope (its `id`, its `score`, then the column
-    `extra` names) and its parameters. A phrase's weighted count in a row is read from its words'
+    `extra` names), the best `limit` of them if given (by score, ties to the older row), and its
+    parameters. A phrase's weighted count in a row is read from its words'
     postings (migrations 7 and 14): a single word's over all three columns is kept; any other
     phrase's sums, in position order as FTS5 sums them, the weights of its first word's
     occurrences in the phrase's columns that each later word follows at the next position of the
@@ -159,7 +160,7 @@ def _scored(query: fulltext.Query, idfs: Sequence[float | None], totals: tuple[i
     branches, branch_params = [], []
     for i, phrase in enumerate(query.phrases):
         if phrase.single_word:
-            branches.append(f"SELECT {i} AS phrase, p1.row_id AS id, p1.frequency FROM memory_postings p1 "
+            branches.append(f"SELECT {i} AS phrase, p1.row_id AS id, p1.tokens, p1.frequency FROM memory_postings p1 "
                             f"WHERE {_postings('p1', phrase.words[0])}")
             branch_params.append(phrase.words[0])
             continue
@@ -170,46 +171,53 @@ def _scored(query: fulltext.Query, idfs: Sequence[float | None], totals: tuple[i
                              f"THEN {_weight(f'p1.occurrences[{j}]')} ELSE 0::float8 END" for j in range(1, _WRITTEN_OUT + 1))
         every = (f"(SELECT sum({_weight('a')} ORDER BY a) FROM unnest(p1.occurrences) AS a "
                  f"WHERE {_starts(phrase, 'a')})")
-        branches.append(f"SELECT {i} AS phrase, p1.row_id AS id, CASE WHEN cardinality(p1.occurrences) <= {_WRITTEN_OUT} "
+        branches.append(f"SELECT {i} AS phrase, p1.row_id AS id, p1.tokens, CASE WHEN cardinality(p1.occurrences) <= {_WRITTEN_OUT} "
                         f"THEN nullif({written}, 0::float8) ELSE {every} END AS frequency FROM {postings}")
         branch_params += phrase_params
     total, average = totals
+    best = " ORDER BY score DESC, id LIMIT ?" if limit is not None else ""
     if query.any_phrase:
-        # The rows the phrases' postings find are the matching rows: their scope and length are read
-        # for them alone (migration 15's index of live rows), not by testing every row's `tsvector`
-        # against the query, which reads the whole table. A phrase of more words, or in some
-        # columns, has no count in a row whose occurrences do not qualify: such rows are left out
-        # after grouping (a condition on the count before it computes the count twice). (Phrases
-        # AND-ed were slower so: the full-text index finds the few rows holding all of them, while
-        # the postings give every row holding each.)
+        # The rows the phrases' postings find are the matching rows, each scored from its postings
+        # alone (they carry its length: migration 20), not by testing every row's `tsvector`
+        # against the query, which reads the whole table. Then the scope of each, from migration
+        # 15's index of live rows: in score order when a limit is asked for, so that the probes stop
+        # once it is filled (the order is kept through the join: no sort after it). A phrase of more
+        # words, or in some columns, has no count in a row whose occurrences do not qualify: such
+        # rows are left out after grouping (a condition on the count before it computes the count
+        # twice). (Phrases AND-ed were slower so: the full-text index finds the few rows holding all
+        # of them, while the postings give every row holding each.)
         terms, scores = [], []
         for i, known in enumerate(idfs):
             weight = "?" if known is not None else (
                 "(SELECT greatest(ln((?::float8 - n + 0.5) / (n + 0.5)), 1e-6) FROM (SELECT count(*)::float8 AS n "
                 f"FROM frequency WHERE phrase = {i} AND frequency IS NOT NULL) AS holding)")
-            terms.append(_bm25(i, "m", weight))
+            terms.append(_bm25(i, "max(f.tokens)", weight))
             scores += [total if known is None else known, average]
         picked = f", m.{extra}" if extra else ""
-        sql = (f"WITH frequency AS ({' UNION ALL '.join(branches)}) "
-               f"SELECT m.id, {' + '.join(terms)} AS score{picked} FROM frequency f JOIN memories m ON m.id = f.id "
-               f"WHERE {where} GROUP BY m.id, m.fts_tokens{picked} HAVING count(f.frequency) > 0")
-        return sql, [*branch_params, *scores, *params]
+        scored = "(SELECT * FROM scored ORDER BY score DESC, id)" if limit is not None else "scored"
+        sql = (f"WITH frequency AS ({' UNION ALL '.join(branches)}), "
+               f"scored AS (SELECT f.id, {' + '.join(terms)} AS score FROM frequency f "
+               f"GROUP BY f.id HAVING count(f.frequency) > 0) "
+               f"SELECT s.id, s.score{picked} FROM {scored} AS s "
+               f"CROSS JOIN LATERAL (SELECT m.id{picked} FROM memories m WHERE m.id = s.id AND {where}) AS m"
+               + best.replace("score DESC, id", "s.score DESC, s.id"))
+        return sql, [*branch_params, *scores, *params, *([limit] if best else [])]
     scores = [v for n in idfs for v in (n, average)]
-    score = " + ".join(_bm25(i, "hit") for i in range(len(query.phrases)))
+    score = " + ".join(_bm25(i, "hit.fts_tokens") for i in range(len(query.phrases)))
     picked, carried = (f", m.{extra}", f", hit.{extra}") if extra else ("", "")
     sql = (f"WITH hit AS MATERIALIZED (SELECT m.id, m.fts_tokens{picked} "
            f"FROM memories m WHERE m.fts @@ ?::tsquery AND {where}), "
            f"frequency AS ({' UNION ALL '.join(branches)}) "
            f"SELECT hit.id, {score} AS score{carried} "
-           f"FROM hit LEFT JOIN frequency f ON f.id = hit.id GROUP BY hit.id, hit.fts_tokens{carried}")
-    return sql, [query.whole, *params, *branch_params, *scores]
+           f"FROM hit LEFT JOIN frequency f ON f.id = hit.id GROUP BY hit.id, hit.fts_tokens{carried}{best}")
+    return sql, [query.whole, *params, *branch_params, *scores, *([limit] if best else [])]
 
 
-def _bm25(phrase: int, rows: str, idf: str = "?") -> str:
-    """Phrase `phrase`'s BM25 in a row of `rows` grouped with its frequencies (`f`): its `idf`
-    (an expression), then the average length as a parameter."""
+def _bm25(phrase: int, length: str, idf: str = "?") -> str:
+    """Phrase `phrase`'s BM25 in a row of length `length` (an expression) grouped with its
+    frequencies (`f`): its `idf` (an expression), then the average length as a parameter."""
     return (f"cenotaph_bm25(coalesce(max(f.frequency) FILTER (WHERE f.phrase = {phrase}), 0::float8), "
-            f"{rows}.fts_tokens, {idf}, ?)")
+            f"{length}, {idf}, ?)")
 
 
 def _totals(conn: Any) -> tuple[int, float]:

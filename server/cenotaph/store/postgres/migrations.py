@@ -19,7 +19,7 @@ from cenotaph.store.postgres.fulltext_migrations import (
     _m0016_word_rows,
     _m0018_content_pairs,
     _m0019_text_index_kept_by_trigger,
-    _m0020_postings_statistics,
+    _m0020_postings_scored_alone,
 )
 
 Migration = Callable[[Any], None]
@@ -648,7 +648,7 @@ MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_compaction_and_conce
                                      _m0014_phrase_occurrences, _m0015_live_rows_index,
                                      _m0016_word_rows, _m0017_marked_substrings,
                                      _m0018_content_pairs, _m0019_text_index_kept_by_trigger,
-                                     _m0020_postings_statistics)
+                                     _m0020_postings_scored_alone)
 
 
 def schema_version(conn: Any) -> int:
