@@ -425,7 +425,8 @@ def _m0020_postings_scored_alone(conn: Any) -> None:
     widely: a phrase of two words common in the store but outside the 100 most common was estimated
     at 19 postings a word, and its words joined by 2,486 index probes instead of one merge of both
     lists (the statement 7.5 → 4.9 ms, the exact lane's recall 18.4 → 15.6 ms, alternated, and again
-    with the databases swapped). The triggers' bodies are migration 18's, the length added."""
+    with the databases swapped). The table is vacuumed and analysed once the migrations commit
+    (`migrations.migrate`). The triggers' bodies are migration 18's, the length added."""
     conn.execute(
         """
         CREATE TABLE memory_postings_scored (
@@ -446,7 +447,6 @@ def _m0020_postings_scored_alone(conn: Any) -> None:
             WHERE octet_length(lexeme) > 400;
         CREATE INDEX memory_postings_row ON memory_postings (row_id);
         ALTER TABLE memory_postings ALTER COLUMN lexeme SET STATISTICS 1000;
-        ANALYZE memory_postings;
         CREATE OR REPLACE FUNCTION cenotaph_postings_kept() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
                 IF TG_OP <> 'INSERT' THEN

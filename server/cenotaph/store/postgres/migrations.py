@@ -657,8 +657,16 @@ def schema_version(conn: Any) -> int:
     return conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").fetchone()[0]
 
 
+# Tables a migration builds again, vacuumed once it commits (VACUUM cannot run in its transaction):
+# until then no page is marked all-visible, and every index-only scan of the table reads the rows
+# too (recall took 27–29 ms against 19–23 on a 10,000-memory store just upgraded to migration 20).
+_VACUUMED_AFTER = {20: ("memory_postings",)}
+
+
 def migrate(conn: Any) -> int:
-    """Apply every migration newer than the database's schema, in one transaction."""
+    """Apply every migration newer than the database's schema, in one transaction; then vacuum the
+    tables they built again."""
+    applied: list[int] = []
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK,))
         if conn.execute("SELECT to_regclass('schema_migrations')").fetchone()[0] is None:  # a team's members may not create
@@ -674,4 +682,7 @@ def migrate(conn: Any) -> int:
             migration(conn)
             conn.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
                          (number, migration.__name__.lstrip("_"), datetime.now(UTC).isoformat()))
+            applied.append(number)
+    for table in dict.fromkeys(t for number in applied for t in _VACUUMED_AFTER.get(number, ())):
+        conn.execute(f"VACUUM (ANALYZE) {table}")
     return len(MIGRATIONS)
