@@ -9,6 +9,7 @@ from typing import Any
 
 from cenotaph.store.dialect import batched
 from cenotaph.store.memories import Scope
+from cenotaph.store.records import ConceptVerdicts
 
 # The memories a concept counts in: current, not forgotten or archived.
 _CURRENT = "m.superseded_at IS NULL AND m.state IN ('active','deprioritised')"
@@ -185,13 +186,29 @@ def add_removal(conn: Any, value: str, *, reason: str | None, actor: str, at: st
                  (value, reason, actor, at))
 
 
-def dismissed(conn: Any, values: Sequence[str]) -> set[tuple[str, str]]:
-    """The dismissed pairs both of whose sides are among `values`."""
-    if len(values) < 2:
-        return set()
-    marks = _marks(values)
-    return {(low, high) for low, high in conn.execute(
-        f"SELECT low, high FROM concept_dismissals WHERE low IN ({marks}) AND high IN ({marks})", (*values, *values))}
+def verdicts(conn: Any, values: Sequence[str]) -> ConceptVerdicts:
+    """The verdicts touching `values` and the canonicals they are aliases of, in one statement (a
+    memory's write asked three times, each a round trip on PostgreSQL)."""
+    found = ConceptVerdicts({}, set(), set())
+    if not values:
+        return found
+    rows = conn.execute(
+        f"""WITH given(value) AS (VALUES {','.join('(?)' for _ in values)}),
+                 alias AS (SELECT alias, canonical FROM concept_aliases WHERE alias IN (SELECT value FROM given)),
+                 named AS (SELECT value FROM given UNION SELECT canonical FROM alias)
+            SELECT 'alias', alias, canonical FROM alias
+            UNION ALL SELECT 'removed', concept, NULL FROM concept_removals WHERE concept IN (SELECT value FROM named)
+            UNION ALL SELECT 'dismissed', low, high FROM concept_dismissals
+                WHERE low IN (SELECT value FROM named) AND high IN (SELECT value FROM named)""",
+        tuple(values))
+    for verdict, first, second in rows:
+        if verdict == "alias":
+            found.aliases[first] = second
+        elif verdict == "removed":
+            found.removed.add(first)
+        else:
+            found.dismissed.add((first, second))
+    return found
 
 
 def add_dismissal(conn: Any, low: str, high: str, *, reason: str | None, actor: str, at: str) -> None:

@@ -151,3 +151,13 @@ class AnchorRow:
     state: str
     taken_at: str
     checked_at: str
+
+
+@dataclass(slots=True)
+class ConceptVerdicts:
+    """A person's verdicts touching some concept values: alias → canonical for those that are
+    aliases, the removed ones (among the values and their canonicals), and the dismissed pairs
+    (low, high) both of whose sides are among them."""
+    aliases: dict[str, str]
+    removed: set[str]
+    dismissed: set[tuple[str, str]]

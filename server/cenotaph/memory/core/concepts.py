@@ -73,17 +73,14 @@ class Verdict:
 def derive(conn: Any, extracted: Iterable[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """The links and pairs of a memory from its extracted concepts, with every verdict applied."""
     extracted = list(extracted)
-    values = list(dict.fromkeys(v for v, _ in extracted))
-    alias = concepts.aliases_of(conn, values)
-    gone = concepts.removed(conn, list({*values, *alias.values()}))
+    verdicts = concepts.verdicts(conn, list(dict.fromkeys(v for v, _ in extracted)))
     links: dict[str, str] = {}
     for value, kind in extracted:
-        canonical = alias.get(value, value)
-        if value not in gone and canonical not in gone:
+        canonical = verdicts.aliases.get(value, value)
+        if value not in verdicts.removed and canonical not in verdicts.removed:
             links.setdefault(canonical, kind)
-    strongest = list(links)[:PAIR_CONCEPTS]
-    dismissed = concepts.dismissed(conn, strongest)
-    pairs = [p for p in (tuple(sorted(ab)) for ab in combinations(strongest, 2)) if p not in dismissed]
+    strongest = list(links)[:PAIR_CONCEPTS]  # canonicals of the values: their dismissed pairs were read
+    pairs = [p for p in (tuple(sorted(ab)) for ab in combinations(strongest, 2)) if p not in verdicts.dismissed]
     return list(links.items()), pairs  # type: ignore[return-value]
 
 
