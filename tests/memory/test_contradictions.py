@@ -24,6 +24,7 @@ def pair(memory, texts, clock=None):
         clock.advance(days=1)
     b = memory.remember(HUMAN, texts[1], project=P)
     assert len(b.contradictions) == 1
+    assert a.memory.trust == "confirmed" and b.memory.trust == "disputed"  # each as it stood when written
     return a.id, b.id, b.contradictions[0].contradiction_id
 
 

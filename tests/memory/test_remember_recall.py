@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 from cenotaph.memory.core.recall import experience_weight, is_syntax_shaped
 from cenotaph.memory.errors import InvalidInput
+from cenotaph.store import memories
 
 from tests.conftest import AGENT, HUMAN
 
@@ -22,6 +23,12 @@ def test_content_round_trips_verbatim_and_exact_lane_finds_it(memory):
     stored = memory.remember(HUMAN, tricky, project=P)
     memory.remember(HUMAN, "Unrelated note about deployment windows", project=P)
     assert stored.memory.content == tricky
+    with memory.ctx.store.read() as conn:  # what remember returns is the row as stored
+        assert stored.memory == memories.current(conn, stored.id)
+    tagged = memory.remember(HUMAN, "Pin the ORM below 2.0 for the billing job", project=P, tags=["orm", "pin"],
+                             context="asked in the billing review", experience={"effort": 3, "gotchas": ["slow"]})
+    with memory.ctx.store.read() as conn:
+        assert tagged.memory == memories.current(conn, tagged.id) and tagged.memory.tags == ["orm", "pin"]
     response = memory.recall(HUMAN, "if a < b && c", project=P)
     assert response.lane == "exact"
     assert response.results[0].id == stored.id

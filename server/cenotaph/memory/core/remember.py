@@ -131,7 +131,9 @@ def remember(ctx: Context, actor: Actor, content: str, *, project: str, kind: st
         ctx.event(tx, actor=actor.name, action="remember", target=f"memory:{memory_id}", project=project,
                   after={"kind": kind, "content_hash": digest, "trust": row.trust, "tags_hash": events.tags_hash(tags)})
         warnings = find_contradictions(ctx, tx, row, vector, actor.name) if use_vectors else []
-        stored = memories.current(tx, memory_id)
+        # The row as inserted, unless a contradiction has disputed it since (not read again: a
+        # round trip on PostgreSQL).
+        stored = memories.current(tx, memory_id) if warnings else row
     return RememberResult(stored=True, id=memory_id, contradictions=warnings, memory=stored)
 
 
