@@ -311,11 +311,17 @@ def test_results_carry_lane_and_score_components_in_rank_order(memory):
 
 def test_recall_is_logged_and_counts_bumped(memory):
     m = memory.remember(HUMAN, "Feature flags live in LaunchDarkly", project=P)
-    memory.recall(HUMAN, "where do feature flags live", project=P)
+    other = memory.remember(HUMAN, "Feature flags are cleaned up every quarter", project=P)
+    response = memory.recall(HUMAN, "where do feature flags live", project=P, k=2)
     assert memory.recaller.recorder.flush(30)  # written after the answer, by the recorder's thread
     conn = memory.ctx.store.conn
+    counts = dict(conn.execute("SELECT memory_id, recall_count FROM memories").fetchall())
     assert conn.execute("SELECT COUNT(*) FROM recall_log").fetchone()[0] == 1
-    assert conn.execute("SELECT recall_count FROM memories WHERE memory_id = ?", (m.id,)).fetchone()[0] == 1
+    assert sorted(ids(response)) == sorted([m.id, other.id]) and counts[m.id] == counts[other.id] == 1
+    memory.recall(HUMAN, "where do feature flags live", project=P, k=1)
+    assert memory.recaller.recorder.flush(30)
+    counts = dict(conn.execute("SELECT memory_id, recall_count FROM memories").fetchall())
+    assert counts[m.id] + counts[other.id] == 3  # the control: only the one given is counted again
 
 
 def test_experience_weight_amplifies_success_never_failure():
