@@ -341,6 +341,15 @@ def _undo_anchors_and_roles(conn) -> None:
     conn.execute("CREATE INDEX memory_concepts_concept ON memory_concepts (concept, memory_row)")
 
 
+def _undo_concept_links_added(conn) -> None:
+    """Back to schema 20's layout: a link counted in by a row trigger (migration 11)."""
+    conn.execute("DROP TRIGGER concept_counts_links_added ON memory_concepts")
+    conn.execute("DROP FUNCTION cenotaph_concept_links_added()")
+    conn.execute("DROP TRIGGER concept_counts_links ON memory_concepts")
+    conn.execute("CREATE TRIGGER concept_counts_links AFTER INSERT OR DELETE ON memory_concepts "
+                 "FOR EACH ROW EXECUTE FUNCTION cenotaph_concept_link_counts()")
+
+
 def _undo_text_kept_by_trigger(conn) -> None:
     """Back to schema 18's layout: `fts` and `fts_tokens` generated columns (PostgreSQL turns no
     column back into one: both are added again, what depends on them rebuilt as it was), the
@@ -372,7 +381,9 @@ def _undo_phrase_occurrences(conn) -> None:
     right after the previous column's), the postings without their occurrences (migrations 7 and 12),
     and no index of the live rows nor counting functions (migration 15), nor words' row counts (16),
     nor the marked substrings' index (17), nor the content's pairs (18), nor the text's index kept
-    by trigger (19)."""
+    by trigger (19), nor the postings' lengths (20), nor links counted a statement at a time (21)."""
+    _undo_concept_links_added(conn)
+    _undo_postings_scored_alone(conn)
     _undo_text_kept_by_trigger(conn)
     conn.execute("DROP TABLE content_pairs")
     conn.execute("DROP FUNCTION cenotaph_content_pairs(tsvector)")
@@ -619,6 +630,8 @@ def test_each_content_pairs_rows_are_kept_as_rows_are_written_rewritten_and_dele
         assert after == truth and after[("staging", "database")] == 2 and ("old", "staging") not in after
         assert ("rollback", "the") in after and ("database", "again") not in after
         with psycopg.connect(url, autocommit=True) as conn:  # back to schema 17, the rows kept
+            _undo_concept_links_added(conn)
+            _undo_postings_scored_alone(conn)
             _undo_text_kept_by_trigger(conn)
             conn.execute("DROP TABLE content_pairs")
             conn.execute("DROP FUNCTION cenotaph_content_pairs(tsvector)")
@@ -675,6 +688,8 @@ def test_a_rows_text_index_is_computed_when_its_text_is_written_and_not_when_its
         assert rewritten == fresh and other[1] == 11 and in_step
         assert [row for row, _ in found] == [ids[1]]
         with psycopg.connect(url, autocommit=True) as conn:  # back to schema 18, the rows kept
+            _undo_concept_links_added(conn)
+            _undo_postings_scored_alone(conn)
             _undo_text_kept_by_trigger(conn)
             conn.execute("DELETE FROM schema_migrations WHERE version >= 19")
             generated = conn.execute("SELECT count(*) FROM pg_attribute WHERE attrelid = 'memories'::regclass "
@@ -725,6 +740,7 @@ def test_the_postings_carry_their_rows_length_and_their_words_are_sampled_widely
                   for n, text in enumerate(("deploy the staging database", "deploy"), start=1)]
     store.close()
     with psycopg.connect(url, autocommit=True) as conn:  # back to schema 19, the rows kept
+        _undo_concept_links_added(conn)
         _undo_postings_scored_alone(conn)
         conn.execute("DELETE FROM schema_migrations WHERE version >= 20")
         default = target(conn)
@@ -777,6 +793,33 @@ def test_the_best_rows_in_scope_fill_the_limit_when_better_ones_are_out_of_it(ur
     assert found["postgres"] == found["sqlite"]
     assert found["postgres"][0] == found["postgres"][1][:2] and sorted(found["postgres"][1]) == [4, 5, 6]
     assert found["postgres"][2] == [1]  # the control: a row out of scope scores above them
+
+
+def test_a_statements_new_links_are_counted_once_each_and_those_it_left_out_not_at_all(url):
+    """Migration 21: a memory's links are counted in once for the statement that adds them; a link
+    already there (`ON CONFLICT DO NOTHING`) is not counted again, a second memory's is (the
+    control), a superseded row's is not."""
+    from cenotaph.store import concepts
+
+    store = open_store(url)
+    try:
+        with store.write() as conn:
+            first, second, old = (memories.insert(conn, replace(_row("p"), memory_id=n, superseded_at=at))
+                                  for n, at in ((1, None), (2, None), (3, "2026-02")))
+            concepts.link(conn, first, [("kafka", "package")], [])
+            conn.execute("INSERT INTO memory_concepts (memory_row, concept, kind) VALUES (?, 'kafka', 'package'), "
+                         "(?, 'redis', 'package') ON CONFLICT DO NOTHING", (first, first))
+            concepts.link(conn, second, [("kafka", "package"), ("pool", "phrase")], [])
+            concepts.link(conn, old, [("kafka", "package"), ("celery", "package")], [])
+        with store.read() as conn:
+            counts = dict(((concept, kind), n) for concept, kind, n in
+                          conn.execute("SELECT concept, kind, memories FROM concept_counts WHERE project = 'p'"))
+            triggers = {name for (name,) in conn.execute(
+                "SELECT tgname FROM pg_trigger WHERE tgrelid = 'memory_concepts'::regclass AND NOT tgisinternal")}
+    finally:
+        store.close()
+    assert counts == {("kafka", "package"): 2, ("redis", "package"): 1, ("pool", "phrase"): 1}
+    assert triggers == {"concept_counts_links", "concept_counts_links_added"}
 
 
 def test_a_needle_holding_punctuation_is_found_through_the_marked_trigrams_as_sqlite_finds_it(url, tmp_path):
