@@ -1199,6 +1199,7 @@ def test_a_reads_snapshot_values_come_in_one_statement_and_its_signs_are_followe
         with _statements_sent() as sent, store.read() as conn:
             nearest = [vectors.knn(conn, project, block[0], 3) for project in ("q", "p")]
         assert sum("vector_log" in q for q in sent) == 1 and nearest[0][0][0] == ids[5]  # followed: the new one
+        assert not any("WHERE row_id = ?" in q for q in sent)  # its signs came with the log's row
         with store.read() as conn:  # read in one row; the statement's own placeholders, its % as written
             read = vectors.embeddings(conn, [ids[3], 10**9, ids[0]])
             placeholders = conn.execute("SELECT '100%' || ?, ? LIKE '%s%', ?::int + 1", ("x", "is", 41)).fetchone()

@@ -126,25 +126,21 @@ class SignIndex:
 
     def _follow(self, conn: Any) -> None:
         if self._seq is not None:
-            tail = conn.execute(f"SELECT seq, row_id, token FROM {LOG} WHERE seq >= ? ORDER BY seq",
-                                (self._seq,)).fetchall()
-            if tail and tail[0][0] == self._seq and tail[0][2] == self._token:
-                changed = list(dict.fromkeys(row_id for _, row_id, _ in tail[1:]))
-                if len(changed) <= REFETCH_LIMIT:
-                    self._refetch(conn, changed)
-                    self._seq, self._token = tail[-1][0], tail[-1][2]
-                    return
+            tail, changed = changed_since(conn, self.table, self._seq, REFETCH_LIMIT)
+            if tail and tail[0][0] == self._seq and tail[0][2] == self._token and changed is not None:
+                self._apply(changed)
+                self._seq, self._token = tail[-1][0], tail[-1][2]
+                return
         # First use, or the log no longer runs on from what this copy saw: start over. The log's
         # head is read before the signs, so a write between the two is applied again, not lost.
         head = conn.execute(f"SELECT seq, token FROM {LOG} ORDER BY seq DESC LIMIT 1").fetchone()
         self._seq, self._token = head if head else (None, None)
         self._projects.clear()
 
-    def _refetch(self, conn: Any, row_ids: list[int]) -> None:
+    def _apply(self, changed: dict[int, tuple[str, bytes] | None]) -> None:
         import numpy as np
 
-        for row_id in row_ids:
-            found = row_signs(conn, self.table, row_id)
+        for row_id, found in changed.items():
             for project, signs in self._projects.items():
                 if found is not None and project == found[0]:
                     signs.put(row_id, np.frombuffer(found[1], dtype=np.uint64))
@@ -153,9 +149,17 @@ class SignIndex:
 
 
 @per_dialect
-def row_signs(conn: Any, table: str, row_id: int) -> tuple[str, bytes] | None:
-    """(project, packed signs: dimension i is bit i % 8 of byte i // 8) of one row, or None."""
-    return conn.execute(f"SELECT project, bits FROM {table} WHERE row_id = ?", (row_id,)).fetchone()
+def changed_since(conn: Any, table: str, seq: int, limit: int
+                  ) -> tuple[list[tuple[int, int, int]], dict[int, tuple[str, bytes] | None] | None]:
+    """The log's rows (seq, row id, token) from `seq` on, and each row id changed after the first
+    of them with its (project, packed signs: dimension i is bit i % 8 of byte i // 8), or None if
+    it is gone; None for them all when more than `limit` changed."""
+    tail = conn.execute(f"SELECT seq, row_id, token FROM {LOG} WHERE seq >= ? ORDER BY seq", (seq,)).fetchall()
+    changed = list(dict.fromkeys(row_id for _, row_id, _ in tail[1:]))
+    if len(changed) > limit:
+        return tail, None
+    return tail, {row_id: conn.execute(f"SELECT project, bits FROM {table} WHERE row_id = ?", (row_id,)).fetchone()
+                  for row_id in changed}
 
 
 @per_dialect

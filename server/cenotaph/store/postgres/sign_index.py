@@ -8,15 +8,25 @@ from typing import Any
 
 import numpy as np
 
+from cenotaph.store.sign_index import LOG
+
 # Each byte with its bits in the opposite order.
 _REVERSED = np.array([int(f"{byte:08b}"[::-1], 2) for byte in range(256)], dtype=np.uint8)
 # `bit_send` writes a 4-byte length, then the bits.
 _SIGNS = "substring(bit_send(signs) from 5)"
 
 
-def row_signs(conn: Any, table: str, row_id: int) -> tuple[str, bytes] | None:
-    found = conn.execute(f"SELECT project, {_SIGNS} FROM {table} WHERE row_id = ?", (row_id,)).fetchone()
-    return (found[0], _REVERSED[np.frombuffer(found[1], dtype=np.uint8)].tobytes()) if found else None
+def changed_since(conn: Any, table: str, seq: int, limit: int
+                  ) -> tuple[list[tuple[int, int, int]], dict[int, tuple[str, bytes] | None] | None]:
+    """The log's rows with each one's vector signs beside it, in one statement: a write's duplicate
+    check read them in two (the log, then the row the last write added)."""
+    rows = conn.execute(f"SELECT l.seq, l.row_id, l.token, v.project, substring(bit_send(v.signs) from 5) "
+                        f"FROM {LOG} l LEFT JOIN {table} v ON v.row_id = l.row_id WHERE l.seq >= ? ORDER BY l.seq",
+                        (seq,)).fetchall()
+    tail = [(seq_, row_id, token) for seq_, row_id, token, _, _ in rows]
+    changed = {row_id: None if project is None else (project, _REVERSED[np.frombuffer(signs, dtype=np.uint8)].tobytes())
+               for _, row_id, _, project, signs in rows[1:]}
+    return tail, None if len(changed) > limit else changed
 
 
 def project_signs(conn: Any, table: str, project: str, words: int) -> tuple[np.ndarray, np.ndarray]:
