@@ -175,7 +175,8 @@ def _scored(query: fulltext.Query, idfs: Sequence[float | None], totals: tuple[i
                         f"THEN nullif({written}, 0::float8) ELSE {every} END AS frequency FROM {postings}")
         branch_params += phrase_params
     total, average = totals
-    best = " ORDER BY score DESC, id LIMIT ?" if limit is not None else ""
+    order = " ORDER BY score DESC, id"
+    best = f"{order} LIMIT ?" if limit is not None else ""
     if query.any_phrase:
         # The rows the phrases' postings find are the matching rows, each scored from its postings
         # alone (they carry its length: migration 20), not by testing every row's `tsvector`
@@ -194,13 +195,13 @@ def _scored(query: fulltext.Query, idfs: Sequence[float | None], totals: tuple[i
             terms.append(_bm25(i, "max(f.tokens)", weight))
             scores += [total if known is None else known, average]
         picked = f", m.{extra}" if extra else ""
-        scored = "(SELECT * FROM scored ORDER BY score DESC, id)" if limit is not None else "scored"
+        scored = f"(SELECT * FROM scored{order})" if limit is not None else "scored"
         sql = (f"WITH frequency AS ({' UNION ALL '.join(branches)}), "
                f"scored AS (SELECT f.id, {' + '.join(terms)} AS score FROM frequency f "
                f"GROUP BY f.id HAVING count(f.frequency) > 0) "
                f"SELECT s.id, s.score{picked} FROM {scored} AS s "
-               f"CROSS JOIN LATERAL (SELECT m.id{picked} FROM memories m WHERE m.id = s.id AND {where}) AS m"
-               + best.replace("score DESC, id", "s.score DESC, s.id"))
+               f"CROSS JOIN LATERAL (SELECT 1 AS in_scope{picked} FROM memories m WHERE m.id = s.id AND {where}) AS m"
+               f"{best}")
         return sql, [*branch_params, *scores, *params, *([limit] if best else [])]
     scores = [v for n in idfs for v in (n, average)]
     score = " + ".join(_bm25(i, "hit.fts_tokens") for i in range(len(query.phrases)))

@@ -12,15 +12,18 @@ from cenotaph.store.sign_index import LOG
 
 # Each byte with its bits in the opposite order.
 _REVERSED = np.array([int(f"{byte:08b}"[::-1], 2) for byte in range(256)], dtype=np.uint8)
-# `bit_send` writes a 4-byte length, then the bits.
-_SIGNS = "substring(bit_send(signs) from 5)"
+
+
+def _signs(column: str) -> str:
+    """The bits of the `bit` column `column` (`bit_send` writes a 4-byte length first)."""
+    return f"substring(bit_send({column}) from 5)"
 
 
 def changed_since(conn: Any, table: str, seq: int, limit: int
                   ) -> tuple[list[tuple[int, int, int]], dict[int, tuple[str, bytes] | None] | None]:
     """The log's rows with each one's vector signs beside it, in one statement: a write's duplicate
     check read them in two (the log, then the row the last write added)."""
-    rows = conn.execute(f"SELECT l.seq, l.row_id, l.token, v.project, substring(bit_send(v.signs) from 5) "
+    rows = conn.execute(f"SELECT l.seq, l.row_id, l.token, v.project, {_signs('v.signs')} "
                         f"FROM {LOG} l LEFT JOIN {table} v ON v.row_id = l.row_id WHERE l.seq >= ? ORDER BY l.seq",
                         (seq,)).fetchall()
     tail = [(seq_, row_id, token) for seq_, row_id, token, _, _ in rows]
@@ -30,7 +33,7 @@ def changed_since(conn: Any, table: str, seq: int, limit: int
 
 
 def project_signs(conn: Any, table: str, project: str, words: int) -> tuple[np.ndarray, np.ndarray]:
-    rows = conn.execute(f"SELECT row_id, {_SIGNS} FROM {table} WHERE project = ?", (project,)).fetchall()
+    rows = conn.execute(f"SELECT row_id, {_signs('signs')} FROM {table} WHERE project = ?", (project,)).fetchall()
     ids = np.fromiter((row_id for row_id, _ in rows), dtype=np.int64, count=len(rows))
     packed = _REVERSED[np.frombuffer(b"".join(signs for _, signs in rows), dtype=np.uint8)]
     return ids, packed.view(np.uint64).reshape(len(rows), words)
