@@ -1028,6 +1028,25 @@ def test_the_index_and_a_querys_words_fold_diacritics_alike(url):
     assert "ørsted" in indexed  # a letter that does not decompose stays as it is, as in FTS5
 
 
+def test_words_with_no_accented_letter_are_folded_as_they_are_and_the_same_as_by_the_table(url):
+    """Migration 22: ASCII words skip the table's lookup; every text folds as migration 3's
+    `translate` of the whole table folded it: plain, with marks that leave no word (an em dash, an
+    arrow), with accents (the control: folded), with a sign whose lower case is an accented letter."""
+    texts = ["deploy the staging database", "retry — then roll back → done", "Crème brûlée at the Café",
+             "ångström \u212b and ÉCOLE", "Straße, Ørsted, naïve", ""]
+    with closing(psycopg.connect(url)) as conn:
+        language = conn.execute("SELECT l.lanname FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang "
+                                "WHERE p.proname = 'cenotaph_folded_words'").fetchone()[0]
+        folded = [conn.execute("SELECT cenotaph_folded_words(%s), translate(cenotaph_words(%s), %s, %s), "
+                               "cenotaph_words(%s)", (t, t, fulltext.DIACRITICS, fulltext.DIACRITICS_FOLDED, t)
+                               ).fetchone() for t in texts]
+    assert language == "plpgsql"
+    assert [new for new, _, _ in folded] == [by_table for _, by_table, _ in folded]
+    assert folded[2][0] == "creme brulee at the cafe" != folded[2][2]  # the control: the table folds
+    assert folded[3][0].split()[:2] == ["angstrom", "a"]
+    assert folded[1][0].split() == ["retry", "then", "roll", "back", "done"]
+
+
 def test_a_sqlite_backup_restores_into_a_postgresql_store_which_leaves_its_own_backups_to_pg_dump(
         url, tmp_path, embedder, analyzer):
     local = Memory(Context(store=open_store(tmp_path / "local.db"), embedder=embedder, analyzer=analyzer))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from cenotaph.store.dialect import batched
+from cenotaph.store.dialect import batched, values_table
 from cenotaph.store.memories import Scope
 from cenotaph.store.records import ConceptVerdicts
 
@@ -200,15 +200,16 @@ def verdicts(conn: Any, values: Sequence[str]) -> ConceptVerdicts:
     found = ConceptVerdicts({}, set(), set())
     if not values:
         return found
+    given, params = values_table(conn, values)
     rows = conn.execute(
-        f"""WITH given(value) AS (VALUES {','.join('(?)' for _ in values)}),
+        f"""WITH given(value) AS ({given}),
                  alias AS (SELECT alias, canonical FROM concept_aliases WHERE alias IN (SELECT value FROM given)),
                  named AS (SELECT value FROM given UNION SELECT canonical FROM alias)
             SELECT 'alias', alias, canonical FROM alias
             UNION ALL SELECT 'removed', concept, NULL FROM concept_removals WHERE concept IN (SELECT value FROM named)
             UNION ALL SELECT 'dismissed', low, high FROM concept_dismissals
                 WHERE low IN (SELECT value FROM named) AND high IN (SELECT value FROM named)""",
-        tuple(values))
+        params)
     for verdict, first, second in rows:
         if verdict == "alias":
             found.aliases[first] = second

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -29,6 +29,16 @@ def batched(conn: Any) -> AbstractContextManager[Any]:
     """Statements sent together: on PostgreSQL a pipeline, one round trip until a result is read
     (an error is raised at the latest when the block ends, inside the caller's transaction)."""
     return conn.pipeline() if is_postgres(conn) else nullcontext()
+
+
+def values_table(conn: Any, values: Sequence[Any]) -> tuple[str, tuple[Any, ...]]:
+    """A `SELECT` of the text `values` as rows of one column, and its parameters: on PostgreSQL one array,
+    so that a statement reading any number of values is one statement, prepared and planned once
+    for all calls (each count of `VALUES (?),…` was a statement of its own, planned again at each
+    call: 0.33 ms a memory's write); SQLite's `VALUES` list is planned in the process."""
+    if is_postgres(conn):
+        return "SELECT unnest(?::text[])", (list(values),)
+    return f"VALUES {','.join('(?)' for _ in values)}", tuple(values)
 
 
 def in_snapshot(conn: Any, key: str, read: Callable[[], Any]) -> Any:

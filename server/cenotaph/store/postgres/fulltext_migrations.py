@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from cenotaph.store.postgres.fulltext import DIACRITICS, DIACRITICS_FOLDED
+
 
 def _m0003_folded_full_text(conn: Any) -> None:
     """The full-text column folds diacritics as SQLite's tokenizer does (`unicode61
@@ -484,6 +486,27 @@ def _m0020_postings_scored_alone(conn: Any) -> None:
                 INSERT INTO content_pairs (first, second, rows) SELECT first, second, 1 FROM cenotaph_content_pairs(NEW.fts)
                     ON CONFLICT (first, second) DO UPDATE SET rows = content_pairs.rows + 1;
                 RETURN NULL;
+            END $$;
+        """
+    )
+
+
+def _m0022_plain_text_folded_as_it_is(conn: Any) -> None:
+    """A text whose words are all ASCII is folded as it is: `translate` looks each character up in
+    the table of accented letters one by one, 0.43 ms for a memory's three texts (a write's text
+    index took 0.6 ms, most of it that), where words with no accented letter have nothing to fold.
+    The words are made once (a variable, so PL/pgSQL); the result is the same for every text."""
+    conn.execute(
+        f"""
+        CREATE OR REPLACE FUNCTION cenotaph_folded_words(body text) RETURNS text
+            LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+            DECLARE
+                words text := cenotaph_words(body);
+            BEGIN
+                IF octet_length(words) = char_length(words) THEN
+                    RETURN words;
+                END IF;
+                RETURN translate(words, '{DIACRITICS}', '{DIACRITICS_FOLDED}');
             END $$;
         """
     )

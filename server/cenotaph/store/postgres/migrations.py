@@ -20,6 +20,7 @@ from cenotaph.store.postgres.fulltext_migrations import (
     _m0018_content_pairs,
     _m0019_text_index_kept_by_trigger,
     _m0020_postings_scored_alone,
+    _m0022_plain_text_folded_as_it_is,
 )
 
 Migration = Callable[[Any], None]
@@ -674,7 +675,8 @@ MIGRATIONS: tuple[Migration, ...] = (_m0001_initial, _m0002_compaction_and_conce
                                      _m0016_word_rows, _m0017_marked_substrings,
                                      _m0018_content_pairs, _m0019_text_index_kept_by_trigger,
                                      _m0020_postings_scored_alone,
-                                     _m0021_concept_links_counted_a_statement_at_a_time)
+                                     _m0021_concept_links_counted_a_statement_at_a_time,
+                                     _m0022_plain_text_folded_as_it_is)
 
 
 def schema_version(conn: Any) -> int:

@@ -110,11 +110,13 @@ def embeddings(conn: Any, row_ids: list[int], batch: int = 500) -> dict[int, np.
     """The vectors of `row_ids` (those stored), read in one row: their ids, and their binary forms
     end to end (pgvector's `vector_send`: a 4-byte header, then each dimension a big-endian float4)
     read by one numpy call. Row by row, each vector's loader and the row's cost ≈ 5 µs (a recall
-    reads 240 of them: 1 ms of an exact-lane recall's 10 at 100,000 memories)."""
+    reads 240 of them: 1 ms of an exact-lane recall's 10 at 100,000 memories). The two aggregates
+    read the rows in the same order, whichever it is: an `ORDER BY` in each sorted them apart
+    (0.32 ms for a write's 15 candidates, 0.10 without)."""
     found: dict[int, np.ndarray] = {}
     for start in range(0, len(row_ids), batch):
         ids, packed = _binary(conn).execute(
-            f"SELECT array_agg(row_id ORDER BY row_id), string_agg(vector_send(embedding), ''::bytea ORDER BY row_id) "
+            f"SELECT array_agg(row_id), string_agg(vector_send(embedding), ''::bytea) "
             f"FROM {TABLE} WHERE row_id = ANY(?)", (row_ids[start:start + batch],)).fetchone()
         if ids:
             vectors_read = np.frombuffer(packed, dtype=">f4").reshape(len(ids), -1)[:, 1:].astype(np.float32)
