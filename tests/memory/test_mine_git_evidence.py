@@ -578,3 +578,23 @@ def test_a_go_module_is_named_by_its_paths_last_word(tmp_path):
     assert "named" in by_key["github.com/acme/spinner"].features
     assert "named" in by_key["github.com/urfave/cli/v2"].features
     assert "named" not in by_key["github.com/acme/colorful"].features
+
+
+def test_many_names_dropped_by_a_commit_that_sets_out_to_remove_them_are_no_churn(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    dev = '{"name": "app", "devDependencies": {%s}}'
+    gulp = ("gulp", "gulp-babel", "gulp-cached", "gulp-chmod", "gulp-sass", "gulp-eslint")
+    old = ("mocha", "chai", "sinon", "shelljs", "string", "mustache")
+    tools = ("rollup", "rollup-plugin-cleanup", "terser", "tslib", "typescript", "ts-node")
+    listed = lambda names: ", ".join(f'"{n}": "1"' for n in names)  # noqa: E731
+    repo.commit("Start", {"package.json": dev % listed((*gulp, *old, *tools)), "gulpfile.js": "// the build\n"},
+                at="2023-06-01T10:00:00+00:00")
+    # Removing is what each of these commits set out to do, after a type or an emoji.
+    repo.commit("Removed gulpfile", {"package.json": dev % listed((*old, *tools)), "gulpfile.js": None}, at=day(2))
+    repo.commit("npm: uninstall a bunch of packages", {"package.json": dev % listed(tools)}, at=day(3))
+    # The control: as many names go with a change of the build, which says nothing of removing them.
+    repo.commit("Build with esbuild", {"package.json": dev % listed(("esbuild",))}, at=day(4))
+    _, by_key = history(repo)
+    assert not {name for name in (*gulp, *old) if "churn" in by_key[name].features}
+    assert "signal" in by_key["mocha"].features  # "uninstall" says the drop
+    assert all("churn" in by_key[name].features for name in tools)

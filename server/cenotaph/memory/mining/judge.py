@@ -26,6 +26,7 @@ from cenotaph.memory.mining.messages import (
     names_package,
     names_part_of,
     product_of,
+    removal_subject,
     renamed,
     says_unused,
     says_vendored,
@@ -141,7 +142,9 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
         grounds.append(Ground("same_day" if same_day else ("short_silent" if silent else "short") if lived < TRIED_DAYS
                               else "long",
                               f"declared {lived} days" + (", dropped without a word" if silent and lived < TRIED_DAYS else "")))
-    if dropped_too > CHURN and not named and replacement_from != "message":
+    # Many names dropped at once are a reorganisation's, unless removing is what the commit set out
+    # to do ("npm: uninstall a bunch of packages", "Removed gulpfile").
+    if dropped_too > CHURN and not named and replacement_from != "message" and not removal_subject(last.message):
         grounds.append(Ground("churn", f"one of {dropped_too} names the commit dropped"))
     for name in ("build", "subproject", "moved-out"):
         if name in classes:
