@@ -598,3 +598,19 @@ def test_many_names_dropped_by_a_commit_that_sets_out_to_remove_them_are_no_chur
     assert not {name for name in (*gulp, *old) if "churn" in by_key[name].features}
     assert "signal" in by_key["mocha"].features  # "uninstall" says the drop
     assert all("churn" in by_key[name].features for name in tools)
+
+
+def test_the_one_name_a_dependency_update_added_is_the_dropped_package_under_its_new_name(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    dev = '{"name": "app", "devDependencies": {%s}}'
+    repo.commit("Start", {"package.json": dev % '"eslint": "8", "eslint-plugin-node": "11", "tap": "16"'},
+                at="2023-06-01T10:00:00+00:00")
+    repo.commit("chore(deps): update all non-major dependencies",
+                {"package.json": dev % '"eslint": "8", "eslint-plugin-n": "16", "tap": "16"'}, at=day(2))
+    # The control: the same shape in a commit about something else keeps its successor's credit.
+    repo.commit("Rework the test setup", {"package.json": dev % '"eslint": "8", "eslint-plugin-n": "16", "vitest": "1"'},
+                at=day(3))
+    _, by_key = history(repo)
+    assert "same_package" in by_key["eslint-plugin-node"].features
+    assert "replaced_commit" not in by_key["eslint-plugin-node"].features
+    assert "replaced_commit" in by_key["tap"].features and by_key["tap"].replacement == "vitest"

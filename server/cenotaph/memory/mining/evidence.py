@@ -166,6 +166,12 @@ def pin_note(name: str, old_text: str, message: str) -> str | None:
 BUMP = re.compile(r"^(?:\w+(?:\([\w-]+\))?:\s*)?(?:bump|update|upgrade)\s+(?:the\s+\S+\s+group\s+)?`?([\w@./-]+)`?\s+"
                   r"(?:from|to|requirement)\b", re.IGNORECASE)
 
+# "Update dependencies", "chore(deps): update all non-major dependencies", "bump dev deps": a commit
+# that brings the dependencies up to date chooses none of them.
+DEPENDENCY_UPDATE = re.compile(r"^\W*(?:\w+(?:\([\w-]+\))?!?:\s*)?(?:updat(?:e[sd]?|ing)|upgrad(?:e[sd]?|ing)|bump(?:s|ed|ing)?)\s+"
+                               r"(?:[\w-]+\s+){0,2}?(?:deps|dependencies|modules|packages|libs|libraries|requirements)\b",
+                               re.IGNORECASE)
+
 # "Drop support for Python 3.8", "Drop support for deprecated Python versions (2.7 and 3.5)", "drop
 # python < 3.6", "require python >= 3.9", "Make Python 3.10 the minimum supported version", "require
 # Node.js 4", "Drop support for Node.js 0.10 and 0.12": the floor of the platform the code runs on rose.

@@ -12,6 +12,7 @@ from datetime import datetime
 from cenotaph.memory.mining.candidates import Candidate
 from cenotaph.memory.mining.evidence import (
     BUMP,
+    DEPENDENCY_UPDATE,
     Ground,
     confidence,
     floor_rise,
@@ -97,7 +98,10 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
     unused = says_unused(last.message, last.name)
     if unused:
         grounds.append(Ground("unused", f"the removing commit says it was {unused}"))
-    same_package = bool(replacement) and (renamed(last.name, replacement, last.message) or
+    # The one name of its role a dependency update added where this one went is this package updated
+    # under its new name (`eslint-plugin-node` → `eslint-plugin-n`, `dtslint` → `@definitelytyped/dtslint`).
+    updated = replacement_from == "commit" and DEPENDENCY_UPDATE.match(last.message.strip()) is not None
+    same_package = bool(replacement) and (renamed(last.name, replacement, last.message) or updated or
                                           _channel_alias(ecosystem, last.name, replacement))
     # "Replace eslint with prettier" dropping eslint's plugins too: the successor the message names
     # is credited to each, but it replaces the one the message is about, not those that went with it.
@@ -109,7 +113,8 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
                                                  "names the commit dropped, not of this one, which it does not name"))
         replacement, replacement_from = None, None
     elif same_package:
-        grounds.append(Ground("same_package", f"the same package published again as {replacement}, and the commit says no more"))
+        grounds.append(Ground("same_package", f"the same package published again as {replacement}, " +
+                              ("added by a commit that updates the dependencies" if updated else "and the commit says no more")))
     elif replacement_from == "message" and not part_only:
         grounds.append(Ground("replaced_message", f"replaced by {replacement}, named in the message and added or declared"))
     elif replacement_from == "usage":
