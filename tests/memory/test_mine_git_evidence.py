@@ -614,3 +614,19 @@ def test_the_one_name_a_dependency_update_added_is_the_dropped_package_under_its
     assert "same_package" in by_key["eslint-plugin-node"].features
     assert "replaced_commit" not in by_key["eslint-plugin-node"].features
     assert "replaced_commit" in by_key["tap"].features and by_key["tap"].replacement == "vitest"
+
+
+def test_a_subject_that_removes_the_manifest_itself_is_no_choice_of_each_name_it_declared(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    docs = ("sphinx-rtd-theme", "numpydoc", "nbsphinx", "ipykernel", "pandoc", "recommonmark")
+    bench = ("asv", "virtualenv", "pyperf", "psutil", "memory-profiler", "line-profiler")
+    repo.commit("Start", {"docs/requirements.txt": "\n".join(("sphinx", *docs)) + "\n",
+                          "requirements-bench.txt": "\n".join(("pytest", *bench)) + "\n"},
+                at="2023-06-01T10:00:00+00:00")
+    # Its subject sets out to remove, but what it removes is the file: its names went with it.
+    repo.commit("Clean up docs/requirements.txt", {"docs/requirements.txt": "sphinx\n"}, at=day(2))
+    # The control: the same shape, the subject about removing the tools.
+    repo.commit("Clean up the benchmark tools", {"requirements-bench.txt": "pytest\n"}, at=day(3))
+    _, by_key = history(repo)
+    assert all("churn" in by_key[name].features for name in docs)
+    assert not {name for name in bench if "churn" in by_key[name].features}

@@ -33,6 +33,7 @@ from cenotaph.memory.mining.messages import (
     says_vendored,
     shorten,
     speaks_of,
+    subject_names_file,
     versioned,
 )
 from cenotaph.memory.mining.walk import Episode, Key, Walk, kind_of
@@ -148,8 +149,11 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
                               else "long",
                               f"declared {lived} days" + (", dropped without a word" if silent and lived < TRIED_DAYS else "")))
     # Many names dropped at once are a reorganisation's, unless removing is what the commit set out
-    # to do ("npm: uninstall a bunch of packages", "Removed gulpfile").
-    if dropped_too > CHURN and not named and replacement_from != "message" and not removal_subject(last.message):
+    # to do ("npm: uninstall a bunch of packages", "Removed gulpfile") — and what it removed is not
+    # the manifest ("Removed Dockerfile", "Docs: Clean up docs/requirements.txt"): the names a file
+    # declared go with it, each no more chosen than a deleted Dockerfile's base image.
+    set_out = removal_subject(last.message) and not subject_names_file(last.message, removed.path)
+    if dropped_too > CHURN and not named and replacement_from != "message" and not set_out:
         grounds.append(Ground("churn", f"one of {dropped_too} names the commit dropped"))
     for name in ("build", "subproject", "moved-out"):
         if name in classes:

@@ -97,6 +97,13 @@ def removal_subject(message: str) -> bool:
     return _REMOVAL_SUBJECT.match(subject) is not None
 
 
+def subject_names_file(message: str, path: str | None) -> bool:
+    """Whether the message's subject names the file at `path` ("Removed Dockerfile", "Remove
+    benchmarks/Dockerfile", "Clean up docs/requirements.txt")."""
+    subject = message.strip().splitlines()[0].lower() if message.strip() else ""
+    return bool(path) and path.rpartition("/")[2].lower() in subject
+
+
 def speaks_of(message: str, name: str) -> bool:
     """Whether `message` names `name`, as a whole word."""
     return re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", message.lower()) is not None
