@@ -580,13 +580,16 @@ def test_a_go_module_is_named_by_its_paths_last_word(tmp_path):
     assert "named" not in by_key["github.com/acme/colorful"].features
 
 
+def listed(names: tuple[str, ...]) -> str:
+    return ", ".join(f'"{n}": "1"' for n in names)
+
+
 def test_many_names_dropped_by_a_commit_that_sets_out_to_remove_them_are_no_churn(tmp_path):
     repo = GitRepo(tmp_path / "repo")
     dev = '{"name": "app", "devDependencies": {%s}}'
     gulp = ("gulp", "gulp-babel", "gulp-cached", "gulp-chmod", "gulp-sass", "gulp-eslint")
     old = ("mocha", "chai", "sinon", "shelljs", "string", "mustache")
     tools = ("rollup", "rollup-plugin-cleanup", "terser", "tslib", "typescript", "ts-node")
-    listed = lambda names: ", ".join(f'"{n}": "1"' for n in names)  # noqa: E731
     repo.commit("Start", {"package.json": dev % listed((*gulp, *old, *tools)), "gulpfile.js": "// the build\n"},
                 at="2023-06-01T10:00:00+00:00")
     # Removing is what each of these commits set out to do, after a type or an emoji.
