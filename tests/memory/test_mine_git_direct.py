@@ -67,6 +67,33 @@ def test_generated_pins_are_no_declarations_and_a_hand_written_drop_is(memory, t
     assert report.history.generated == 4  # two generated files, two versions each
 
 
+# `pip freeze` of a docs environment: the tools chosen (sphinx, black) and everything they pulled in.
+FROZEN = ["alabaster==0.7.12", "babel==2.6.0", "black==18.9b0", "certifi==2018.8.24", "chardet==3.0.4",
+          "docutils==0.14", "idna==2.7", "imagesize==1.1.0", "jinja2==2.10", "markupsafe==1.0", "packaging==18.0",
+          "pygments==2.2.0", "pytz==2018.5", "requests==2.19.1", "six==1.11.0", "snowballstemmer==1.2.1",
+          "sphinx==1.8.1", "urllib3==1.23"]
+
+
+def test_a_frozen_environment_is_no_declaration_and_a_short_or_commented_pinned_list_is(memory, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    # The same pins with a word of a person's in them: a list chosen, not an environment frozen.
+    commented = ["# Testing", "pytest==7.4.0", "nose==1.3.7", *(f"tool{i}==1.0" for i in range(14))]
+    repo.commit("Start", {
+        "docs/requirements.txt": "-i https://pypi.org/simple\n" + "\n".join(FROZEN) + "\n",
+        "requirements-test.txt": "coverage==4.5\nmock==2.0.0\n",  # a short pinned list
+        "requirements-dev.txt": "\n".join(commented) + "\n",
+    }, at=LONG_AGO)
+    repo.commit("Docs: Clean up docs/requirements.txt. It just needs Sphinx and friends.", {
+        "docs/requirements.txt": "alabaster==0.7.12\ndocutils==0.14\nsphinx==1.8.1\n",
+    }, at=day(2))
+    repo.commit("Use the standard library's unittest.mock", {"requirements-test.txt": "coverage==4.5\n"}, at=day(3))
+    repo.commit("Drop nose", {"requirements-dev.txt": "\n".join(c for c in commented if "nose" not in c) + "\n"},
+                at=day(4))
+    report, found = mine(memory, repo)
+    assert set(found) == {"mock", "nose"}  # nothing of the frozen environment: neither six nor black
+    assert report.history.generated == 1  # the frozen version; the three pins left are a person's
+
+
 UV_LOCK = """\
 version = 1
 requires-python = ">=3.9"

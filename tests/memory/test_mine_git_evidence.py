@@ -578,3 +578,58 @@ def test_a_go_module_is_named_by_its_paths_last_word(tmp_path):
     assert "named" in by_key["github.com/acme/spinner"].features
     assert "named" in by_key["github.com/urfave/cli/v2"].features
     assert "named" not in by_key["github.com/acme/colorful"].features
+
+
+def listed(names: tuple[str, ...]) -> str:
+    return ", ".join(f'"{n}": "1"' for n in names)
+
+
+def test_many_names_dropped_by_a_commit_that_sets_out_to_remove_them_are_no_churn(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    dev = '{"name": "app", "devDependencies": {%s}}'
+    gulp = ("gulp", "gulp-babel", "gulp-cached", "gulp-chmod", "gulp-sass", "gulp-eslint")
+    old = ("mocha", "chai", "sinon", "shelljs", "string", "mustache")
+    tools = ("rollup", "rollup-plugin-cleanup", "terser", "tslib", "typescript", "ts-node")
+    repo.commit("Start", {"package.json": dev % listed((*gulp, *old, *tools)), "gulpfile.js": "// the build\n"},
+                at="2023-06-01T10:00:00+00:00")
+    # Removing is what each of these commits set out to do, after a type or an emoji.
+    repo.commit("Removed gulpfile", {"package.json": dev % listed((*old, *tools)), "gulpfile.js": None}, at=day(2))
+    repo.commit("npm: uninstall a bunch of packages", {"package.json": dev % listed(tools)}, at=day(3))
+    # The control: as many names go with a change of the build, which says nothing of removing them.
+    repo.commit("Build with esbuild", {"package.json": dev % listed(("esbuild",))}, at=day(4))
+    _, by_key = history(repo)
+    assert not {name for name in (*gulp, *old) if "churn" in by_key[name].features}
+    assert "signal" in by_key["mocha"].features  # "uninstall" says the drop
+    assert all("churn" in by_key[name].features for name in tools)
+
+
+def test_the_one_name_a_dependency_update_added_is_the_dropped_package_under_its_new_name(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    dev = '{"name": "app", "devDependencies": {%s}}'
+    repo.commit("Start", {"package.json": dev % '"eslint": "8", "eslint-plugin-node": "11", "tap": "16"'},
+                at="2023-06-01T10:00:00+00:00")
+    repo.commit("chore(deps): update all non-major dependencies",
+                {"package.json": dev % '"eslint": "8", "eslint-plugin-n": "16", "tap": "16"'}, at=day(2))
+    # The control: the same shape in a commit about something else keeps its successor's credit.
+    repo.commit("Rework the test setup", {"package.json": dev % '"eslint": "8", "eslint-plugin-n": "16", "vitest": "1"'},
+                at=day(3))
+    _, by_key = history(repo)
+    assert "same_package" in by_key["eslint-plugin-node"].features
+    assert "replaced_commit" not in by_key["eslint-plugin-node"].features
+    assert "replaced_commit" in by_key["tap"].features and by_key["tap"].replacement == "vitest"
+
+
+def test_a_subject_that_removes_the_manifest_itself_is_no_choice_of_each_name_it_declared(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    docs = ("sphinx-rtd-theme", "numpydoc", "nbsphinx", "ipykernel", "pandoc", "recommonmark")
+    bench = ("asv", "virtualenv", "pyperf", "psutil", "memory-profiler", "line-profiler")
+    repo.commit("Start", {"docs/requirements.txt": "\n".join(("sphinx", *docs)) + "\n",
+                          "requirements-bench.txt": "\n".join(("pytest", *bench)) + "\n"},
+                at="2023-06-01T10:00:00+00:00")
+    # Its subject sets out to remove, but what it removes is the file: its names went with it.
+    repo.commit("Clean up docs/requirements.txt", {"docs/requirements.txt": "sphinx\n"}, at=day(2))
+    # The control: the same shape, the subject about removing the tools.
+    repo.commit("Clean up the benchmark tools", {"requirements-bench.txt": "pytest\n"}, at=day(3))
+    _, by_key = history(repo)
+    assert all("churn" in by_key[name].features for name in docs)
+    assert not {name for name in bench if "churn" in by_key[name].features}

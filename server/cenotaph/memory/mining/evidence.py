@@ -19,42 +19,42 @@ from cenotaph.nlp.names import fold
 # regularized logistic regression on the blind judged corpus (bench/mining_blind_fit.py prints them
 # and the cross-validated figures), so that a confidence is the share of such candidates that were
 # decisions. Each feature is one ground a candidate can rest on (`Ground.feature`).
-INTERCEPT = -0.48
+INTERCEPT = -0.14
 WEIGHTS: dict[str, float] = {
-    "revert": 1.0,  # its removal reverts its addition
-    "experiment": -1.28,  # an addition reverted within days
-    "named": 0.98,  # the removing commit names it
-    "signal": 0.71,  # ... says drop, replace, deprecated, slow ...
-    "unused": 0.28,  # ... says it was unused or unnecessary
-    "same_package": -1.7,  # the same package under a new name, taken without a word
-    "replaced_message": 1.49,  # a replacement the message names, added or declared
-    "replaced_usage": 1.37,  # the tool the commit runs where it ran this one
-    "replaced_commit": 0.55,  # the one name of its role the commit added
-    "replaced_shared": 0.98,  # a replacement the message names, credited to other names it dropped, not this
-    "plugin": -0.21,  # a tool's plugin or preset, unnamed, no use of it taken out
-    "use_dropped": 0.49,  # the removing commit took its use out of the code, scripts or configuration
-    "changelog": 0.81,  # a changelog line at HEAD says it was dropped or replaced
-    "pin": -1.67,  # a pin kept for a while or for another package's sake
-    "system": -1.66,  # an apt/apk package or a base image
-    "system_chosen": -0.35,  # ... that the message names, or whose successor it names
-    "runtime": 0.15,  # a runtime dependency
-    "same_day": -0.84,  # added and removed the same day
+    "revert": 0.99,  # its removal reverts its addition
+    "experiment": -1.21,  # an addition reverted within days
+    "named": 0.88,  # the removing commit names it
+    "signal": 0.55,  # ... says drop, replace, deprecated, slow ...
+    "unused": 0.45,  # ... says it was unused or unnecessary
+    "same_package": -1.6,  # the same package under a new name, taken without a word
+    "replaced_message": 1.27,  # a replacement the message names, added or declared
+    "replaced_usage": 1.22,  # the tool the commit runs where it ran this one
+    "replaced_commit": 0.6,  # the one name of its role the commit added
+    "replaced_shared": 1.17,  # a replacement the message names, credited to other names it dropped, not this
+    "plugin": -0.08,  # a tool's plugin or preset, unnamed, no use of it taken out
+    "use_dropped": 0.24,  # the removing commit took its use out of the code, scripts or configuration
+    "changelog": 0.8,  # a changelog line at HEAD says it was dropped or replaced
+    "pin": -1.6,  # a pin kept for a while or for another package's sake
+    "system": -1.33,  # an apt/apk package or a base image
+    "system_chosen": -0.41,  # ... that the message names, or whose successor it names
+    "runtime": 0.29,  # a runtime dependency
+    "same_day": -0.82,  # added and removed the same day
     "short_silent": -0.41,  # declared under 30 days, dropped without a word
-    "short": 0.0,  # declared under 30 days
-    "long": 0.25,  # declared 30 days or more
-    "churn": -0.52,  # one of many names the commit dropped, not named
-    "build": -0.31,  # only ever in [build-system] requires
-    "subproject": -1.13,  # its manifest deleted whole
+    "short": 0.15,  # declared under 30 days
+    "long": 0.08,  # declared 30 days or more
+    "churn": -0.75,  # one of many names the commit dropped, not named
+    "build": -0.72,  # only ever in [build-system] requires
+    "subproject": -0.88,  # its manifest deleted whole
     "moved_out": -1.4,  # its own folder deleted: it moved to another repository
     "dev": -0.23,  # a development tool
-    "backport": -0.84,  # a backport of a newer standard library
-    "compat": -0.91,  # dropped unnamed, without successor, by a floor rise
-    "direct_only": -1.24,  # only the direct dependency went
-    "vendored": -1.25,  # its code vendored
-    "floor": -1.46,  # a backport retired when the floor rose
-    "rewrite": -1.15,  # dropped by a rewrite of its project
-    "with_code": 0.26,  # every file that used it deleted by the same commit
-    "locked": -1.26,  # dropped without a word, a lock file at HEAD still resolves it
+    "backport": -0.48,  # a backport of a newer standard library
+    "compat": -0.8,  # dropped unnamed, without successor, by a floor rise
+    "direct_only": -1.2,  # only the direct dependency went
+    "vendored": -1.21,  # its code vendored
+    "floor": -1.25,  # a backport retired when the floor rose
+    "rewrite": -1.24,  # dropped by a rewrite of its project
+    "with_code": 0.03,  # every file that used it deleted by the same commit
+    "locked": -1.25,  # dropped without a word, a lock file at HEAD still resolves it
 }
 FLOOR, CEILING = 0.05, 0.95
 
@@ -165,6 +165,12 @@ def pin_note(name: str, old_text: str, message: str) -> str | None:
 # "Bump sqlalchemy from 1.4 to 2.0" (dependabot, renovate): the commit is about another package.
 BUMP = re.compile(r"^(?:\w+(?:\([\w-]+\))?:\s*)?(?:bump|update|upgrade)\s+(?:the\s+\S+\s+group\s+)?`?([\w@./-]+)`?\s+"
                   r"(?:from|to|requirement)\b", re.IGNORECASE)
+
+# "Update dependencies", "chore(deps): update all non-major dependencies", "bump dev deps": a commit
+# that brings the dependencies up to date chooses none of them.
+DEPENDENCY_UPDATE = re.compile(r"^\W*(?:\w+(?:\([\w-]+\))?!?:\s*)?(?:updat(?:e[sd]?|ing)|upgrad(?:e[sd]?|ing)|bump(?:s|ed|ing)?)\s+"
+                               r"(?:[\w-]+\s+){0,2}?(?:deps|dependencies|modules|packages|libs|libraries|requirements)\b",
+                               re.IGNORECASE)
 
 # "Drop support for Python 3.8", "Drop support for deprecated Python versions (2.7 and 3.5)", "drop
 # python < 3.6", "require python >= 3.9", "Make Python 3.10 the minimum supported version", "require

@@ -12,6 +12,7 @@ from datetime import datetime
 from cenotaph.memory.mining.candidates import Candidate
 from cenotaph.memory.mining.evidence import (
     BUMP,
+    DEPENDENCY_UPDATE,
     Ground,
     confidence,
     floor_rise,
@@ -26,11 +27,13 @@ from cenotaph.memory.mining.messages import (
     names_package,
     names_part_of,
     product_of,
+    removal_subject,
     renamed,
     says_unused,
     says_vendored,
     shorten,
     speaks_of,
+    subject_names_file,
     versioned,
 )
 from cenotaph.memory.mining.walk import Episode, Key, Walk, kind_of
@@ -96,7 +99,10 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
     unused = says_unused(last.message, last.name)
     if unused:
         grounds.append(Ground("unused", f"the removing commit says it was {unused}"))
-    same_package = bool(replacement) and (renamed(last.name, replacement, last.message) or
+    # The one name of its role a dependency update added where this one went is this package updated
+    # under its new name (`eslint-plugin-node` → `eslint-plugin-n`, `dtslint` → `@definitelytyped/dtslint`).
+    updated = replacement_from == "commit" and DEPENDENCY_UPDATE.match(last.message.strip()) is not None
+    same_package = bool(replacement) and (renamed(last.name, replacement, last.message) or updated or
                                           _channel_alias(ecosystem, last.name, replacement))
     # "Replace eslint with prettier" dropping eslint's plugins too: the successor the message names
     # is credited to each, but it replaces the one the message is about, not those that went with it.
@@ -108,7 +114,8 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
                                                  "names the commit dropped, not of this one, which it does not name"))
         replacement, replacement_from = None, None
     elif same_package:
-        grounds.append(Ground("same_package", f"the same package published again as {replacement}, and the commit says no more"))
+        grounds.append(Ground("same_package", f"the same package published again as {replacement}, " +
+                              ("added by a commit that updates the dependencies" if updated else "and the commit says no more")))
     elif replacement_from == "message" and not part_only:
         grounds.append(Ground("replaced_message", f"replaced by {replacement}, named in the message and added or declared"))
     elif replacement_from == "usage":
@@ -141,7 +148,12 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
         grounds.append(Ground("same_day" if same_day else ("short_silent" if silent else "short") if lived < TRIED_DAYS
                               else "long",
                               f"declared {lived} days" + (", dropped without a word" if silent and lived < TRIED_DAYS else "")))
-    if dropped_too > CHURN and not named and replacement_from != "message":
+    # Many names dropped at once are a reorganisation's, unless removing is what the commit set out
+    # to do ("npm: uninstall a bunch of packages", "Removed gulpfile") — and what it removed is not
+    # the manifest ("Removed Dockerfile", "Docs: Clean up docs/requirements.txt"): the names a file
+    # declared go with it, each no more chosen than a deleted Dockerfile's base image.
+    set_out = removal_subject(last.message) and not subject_names_file(last.message, removed.path)
+    if dropped_too > CHURN and not named and replacement_from != "message" and not set_out:
         grounds.append(Ground("churn", f"one of {dropped_too} names the commit dropped"))
     for name in ("build", "subproject", "moved-out"):
         if name in classes:

@@ -8,7 +8,7 @@ import re
 SIGNAL_WORDS = re.compile(
     r"\b(?:drop(?:s|ped|ping)?|remov(?:e|es|ed|ing)|replac(?:e|es|ed|ing)|revert(?:s|ed)?|broken|break(?:s|ing)?|"
     r"slow(?:er)?|deprecat(?:e|ed|ion)|vulnerab(?:le|ility)|cve-\d+|migrat(?:e|ed|ion)|switch(?:ed)?|"
-    r"get rid|ditch(?:ed)?|abandon(?:ed)?|disabl(?:e|ed|ing)|instead|(?:don'?t|do not|no longer|stop)\s+install(?:ing)?|(?:don'?t|do not|no longer)\s+need(?:ed|s)?)\b",
+    r"get rid|ditch(?:ed)?|abandon(?:ed)?|disabl(?:e|ed|ing)|instead|uninstall(?:s|ed|ing)?|(?:don'?t|do not|no longer|stop)\s+install(?:ing)?|(?:don'?t|do not|no longer)\s+need(?:ed|s)?)\b",
     re.IGNORECASE,
 )
 REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
@@ -80,6 +80,28 @@ def shorten(text: str, limit: int = REASON_CHARS) -> str:
     if len(text) <= limit:
         return text
     return text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
+
+
+# A subject whose own act is a removal ("Remove old unused files", "npm: uninstall a bunch of
+# packages", "🔥 Removed gulpfile"), after a conventional-commit type or an emoji.
+_REMOVAL_SUBJECT = re.compile(
+    r"^\W*(?:\w+(?:\([\w-]+\))?!?:\s*)?(?:remov(?:e|es|ed|ing)|drop(?:s|ped|ping)?|delet(?:e|es|ed|ing)|"
+    r"uninstall(?:s|ed|ing)?|purg(?:e|es|ed|ing)|clean(?:s|ed|ing)?(?:\s*up)?|get rid of|got rid of)\b",
+    re.IGNORECASE)
+
+
+def removal_subject(message: str) -> bool:
+    """Whether the message's subject says, first, that the commit removes something: then what it
+    dropped is what it set out to drop, however many names went."""
+    subject = message.strip().splitlines()[0] if message.strip() else ""
+    return _REMOVAL_SUBJECT.match(subject) is not None
+
+
+def subject_names_file(message: str, path: str | None) -> bool:
+    """Whether the message's subject names the file at `path` ("Removed Dockerfile", "Remove
+    benchmarks/Dockerfile", "Clean up docs/requirements.txt")."""
+    subject = message.strip().splitlines()[0].lower() if message.strip() else ""
+    return bool(path) and path.rpartition("/")[2].lower() in subject
 
 
 def speaks_of(message: str, name: str) -> bool:
