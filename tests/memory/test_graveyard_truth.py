@@ -76,3 +76,19 @@ def test_history_is_relative_to_the_moment_asked(memory, clock):
     now = at(clock().isoformat())  # now it holds no longer: a valid-time read leaves it out
     assert [r.content for r in now if r.content.startswith(("Abandoned httpx", "Reinstated httpx"))] == [
         "Reinstated httpx: 0.27 fixed the streaming hang"]
+
+
+def test_the_graveyard_index_follows_the_log_and_is_built_again_only_when_the_graveyard_changed(memory):
+    """The cached index reads the log's head and whether anything after it touched the graveyard
+    (one statement): a memory written moves its number and keeps it; an abandon (the control)
+    builds it again with the new name."""
+    memory.abandon(HUMAN, "httpx", reason="Test client hangs on streaming responses", project=P, ecosystem="pypi")
+    first = memory.graveyard.index()
+    memory.remember(HUMAN, "The upload tests stream their responses", project=P)
+    after_memory = memory.graveyard.index()
+    assert after_memory.seq > first.seq and after_memory.vocabulary is first.vocabulary
+    assert memory.graveyard.index() is after_memory  # nothing since: the same index
+    memory.abandon(HUMAN, "requests-mock", reason="Mocks hide the streaming bug", project=P, ecosystem="pypi")
+    rebuilt = memory.graveyard.index()
+    assert rebuilt.vocabulary is not first.vocabulary and "requests-mock" in rebuilt.vocabulary
+    assert "httpx" in rebuilt.vocabulary

@@ -171,16 +171,18 @@ class Graveyard:
         # store's lock first, as every writer takes it (a write transaction may read the graveyard):
         # taking them in the other order here could deadlock two threads.
         with self.ctx.store.read() as conn:
-            seq = events.last_seq(conn)
-            current = self._index
-            if current is not None and current.seq == seq and current.shared_generation == generation:
-                return current
+            known = self._index
+            if known is None or known.shared_generation != generation:
+                seq = events.last_seq(conn)
+            else:
+                # The head and whether the graveyard changed since, in one statement.
+                seq, touched = events.head_touching(conn, known.seq, GRAVEYARD_TARGETS)
+                if not touched:  # at most memories changed: the graveyard is as it was
+                    with self._lock:
+                        if self._index is known:
+                            self._index = known._replace(seq=seq) if seq != known.seq else known
+                            return self._index
             with self._lock:
-                if self._index is not None and self._index.shared_generation == generation and \
-                        not events.touches_since(conn, self._index.seq, GRAVEYARD_TARGETS):
-                    # Only memories changed: the graveyard is as it was.
-                    self._index = self._index._replace(seq=seq)
-                    return self._index
                 self._index = build_index(seq, approaches.all_rows(conn), suppressions.active(conn),
                                           shared_approaches(self.shared), generation)
         return self._index
