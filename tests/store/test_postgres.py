@@ -1293,3 +1293,29 @@ def test_each_words_rows_are_counted_as_rows_are_written_rewritten_and_deleted(u
         assert documents == {"deploy": 1, "database": 2, "only": 0, "staging database": 1}
     finally:
         store.close()
+
+
+def test_after_a_bulk_load_the_counters_kept_by_trigger_are_written_again_to_their_live_rows(url):
+    """`settle` (after migrate-store): one transaction of many writes leaves every version of the
+    log's head and the full-text totals behind their one row; settled, each takes one page again and
+    still holds the counts (the control: before, many pages)."""
+    def pages(conn) -> dict[str, int]:
+        return {table: conn.execute("SELECT pg_relation_size(%s::regclass) / current_setting('block_size')::int",
+                                    (table,)).fetchone()[0] for table in ("event_head", "fts_totals")}
+
+    store = open_store(url)
+    try:
+        with store.write() as conn:
+            for n in range(1, 1201):
+                memories.insert(conn, replace(_row("p"), memory_id=n, content=f"deploy the staging database {n}"))
+                _event(conn, n % 60)
+        with closing(psycopg.connect(url, autocommit=True)) as conn:
+            loaded = pages(conn)
+        store.settle()
+        with closing(psycopg.connect(url, autocommit=True)) as conn:
+            settled = pages(conn)
+            counted = conn.execute("SELECT (SELECT seq FROM event_head), (SELECT rows FROM fts_totals)").fetchone()
+    finally:
+        store.close()
+    assert min(loaded.values()) > 1  # the control: a page holds ≈ 150 versions
+    assert settled == {"event_head": 1, "fts_totals": 1} and counted == (1200, 1200)

@@ -44,6 +44,10 @@ def _check(conn: PgConnection) -> None:
         ConnectionPool.check_connection(conn)
 
 
+# The tables the triggers keep a count in, a row updated again by each write (event_head,
+# fts_totals: one row each).
+TRIGGER_COUNTERS = ("event_head", "fts_totals", "word_rows", "content_pairs", "concept_counts")
+
 class PostgresUnavailable(StoreUnavailable):
     """The PostgreSQL server cannot be reached, or lacks what the store needs."""
 
@@ -127,9 +131,14 @@ class PostgresStore(MetaMixin):
         """After a bulk load (migrate-store into this store): VACUUM (ANALYZE) now, not at
         autovacuum's next round. Until then the planner has no statistics and no row count (the
         full-text IDF's N), and the GIN indexes search their unmerged pending entries one by one:
-        recall ran at half speed on a freshly copied 10,000-memory store."""
+        recall ran at half speed on a freshly copied 10,000-memory store. The counters the triggers
+        keep are written again first: the load's one transaction left a version of each row at every
+        change, none of them prunable until it committed, and a table of one live row stayed as long
+        as all of them (the log's head and the full-text totals 540 and 640 pages at 100,000
+        memories, each scanned at every write; a word's count among 24 MB of versions at 10,000)."""
         with self._pool.connection() as conn:
             try:
+                conn.execute(f"VACUUM (FULL) {', '.join(TRIGGER_COUNTERS)}")
                 conn.execute("VACUUM (ANALYZE)")
             except psycopg.Error as exc:  # e.g. not the tables' owner: autovacuum gets there later
                 log.warning("could not VACUUM (ANALYZE) after the copy (autovacuum will): %s", _describe(exc))
