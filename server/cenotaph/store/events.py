@@ -128,23 +128,23 @@ def iterate(conn: Any, batch: int = 5000, *, after: int = 0):
 
 def touches_since(conn: Any, seq: int, prefixes: tuple[str, ...]) -> bool:
     """Whether any event after `seq` targets a record whose target starts with one of `prefixes`."""
-    found = conn.execute(f"SELECT 1 FROM events WHERE seq > ? AND ({_targets(prefixes)}) LIMIT 1",
-                         [seq, *(p + "%" for p in prefixes)]).fetchone()
-    return found is not None
+    touching, params = _touching(seq, prefixes)
+    return conn.execute(f"{touching} LIMIT 1", params).fetchone() is not None
 
 
 def head_touching(conn: Any, seq: int, prefixes: tuple[str, ...]) -> tuple[int, bool]:
     """The log's last sequence number, and `touches_since(seq, prefixes)`, in one statement (a
     round trip fewer on PostgreSQL for a cache that asks both)."""
-    head, touched = conn.execute(
-        f"SELECT (SELECT COALESCE(MAX(seq), 0) FROM events), "
-        f"EXISTS (SELECT 1 FROM events WHERE seq > ? AND ({_targets(prefixes)}))",
-        [seq, *(p + "%" for p in prefixes)]).fetchone()
+    touching, params = _touching(seq, prefixes)
+    head, touched = conn.execute(f"SELECT (SELECT COALESCE(MAX(seq), 0) FROM events), EXISTS ({touching})",
+                                 params).fetchone()
     return head, bool(touched)
 
 
-def _targets(prefixes: tuple[str, ...]) -> str:
-    return " OR ".join("target LIKE ?" for _ in prefixes)
+def _touching(seq: int, prefixes: tuple[str, ...]) -> tuple[str, list[Any]]:
+    """The events after `seq` whose target starts with one of `prefixes`, and the parameters."""
+    clause = " OR ".join("target LIKE ?" for _ in prefixes)
+    return f"SELECT 1 FROM events WHERE seq > ? AND ({clause})", [seq, *(p + "%" for p in prefixes)]
 
 
 @per_dialect

@@ -48,6 +48,7 @@ def _check(conn: PgConnection) -> None:
 # fts_totals: one row each).
 TRIGGER_COUNTERS = ("event_head", "fts_totals", "word_rows", "content_pairs", "concept_counts")
 
+
 class PostgresUnavailable(StoreUnavailable):
     """The PostgreSQL server cannot be reached, or lacks what the store needs."""
 
