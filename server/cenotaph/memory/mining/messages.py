@@ -90,17 +90,22 @@ _REMOVAL_SUBJECT = re.compile(
     re.IGNORECASE)
 
 
+def _subject(message: str) -> str:
+    """The message's first line."""
+    return message.strip().splitlines()[0] if message.strip() else ""
+
+
 def removal_subject(message: str) -> bool:
     """Whether the message's subject says, first, that the commit removes something: then what it
     dropped is what it set out to drop, however many names went."""
-    subject = message.strip().splitlines()[0] if message.strip() else ""
+    subject = _subject(message)
     return _REMOVAL_SUBJECT.match(subject) is not None
 
 
 def subject_names_file(message: str, path: str | None) -> bool:
     """Whether the message's subject names the file at `path` ("Removed Dockerfile", "Remove
     benchmarks/Dockerfile", "Clean up docs/requirements.txt")."""
-    subject = message.strip().splitlines()[0].lower() if message.strip() else ""
+    subject = _subject(message).lower()
     return bool(path) and path.rpartition("/")[2].lower() in subject
 
 
@@ -215,7 +220,7 @@ def renamed(name: str, successor: str, message: str) -> bool:
     (no "replace", "switch", "instead") nor says what was wrong with the old one (unmaintained,
     deprecated, a vulnerability); or it is the same name at another version (`versioned`) and the
     subject does not say it uses the successor by name ("use `http-proxy-3`": a fork chosen)."""
-    subject = message.strip().splitlines()[0] if message.strip() else ""
+    subject = _subject(message)
     # "Use CommonJS-compatible export in TypeScript definition" uses something else: no choice of it.
     chooses = _CHOOSES.search(subject) is not None and speaks_of(subject, successor)
     if versioned(name, successor):
