@@ -103,8 +103,13 @@ function H.tui(files)
     '--cmd', "lua require('cenotaph').setup()" }
   local job = vim.fn.jobstart(vim.list_extend(argv, files), { pty = true, width = 80, height = 24,
     env = { TERM = 'xterm-256color' }, on_stdout = function() end })
-  assert(H.wait(10000, function() return vim.uv.fs_stat(socket) end), 'the Neovim with a UI did not start')
-  local chan = vim.fn.sockconnect('pipe', socket, { rpc = true })
+  -- The socket's file exists from its bind, a moment before it listens: connect until it answers.
+  local chan
+  assert(H.wait(10000, function()
+    local ok, connected = pcall(vim.fn.sockconnect, 'pipe', socket, { rpc = true })
+    chan = ok and connected > 0 and connected or nil
+    return chan
+  end), 'the Neovim with a UI did not start')
   return { chan = chan, stop = function() vim.fn.jobstop(job) end }
 end
 
