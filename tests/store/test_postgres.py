@@ -1319,3 +1319,55 @@ def test_after_a_bulk_load_the_counters_kept_by_trigger_are_written_again_to_the
         store.close()
     assert min(loaded.values()) > 1  # the control: a page holds ≈ 150 versions
     assert settled == {"event_head": 1, "fts_totals": 1} and counted == (1200, 1200)
+
+
+def test_a_rows_postings_go_by_its_words_the_long_ones_too_with_no_index_by_row(url):
+    """Migration 24: a rewritten or deleted row's postings are found by the words its own
+    `tsvector` lists, a word longer than the postings' main index takes as well, and its words'
+    counts follow; no index by row is kept. The row left alone keeps its postings (the control)."""
+    long_word = "z" * 450
+
+    def state(conn) -> tuple[set, set, dict[str, int]]:
+        posted = set(conn.execute("SELECT lexeme, row_id FROM memory_postings").fetchall())
+        truth = set(conn.execute("SELECT w.lexeme, m.id FROM memories m, unnest(m.fts) AS w").fetchall())
+        return posted, truth, dict(conn.execute("SELECT lexeme, rows FROM word_rows").fetchall())
+
+    store = open_store(url)
+    try:
+        with store.write() as conn:
+            ids = [memories.insert(conn, replace(_row("p"), memory_id=n, content=text)) for n, text in
+                   enumerate((f"deploy the {long_word} script", "deploy again", f"keep {long_word} here"), 1)]
+        with store.read() as conn:
+            posted, truth, counts = state(conn)
+        assert posted == truth and (long_word, ids[0]) in posted and counts[long_word] == 2 and counts["deploy"] == 2
+        with store.write() as conn:
+            conn.execute("UPDATE memories SET content = 'rollback script' WHERE id = ?", (ids[0],))
+            conn.execute("DELETE FROM memories WHERE id = ?", (ids[1],))
+        with store.read() as conn:
+            posted, truth, counts = state(conn)
+            row_index = conn.execute("SELECT to_regclass('memory_postings_row')").fetchone()[0]
+    finally:
+        store.close()
+    assert posted == truth and (long_word, ids[2]) in posted and (long_word, ids[0]) not in posted
+    assert counts[long_word] == 1 and counts["deploy"] == 0 and counts["again"] == 0 and counts["rollback"] == 1
+    assert row_index is None
+
+
+def test_the_vector_log_keeps_its_newest_rows_trimmed_at_each_write_of_a_vector(url):
+    """Migration 23: a write of a vector trims the log to its newest 4,096 rows (the control: rows
+    written to the log alone are not trimmed)."""
+    store = open_store(url)
+    try:
+        with store.write() as conn:
+            vectors.create(conn, 384)
+            started = conn.execute("SELECT count(*) FROM vector_log").fetchone()[0]
+            conn.execute("INSERT INTO vector_log (row_id) SELECT 0 FROM generate_series(1, 4200)")
+            before = conn.execute("SELECT count(*) FROM vector_log").fetchone()[0]
+            row = memories.insert(conn, _row("p"))
+            vectors.insert(conn, row, "p", np.ones(384, dtype=np.float32))
+            kept, oldest, newest, last_row = conn.execute(
+                "SELECT count(*), min(seq), max(seq), (SELECT row_id FROM vector_log ORDER BY seq DESC LIMIT 1) "
+                "FROM vector_log").fetchone()
+    finally:
+        store.close()
+    assert before == started + 4200 and kept == 4096 and oldest == newest - 4095 and last_row == row
