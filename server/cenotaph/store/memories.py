@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cenotaph.store.dialect import batched, per_dialect
+from cenotaph.store.dialect import per_dialect
 from cenotaph.store.records import MemoryRow
 
 COLUMNS = (
@@ -255,12 +255,12 @@ def live_with_hash(conn: Any, project: str, kind: str, content_hash: str) -> int
     return found[0] if found else None
 
 
-def replace_entities(conn: Any, row_id: int, values: Iterable[str]) -> None:
-    with batched(conn):
-        conn.execute("DELETE FROM memory_entities WHERE memory_row = ?", (row_id,))
-        conn.executemany(
-            "INSERT OR IGNORE INTO memory_entities (memory_row, value) VALUES (?, ?)", [(row_id, v) for v in values]
-        )
+def insert_entities(conn: Any, row_id: int, values: Iterable[str]) -> None:
+    """A newly written row's entities (every writer links a row it has just inserted: nothing to
+    replace, and on PostgreSQL a statement and a round trip fewer)."""
+    rows = [(row_id, v) for v in values]
+    if rows:
+        conn.executemany("INSERT OR IGNORE INTO memory_entities (memory_row, value) VALUES (?, ?)", rows)
 
 
 def rows_with_entities(conn: Any, row_ids: Sequence[int], values: Sequence[str]) -> set[int]:

@@ -126,7 +126,7 @@ def remember(ctx: Context, actor: Actor, content: str, *, project: str, kind: st
         row.id = memories.insert(tx, row)
         if use_vectors:
             vectors.insert(tx, row.id, project, vector)
-        memories.replace_entities(tx, row.id, analysis.entities)
+        memories.insert_entities(tx, row.id, analysis.entities)
         concepts.attach(tx, row, analysis)
         ctx.event(tx, actor=actor.name, action="remember", target=f"memory:{memory_id}", project=project,
                   after={"kind": kind, "content_hash": digest, "trust": row.trust, "tags_hash": events.tags_hash(tags)})

@@ -37,7 +37,7 @@ def new_version(ctx: Context, conn: Any, row: MemoryRow, *, vector: np.ndarray |
             vector = vectors.get(conn, row.id)
         if vector is not None:
             vectors.insert(conn, successor.id, successor.project, vector)
-    memories.replace_entities(conn, successor.id, memories.entities_of(conn, row.id) if entities is None else entities)
+    memories.insert_entities(conn, successor.id, memories.entities_of(conn, row.id) if entities is None else entities)
     if analysis is None:
         store_concepts.copy(conn, row.id, successor.id)
     else:

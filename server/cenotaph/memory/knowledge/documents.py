@@ -312,7 +312,7 @@ def _store_file(ctx: Context, actor: Actor, project: str, prepared: _Prepared, r
             row.id = memories.insert(tx, row)
             if use_vectors:
                 vectors.insert(tx, row.id, project, embedded[offset + n])
-            memories.replace_entities(tx, row.id, analysis.entities)
+            memories.insert_entities(tx, row.id, analysis.entities)
             documents.put(tx, _located(row.memory_id, project, rel, chunk, ordinal))
             ctx.event(tx, actor=actor.name, action="ingest", target=f"memory:{row.memory_id}", project=project,
                       after={"kind": KIND, "content_hash": row.content_hash, "trust": TRUST, "path": rel,

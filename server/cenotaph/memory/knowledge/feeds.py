@@ -251,7 +251,7 @@ def _pull_one(ctx: Context, actor: Actor, feed: FeedRow, vocabulary: frozenset[s
             row.id = memories.insert(tx, row)
             if use_vectors:
                 vectors.insert(tx, row.id, feed.project, embedded[len(changed) + n])
-            memories.replace_entities(tx, row.id, analysis.entities)
+            memories.insert_entities(tx, row.id, analysis.entities)
             feeds.put_entry(tx, EntryRow(memory_id=row.memory_id, feed_id=feed.id, entry_key=entry.key,
                                          link=entry.link, title=entry.title, expires_at=expires_at, promoted_at=None))
             ctx.event(tx, actor=actor.name, action="feed:entry", target=f"memory:{row.memory_id}", project=feed.project,

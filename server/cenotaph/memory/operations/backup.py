@@ -228,7 +228,7 @@ class _Merge:
         copy.id = memories.insert(self.tx, copy)
         if row.state == "deleted":
             return
-        memories.replace_entities(self.tx, copy.id, memories.entities_of(self.src, row.id))
+        memories.insert_entities(self.tx, copy.id, memories.entities_of(self.src, row.id))
         # The backup's links, through this store's verdicts (a concept removed here stays removed).
         concepts.link(self.tx, copy.id, *derive(self.tx, concepts.links_of(self.src, row.id)))
         if not self.ctx.vectors_current():

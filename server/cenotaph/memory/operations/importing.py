@@ -185,7 +185,7 @@ def _write_batch(ctx: Context, actor: Actor, batch: list[_Ready], report: Import
             context[:] = [*context, memories.context_fragment(row.content, row.lemmas)][-CONTEXT_MEMORIES:]
             if use_vectors:
                 vectors.insert(tx, row.id, row.project, vector_of[id(ready)])
-            memories.replace_entities(tx, row.id, analysis.entities)
+            memories.insert_entities(tx, row.id, analysis.entities)
             concepts.attach(tx, row, analysis)
             entries.append({"at": now, "actor": actor.name, "action": "import", "target": f"memory:{row.memory_id}",
                             "project": row.project, "after": {"kind": row.kind, "content_hash": row.content_hash,
