@@ -633,3 +633,14 @@ def test_a_subject_that_removes_the_manifest_itself_is_no_choice_of_each_name_it
     _, by_key = history(repo)
     assert all("churn" in by_key[name].features for name in docs)
     assert not {name for name in bench if "churn" in by_key[name].features}
+
+
+def test_a_tool_the_message_names_is_the_scoped_package_the_commit_added_under_that_name(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    package = '{"name": "app", "scripts": {"lint": "%s"}, "devDependencies": {%s}}'
+    repo.commit("Start", {"package.json": package % ("eslint .", '"eslint": "9", "mocha": "10"')},
+                at="2023-06-01T10:00:00+00:00")
+    repo.commit("chore: switch to Biome for parsing and linting",
+                {"package.json": package % ("biome check", '"@biomejs/biome": "1", "mocha": "10"')}, at=day(2))
+    _, by_key = history(repo)
+    assert by_key["eslint"].replacement == "@biomejs/biome"
