@@ -644,3 +644,28 @@ def test_a_tool_the_message_names_is_the_scoped_package_the_commit_added_under_t
                 {"package.json": package % ("biome check", '"@biomejs/biome": "1", "mocha": "10"')}, at=day(2))
     _, by_key = history(repo)
     assert by_key["eslint"].replacement == "@biomejs/biome"
+
+
+def test_a_floor_rise_written_as_a_tox_environment_retires_a_backport(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"requirements.txt": "numpy\ntyping_extensions\nimportlib_metadata\n"},
+                at="2023-06-01T10:00:00+00:00")
+    repo.commit("drop py37 (#378)", {"requirements.txt": "numpy\nimportlib_metadata\n"}, at=day(2))
+    # The control: a backport dropped by a commit that raises no floor.
+    repo.commit("Trim the requirements", {"requirements.txt": "numpy\n"}, at=day(3))
+    _, by_key = history(repo)
+    assert "floor" in by_key["typing-extensions"].features
+    assert any("Python 3.7" in g for g in by_key["typing-extensions"].grounds)
+    assert "floor" not in by_key["importlib-metadata"].features
+
+
+def test_a_commit_that_stops_pinning_a_name_speaks_of_a_pin(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"Cargo.toml": crate('clap = "4"\nbitflags = "=1.2.1"\nregex = "1"')},
+                at="2023-06-01T10:00:00+00:00")
+    repo.commit("Don't pin bitflags", {"Cargo.toml": crate('clap = "4"\nregex = "1"')}, at=day(2))
+    # The control: a name the commit drops with a why of its own.
+    repo.commit("Drop regex, it is slow", {"Cargo.toml": crate('clap = "4"')}, at=day(3))
+    _, by_key = history(repo)
+    assert "pin" in by_key["bitflags"].features
+    assert "pin" not in by_key["regex"].features

@@ -141,7 +141,7 @@ _PIN_COMMENT = re.compile(
 _PIN_MESSAGE = re.compile(
     r"\bunpin\w*|\b(?:remove|drop|lift)\w*\s+(?:the\s+|a\s+)?(?:\S+\s+)?pins?\b|\bpins?\s+(?:on|of|for)\b|"
     r"\balready (?:required|pulled in|installed|included|depended on) (?:by|with|via)\b|\btransitive(?:ly)?\b|"
-    r"\bremove once\b", re.IGNORECASE)
+    r"\bremove once\b|\b(?:don'?t|do not|no longer|stop)\s+pin", re.IGNORECASE)
 _COMMENT = re.compile(r"(?:^|\s)(?:#|//)\s*(.*)$")
 
 
@@ -192,6 +192,9 @@ def floor_rise(message: str, ecosystem: str) -> str | None:
     for found in FLOOR_RISE.finditer(message):
         platform, version = next((found[i], found[i + 1]) for i in (1, 3, 5) if found[i])
         is_node = platform.lower().startswith("node")
+        # "drop py37", as tox and CI name the versions: 3.7 (the digits joined to the name).
+        if not is_node and re.fullmatch(r"[23]\d{1,2}", version) and f"{platform}{version}".lower() in found[0].lower():
+            version = f"{version[0]}.{version[1:]}"
         # Python's versions are 2.x and 3.x; "py 36" or "python 9" is no version of it.
         if ecosystem in _PLATFORM_ECOSYSTEMS["node" if is_node else "python"] and \
                 (is_node or re.fullmatch(r"[23](?:\.\d+)?", version)):
