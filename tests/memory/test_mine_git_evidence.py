@@ -669,3 +669,22 @@ def test_a_commit_that_stops_pinning_a_name_speaks_of_a_pin(tmp_path):
     _, by_key = history(repo)
     assert "pin" in by_key["bitflags"].features
     assert "pin" not in by_key["regex"].features
+
+
+def test_a_subject_that_reverts_a_change_made_days_before_undoes_an_experiment(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"go.mod": "module example.com/app\n\ngo 1.21\n\nrequire github.com/spf13/cobra v1.8.0\n"},
+                at="2023-06-01T10:00:00+00:00")
+    repo.commit("Replaced zstd package", {"go.mod": "module example.com/app\n\ngo 1.21\n\nrequire (\n"
+                                                    "\tgithub.com/spf13/cobra v1.8.0\n\tgithub.com/klauspost/compress v1.17.0\n"
+                                                    "\tgithub.com/fatih/color v1.16.0\n)\n"}, at=day(1))
+    # No sha of the commit it undoes: the subject says it reverts, two days after the addition.
+    repo.commit("revert back to flate instead of zstd", {"go.mod": "module example.com/app\n\ngo 1.21\n\nrequire (\n"
+                                                                  "\tgithub.com/spf13/cobra v1.8.0\n\tgithub.com/fatih/color v1.16.0\n)\n"},
+                at=day(3))
+    # The control: a name of the same age dropped by a subject that reverts nothing.
+    repo.commit("Drop color output", {"go.mod": "module example.com/app\n\ngo 1.21\n\nrequire github.com/spf13/cobra v1.8.0\n"},
+                at=day(4))
+    _, by_key = history(repo)
+    assert "experiment" in by_key["github.com/klauspost/compress"].features
+    assert "experiment" not in by_key["github.com/fatih/color"].features

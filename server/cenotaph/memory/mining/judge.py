@@ -29,6 +29,7 @@ from cenotaph.memory.mining.messages import (
     product_of,
     removal_subject,
     renamed,
+    revert_subject,
     says_unused,
     says_vendored,
     shorten,
@@ -86,7 +87,8 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
     removed = last.removed
     grounds = []
     # Added and reverted within days: an experiment undone, and what it "replaced" is what was there.
-    experiment = is_revert and lived is not None and lived < EXPERIMENT_DAYS
+    # A subject that reverts ("revert last commit") undoes it too when the reverted sha is not given.
+    experiment = (is_revert or revert_subject(last.message)) and lived is not None and lived < EXPERIMENT_DAYS
     if experiment:
         grounds.append(Ground("experiment", f"an experiment, its addition reverted after {lived} days"))
         replacement, replacement_from = None, None
