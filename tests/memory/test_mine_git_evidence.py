@@ -688,3 +688,15 @@ def test_a_subject_that_reverts_a_change_made_days_before_undoes_an_experiment(t
     _, by_key = history(repo)
     assert "experiment" in by_key["github.com/klauspost/compress"].features
     assert "experiment" not in by_key["github.com/fatih/color"].features
+
+
+def test_a_backport_retired_with_the_floor_has_no_successor_the_commit_added(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"requirements-dev.txt": "pytest\nmock; python_version < '3.3'\nflake8\n"},
+                at="2023-06-01T10:00:00+00:00")
+    repo.commit("Drop support for EOL Python 2", {"requirements-dev.txt": "pytest\npyupgrade\nflake8\n"}, at=day(2))
+    # The control: the one name of its role another commit added in a tool's place replaces it.
+    repo.commit("Rework the linting", {"requirements-dev.txt": "pytest\npyupgrade\nruff\n"}, at=day(3))
+    _, by_key = history(repo)
+    assert "floor" in by_key["mock"].features and by_key["mock"].replacement is None
+    assert by_key["flake8"].replacement == "ruff"

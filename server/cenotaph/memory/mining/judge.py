@@ -94,6 +94,10 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
         replacement, replacement_from = None, None
     elif is_revert:
         grounds.append(Ground("revert", "its removal reverts its addition"))
+    if floor and "backport" in classes and replacement_from == "commit":
+        # A backport retired with the floor gives way to the standard library, not to a tool the
+        # commit added for the upgrade (`mock` and `pyupgrade` in "Drop support for EOL Python 2").
+        replacement, replacement_from = None, None
     if named:
         grounds.append(Ground("named", "the removing commit names it"))
     if signal and not experiment:
