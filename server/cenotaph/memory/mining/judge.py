@@ -94,9 +94,11 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
         replacement, replacement_from = None, None
     elif is_revert:
         grounds.append(Ground("revert", "its removal reverts its addition"))
-    if floor and "backport" in classes and replacement_from == "commit":
+    if floor and "backport" in classes and replacement_from == "commit" or part_only:
         # A backport retired with the floor gives way to the standard library, not to a tool the
-        # commit added for the upgrade (`mock` and `pyupgrade` in "Drop support for EOL Python 2").
+        # commit added for the upgrade (`mock` and `pyupgrade` in "Drop support for EOL Python 2");
+        # what replaced a package inside a module the message names replaced that package, not the
+        # module ("Use golang.org/x/term" for golang.org/x/crypto/ssh/terminal).
         replacement, replacement_from = None, None
     if named:
         grounds.append(Ground("named", "the removing commit names it"))
@@ -122,7 +124,7 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
     elif same_package:
         grounds.append(Ground("same_package", f"the same package published again as {replacement}, " +
                               ("added by a commit that updates the dependencies" if updated else "and the commit says no more")))
-    elif replacement_from == "message" and not part_only:
+    elif replacement_from == "message":
         grounds.append(Ground("replaced_message", f"replaced by {replacement}, named in the message and added or declared"))
     elif replacement_from == "usage":
         grounds.append(Ground("replaced_usage", f"replaced by {replacement}: the commit runs it where it ran {last.name}"))
