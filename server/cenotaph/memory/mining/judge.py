@@ -94,7 +94,7 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
         replacement, replacement_from = None, None
     elif is_revert:
         grounds.append(Ground("revert", "its removal reverts its addition"))
-    if floor and "backport" in classes and replacement_from == "commit" or part_only:
+    if (floor and "backport" in classes and replacement_from == "commit") or part_only:
         # A backport retired with the floor gives way to the standard library, not to a tool the
         # commit added for the upgrade (`mock` and `pyupgrade` in "Drop support for EOL Python 2");
         # what replaced a package inside a module the message names replaced that package, not the
