@@ -934,6 +934,8 @@ def test_a_message_naming_a_package_inside_a_module_does_not_speak_for_the_modul
     _, found = mine(memory, repo)
     assert not any("names it" in g or "deprecated" in g for g in found[crypto]["grounds"])
     assert any("only the direct dependency" in g for g in found[crypto]["grounds"])
+    # x/term replaced the package inside it, not the module.
+    assert found[crypto]["replacement"] is None
     assert found[crypto]["confidence"] < 0.5
     assert found[color]["replacement"] == aurora and found[color]["confidence"] >= 0.5
     assert any("names it" in g for g in found[color]["grounds"])

@@ -633,3 +633,70 @@ def test_a_subject_that_removes_the_manifest_itself_is_no_choice_of_each_name_it
     _, by_key = history(repo)
     assert all("churn" in by_key[name].features for name in docs)
     assert not {name for name in bench if "churn" in by_key[name].features}
+
+
+def test_a_tool_the_message_names_is_the_scoped_package_the_commit_added_under_that_name(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    package = '{"name": "app", "scripts": {"lint": "%s"}, "devDependencies": {%s}}'
+    repo.commit("Start", {"package.json": package % ("eslint .", '"eslint": "9", "mocha": "10"')},
+                at="2023-06-01T10:00:00+00:00")
+    repo.commit("chore: switch to Biome for parsing and linting",
+                {"package.json": package % ("biome check", '"@biomejs/biome": "1", "mocha": "10"')}, at=day(2))
+    _, by_key = history(repo)
+    assert by_key["eslint"].replacement == "@biomejs/biome"
+
+
+def test_a_floor_rise_written_as_a_tox_environment_retires_a_backport(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"requirements.txt": "numpy\ntyping_extensions\nimportlib_metadata\n"},
+                at="2023-06-01T10:00:00+00:00")
+    repo.commit("drop py37 (#378)", {"requirements.txt": "numpy\nimportlib_metadata\n"}, at=day(2))
+    # The control: a backport dropped by a commit that raises no floor.
+    repo.commit("Trim the requirements", {"requirements.txt": "numpy\n"}, at=day(3))
+    _, by_key = history(repo)
+    assert "floor" in by_key["typing-extensions"].features
+    assert any("Python 3.7" in g for g in by_key["typing-extensions"].grounds)
+    assert "floor" not in by_key["importlib-metadata"].features
+
+
+def test_a_commit_that_stops_pinning_a_name_speaks_of_a_pin(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"Cargo.toml": crate('clap = "4"\nbitflags = "=1.2.1"\nregex = "1"')},
+                at="2023-06-01T10:00:00+00:00")
+    repo.commit("Don't pin bitflags", {"Cargo.toml": crate('clap = "4"\nregex = "1"')}, at=day(2))
+    # The control: a name the commit drops with a why of its own.
+    repo.commit("Drop regex, it is slow", {"Cargo.toml": crate('clap = "4"')}, at=day(3))
+    _, by_key = history(repo)
+    assert "pin" in by_key["bitflags"].features
+    assert "pin" not in by_key["regex"].features
+
+
+def test_a_subject_that_reverts_a_change_made_days_before_undoes_an_experiment(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"go.mod": "module example.com/app\n\ngo 1.21\n\nrequire github.com/spf13/cobra v1.8.0\n"},
+                at="2023-06-01T10:00:00+00:00")
+    repo.commit("Replaced zstd package", {"go.mod": "module example.com/app\n\ngo 1.21\n\nrequire (\n"
+                                                    "\tgithub.com/spf13/cobra v1.8.0\n\tgithub.com/klauspost/compress v1.17.0\n"
+                                                    "\tgithub.com/fatih/color v1.16.0\n)\n"}, at=day(1))
+    # No sha of the commit it undoes: the subject says it reverts, two days after the addition.
+    repo.commit("revert back to flate instead of zstd", {"go.mod": "module example.com/app\n\ngo 1.21\n\nrequire (\n"
+                                                                  "\tgithub.com/spf13/cobra v1.8.0\n\tgithub.com/fatih/color v1.16.0\n)\n"},
+                at=day(3))
+    # The control: a name of the same age dropped by a subject that reverts nothing.
+    repo.commit("Drop color output", {"go.mod": "module example.com/app\n\ngo 1.21\n\nrequire github.com/spf13/cobra v1.8.0\n"},
+                at=day(4))
+    _, by_key = history(repo)
+    assert "experiment" in by_key["github.com/klauspost/compress"].features
+    assert "experiment" not in by_key["github.com/fatih/color"].features
+
+
+def test_a_backport_retired_with_the_floor_has_no_successor_the_commit_added(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("Start", {"requirements-dev.txt": "pytest\nmock; python_version < '3.3'\nflake8\n"},
+                at="2023-06-01T10:00:00+00:00")
+    repo.commit("Drop support for EOL Python 2", {"requirements-dev.txt": "pytest\npyupgrade\nflake8\n"}, at=day(2))
+    # The control: the one name of its role another commit added in a tool's place replaces it.
+    repo.commit("Rework the linting", {"requirements-dev.txt": "pytest\npyupgrade\nruff\n"}, at=day(3))
+    _, by_key = history(repo)
+    assert "floor" in by_key["mock"].features and by_key["mock"].replacement is None
+    assert by_key["flake8"].replacement == "ruff"

@@ -19,42 +19,42 @@ from cenotaph.nlp.names import fold
 # regularized logistic regression on the blind judged corpus (bench/mining_blind_fit.py prints them
 # and the cross-validated figures), so that a confidence is the share of such candidates that were
 # decisions. Each feature is one ground a candidate can rest on (`Ground.feature`).
-INTERCEPT = -0.14
+INTERCEPT = -0.08
 WEIGHTS: dict[str, float] = {
     "revert": 0.99,  # its removal reverts its addition
-    "experiment": -1.21,  # an addition reverted within days
+    "experiment": -1.22,  # an addition reverted within days
     "named": 0.88,  # the removing commit names it
-    "signal": 0.55,  # ... says drop, replace, deprecated, slow ...
-    "unused": 0.45,  # ... says it was unused or unnecessary
+    "signal": 0.54,  # ... says drop, replace, deprecated, slow ...
+    "unused": 0.44,  # ... says it was unused or unnecessary
     "same_package": -1.6,  # the same package under a new name, taken without a word
-    "replaced_message": 1.27,  # a replacement the message names, added or declared
+    "replaced_message": 1.28,  # a replacement the message names, added or declared
     "replaced_usage": 1.22,  # the tool the commit runs where it ran this one
-    "replaced_commit": 0.6,  # the one name of its role the commit added
-    "replaced_shared": 1.17,  # a replacement the message names, credited to other names it dropped, not this
+    "replaced_commit": 0.58,  # the one name of its role the commit added
+    "replaced_shared": 1.18,  # a replacement the message names, credited to other names it dropped, not this
     "plugin": -0.08,  # a tool's plugin or preset, unnamed, no use of it taken out
-    "use_dropped": 0.24,  # the removing commit took its use out of the code, scripts or configuration
-    "changelog": 0.8,  # a changelog line at HEAD says it was dropped or replaced
+    "use_dropped": 0.26,  # the removing commit took its use out of the code, scripts or configuration
+    "changelog": 0.79,  # a changelog line at HEAD says it was dropped or replaced
     "pin": -1.6,  # a pin kept for a while or for another package's sake
-    "system": -1.33,  # an apt/apk package or a base image
-    "system_chosen": -0.41,  # ... that the message names, or whose successor it names
-    "runtime": 0.29,  # a runtime dependency
-    "same_day": -0.82,  # added and removed the same day
-    "short_silent": -0.41,  # declared under 30 days, dropped without a word
-    "short": 0.15,  # declared under 30 days
+    "system": -1.34,  # an apt/apk package or a base image
+    "system_chosen": -0.4,  # ... that the message names, or whose successor it names
+    "runtime": 0.27,  # a runtime dependency
+    "same_day": -0.8,  # added and removed the same day
+    "short_silent": -0.42,  # declared under 30 days, dropped without a word
+    "short": 0.14,  # declared under 30 days
     "long": 0.08,  # declared 30 days or more
-    "churn": -0.75,  # one of many names the commit dropped, not named
+    "churn": -0.74,  # one of many names the commit dropped, not named
     "build": -0.72,  # only ever in [build-system] requires
-    "subproject": -0.88,  # its manifest deleted whole
+    "subproject": -0.89,  # its manifest deleted whole
     "moved_out": -1.4,  # its own folder deleted: it moved to another repository
-    "dev": -0.23,  # a development tool
-    "backport": -0.48,  # a backport of a newer standard library
-    "compat": -0.8,  # dropped unnamed, without successor, by a floor rise
+    "dev": -0.21,  # a development tool
+    "backport": -0.49,  # a backport of a newer standard library
+    "compat": -0.81,  # dropped unnamed, without successor, by a floor rise
     "direct_only": -1.2,  # only the direct dependency went
     "vendored": -1.21,  # its code vendored
-    "floor": -1.25,  # a backport retired when the floor rose
+    "floor": -1.26,  # a backport retired when the floor rose
     "rewrite": -1.24,  # dropped by a rewrite of its project
     "with_code": 0.03,  # every file that used it deleted by the same commit
-    "locked": -1.25,  # dropped without a word, a lock file at HEAD still resolves it
+    "locked": -1.22,  # dropped without a word, a lock file at HEAD still resolves it
 }
 FLOOR, CEILING = 0.05, 0.95
 
@@ -141,7 +141,7 @@ _PIN_COMMENT = re.compile(
 _PIN_MESSAGE = re.compile(
     r"\bunpin\w*|\b(?:remove|drop|lift)\w*\s+(?:the\s+|a\s+)?(?:\S+\s+)?pins?\b|\bpins?\s+(?:on|of|for)\b|"
     r"\balready (?:required|pulled in|installed|included|depended on) (?:by|with|via)\b|\btransitive(?:ly)?\b|"
-    r"\bremove once\b", re.IGNORECASE)
+    r"\bremove once\b|\b(?:don'?t|do not|no longer|stop)\s+pin", re.IGNORECASE)
 _COMMENT = re.compile(r"(?:^|\s)(?:#|//)\s*(.*)$")
 
 
@@ -192,6 +192,9 @@ def floor_rise(message: str, ecosystem: str) -> str | None:
     for found in FLOOR_RISE.finditer(message):
         platform, version = next((found[i], found[i + 1]) for i in (1, 3, 5) if found[i])
         is_node = platform.lower().startswith("node")
+        # "drop py37", as tox and CI name the versions: 3.7 (the digits joined to the name).
+        if not is_node and re.fullmatch(r"[23]\d{1,2}", version) and f"{platform}{version}".lower() in found[0].lower():
+            version = f"{version[0]}.{version[1:]}"
         # Python's versions are 2.x and 3.x; "py 36" or "python 9" is no version of it.
         if ecosystem in _PLATFORM_ECOSYSTEMS["node" if is_node else "python"] and \
                 (is_node or re.fullmatch(r"[23](?:\.\d+)?", version)):

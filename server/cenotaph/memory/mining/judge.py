@@ -29,6 +29,7 @@ from cenotaph.memory.mining.messages import (
     product_of,
     removal_subject,
     renamed,
+    revert_subject,
     says_unused,
     says_vendored,
     shorten,
@@ -86,12 +87,19 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
     removed = last.removed
     grounds = []
     # Added and reverted within days: an experiment undone, and what it "replaced" is what was there.
-    experiment = is_revert and lived is not None and lived < EXPERIMENT_DAYS
+    # A subject that reverts ("revert last commit") undoes it too when the reverted sha is not given.
+    experiment = (is_revert or revert_subject(last.message)) and lived is not None and lived < EXPERIMENT_DAYS
     if experiment:
         grounds.append(Ground("experiment", f"an experiment, its addition reverted after {lived} days"))
         replacement, replacement_from = None, None
     elif is_revert:
         grounds.append(Ground("revert", "its removal reverts its addition"))
+    if (floor and "backport" in classes and replacement_from == "commit") or part_only:
+        # A backport retired with the floor gives way to the standard library, not to a tool the
+        # commit added for the upgrade (`mock` and `pyupgrade` in "Drop support for EOL Python 2");
+        # what replaced a package inside a module the message names replaced that package, not the
+        # module ("Use golang.org/x/term" for golang.org/x/crypto/ssh/terminal).
+        replacement, replacement_from = None, None
     if named:
         grounds.append(Ground("named", "the removing commit names it"))
     if signal and not experiment:
@@ -116,7 +124,7 @@ def candidate_for(walk: Walk, key: Key, episodes: list[Episode]) -> Candidate:
     elif same_package:
         grounds.append(Ground("same_package", f"the same package published again as {replacement}, " +
                               ("added by a commit that updates the dependencies" if updated else "and the commit says no more")))
-    elif replacement_from == "message" and not part_only:
+    elif replacement_from == "message":
         grounds.append(Ground("replaced_message", f"replaced by {replacement}, named in the message and added or declared"))
     elif replacement_from == "usage":
         grounds.append(Ground("replaced_usage", f"replaced by {replacement}: the commit runs it where it ran {last.name}"))

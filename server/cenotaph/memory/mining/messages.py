@@ -102,6 +102,16 @@ def removal_subject(message: str) -> bool:
     return _REMOVAL_SUBJECT.match(subject) is not None
 
 
+# "Revert \"pull in the matcher\"", "revert last commit", "fix: revert back to flate": the subject
+# undoes an earlier change, whether or not the commit it reverts is named.
+_REVERT_SUBJECT = re.compile(r"^\W*(?:\w+(?:\([\w-]+\))?!?:\s*)?revert(?:s|ed|ing)?\b", re.IGNORECASE)
+
+
+def revert_subject(message: str) -> bool:
+    """Whether the message's subject says, first, that the commit reverts an earlier change."""
+    return _REVERT_SUBJECT.match(_subject(message)) is not None
+
+
 def subject_names_file(message: str, path: str | None) -> bool:
     """Whether the message's subject names the file at `path` ("Removed Dockerfile", "Remove
     benchmarks/Dockerfile", "Clean up docs/requirements.txt")."""

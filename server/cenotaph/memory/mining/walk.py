@@ -374,9 +374,12 @@ class Walk:
         (`uv sync` in a workflow, `astral-sh/setup-uv`, a pre-commit hook `id: ruff`)."""
         assert episode.removed_in is not None and episode.removed is not None
         wanted = fold(word)
-        for _, name, _, _ in self.added_by_commit[episode.removed_in]:
-            if fold(name) == wanted:
-                return name
+        added = [name for _, name, _, _ in self.added_by_commit[episode.removed_in]]
+        if spelled := next((name for name in added if fold(name) == wanted), None):
+            return spelled
+        # A scoped name is written by its last part ("switch to Biome": `@biomejs/biome`).
+        if len(tails := [name for name in added if name.startswith("@") and fold(name.rsplit("/", 1)[-1]) == wanted]) == 1:
+            return tails[0]
         for key in self.declared_at_head if said else ():
             if fold(key[1]) == wanted and self.episodes.get(key):
                 return self.episodes[key][-1].name
