@@ -151,7 +151,12 @@ end)
 step('"Show why" opens its float with no hit-enter prompt (a Neovim with its UI)', function()
   local tui = H.tui({ proj .. '/requirements.txt' })
   local function lua(code, ...)
-    return vim.rpcrequest(tui.chan, 'nvim_exec_lua', code, { ... })
+    local result = vim.rpcrequest(tui.chan, 'nvim_exec_lua', code, { ... })
+    -- A nil comes back over RPC as vim.NIL, which is truthy: no float yet must read as none.
+    if result == vim.NIL then
+      return nil
+    end
+    return result
   end
   check(wait(90000, function()
     return lua([[return #vim.diagnostic.get(0, { severity = vim.diagnostic.severity.WARN }) > 0]])
