@@ -1371,3 +1371,78 @@ def test_the_vector_log_keeps_its_newest_rows_trimmed_at_each_write_of_a_vector(
     finally:
         store.close()
     assert before == started + 4200 and kept == 4096 and oldest == newest - 4095 and last_row == row
+
+
+def test_a_read_of_one_statement_runs_in_no_transaction_and_inside_a_write_in_the_writes(url):
+    """`read_one` (the graveyard's check): its statement runs in no transaction on PostgreSQL, where
+    the statement is its own snapshot and a BEGIN and a COMMIT would be a round trip more; `read`
+    opens one (the control); inside a write it is the write's connection."""
+    store = open_store(url)
+    try:
+        with store.read_one() as conn:
+            alone = (conn.execute("SELECT 1").fetchone()[0], conn.info.transaction_status)
+        with store.read() as conn:
+            read = (conn.execute("SELECT 1").fetchone()[0], conn.info.transaction_status)
+        with store.write() as outer, store.read_one() as conn:
+            inner = conn is outer
+    finally:
+        store.close()
+    assert alone == (1, psycopg.pq.TransactionStatus.IDLE) and read == (1, psycopg.pq.TransactionStatus.INTRANS)
+    assert inner
+
+
+def test_a_write_reads_the_stores_model_with_its_lock_and_again_once_it_wrote_it(url):
+    """A write transaction reads the store's model in the round trip that takes its lock, and
+    answers it from there until it writes the model itself (then it reads it again: the control)."""
+    store = open_store(url)
+    try:
+        with store.write() as conn:
+            store.set_meta(conn, "embedding_model", "a-model")
+        with _statements_sent() as sent, store.write() as conn:
+            first, again = store.get_meta("embedding_model"), store.get_meta("embedding_model")
+            store.set_meta(conn, "embedding_model", "b-model")
+            after = store.get_meta("embedding_model")
+        with store.read():
+            committed = store.get_meta("embedding_model")
+    finally:
+        store.close()
+    assert first == again == "a-model" and after == committed == "b-model"
+    assert sum("FROM meta" in statement for statement in sent) == 2  # with the lock, and after its own write
+
+
+def test_a_batch_inside_a_batch_joins_it_and_ends_with_one_sync(url, tmp_path):
+    """`batched` inside another batch adds its statements to it: psycopg ends a nested pipeline
+    with a sync (a round trip) of its own. Two batches one after the other sync twice (the
+    control)."""
+    from cenotaph.store.dialect import batched
+
+    def syncs_of(block) -> tuple[int, int]:
+        trace = tmp_path / f"trace-{block.__name__}"
+        store = open_store(url)
+        try:
+            with store.write() as conn:
+                conn.execute("CREATE TEMP TABLE t (x int)")
+                with open(trace, "w") as out:
+                    conn.pgconn.trace(out.fileno())
+                    conn.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
+                    block(conn)
+                    conn.pgconn.untrace()
+                rows = conn.execute("SELECT count(*) FROM t").fetchone()[0]
+        finally:
+            store.close()
+        return rows, sum(line.split("\t")[:1] == ["F"] and "\tSync" in line for line in trace.read_text().splitlines())
+
+    def nested(conn) -> None:
+        with batched(conn):
+            conn.execute("INSERT INTO t VALUES (1)")
+            with batched(conn):
+                conn.execute("INSERT INTO t VALUES (2)")
+            conn.execute("INSERT INTO t VALUES (3)")
+
+    def one_after_the_other(conn) -> None:
+        for value in (1, 2):
+            with batched(conn):
+                conn.execute("INSERT INTO t VALUES (?)", (value,))
+
+    assert syncs_of(nested) == (3, 1)
+    assert syncs_of(one_after_the_other) == (2, 2)

@@ -8,7 +8,7 @@ import os
 import sys
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,8 @@ class MetaMixin:
             "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
+        if getattr(conn, "write_memo", None) is not None:  # PostgreSQL's write read it with its lock
+            conn.write_memo = None
 
 
 class Store(MetaMixin):
@@ -296,6 +298,10 @@ class Store(MetaMixin):
             raise translated from None
         finally:
             self._give_back(reader)
+
+    def read_one(self) -> AbstractContextManager[Any]:
+        """A read of one statement: here a read like any other (PostgreSQL's differs)."""
+        return self.read()
 
     def _reader(self) -> Any:
         with self._readers_lock:

@@ -27,8 +27,9 @@ def is_postgres(conn: Any) -> bool:
 
 def batched(conn: Any) -> AbstractContextManager[Any]:
     """Statements sent together: on PostgreSQL a pipeline, one round trip until a result is read
-    (an error is raised at the latest when the block ends, inside the caller's transaction)."""
-    return conn.pipeline() if is_postgres(conn) else nullcontext()
+    (an error is raised at the latest when the block ends, inside the caller's transaction).
+    Inside another batch they join it: psycopg ends a nested pipeline with a round trip of its own."""
+    return conn.pipeline() if is_postgres(conn) and not conn.in_pipeline else nullcontext()
 
 
 def values_table(conn: Any, values: Sequence[Any]) -> tuple[str, tuple[Any, ...]]:
@@ -49,7 +50,9 @@ def in_snapshot(conn: Any, key: str, read: Callable[[], Any]) -> Any:
     them asked for. SQLite's reads are calls in the process: each is read."""
     memo = getattr(conn, "snapshot_memo", None)
     if memo is None:
-        return read()
+        # A write's transaction keeps what it read with its lock (PgConnection.write_memo).
+        written = getattr(conn, "write_memo", None)
+        return written[key] if written is not None and key in written else read()
     if key not in memo:
         memo.update(conn.read_together(key) or {key: read()})
     return memo[key]

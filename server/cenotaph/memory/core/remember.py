@@ -15,6 +15,7 @@ from cenotaph.memory.core.trust import set_trust
 from cenotaph.memory.models import KINDS, OUTCOMES, SOURCED_KINDS, Actor, ContradictionWarning, RememberResult
 from cenotaph.nlp.analysis import Analysis
 from cenotaph.store import contradictions, events, memories, vectors
+from cenotaph.store.dialect import batched
 from cenotaph.store.records import MemoryRow
 
 DUPLICATE_SIMILARITY = 0.92
@@ -124,10 +125,13 @@ def remember(ctx: Context, actor: Actor, content: str, *, project: str, kind: st
                       actor=actor.name, trust=actor.default_trust, analysis=analysis, valid_from=valid_from,
                       recorded_at=now, valid_to=valid_to, context=indexed_context, tags=tags, **exp)
         row.id = memories.insert(tx, row)
-        if use_vectors:
-            vectors.insert(tx, row.id, project, vector)
-        memories.insert_entities(tx, row.id, analysis.entities)
-        concepts.attach(tx, row, analysis)
+        # Sent together: on PostgreSQL the vector and the entities go with the concepts' verdicts
+        # read, then the links (two round trips, not three or four).
+        with batched(tx):
+            if use_vectors:
+                vectors.insert(tx, row.id, project, vector)
+            memories.insert_entities(tx, row.id, analysis.entities)
+            concepts.attach(tx, row, analysis)
         ctx.event(tx, actor=actor.name, action="remember", target=f"memory:{memory_id}", project=project,
                   after={"kind": kind, "content_hash": digest, "trust": row.trust, "tags_hash": events.tags_hash(tags)})
         warnings = find_contradictions(ctx, tx, row, vector, actor.name) if use_vectors else []

@@ -167,21 +167,22 @@ class Graveyard:
         # The shared folders as last checked: the edges check them on each refresh (the language
         # server's live refresh, each MCP tool call; a CLI command reads them at its start).
         generation = self.shared.generation
-        # One read for the check and the rebuild (two cost eight round trips on PostgreSQL). The
-        # store's lock first, as every writer takes it (a write transaction may read the graveyard):
-        # taking them in the other order here could deadlock two threads.
-        with self.ctx.store.read() as conn:
-            known = self._index
-            if known is None or known.shared_generation != generation:
-                seq = events.last_seq(conn)
-            else:
-                # The head and whether the graveyard changed since, in one statement.
+        known = self._index
+        if known is not None and known.shared_generation == generation:
+            # The head and whether the graveyard changed since, in one statement (on PostgreSQL one
+            # round trip: no transaction around it).
+            with self.ctx.store.read_one() as conn:
                 seq, touched = events.head_touching(conn, known.seq, GRAVEYARD_TARGETS)
-                if not touched:  # at most memories changed: the graveyard is as it was
-                    with self._lock:
-                        if self._index is known:
-                            self._index = known._replace(seq=seq) if seq != known.seq else known
-                            return self._index
+            if not touched:  # at most memories changed: the graveyard is as it was
+                with self._lock:
+                    if self._index is known:
+                        self._index = known._replace(seq=seq) if seq != known.seq else known
+                        return self._index
+        # The rebuild reads the head and the rows in one snapshot. The store's lock first, as every
+        # writer takes it (a write transaction may read the graveyard): taking them in the other
+        # order here could deadlock two threads.
+        with self.ctx.store.read() as conn:
+            seq = events.last_seq(conn)
             with self._lock:
                 self._index = build_index(seq, approaches.all_rows(conn), suppressions.active(conn),
                                           shared_approaches(self.shared), generation)

@@ -77,10 +77,11 @@ class PgCursor(psycopg.RawCursor):
 # the first of them is asked for: a recall asks for the log's head, the full-text totals and the
 # store's model, three round trips for a few microseconds of work each. Each key's subqueries: one
 # value, or a tuple of them.
+MODEL_READ = "SELECT value FROM meta WHERE key = 'embedding_model'"
 _READ_TOGETHER: dict[str, tuple[str, ...]] = {
     "events.last_seq": ("SELECT COALESCE(MAX(seq), 0) FROM events",),
     "fts_totals": ("SELECT rows FROM fts_totals", "SELECT tokens FROM fts_totals"),
-    "meta.embedding_model": ("SELECT value FROM meta WHERE key = 'embedding_model'",),
+    "meta.embedding_model": (MODEL_READ,),
 }
 
 
@@ -93,6 +94,9 @@ class PgConnection(psycopg.Connection):
     # The BEGIN of a transaction opened and not yet sent (`begin`): it goes with the first statement.
     pending_begin: str | None = None
     snapshot_memo: dict[str, Any] | None = None  # a read transaction's values read once (`begin`)
+    # What a write transaction read with its lock (the store's model: store/postgres/db.py), until
+    # it writes that itself (`set_meta`, a COPY into `meta`).
+    write_memo: dict[str, Any] | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -109,12 +113,16 @@ class PgConnection(psycopg.Connection):
 
     def end(self, commit: bool) -> None:
         """COMMIT (or ROLLBACK) the transaction `begin` opened, if any statement was sent in it."""
-        self.snapshot_memo = None
+        self.snapshot_memo = self.write_memo = None
         if self.pending_begin is not None:
             self.pending_begin = None
             return
         if self.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
             self.execute("COMMIT" if commit else "ROLLBACK")
+
+    @property
+    def in_pipeline(self) -> bool:
+        return self.pgconn.pipeline_status != psycopg.pq.PipelineStatus.OFF
 
     def read_together(self, key: str) -> dict[str, Any] | None:
         """Every value read together with `key`'s, by key (None when `key` is read alone)."""
@@ -131,6 +139,8 @@ class PgConnection(psycopg.Connection):
         if self.pending_begin is not None:
             psycopg.Cursor.execute(self.cursor(), self.pending_begin)
             self.pending_begin = None
+        if table == "meta":
+            self.write_memo = None
         with self.cursor().copy(f"COPY {table} ({', '.join(names)}) FROM STDIN") as copy:
             for row in rows:
                 copy.write_row(row)
@@ -144,7 +154,7 @@ class PgConnection(psycopg.Connection):
             yield
             return
         self.pending_begin = None
-        if self.pgconn.pipeline_status != psycopg.pq.PipelineStatus.OFF:
+        if self.in_pipeline:
             psycopg.Cursor.execute(self.cursor(), statement)
             yield
             return

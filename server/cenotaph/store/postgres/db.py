@@ -18,7 +18,7 @@ from cenotaph.store.connect import NotPermitted, StoreUnavailable, busy, busy_ti
 from cenotaph.store.db import MetaMixin
 from cenotaph.store.dialect import redact
 from cenotaph.store.postgres import migrations
-from cenotaph.store.postgres.connection import PgConnection
+from cenotaph.store.postgres.connection import MODEL_READ, PgConnection
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +150,7 @@ class PostgresStore(MetaMixin):
         self._pool.close()
 
     @contextmanager
-    def _transaction(self, writing: bool, wait: float | None = None) -> Iterator[Any]:
+    def _transaction(self, writing: bool, wait: float | None = None, *, snapshot: bool = True) -> Iterator[Any]:
         local = self._local
         conn = getattr(local, "conn", None)
         if conn is not None:  # nested: the outer transaction's connection
@@ -165,18 +165,24 @@ class PostgresStore(MetaMixin):
         try:
             with self._pool.connection() as conn:
                 # A read is one snapshot for the whole read, as SQLite's read transaction is:
-                # counts and rows read apart must agree (recall's IDF divides them).
-                conn.begin("BEGIN" if writing else "BEGIN ISOLATION LEVEL REPEATABLE READ", snapshot=not writing)
+                # counts and rows read apart must agree (recall's IDF divides them). A read of one
+                # statement needs none: the statement is its own.
+                if writing or snapshot:
+                    conn.begin("BEGIN" if writing else "BEGIN ISOLATION LEVEL REPEATABLE READ", snapshot=not writing)
                 local.conn, local.writing = conn, writing
                 try:
                     if writing:
                         # Bounded, as SQLite's busy timeout bounds its writers; the lock taken with
                         # the BEGIN, in one round trip. (0 would mean no limit: a wait of 0 is the
                         # shortest one instead.)
-                        with self._waiting():
+                        # The store's model comes in the same round trip, read once the lock is held
+                        # (a statement of its own: its snapshot follows the lock's wait).
+                        with self._waiting(), conn.pipeline():
                             conn.execute("SELECT set_config('lock_timeout', ?, true), pg_advisory_xact_lock(?), "
                                          "set_config('lock_timeout', '0', true)",
                                          (str(max(1, int(waited * 1000))), WRITE_LOCK))
+                            model = conn.execute(MODEL_READ)
+                        conn.write_memo = {"meta.embedding_model": next(iter(model.fetchone() or ()), None)}
                     yield conn
                 except BaseException:
                     try:
@@ -267,6 +273,13 @@ class PostgresStore(MetaMixin):
     @contextmanager
     def read(self) -> Iterator[Any]:
         with self._transaction(False) as conn:
+            yield conn
+
+    @contextmanager
+    def read_one(self) -> Iterator[Any]:
+        """A read of one statement, outside any transaction (inside the caller's, if any): its
+        BEGIN and COMMIT would be a round trip more for what the statement alone sees consistently."""
+        with self._transaction(False, snapshot=False) as conn:
             yield conn
 
     def versions(self) -> tuple[str, str]:
