@@ -182,7 +182,10 @@ class PostgresStore(MetaMixin):
                                          "set_config('lock_timeout', '0', true)",
                                          (str(max(1, int(waited * 1000))), WRITE_LOCK))
                             model = conn.execute(MODEL_READ)
-                        conn.write_memo = {"meta.embedding_model": next(iter(model.fetchone() or ()), None)}
+                        # Read once the pipeline has synced (`_meta_value` would fetch inside it: a
+                        # round trip of its own).
+                        found = model.fetchone()
+                        conn.write_memo = {"meta.embedding_model": found[0] if found else None}
                     yield conn
                 except BaseException:
                     try:
